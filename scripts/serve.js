@@ -1,0 +1,43 @@
+// `npm start`: serves the explorer (web/) and the browser packages it
+// imports, with the right MIME types for .wasm and .mjs, on localhost.
+import http from 'node:http';
+import sirv from 'sirv';
+
+const root = new URL('..', import.meta.url).pathname;
+const port = Number(process.env.PORT ?? 8080);
+const host = process.env.HOST ?? '127.0.0.1';
+
+const headers = (res) => {
+  res.setHeader('X-Content-Type-Options', 'nosniff');
+  res.setHeader('Cache-Control', 'no-cache');
+};
+const web = sirv(`${root}web`, { dev: true, setHeaders: headers, extensions: ['html'] });
+const modules = sirv(`${root}node_modules`, { dev: true, setHeaders: headers });
+
+export function createServer() {
+  return http.createServer((req, res) => {
+    if (req.url.startsWith('/node_modules/')) {
+      req.url = req.url.slice('/node_modules'.length);
+      return modules(req, res, () => notFound(res));
+    }
+    if (req.url === '/' || req.url.startsWith('/?')) {
+      res.writeHead(302, { Location: `/app/${req.url.slice(1)}` });
+      return res.end();
+    }
+    web(req, res, () => notFound(res));
+  });
+}
+
+function notFound(res) {
+  res.statusCode = 404;
+  res.end('not found');
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const server = createServer();
+  server.on('error', (e) => {
+    console.error(e.code === 'EADDRINUSE' ? `posenc: port ${port} is in use; try PORT=8081 npm start` : e.message);
+    process.exit(1);
+  });
+  server.listen(port, host, () => console.log(`posenc explorer: http://${host === '0.0.0.0' ? 'localhost' : host}:${port}/`));
+}

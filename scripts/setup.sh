@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Installs what is missing, then builds what is stale. Cheap when nothing is.
+#   scripts/setup.sh wasm   # Debian packages, npm ci, the two wasm builds (npm start, npm run build)
+#   scripts/setup.sh all    # ... plus the native build and its tests (npm test)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+what="${1:-all}"
+jobs=2
+
+# --- Debian packages ---------------------------------------------------------
+# emscripten (em++, wasm-ld, binaryen), xsimd headers, headless Chromium for
+# the browser tests, and the native toolchain with GoogleTest.
+packages=(emscripten libxsimd-dev chromium cmake g++ make libgtest-dev)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  if [[ $(id -u) -ne 0 ]]; then
+    echo "posenc: missing Debian packages: ${missing[*]}" >&2
+    echo "Run this as root, then try again:" >&2
+    echo "  apt-get update && apt-get install -y ${missing[*]}" >&2
+    exit 1
+  fi
+  echo "posenc: installing ${missing[*]} ..."
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+# --- npm packages (from the committed lock file) -----------------------------
+if [[ ! -f node_modules/.package-lock.json || package-lock.json -nt node_modules/.package-lock.json ]]; then
+  echo "posenc: npm ci ..."
+  npm ci --no-audit --no-fund --loglevel=error
+fi
+
+# --- builds ------------------------------------------------------------------
+# Emscripten 3.1.6 needs acorn from Debian's node path for -O2+ links.
+export NODE_PATH=/usr/share/nodejs${NODE_PATH:+:$NODE_PATH}
+
+wasm_build() {  # $1 = simd | scalar
+  local dir="build/wasm-$1" flag=ON
+  [[ $1 == scalar ]] && flag=OFF
+  if [[ ! -f $dir/CMakeCache.txt ]]; then
+    emcmake cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release -DPOSENC_SIMD=$flag \
+      -DCMAKE_CROSSCOMPILING_EMULATOR=/usr/bin/node >/dev/null
+  fi
+  cmake --build "$dir" -j"$jobs" | grep -vE '^\[ *[0-9]+%\] (Building|Linking)|^Consolidate|^\[[0-9 ]+%\] Built' || true
+  test "${PIPESTATUS[0]}" -eq 0
+}
+
+wasm_build simd
+wasm_build scalar
+mkdir -p web/wasm
+for v in simd scalar; do
+  for ext in mjs wasm; do
+    cmp -s "build/wasm-$v/posenc-$v.$ext" "web/wasm/posenc-$v.$ext" || cp "build/wasm-$v/posenc-$v.$ext" web/wasm/
+  done
+done
+
+if [[ $what == all ]]; then
+  if [[ ! -f build/native/CMakeCache.txt ]]; then
+    cmake -S . -B build/native -DCMAKE_BUILD_TYPE=Release >/dev/null
+  fi
+  cmake --build build/native -j"$jobs" | grep -vE '^\[ *[0-9]+%\] (Building|Linking)|^\[[0-9 ]+%\] Built' || true
+  test "${PIPESTATUS[0]}" -eq 0
+fi

@@ -1,0 +1,183 @@
+// The encoding functions of the public API, on top of a loaded wasm module.
+// Each one validates its arguments, moves whole arrays across the boundary
+// inside a `scope` (so nothing leaks, even on error) and returns fresh JS
+// typed arrays that stay valid however the wasm heap grows later.
+import * as v from './validate.js';
+import { scope, check } from './memory.js';
+import { normaliseScaling } from './scaling.js';
+
+const MAX_LEN = 2 ** 24; // positions / lengths
+const MAX_DIM = 2 ** 16;
+const MAX_POS = 2 ** 31 - 1;
+const MAX_HEADS = 4096;
+
+export function createEncodings(mod) {
+  function sinusoidal(opts) {
+    const o = v.options('sinusoidal options', opts);
+    v.knownKeys('sinusoidal options', o, ['length', 'dim', 'base', 'layout', 'spacing', 'start']);
+    const length = v.integer('length', o.length, 0, MAX_LEN);
+    const dim = v.evenInteger('dim', o.dim, 2, MAX_DIM);
+    const base = v.number('base', o.base ?? 10000, { min: 1, minExclusive: true });
+    const layout = v.oneOf('layout', o.layout ?? 'interleaved', ['interleaved', 'concat']);
+    const spacing = v.oneOf('spacing', o.spacing ?? 'paper', ['paper', 'tensor2tensor']);
+    const start = v.integer('start', o.start ?? 0, 0, MAX_POS);
+    if (spacing === 'tensor2tensor' && dim < 4) throw new RangeError(`dim must be >= 4 with spacing 'tensor2tensor' (got ${dim})`);
+    const n = v.elementBudget('sinusoidal(length*dim)', length * dim);
+    return scope(mod, (m) => {
+      const out = m.put('f32', n);
+      check(mod, mod.sinusoidal(out, length, dim, base, layout === 'concat', spacing === 'tensor2tensor', start));
+      return m.take('f32', out, n);
+    });
+  }
+
+  function ropeFrequencies(opts) {
+    const o = v.options('ropeFrequencies options', opts);
+    v.knownKeys('ropeFrequencies options', o, ['dim', 'base', 'scaling', 'seqLen']);
+    const dim = v.evenInteger('dim', o.dim, 2, MAX_DIM);
+    return frequencies(dim, o.base, o.scaling, o.seqLen);
+  }
+
+  function frequencies(dim, baseArg, scalingArg, seqLenArg) {
+    const sc = normaliseScaling(scalingArg, dim / 2);
+    const base = v.number('base', baseArg ?? sc.theta ?? 10000, { min: 1, minExclusive: true });
+    const seqLen = seqLenArg === undefined ? 0 : v.integer('seqLen', seqLenArg, 1, MAX_POS);
+    return scope(mod, (m) => {
+      const slots = m.put('f64', sc.slots.length, sc.slots);
+      const lf = sc.longFactor ? m.put('f64', sc.longFactor.length, sc.longFactor) : 0;
+      const sf = sc.shortFactor ? m.put('f64', sc.shortFactor.length, sc.shortFactor) : 0;
+      const out = m.put('f64', dim / 2 + 1);
+      check(mod, mod.ropeFrequencies(dim, base, slots, lf, sf, dim / 2, seqLen, out));
+      const all = m.take('f64', out, dim / 2 + 1);
+      return { invFreq: Float32Array.from(all.subarray(0, dim / 2)), attentionScale: all[dim / 2], invFreq64: all.subarray(0, dim / 2) };
+    });
+  }
+
+  function applyRope(x, opts) {
+    const o = v.options('applyRope options', opts);
+    v.knownKeys('applyRope options', o, ['length', 'dim', 'positions', 'layout', 'base', 'scaling', 'seqLen', 'rotaryDim']);
+    const length = v.integer('length', o.length, 0, MAX_LEN);
+    const dim = v.evenInteger('dim', o.dim, 2, MAX_DIM);
+    const rotaryDim = v.evenInteger('rotaryDim', o.rotaryDim ?? dim, 2, dim);
+    const layout = v.oneOf('layout', o.layout ?? 'interleaved', ['interleaved', 'half']);
+    const n = v.elementBudget('applyRope(length*dim)', length * dim);
+    v.floatArray('x', x, n);
+    if (o.positions !== undefined) v.intArray('positions', o.positions, length, 0, MAX_POS);
+    const { invFreq64, attentionScale } = frequencies(rotaryDim, o.base, o.scaling, o.seqLen);
+    return scope(mod, (m) => {
+      const px = m.put('f32', n, x);
+      const pf = m.put('f64', invFreq64.length, invFreq64);
+      const pp = o.positions !== undefined ? m.put('i32', length, o.positions) : 0;
+      check(mod, mod.applyRope(px, px, length, dim, rotaryDim, layout === 'half', pf, attentionScale, pp));
+      return m.take('f32', px, n);
+    });
+  }
+
+  function alibiSlopes(heads) {
+    v.integer('heads', heads, 1, MAX_HEADS);
+    return scope(mod, (m) => {
+      const out = m.put('f32', heads);
+      check(mod, mod.alibiSlopes(heads, out));
+      return m.take('f32', out, heads);
+    });
+  }
+
+  function alibiBias(opts) {
+    const o = v.options('alibiBias options', opts);
+    v.knownKeys('alibiBias options', o, ['heads', 'queryLength', 'keyLength', 'causal']);
+    const heads = v.integer('heads', o.heads, 1, MAX_HEADS);
+    const tq = v.integer('queryLength', o.queryLength, 0, MAX_LEN);
+    const tk = v.integer('keyLength', o.keyLength ?? tq, 0, MAX_LEN);
+    if (tq > tk) throw new RangeError(`queryLength must be <= keyLength (${tk}) (got ${tq})`);
+    const causal = v.boolean('causal', o.causal ?? true);
+    const n = v.elementBudget('alibiBias(heads*queryLength*keyLength)', heads * tq * tk);
+    return scope(mod, (m) => {
+      const out = m.put('f32', n);
+      check(mod, mod.alibiBias(out, heads, tq, tk, causal));
+      return m.take('f32', out, n);
+    });
+  }
+
+  function t5Bucket(relative, opts) {
+    const o = v.options('t5Bucket options', opts);
+    v.knownKeys('t5Bucket options', o, ['bidirectional', 'numBuckets', 'maxDistance']);
+    const scalar = typeof relative === 'number';
+    const rel = scalar ? [relative] : relative;
+    v.intArray('relative', rel, undefined, -MAX_POS, MAX_POS);
+    v.elementBudget('t5Bucket(relative)', rel.length);
+    const bidirectional = v.boolean('bidirectional', o.bidirectional ?? true);
+    const numBuckets = v.integer('numBuckets', o.numBuckets ?? 32, 2, 1 << 20);
+    const maxDistance = v.integer('maxDistance', o.maxDistance ?? 128, 1, MAX_POS);
+    return scope(mod, (m) => {
+      const pr = m.put('i32', rel.length, rel);
+      const out = m.put('i32', rel.length);
+      check(mod, mod.t5Buckets(pr, rel.length, bidirectional, numBuckets, maxDistance, out));
+      return m.take('i32', out, rel.length);
+    });
+  }
+
+  function shawIndex(opts) {
+    const o = v.options('shawIndex options', opts);
+    v.knownKeys('shawIndex options', o, ['queryLength', 'keyLength', 'maxDistance']);
+    const tq = v.integer('queryLength', o.queryLength, 0, MAX_LEN);
+    const tk = v.integer('keyLength', o.keyLength ?? tq, 0, MAX_LEN);
+    if (tq > tk) throw new RangeError(`queryLength must be <= keyLength (${tk}) (got ${tq})`);
+    const k = v.integer('maxDistance', o.maxDistance, 1, MAX_POS);
+    const n = v.elementBudget('shawIndex(queryLength*keyLength)', tq * tk);
+    return scope(mod, (m) => {
+      const out = m.put('i32', n);
+      check(mod, mod.shawIndex(out, tq, tk, k));
+      return m.take('i32', out, n);
+    });
+  }
+
+  function learnedLookup(table, opts) {
+    const o = v.options('learnedLookup options', opts);
+    v.knownKeys('learnedLookup options', o, ['rows', 'dim', 'positions', 'outOfRange']);
+    const rows = v.integer('rows', o.rows, 1, MAX_LEN);
+    const dim = v.integer('dim', o.dim, 1, MAX_DIM);
+    v.floatArray('table', table, v.elementBudget('learned table (rows*dim)', rows * dim));
+    const policy = v.oneOf('outOfRange', o.outOfRange ?? 'error', ['error', 'clamp', 'zero']);
+    v.intArray('positions', o.positions, undefined, 0, MAX_POS);
+    const count = o.positions.length;
+    if (policy === 'error') {
+      const bad = Array.prototype.findIndex.call(o.positions, (p) => p >= rows);
+      if (bad >= 0)
+        throw new RangeError(`positions[${bad}] = ${o.positions[bad]} is past the learned table: allowed 0..${rows - 1}, or choose outOfRange 'clamp' or 'zero'`);
+    }
+    const n = v.elementBudget('learnedLookup(positions*dim)', count * dim);
+    return scope(mod, (m) => {
+      const pt = m.put('f32', rows * dim, table);
+      const pp = m.put('i32', count, o.positions);
+      const out = m.put('f32', n);
+      check(mod, mod.learnedLookup(pt, rows, dim, pp, count, ['error', 'clamp', 'zero'].indexOf(policy), out));
+      return m.take('f32', out, n);
+    });
+  }
+
+  // Attention probabilities for one head: softmax(scale * Q K^T - slope |i - j| + bias), causal by default.
+  function attention(q, k, opts) {
+    const o = v.options('attention options', opts);
+    v.knownKeys('attention options', o, ['queryLength', 'keyLength', 'dim', 'scale', 'causal', 'alibiSlope', 'bias']);
+    const tq = v.integer('queryLength', o.queryLength, 1, MAX_LEN);
+    const tk = v.integer('keyLength', o.keyLength ?? tq, 1, MAX_LEN);
+    if (tq > tk) throw new RangeError(`queryLength must be <= keyLength (${tk}) (got ${tq})`);
+    const d = v.integer('dim', o.dim, 1, MAX_DIM);
+    const scale = v.number('scale', o.scale ?? 1 / Math.sqrt(d));
+    const causal = v.boolean('causal', o.causal ?? true);
+    const slope = v.number('alibiSlope', o.alibiSlope ?? 0);
+    const n = v.elementBudget('attention(queryLength*keyLength)', tq * tk);
+    v.floatArray('q', q, v.elementBudget('q', tq * d));
+    v.floatArray('k', k, v.elementBudget('k', tk * d));
+    if (o.bias !== undefined) v.floatArray('bias', o.bias, n);
+    return scope(mod, (m) => {
+      const pq = m.put('f32', tq * d, q);
+      const pk = m.put('f32', tk * d, k);
+      const pb = o.bias !== undefined ? m.put('f32', n, o.bias) : 0;
+      const ps = m.put('f32', n);
+      check(mod, mod.attention(pq, pk, ps, tq, tk, d, scale, causal, slope, pb));
+      return m.take('f32', ps, n);
+    });
+  }
+
+  return { sinusoidal, ropeFrequencies, applyRope, alibiSlopes, alibiBias, t5Bucket, shawIndex, learnedLookup, attention };
+}

@@ -1,0 +1,28 @@
+// posenc: transformer positional encodings in WebAssembly (SIMD).
+//
+//   import { loadPosenc } from 'posenc';
+//   const pe = await loadPosenc();
+//   const table = pe.sinusoidal({ length: 128, dim: 64 });
+import { instantiate, simdSupported } from './loader.js';
+import { createEncodings } from './encodings.js';
+
+export { simdSupported };
+export { ROPE_TYPES } from './scaling.js';
+
+/**
+ * Load the module. Resolves to an object with the encoding functions.
+ * @param {object} [options] see loader.js: build ('auto'|'simd'|'scalar'), wasmUrl, locateFile, wasmBinary
+ */
+export async function loadPosenc(options = {}) {
+  if (options === null || typeof options !== 'object') throw new TypeError('loadPosenc options must be an object');
+  const { mod, flavour } = await instantiate(options);
+  return Object.freeze({
+    build: flavour,
+    simdArch: mod.simdArch(),
+    /** Bytes currently allocated in the wasm heap (for leak checks). */
+    heapBytes: () => mod.heapBytes(),
+    /** Size of the wasm memory in bytes. */
+    memoryBytes: () => mod.HEAPU8.length,
+    ...createEncodings(mod),
+  });
+}
