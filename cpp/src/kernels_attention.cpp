@@ -60,32 +60,35 @@ void softmax_row(float* s, int n, int cols) {
   for (int j = n; j < cols; ++j) s[j] = 0.0f;
 }
 
-// S[r0..r0+rb, 0..ncols) = Q rows . K^T using KT [d, Tk] (K transposed).
-// Register tile: RB rows x CB columns, accumulated over d with broadcast q.
-void scores_block(const float* Q, const float* KT, float* S, int r0, int rb, int ncols, int Tk, int d) {
+// S[r0..r0+R, 0..ncols) = Q rows . K^T using KT [d, Tk] (K transposed).
+// Register tile: R rows x CB columns, accumulated over d with broadcast q.
+// R is a compile-time constant so the accumulators stay in registers.
+template <int R>
+void scores_block(const float* Q, const float* KT, float* S, int r0, int ncols, int Tk, int d) {
+  const float* q = Q + static_cast<size_t>(r0) * d;
   int j = 0;
   for (; j + CB <= ncols; j += CB) {
-    fbatch acc[RB][2];
-    for (int r = 0; r < RB; ++r) acc[r][0] = acc[r][1] = simd::splat(0.0f);
-    for (int c = 0; c < d; ++c) {
-      const float* kt = KT + static_cast<size_t>(c) * Tk + j;
-      fbatch k0 = simd::load(kt), k1 = simd::load(kt + W);
-      for (int r = 0; r < rb; ++r) {
-        fbatch q = simd::splat(Q[static_cast<size_t>(r0 + r) * d + c]);
-        acc[r][0] = simd::fma(q, k0, acc[r][0]);
-        acc[r][1] = simd::fma(q, k1, acc[r][1]);
+    fbatch acc0[R], acc1[R];
+    for (int r = 0; r < R; ++r) acc0[r] = acc1[r] = simd::splat(0.0f);
+    const float* kt = KT + j;
+    for (int c = 0; c < d; ++c, kt += Tk) {
+      const fbatch k0 = simd::load(kt), k1 = simd::load(kt + W);
+      for (int r = 0; r < R; ++r) {
+        const fbatch qv = simd::splat(q[r * d + c]);
+        acc0[r] = simd::fma(qv, k0, acc0[r]);
+        acc1[r] = simd::fma(qv, k1, acc1[r]);
       }
     }
-    for (int r = 0; r < rb; ++r) {
+    for (int r = 0; r < R; ++r) {
       float* srow = S + static_cast<size_t>(r0 + r) * Tk + j;
-      simd::store(srow, acc[r][0]);
-      simd::store(srow + W, acc[r][1]);
+      simd::store(srow, acc0[r]);
+      simd::store(srow + W, acc1[r]);
     }
   }
   for (; j < ncols; ++j)
-    for (int r = 0; r < rb; ++r) {
+    for (int r = 0; r < R; ++r) {
       float acc = 0.0f;
-      for (int c = 0; c < d; ++c) acc += Q[static_cast<size_t>(r0 + r) * d + c] * KT[static_cast<size_t>(c) * Tk + j];
+      for (int c = 0; c < d; ++c) acc += q[r * d + c] * KT[static_cast<size_t>(c) * Tk + j];
       S[static_cast<size_t>(r0 + r) * Tk + j] = acc;
     }
 }
@@ -105,7 +108,10 @@ void attention_scores_softmax(const float* Q, const float* K, float* S, int Tq, 
     const int rb = Tq - r0 < RB ? Tq - r0 : RB;
     // Only compute the columns the last row of the tile can see.
     const int ncols = visible(r0 + rb - 1, Tq, Tk, causal);
-    scores_block(Q, KT.data(), S, r0, rb, ncols, Tk, d);
+    if (rb == RB)
+      scores_block<RB>(Q, KT.data(), S, r0, ncols, Tk, d);
+    else
+      for (int r = r0; r < r0 + rb; ++r) scores_block<1>(Q, KT.data(), S, r, visible(r, Tq, Tk, causal), Tk, d);
     for (int r = r0; r < r0 + rb; ++r) {
       float* srow = S + static_cast<size_t>(r) * Tk;
       const float* brow = bias ? bias + static_cast<size_t>(r) * Tk : nullptr;

@@ -3,6 +3,7 @@
 // Shapes: x, out [rows, dim]; cos, sin [rows, half] with half = rotary_dim / 2.
 // Channels >= rotary_dim pass through. Backward is the transpose of the
 // rotation, i.e. the same kernel with sin negated.
+#include <cmath>
 #include <cstring>
 #include <vector>
 
@@ -78,6 +79,21 @@ void rotate_interleaved(const float* x, float* out, const float* cos, const floa
 }
 
 }  // namespace
+
+void sincos_scaled(const float* angle, float* cos, float* sin, std::size_t n, float scale) {
+  const fbatch vscale = simd::splat(scale);
+  std::size_t i = 0;
+  for (; i + W <= n; i += W) {
+    auto [s, c] = simd::sincos(simd::load(angle + i));
+    simd::store(cos + i, c * vscale);
+    simd::store(sin + i, s * vscale);
+  }
+  for (; i < n; ++i) {
+    const float a = angle[i];
+    cos[i] = std::cos(a) * scale;
+    sin[i] = std::sin(a) * scale;
+  }
+}
 
 void rope_rotate_half(const float* x, float* out, const float* cos, const float* sin, int rows, int dim,
                       int rotary_dim) {

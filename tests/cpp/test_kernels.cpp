@@ -138,3 +138,36 @@ TEST(RopeKernel, RotationAndTransposeMatchReference) {
 }
 
 }  // namespace
+
+namespace {
+TEST(SincosKernel, MatchesDoubleOnTheReducedRange) {
+  const int n = 4001;
+  std::vector<float> a(n), c(n), s(n);
+  for (int i = 0; i < n; ++i) a[i] = static_cast<float>(-M_PI + 2 * M_PI * i / (n - 1));
+  posenc::kernels::sincos_scaled(a.data(), c.data(), s.data(), n, 0.5f);
+  for (int i = 0; i < n; ++i) {
+    ASSERT_NEAR(c[i], 0.5 * std::cos(double(a[i])), 3e-7) << a[i];
+    ASSERT_NEAR(s[i], 0.5 * std::sin(double(a[i])), 3e-7) << a[i];
+  }
+}
+}  // namespace
+
+#include "posenc/simd.hpp"
+namespace {
+TEST(SimdMath, ExpIsAccurateAndZeroForMaskedScores) {
+  using namespace posenc::simd;
+  const int W = static_cast<int>(width);
+  std::vector<float> x, y(W);
+  for (double v = -87.0; v <= 88.0; v += 0.01) x.push_back(static_cast<float>(v));
+  for (size_t i = 0; i + W <= x.size(); i += W) {
+    store(y.data(), posenc::simd::exp(load(x.data() + i)));
+    for (int l = 0; l < W; ++l) {
+      const double want = std::exp(double(x[i + l]));
+      ASSERT_NEAR(y[l] / want, 1.0, 4e-7) << x[i + l];
+    }
+  }
+  std::vector<float> masked(W, -INFINITY);
+  store(y.data(), posenc::simd::exp(load(masked.data())));
+  for (int l = 0; l < W; ++l) EXPECT_EQ(y[l], 0.0f);
+}
+}  // namespace

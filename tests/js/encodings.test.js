@@ -219,3 +219,27 @@ describe('T5 buckets and Shaw index', () => {
     for (let i = 0; i < 6; i++) for (let j = 0; j < 6; j++) expect(idx[i * 6 + j]).toBe(Math.max(-2, Math.min(2, j - i)) + 2);
   });
 });
+
+test('results stay correct when a large call grows the wasm memory', () => {
+  const before = pe.memoryBytes();
+  const length = 8192, dim = 1024; // 32 MiB of output: more than the initial heap
+  const big = pe.sinusoidal({ length, dim });
+  expect(pe.memoryBytes()).toBeGreaterThan(before);
+  const p = 8191, i = 100, w = Math.pow(10000, (-2 * i) / dim);
+  expect(big[p * dim + 2 * i]).toBeCloseTo(Math.sin(p * w), 5);
+  expect(big[p * dim + 2 * i + 1]).toBeCloseTo(Math.cos(p * w), 5);
+  // and calls after the growth still see fresh views
+  expect(Array.from(pe.alibiSlopes(2))).toEqual([2 ** -4, 2 ** -8]);
+});
+
+test('the scalar build of the same source gives the same numbers', async () => {
+  const scalar = await loadPosenc({ build: 'scalar' });
+  expect(scalar.build).toBe('scalar');
+  expect(scalar.simdArch).toBe('scalar');
+  const x = randn(64 * 32, 9);
+  const a = pe.applyRope(x, { length: 64, dim: 32, layout: 'interleaved', base: 500000 });
+  const b = scalar.applyRope(x, { length: 64, dim: 32, layout: 'interleaved', base: 500000 });
+  close(a, b, 1e-5, 'rope');
+  const q = randn(100 * 16, 10), k = randn(100 * 16, 11);
+  close(pe.attention(q, k, { queryLength: 100, dim: 16, alibiSlope: 0.1 }), scalar.attention(q, k, { queryLength: 100, dim: 16, alibiSlope: 0.1 }), 1e-6, 'attn');
+});

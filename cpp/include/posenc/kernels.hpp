@@ -4,6 +4,10 @@
 
 namespace posenc::kernels {
 
+// --- RoPE tables: in place, angle[n] (already reduced to [-pi, pi]) -> cos in `cos`, sin in `sin`,
+// both multiplied by `scale`. `cos` may alias the angle buffer.
+void sincos_scaled(const float* angle, float* cos, float* sin, std::size_t n, float scale);
+
 // --- RoPE rotation, given per-row cos/sin tables of `half = rotary_dim/2` values.
 // x, out: rows*dim (may alias). Channels >= rotary_dim are copied unchanged.
 void rope_rotate_half(const float* x, float* out, const float* cos, const float* sin, int rows, int dim,

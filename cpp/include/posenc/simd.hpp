@@ -11,6 +11,7 @@
 
 #include <cmath>
 #include <cstddef>
+#include <initializer_list>
 #include <utility>
 
 #if !POSENC_SCALAR
@@ -30,8 +31,51 @@ inline void store(float* p, const fbatch& v) { v.store_unaligned(p); }
 inline fbatch splat(float v) { return fbatch(v); }
 inline fbatch fma(const fbatch& a, const fbatch& b, const fbatch& c) { return xsimd::fma(a, b, c); }
 inline fbatch max(const fbatch& a, const fbatch& b) { return xsimd::max(a, b); }
-inline fbatch exp(const fbatch& a) { return xsimd::exp(a); }
-inline std::pair<fbatch, fbatch> sincos(const fbatch& a) { return xsimd::sincos(a); }
+// exp and sin/cos are written here rather than taken from xsimd: xsimd's
+// versions convert float -> int32, which Emscripten 3.1.6 lowers to a scalar
+// loop (_mm_cvttps_epi32). These use only add/mul/compare/bit ops, which map
+// to single wasm SIMD128 and AVX2 instructions.
+namespace detail {
+inline fbatch horner(const fbatch& x, std::initializer_list<float> c) {  // c: highest degree first
+  auto it = c.begin();
+  fbatch acc = fbatch(*it++);
+  for (; it != c.end(); ++it) acc = xsimd::fma(acc, x, fbatch(*it));
+  return acc;
+}
+}  // namespace detail
+
+// e^x; exactly 0 for x < -87.3 (so -inf scores give 0), accurate to ~2 ulp elsewhere.
+inline fbatch exp(const fbatch& x) {
+  using ibatch = xsimd::batch<int32_t>;
+  const fbatch magic(12582912.0f);  // 1.5 * 2^23: adding it rounds to an integer in the low mantissa bits
+  const fbatch xc = xsimd::min(x, fbatch(88.3f));
+  const fbatch nm = xsimd::fma(xc, fbatch(1.44269504088896341f), magic);
+  const fbatch n = nm - magic;
+  const fbatch r = xsimd::fma(n, fbatch(-0.693145751953125f), xsimd::fma(n, fbatch(-1.428606765330187e-06f), xc));
+  const fbatch p = detail::horner(r, {1.0f / 5040, 1.0f / 720, 1.0f / 120, 1.0f / 24, 1.0f / 6, 0.5f, 1.0f, 1.0f});
+  const ibatch ni = xsimd::bitwise_cast<ibatch>(nm) - xsimd::bitwise_cast<ibatch>(magic);
+  const fbatch scale = xsimd::bitwise_cast<fbatch>((ni + ibatch(127)) << 23);
+  return xsimd::select(x < fbatch(-87.3f), fbatch(0.0f), p * scale);
+}
+
+namespace detail {
+// sin on [-pi, pi]: fold into [-pi/2, pi/2] with sin(x) = sin(+-pi - x), then an odd Taylor polynomial.
+inline fbatch sin_pi(const fbatch& x) {
+  const fbatch pi(3.14159265358979f), half_pi(1.57079632679490f);
+  const fbatch f = xsimd::select(x > half_pi, pi - x, xsimd::select(x < -half_pi, -pi - x, x));
+  const fbatch f2 = f * f;
+  return f * horner(f2, {1.0f / 6227020800.0f, -1.0f / 39916800.0f, 1.0f / 362880.0f, -1.0f / 5040.0f, 1.0f / 120.0f,
+                         -1.0f / 6.0f, 1.0f});
+}
+}  // namespace detail
+
+// (sin a, cos a) for a already reduced to [-pi, pi] (callers reduce in double).
+inline std::pair<fbatch, fbatch> sincos(const fbatch& a) {
+  const fbatch pi(3.14159265358979f), two_pi(6.28318530717959f);
+  fbatch c = a + fbatch(1.57079632679490f);  // cos a = sin(a + pi/2), back into [-pi, pi]
+  c = xsimd::select(c > pi, c - two_pi, c);
+  return {detail::sin_pi(a), detail::sin_pi(c)};
+}
 inline float reduce_add(const fbatch& a) { return xsimd::hadd(a); }
 inline float reduce_max(const fbatch& a) {
   alignas(64) float t[width];
@@ -77,7 +121,7 @@ inline fbatch& operator*=(fbatch& a, const fbatch& b) { return a = a * b; }
 inline fbatch fma(const fbatch& a, const fbatch& b, const fbatch& c) { POSENC_LANES(a.v[i] * b.v[i] + c.v[i]); }
 inline fbatch max(const fbatch& a, const fbatch& b) { POSENC_LANES(a.v[i] > b.v[i] ? a.v[i] : b.v[i]); }
 inline fbatch exp(const fbatch& a) { POSENC_LANES(std::exp(a.v[i])); }
-inline std::pair<fbatch, fbatch> sincos(const fbatch& a) {
+inline std::pair<fbatch, fbatch> sincos(const fbatch& a) {  // a in [-pi, pi], as for the SIMD path
   fbatch s, c;
   for (std::size_t i = 0; i < width; ++i) { s.v[i] = std::sin(a.v[i]); c.v[i] = std::cos(a.v[i]); }
   return {s, c};
