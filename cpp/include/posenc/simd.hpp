@@ -51,7 +51,8 @@ inline fbatch exp(const fbatch& x) {
   const fbatch xc = xsimd::min(x, fbatch(88.3f));
   const fbatch nm = xsimd::fma(xc, fbatch(1.44269504088896341f), magic);
   const fbatch n = nm - magic;
-  const fbatch r = xsimd::fma(n, fbatch(-0.693145751953125f), xsimd::fma(n, fbatch(-1.428606765330187e-06f), xc));
+  // r = x - n ln2, with ln2 split in two so the first product is exact (hi first, then lo).
+  const fbatch r = xsimd::fma(n, fbatch(-1.42860682030941723e-06f), xsimd::fma(n, fbatch(-0.693145751953125f), xc));
   const fbatch p = detail::horner(r, {1.0f / 5040, 1.0f / 720, 1.0f / 120, 1.0f / 24, 1.0f / 6, 0.5f, 1.0f, 1.0f});
   const ibatch ni = xsimd::bitwise_cast<ibatch>(nm) - xsimd::bitwise_cast<ibatch>(magic);
   const fbatch scale = xsimd::bitwise_cast<fbatch>((ni + ibatch(127)) << 23);

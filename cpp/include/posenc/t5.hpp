@@ -12,7 +12,7 @@ struct T5BucketOptions {
 };
 
 void t5_validate(const T5BucketOptions& o);  // throws posenc::Error
-// relative = key_pos - query_pos. Assumes validated options.
+// relative = key_pos - query_pos. Validates the options too (cheap integer checks).
 int32_t t5_bucket(int32_t relative, const T5BucketOptions& o);
 void t5_buckets(const int32_t* relative, int count, const T5BucketOptions& o, int32_t* out);
 

@@ -1,0 +1,97 @@
+// Rotary position embedding (Su et al. 2021): cos/sin tables and rotation.
+//
+// Unlike HF (float32 positions @ float32 inv_freq), the angle p*w is formed in
+// double and reduced modulo 2*pi before sin/cos, so the tables stay accurate to
+// float precision at p = 1e6. As in HF's rotary embeddings, cos and sin are
+// multiplied by attention_scale (HF's attention_scaling). The rotation itself
+// is the SIMD kernel in kernels_rope.cpp.
+#include "posenc/rope.hpp"
+
+#include <cmath>
+#include <cstddef>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "posenc/error.hpp"
+#include "posenc/kernels.hpp"
+
+namespace posenc {
+namespace {
+
+constexpr double kTwoPi = 6.283185307179586476925286766559;
+constexpr int kMaxInt = std::numeric_limits<int>::max();
+
+void validate_shape(const RopeApplyOptions& o) {
+  require_int_range("length", o.length, 0, kMaxInt);
+  require_int_range("dim", o.dim, 2, kMaxInt);
+  if (o.rotary_dim < 2 || o.rotary_dim > o.dim || o.rotary_dim % 2 != 0)
+    range_error("rotary_dim", "an even integer in [2, dim=" + std::to_string(o.dim) + "]",
+                std::to_string(o.rotary_dim));
+  if (o.layout != RopeLayout::Interleaved && o.layout != RopeLayout::Half)
+    range_error("layout", "'interleaved' or 'half'", std::to_string(static_cast<int>(o.layout)));
+  if (!std::isfinite(o.attention_scale) || o.attention_scale <= 0)
+    range_error("attention_scale", "a finite number > 0", format_number(o.attention_scale));
+}
+
+void validate_frequencies(const RopeApplyOptions& o) {
+  if (!o.inv_freq) type_error("inv_freq", "a non-null buffer of rotary_dim/2 doubles", "null");
+  for (int i = 0; i < o.rotary_dim / 2; ++i)
+    if (!std::isfinite(o.inv_freq[i]) || o.inv_freq[i] < 0)
+      range_error("inv_freq[" + std::to_string(i) + "]", "a finite number >= 0", format_number(o.inv_freq[i]));
+}
+
+void validate_positions(const RopeApplyOptions& o) {
+  if (!o.positions) return;  // 0..length-1
+  for (int r = 0; r < o.length; ++r)
+    if (o.positions[r] < 0)
+      range_error("positions[" + std::to_string(r) + "]", "an integer >= 0", std::to_string(o.positions[r]));
+}
+
+void validate(const RopeApplyOptions& o) {
+  validate_shape(o);
+  validate_frequencies(o);
+  validate_positions(o);
+}
+
+// Tables for already-validated options. The angle p*w is formed and reduced
+// to [-pi, pi] in double (scalar: cheap), then sin/cos run in float SIMD.
+void fill_tables(const RopeApplyOptions& o, float* cos_out, float* sin_out) {
+  const int half = o.rotary_dim / 2;
+  for (int r = 0; r < o.length; ++r) {
+    const double p = o.positions ? o.positions[r] : r;
+    float* angle = cos_out + static_cast<std::size_t>(r) * half;  // reduced angles, overwritten by cos below
+    for (int i = 0; i < half; ++i) {
+      const double a = p * o.inv_freq[i];
+      angle[i] = static_cast<float>(a - kTwoPi * std::nearbyint(a / kTwoPi));
+    }
+  }
+  const std::size_t n = static_cast<std::size_t>(o.length) * half;
+  kernels::sincos_scaled(cos_out, cos_out, sin_out, n, static_cast<float>(o.attention_scale));
+}
+
+}  // namespace
+
+void rope_tables(const RopeApplyOptions& o, float* cos_out, float* sin_out) {
+  validate(o);
+  if (o.length == 0) return;
+  if (!cos_out || !sin_out)
+    type_error(!cos_out ? "cos_out" : "sin_out", "a non-null buffer of length*rotary_dim/2 floats", "null");
+  fill_tables(o, cos_out, sin_out);
+}
+
+void apply_rope(const RopeApplyOptions& o, const float* x, float* out) {
+  validate(o);
+  if (o.length == 0) return;
+  if (!x) type_error("x", "a non-null buffer of length*dim floats", "null");
+  if (!out) type_error("out", "a non-null buffer of length*dim floats", "null");
+  const std::size_t n = static_cast<std::size_t>(o.length) * (o.rotary_dim / 2);
+  std::vector<float> cos(n), sin(n);
+  fill_tables(o, cos.data(), sin.data());
+  if (o.layout == RopeLayout::Half)
+    kernels::rope_rotate_half(x, out, cos.data(), sin.data(), o.length, o.dim, o.rotary_dim);
+  else
+    kernels::rope_rotate_interleaved(x, out, cos.data(), sin.data(), o.length, o.dim, o.rotary_dim);
+}
+
+}  // namespace posenc

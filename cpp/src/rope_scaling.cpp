@@ -1,0 +1,262 @@
+// RoPE inverse frequencies and attention factor for each HF rope_type.
+//
+// Reference: HF transformers src/transformers/modeling_rope_utils.py, newest
+// (v5 `rope_parameters` API), read from a fork of upstream main:
+//   8b-is/transformers @ 07dc0bab60a71fa935af8891ddda73e44293e18e
+//   (has _compute_proportional_rope_parameters, Gemma-4 / DeepSeek-V4 hooks)
+// and cross-checked against zucchini-nlp/transformers @ 26892c16b782513fdf938920653228ef63a19d7d,
+// which has identical _compute_{linear_scaling,dynamic_ntk,yarn,longrope,llama3}_parameters.
+// The copy stored for huggingface/transformers itself (ef468064...) is an older
+// v4.4x one (no truncate/mscale, yarn factor always overridden), so it was not followed.
+//
+// Points where the newest version matters:
+//  - standardize_rope_params: for llama3/yarn/longrope,
+//    original_max_position_embeddings defaults to config.max_position_embeddings.
+//  - yarn and longrope: `if factor is None: factor = max_position_embeddings /
+//    original_max_position_embeddings` (an explicit factor is never overridden).
+//  - dynamic: seq_len = max(seq_len, config.max_position_embeddings).
+//  - yarn `beta_fast or 32` / `beta_slow or 1`: 0 means "use the default", as in Python.
+// HF computes the per-frequency tensors in float32 and the scalars in Python
+// float; we compute everything in double.
+#include "posenc/rope_scaling.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include "posenc/error.hpp"
+
+namespace posenc {
+namespace {
+
+constexpr double kPi = 3.14159265358979323846;
+constexpr int kMaxInt = std::numeric_limits<int>::max();
+const char* const kTypeNames[] = {"default", "linear", "dynamic", "yarn", "llama3", "longrope"};
+
+std::string key(const char* name) { return std::string("rope_scaling.") + name; }
+
+// A required positive number (HF's rope_parameters["name"]).
+double required_positive(const char* name, const std::optional<double>& v) {
+  if (!v) range_error(key(name), "a finite number > 0", "missing");
+  require_positive(key(name).c_str(), *v);
+  return *v;
+}
+
+// Python's `rope_parameters.get(name) or default`: unset and 0 both give the default.
+double positive_or(const char* name, const std::optional<double>& v, double fallback) {
+  if (!v || *v == 0) return fallback;
+  require_positive(key(name).c_str(), *v);
+  return *v;
+}
+
+// yarn's mscale / mscale_all_dim: optional, finite, >= 0 (0 is falsy in Python: "unset").
+double nonnegative_or_zero(const char* name, const std::optional<double>& v) {
+  if (!v) return 0;
+  if (!std::isfinite(*v) || *v < 0) range_error(key(name), "a finite number >= 0", format_number(*v));
+  return *v;
+}
+
+int max_positions(const RopeScaling& s) {
+  if (!s.max_position_embeddings) range_error("max_position_embeddings", "an integer >= 1", "missing");
+  require_int_range("max_position_embeddings", *s.max_position_embeddings, 1, kMaxInt);
+  return *s.max_position_embeddings;
+}
+
+// standardize_rope_params: setdefault("original_max_position_embeddings", config.max_position_embeddings).
+int original_max_positions(const RopeScaling& s) {
+  if (s.original_max_position_embeddings) {
+    require_int_range(key("original_max_position_embeddings").c_str(), *s.original_max_position_embeddings, 1, kMaxInt);
+    return *s.original_max_position_embeddings;
+  }
+  if (!s.max_position_embeddings)
+    range_error(key("original_max_position_embeddings"), "an integer >= 1 (or max_position_embeddings set)", "missing");
+  return max_positions(s);
+}
+
+// yarn / longrope: an explicit factor, else max_position_embeddings / original_max_position_embeddings.
+double factor_or_ratio(const RopeScaling& s, int original_max) {
+  if (s.factor) return required_positive("factor", s.factor);
+  if (!s.max_position_embeddings)
+    range_error(key("factor"), "a finite number > 0 (or max_position_embeddings set to derive it)", "missing");
+  return static_cast<double>(max_positions(s)) / original_max;
+}
+
+// 1 / base^(arange(0, dim, 2) / dim): the default (original RoPE) frequencies.
+std::vector<double> default_inv_freq(int dim, double base) {
+  std::vector<double> inv(dim / 2);
+  for (int i = 0; i < dim / 2; ++i) inv[i] = 1.0 / std::pow(base, (2.0 * i) / dim);
+  return inv;
+}
+
+RopeFrequencies linear(int dim, double base, const RopeScaling& s) {
+  const double factor = required_positive("factor", s.factor);
+  RopeFrequencies r{default_inv_freq(dim, base), 1.0};
+  for (double& f : r.inv_freq) f /= factor;
+  return r;
+}
+
+RopeFrequencies dynamic(int dim, double base, const RopeScaling& s, std::optional<int> seq_len) {
+  if (dim < 4)
+    range_error("dim", "an even integer >= 4 for rope_type 'dynamic' (HF divides by dim - 2)", std::to_string(dim));
+  const double factor = required_positive("factor", s.factor);
+  const int max_pos = max_positions(s);
+  const double len = std::max(seq_len.value_or(max_pos), max_pos);
+  const double ntk_base =
+      base * std::pow((factor * len / max_pos) - (factor - 1), static_cast<double>(dim) / (dim - 2));
+  if (!std::isfinite(ntk_base))
+    range_error(key("factor"), "small enough that the dynamic NTK base stays finite", format_number(factor));
+  return {default_inv_freq(dim, ntk_base), 1.0};
+}
+
+// yarn's get_mscale(scale, mscale=1).
+double get_mscale(double scale, double mscale = 1) { return scale <= 1 ? 1.0 : 0.1 * mscale * std::log(scale) + 1.0; }
+
+double yarn_attention_factor(const RopeScaling& s, double factor) {
+  if (s.attention_factor) return required_positive("attention_factor", s.attention_factor);
+  const double mscale = nonnegative_or_zero("mscale", s.mscale);
+  const double mscale_all_dim = nonnegative_or_zero("mscale_all_dim", s.mscale_all_dim);
+  if (mscale != 0 && mscale_all_dim != 0) return get_mscale(factor, mscale) / get_mscale(factor, mscale_all_dim);
+  return get_mscale(factor);
+}
+
+// find_correction_dim: the dimension whose wavelength makes num_rotations turns over max_pos.
+double find_correction_dim(double num_rotations, int dim, double base, int max_pos) {
+  return (dim * std::log(max_pos / (num_rotations * 2 * kPi))) / (2 * std::log(base));
+}
+
+RopeFrequencies yarn(int dim, double base, const RopeScaling& s) {
+  const int original_max = original_max_positions(s);
+  const double factor = factor_or_ratio(s, original_max);
+  const double attention = yarn_attention_factor(s, factor);
+  const double beta_fast = positive_or("beta_fast", s.beta_fast, 32);
+  const double beta_slow = positive_or("beta_slow", s.beta_slow, 1);
+
+  // find_correction_range(beta_fast, beta_slow, ...), floor/ceil only when truncate.
+  double low = find_correction_dim(beta_fast, dim, base, original_max);
+  double high = find_correction_dim(beta_slow, dim, base, original_max);
+  if (s.truncate.value_or(true)) {
+    low = std::floor(low);
+    high = std::ceil(high);
+  }
+  low = std::max(low, 0.0);
+  high = std::min(high, dim - 1.0);
+  if (low == high) high += 0.001;  // linear_ramp_factor: prevent singularity
+
+  RopeFrequencies r{std::vector<double>(dim / 2), attention};
+  for (int i = 0; i < dim / 2; ++i) {
+    const double pos_freq = std::pow(base, (2.0 * i) / dim);
+    const double ramp = std::clamp((i - low) / (high - low), 0.0, 1.0);
+    const double extrapolation_factor = 1 - ramp;  // 1: keep the frequency, 0: divide by factor
+    r.inv_freq[i] = (1.0 / (factor * pos_freq)) * (1 - extrapolation_factor) + (1.0 / pos_freq) * extrapolation_factor;
+  }
+  return r;
+}
+
+RopeFrequencies llama3(int dim, double base, const RopeScaling& s) {
+  const double factor = required_positive("factor", s.factor);
+  const double low = required_positive("low_freq_factor", s.low_freq_factor);
+  const double high = required_positive("high_freq_factor", s.high_freq_factor);
+  if (!(high > low))  // HF only warns; equal factors would divide by zero in the smooth factor
+    range_error(key("high_freq_factor"), "a finite number > low_freq_factor (" + format_number(low) + ")",
+                format_number(high));
+  const double old_context = original_max_positions(s);
+  const double low_freq_wavelen = old_context / low, high_freq_wavelen = old_context / high;
+
+  RopeFrequencies r{default_inv_freq(dim, base), 1.0};
+  for (double& inv : r.inv_freq) {
+    const double wavelen = 2 * kPi / inv;
+    const double scaled = wavelen > low_freq_wavelen ? inv / factor : inv;
+    const double smooth = (old_context / wavelen - low) / (high - low);
+    const double smoothed = (1 - smooth) * scaled / factor + smooth * scaled;
+    const bool medium = !(wavelen < high_freq_wavelen) && !(wavelen > low_freq_wavelen);
+    inv = medium ? smoothed : scaled;
+  }
+  return r;
+}
+
+const std::vector<double>& checked_factors(const char* name, const std::vector<double>& v, int dim) {
+  if (static_cast<int>(v.size()) != dim / 2)
+    range_error(key(name), "a list of dim/2 = " + std::to_string(dim / 2) + " finite numbers > 0",
+                v.empty() ? "missing" : std::to_string(v.size()) + " values");
+  for (std::size_t i = 0; i < v.size(); ++i)
+    require_positive((key(name) + "[" + std::to_string(i) + "]").c_str(), v[i]);
+  return v;
+}
+
+double longrope_attention_factor(const RopeScaling& s, double factor, int original_max) {
+  if (s.attention_factor) return required_positive("attention_factor", s.attention_factor);
+  if (factor <= 1.0) return 1.0;
+  if (original_max < 2)  // log(original_max) is a divisor
+    range_error(key("original_max_position_embeddings"), "an integer >= 2 when attention_factor is derived",
+                std::to_string(original_max));
+  return std::sqrt(1 + std::log(factor) / std::log(static_cast<double>(original_max)));
+}
+
+RopeFrequencies longrope(int dim, double base, const RopeScaling& s, std::optional<int> seq_len) {
+  const std::vector<double>& long_factor = checked_factors("long_factor", s.long_factor, dim);
+  const std::vector<double>& short_factor = checked_factors("short_factor", s.short_factor, dim);
+  const int original_max = original_max_positions(s);
+  const double factor = factor_or_ratio(s, original_max);
+  // `if seq_len and seq_len > original_max_position_embeddings`: long factors, else short.
+  const std::vector<double>& ext = (seq_len && *seq_len > original_max) ? long_factor : short_factor;
+  RopeFrequencies r{std::vector<double>(dim / 2), longrope_attention_factor(s, factor, original_max)};
+  for (int i = 0; i < dim / 2; ++i) r.inv_freq[i] = 1.0 / (ext[i] * std::pow(base, (2.0 * i) / dim));
+  return r;
+}
+
+void check_finite_result(const RopeFrequencies& r, RopeType t) {
+  bool ok = std::isfinite(r.attention_scale) && r.attention_scale > 0;
+  for (double f : r.inv_freq) ok = ok && std::isfinite(f);
+  if (!ok)
+    range_error("rope_scaling",
+                std::string("values giving finite frequencies for rope_type '") + rope_type_name(t) + "'",
+                "an overflow");
+}
+
+}  // namespace
+
+RopeType parse_rope_type(const std::string& name) {
+  for (int i = 0; i < 6; ++i)
+    if (name == kTypeNames[i]) return static_cast<RopeType>(i);
+  range_error("rope_type", "one of 'default', 'linear', 'dynamic', 'yarn', 'llama3', 'longrope'", "'" + name + "'");
+}
+
+const char* rope_type_name(RopeType t) {
+  const int i = static_cast<int>(t);
+  return i >= 0 && i < 6 ? kTypeNames[i] : "unknown";
+}
+
+RopeFrequencies rope_frequencies(int dim, double base, const RopeScaling& s, std::optional<int> seq_len) {
+  if (dim < 2 || dim % 2 != 0) range_error("dim", "an even integer >= 2", std::to_string(dim));
+  if (!std::isfinite(base) || base <= 1) range_error("base", "a finite number > 1", format_number(base));
+  if (seq_len) require_int_range("seq_len", *seq_len, 0, kMaxInt);
+  RopeFrequencies r;
+  switch (s.type) {
+    case RopeType::Default:
+      r = {default_inv_freq(dim, base), 1.0};
+      break;
+    case RopeType::Linear:
+      r = linear(dim, base, s);
+      break;
+    case RopeType::Dynamic:
+      r = dynamic(dim, base, s, seq_len);
+      break;
+    case RopeType::Yarn:
+      r = yarn(dim, base, s);
+      break;
+    case RopeType::Llama3:
+      r = llama3(dim, base, s);
+      break;
+    case RopeType::LongRope:
+      r = longrope(dim, base, s, seq_len);
+      break;
+    default:
+      range_error("rope_type", "one of 'default', 'linear', 'dynamic', 'yarn', 'llama3', 'longrope'",
+                  std::to_string(static_cast<int>(s.type)));
+  }
+  check_finite_result(r, s.type);
+  return r;
+}
+
+}  // namespace posenc

@@ -1,0 +1,82 @@
+// Sinusoidal absolute encoding (Vaswani et al. 2017, section 3.5).
+//
+// Paper spacing:          w_i = base^(-2i/d)                (the paper, fairseq)
+// Tensor2Tensor spacing:  w_i = exp(-i ln(base) / (d/2 - 1)) (tensor2tensor get_timing_signal_1d)
+// Angles p*w_i are formed in double and reduced modulo 2*pi before sin/cos.
+#include "posenc/sinusoidal.hpp"
+
+#include <cmath>
+#include <cstddef>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "posenc/error.hpp"
+
+namespace posenc {
+namespace {
+
+constexpr double kTwoPi = 6.283185307179586476925286766559;
+constexpr int kMaxInt = std::numeric_limits<int>::max();
+
+void validate(const SinusoidalOptions& o) {
+  require_int_range("length", o.length, 0, kMaxInt);
+  const bool t2t = o.spacing == SinusoidSpacing::Tensor2Tensor;
+  if (o.spacing != SinusoidSpacing::Paper && !t2t)
+    range_error("spacing", "'paper' or 'tensor2tensor'", std::to_string(static_cast<int>(o.spacing)));
+  if (o.layout != SinusoidLayout::Interleaved && o.layout != SinusoidLayout::Concat)
+    range_error("layout", "'interleaved' or 'concat'", std::to_string(static_cast<int>(o.layout)));
+  const int min_dim = t2t ? 4 : 2;  // t2t divides by d/2 - 1
+  if (o.dim < min_dim || o.dim % 2 != 0)
+    range_error("dim", "an even integer >= " + std::to_string(min_dim) + (t2t ? " for tensor2tensor spacing" : ""),
+                std::to_string(o.dim));
+  if (!std::isfinite(o.base) || o.base <= 1) range_error("base", "a finite number > 1", format_number(o.base));
+  require_int_range("start", o.start, 0, kMaxInt);
+}
+
+void frequencies(const SinusoidalOptions& o, double* w) {
+  const int half = o.dim / 2;
+  if (o.spacing == SinusoidSpacing::Paper) {
+    for (int i = 0; i < half; ++i) w[i] = std::pow(o.base, -2.0 * i / o.dim);
+  } else {
+    const double step = std::log(o.base) / (half - 1);
+    for (int i = 0; i < half; ++i) w[i] = std::exp(-i * step);
+  }
+}
+
+// Channel of sin(p w_i) and cos(p w_i) in a row, for each layout.
+inline std::size_t sin_channel(const SinusoidalOptions& o, int i) {
+  return o.layout == SinusoidLayout::Interleaved ? 2 * static_cast<std::size_t>(i) : static_cast<std::size_t>(i);
+}
+inline std::size_t cos_channel(const SinusoidalOptions& o, int i) {
+  return o.layout == SinusoidLayout::Interleaved ? 2 * static_cast<std::size_t>(i) + 1
+                                                 : static_cast<std::size_t>(o.dim / 2 + i);
+}
+
+}  // namespace
+
+void sinusoid_frequencies(const SinusoidalOptions& o, double* w) {
+  validate(o);
+  if (!w) type_error("w", "a non-null buffer of dim/2 doubles", "null");
+  frequencies(o, w);
+}
+
+void sinusoidal(const SinusoidalOptions& o, float* out) {
+  validate(o);
+  if (o.length == 0) return;
+  if (!out) type_error("out", "a non-null buffer of length*dim floats", "null");
+  const int half = o.dim / 2;
+  std::vector<double> freq(half);
+  frequencies(o, freq.data());
+  for (int r = 0; r < o.length; ++r) {
+    const double p = static_cast<double>(o.start) + r;
+    float* row = out + static_cast<std::size_t>(r) * o.dim;
+    for (int i = 0; i < half; ++i) {
+      const double angle = std::fmod(p * freq[i], kTwoPi);
+      row[sin_channel(o, i)] = static_cast<float>(std::sin(angle));
+      row[cos_channel(o, i)] = static_cast<float>(std::cos(angle));
+    }
+  }
+}
+
+}  // namespace posenc
