@@ -80,19 +80,11 @@ void rotate_interleaved(const float* x, float* out, const float* cos, const floa
 
 }  // namespace
 
-void sincos_scaled(const float* angle, float* cos, float* sin, std::size_t n, float scale) {
+void sin_scaled(const float* angle, float* out, std::size_t n, float scale) {
   const fbatch vscale = simd::splat(scale);
   std::size_t i = 0;
-  for (; i + W <= n; i += W) {
-    auto [s, c] = simd::sincos(simd::load(angle + i));
-    simd::store(cos + i, c * vscale);
-    simd::store(sin + i, s * vscale);
-  }
-  for (; i < n; ++i) {
-    const float a = angle[i];
-    cos[i] = std::cos(a) * scale;
-    sin[i] = std::sin(a) * scale;
-  }
+  for (; i + W <= n; i += W) simd::store(out + i, simd::sin_reduced(simd::load(angle + i)) * vscale);
+  for (; i < n; ++i) out[i] = std::sin(angle[i]) * scale;
 }
 
 void rope_rotate_half(const float* x, float* out, const float* cos, const float* sin, int rows, int dim,

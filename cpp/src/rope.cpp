@@ -54,20 +54,27 @@ void validate(const RopeApplyOptions& o) {
   validate_positions(o);
 }
 
-// Tables for already-validated options. The angle p*w is formed and reduced
-// to [-pi, pi] in double (scalar: cheap), then sin/cos run in float SIMD.
+// Angle reduced to [-pi, pi], in double: exact enough at p = 1e6 and beyond.
+inline float reduce(double a) { return static_cast<float>(a - kTwoPi * std::nearbyint(a / kTwoPi)); }
+
+// Tables for already-validated options: the angles p*w (and p*w + pi/2 for
+// cos) are formed and reduced in double, then sin runs in float SIMD.
 void fill_tables(const RopeApplyOptions& o, float* cos_out, float* sin_out) {
   const int half = o.rotary_dim / 2;
+  constexpr double kHalfPi = kTwoPi / 4;
   for (int r = 0; r < o.length; ++r) {
     const double p = o.positions ? o.positions[r] : r;
-    float* angle = cos_out + static_cast<std::size_t>(r) * half;  // reduced angles, overwritten by cos below
+    const std::size_t row = static_cast<std::size_t>(r) * half;
     for (int i = 0; i < half; ++i) {
       const double a = p * o.inv_freq[i];
-      angle[i] = static_cast<float>(a - kTwoPi * std::nearbyint(a / kTwoPi));
+      sin_out[row + i] = reduce(a);
+      cos_out[row + i] = reduce(a + kHalfPi);
     }
   }
   const std::size_t n = static_cast<std::size_t>(o.length) * half;
-  kernels::sincos_scaled(cos_out, cos_out, sin_out, n, static_cast<float>(o.attention_scale));
+  const float scale = static_cast<float>(o.attention_scale);
+  kernels::sin_scaled(sin_out, sin_out, n, scale);
+  kernels::sin_scaled(cos_out, cos_out, n, scale);
 }
 
 }  // namespace

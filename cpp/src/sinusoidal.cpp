@@ -12,11 +12,11 @@
 #include <vector>
 
 #include "posenc/error.hpp"
+#include "posenc/rope.hpp"
 
 namespace posenc {
 namespace {
 
-constexpr double kTwoPi = 6.283185307179586476925286766559;
 constexpr int kMaxInt = std::numeric_limits<int>::max();
 
 void validate(const SinusoidalOptions& o) {
@@ -32,6 +32,7 @@ void validate(const SinusoidalOptions& o) {
                 std::to_string(o.dim));
   if (!std::isfinite(o.base) || o.base <= 1) range_error("base", "a finite number > 1", format_number(o.base));
   require_int_range("start", o.start, 0, kMaxInt);
+  require_int_range("start + length", static_cast<long long>(o.start) + o.length, 0, kMaxInt);
 }
 
 void frequencies(const SinusoidalOptions& o, double* w) {
@@ -68,13 +69,23 @@ void sinusoidal(const SinusoidalOptions& o, float* out) {
   const int half = o.dim / 2;
   std::vector<double> freq(half);
   frequencies(o, freq.data());
+  // The same sin/cos tables RoPE rotates by (angles reduced in double, SIMD
+  // sin/cos), laid out as the sinusoid's channels.
+  std::vector<int32_t> positions(o.length);
+  for (int r = 0; r < o.length; ++r) positions[r] = o.start + r;  // validate() bounds start + length
+  RopeApplyOptions angles;
+  angles.length = o.length;
+  angles.dim = angles.rotary_dim = o.dim;
+  angles.inv_freq = freq.data();
+  angles.positions = positions.data();
+  const std::size_t n = static_cast<std::size_t>(o.length) * half;
+  std::vector<float> cos(n), sin(n);
+  rope_tables(angles, cos.data(), sin.data());
   for (int r = 0; r < o.length; ++r) {
-    const double p = static_cast<double>(o.start) + r;
     float* row = out + static_cast<std::size_t>(r) * o.dim;
     for (int i = 0; i < half; ++i) {
-      const double angle = std::fmod(p * freq[i], kTwoPi);
-      row[sin_channel(o, i)] = static_cast<float>(std::sin(angle));
-      row[cos_channel(o, i)] = static_cast<float>(std::cos(angle));
+      row[sin_channel(o, i)] = sin[static_cast<std::size_t>(r) * half + i];
+      row[cos_channel(o, i)] = cos[static_cast<std::size_t>(r) * half + i];
     }
   }
 }

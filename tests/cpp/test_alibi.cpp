@@ -1,6 +1,8 @@
 // ALiBi slopes (ofirpress/attention_with_linear_biases get_slopes) and bias values.
 #include <gtest/gtest.h>
 
+#include "test_util.hpp"
+
 #include <cmath>
 #include <string>
 #include <vector>
@@ -11,21 +13,6 @@
 namespace {
 
 using posenc::AlibiBiasOptions;
-
-template <class F>
-void ExpectError(F&& f, posenc::ErrorKind kind, const std::string& needle) {
-  try {
-    f();
-  } catch (const posenc::Error& e) {
-    EXPECT_EQ(e.kind(), kind) << e.what();
-    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
-    return;
-  } catch (...) {
-    ADD_FAILURE() << "threw something other than posenc::Error";
-    return;
-  }
-  ADD_FAILURE() << "did not throw; expected an error mentioning '" << needle << "'";
-}
 
 std::vector<float> Slopes(int heads) {
   std::vector<float> s(heads);

@@ -1,6 +1,8 @@
 // Learned absolute table: row lookup and the three out-of-range policies.
 #include <gtest/gtest.h>
 
+#include "test_util.hpp"
+
 #include <cmath>
 #include <string>
 #include <vector>
@@ -11,21 +13,6 @@
 namespace {
 
 using posenc::OutOfRange;
-
-template <class F>
-void ExpectError(F&& f, posenc::ErrorKind kind, const std::string& needle) {
-  try {
-    f();
-  } catch (const posenc::Error& e) {
-    EXPECT_EQ(e.kind(), kind) << e.what();
-    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
-    return;
-  } catch (...) {
-    ADD_FAILURE() << "threw something other than posenc::Error";
-    return;
-  }
-  ADD_FAILURE() << "did not throw; expected an error mentioning '" << needle << "'";
-}
 
 // table[r, c] = 100 r + c + 1: every entry distinct and non-zero.
 std::vector<float> Table(int rows, int dim) {

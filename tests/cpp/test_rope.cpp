@@ -2,6 +2,8 @@
 // explicit positions, table accuracy at p = 1e6, attention_scale, errors.
 #include <gtest/gtest.h>
 
+#include "test_util.hpp"
+
 #include <cmath>
 #include <random>
 #include <string>
@@ -14,21 +16,6 @@ namespace {
 
 using posenc::RopeApplyOptions;
 using posenc::RopeLayout;
-
-template <class F>
-void ExpectError(F&& f, posenc::ErrorKind kind, const std::string& needle) {
-  try {
-    f();
-  } catch (const posenc::Error& e) {
-    EXPECT_EQ(e.kind(), kind) << e.what();
-    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
-    return;
-  } catch (...) {
-    ADD_FAILURE() << "threw something other than posenc::Error";
-    return;
-  }
-  ADD_FAILURE() << "did not throw; expected an error mentioning '" << needle << "'";
-}
 
 std::vector<double> InvFreq(int rotary_dim, double base = 10000) {
   std::vector<double> w(rotary_dim / 2);

@@ -2,6 +2,8 @@
 // written out independently here, plus properties and errors.
 #include <gtest/gtest.h>
 
+#include "test_util.hpp"
+
 #include <cmath>
 #include <string>
 #include <vector>
@@ -16,21 +18,6 @@ using posenc::RopeScaling;
 using posenc::RopeType;
 
 constexpr double kPi = 3.14159265358979323846;
-
-template <class F>
-void ExpectError(F&& f, posenc::ErrorKind kind, const std::string& needle) {
-  try {
-    f();
-  } catch (const posenc::Error& e) {
-    EXPECT_EQ(e.kind(), kind) << e.what();
-    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
-    return;
-  } catch (...) {
-    ADD_FAILURE() << "threw something other than posenc::Error";
-    return;
-  }
-  ADD_FAILURE() << "did not throw; expected an error mentioning '" << needle << "'";
-}
 
 double DefaultInv(int i, int dim, double base) { return std::pow(base, -2.0 * i / dim); }
 

@@ -1,6 +1,8 @@
 // Shaw et al. relative index: clip(j - i_pos, -k, k) + k with i_pos = i + Tk - Tq.
 #include <gtest/gtest.h>
 
+#include "test_util.hpp"
+
 #include <string>
 #include <vector>
 
@@ -8,21 +10,6 @@
 #include "posenc/shaw.hpp"
 
 namespace {
-
-template <class F>
-void ExpectError(F&& f, posenc::ErrorKind kind, const std::string& needle) {
-  try {
-    f();
-  } catch (const posenc::Error& e) {
-    EXPECT_EQ(e.kind(), kind) << e.what();
-    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
-    return;
-  } catch (...) {
-    ADD_FAILURE() << "threw something other than posenc::Error";
-    return;
-  }
-  ADD_FAILURE() << "did not throw; expected an error mentioning '" << needle << "'";
-}
 
 std::vector<int32_t> Index(int tq, int tk, int k) {
   std::vector<int32_t> out(static_cast<size_t>(tq) * tk, -7);

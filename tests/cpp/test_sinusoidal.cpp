@@ -2,6 +2,8 @@
 // PE(p+k) = R(k) PE(p), tensor2tensor spacing, large positions, and errors.
 #include <gtest/gtest.h>
 
+#include "test_util.hpp"
+
 #include <cmath>
 #include <string>
 #include <vector>
@@ -14,21 +16,6 @@ namespace {
 using posenc::SinusoidalOptions;
 using posenc::SinusoidLayout;
 using posenc::SinusoidSpacing;
-
-template <class F>
-void ExpectError(F&& f, posenc::ErrorKind kind, const std::string& needle) {
-  try {
-    f();
-  } catch (const posenc::Error& e) {
-    EXPECT_EQ(e.kind(), kind) << e.what();
-    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
-    return;
-  } catch (...) {
-    ADD_FAILURE() << "threw something other than posenc::Error";
-    return;
-  }
-  ADD_FAILURE() << "did not throw; expected an error mentioning '" << needle << "'";
-}
 
 std::vector<float> Encode(const SinusoidalOptions& o) {
   std::vector<float> out(static_cast<size_t>(o.length) * o.dim);

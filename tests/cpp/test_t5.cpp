@@ -2,6 +2,8 @@
 // table), monotonicity, uni/bidirectional, and errors.
 #include <gtest/gtest.h>
 
+#include "test_util.hpp"
+
 #include <climits>
 #include <cmath>
 #include <string>
@@ -13,21 +15,6 @@
 namespace {
 
 using posenc::T5BucketOptions;
-
-template <class F>
-void ExpectError(F&& f, posenc::ErrorKind kind, const std::string& needle) {
-  try {
-    f();
-  } catch (const posenc::Error& e) {
-    EXPECT_EQ(e.kind(), kind) << e.what();
-    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
-    return;
-  } catch (...) {
-    ADD_FAILURE() << "threw something other than posenc::Error";
-    return;
-  }
-  ADD_FAILURE() << "did not throw; expected an error mentioning '" << needle << "'";
-}
 
 // Independent float32 transcription of HF's torch code, one step per line.
 int ReferenceBucket(long long rel, bool bidirectional, int num_buckets, int max_distance) {

@@ -60,10 +60,11 @@ export function floatArray(name, v, length) {
   if (!(ArrayBuffer.isView(v) && !(v instanceof DataView)) && !Array.isArray(v))
     throw new TypeError(`${name} must be a Float32Array or an array of numbers (got ${show(v)})`);
   if (v.length !== length) throw new RangeError(`${name} must have length ${length} (got ${v.length})`);
+  const typed = v instanceof Float32Array || v instanceof Float64Array;
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
-    if (typeof x !== 'number' && typeof x !== 'bigint') throw new TypeError(`${name}[${i}] must be a number (got ${show(x)})`);
-    if (!Number.isFinite(Number(x))) throw new RangeError(`${name}[${i}] must be finite (got ${show(x)})`);
+    if (!typed && typeof x !== 'number') throw new TypeError(`${name}[${i}] must be a number (got ${show(x)})`);
+    if (x - x !== 0) throw new RangeError(`${name}[${i}] must be finite (got ${show(x)})`); // NaN or +-Infinity
   }
   return v;
 }
@@ -72,8 +73,13 @@ export function intArray(name, v, length, min, max) {
   if (!(ArrayBuffer.isView(v) && !(v instanceof DataView)) && !Array.isArray(v))
     throw new TypeError(`${name} must be an Int32Array or an array of integers (got ${show(v)})`);
   if (length !== undefined && v.length !== length) throw new RangeError(`${name} must have length ${length} (got ${v.length})`);
+  const typed = v instanceof Int32Array || v instanceof Uint16Array || v instanceof Uint8Array || v instanceof Int16Array;
   for (let i = 0; i < v.length; i++) {
     const x = v[i];
+    if (typed) {
+      if (x < min || x > max) throw new RangeError(`${name}[${i}] must be an integer in [${min}, ${max}] (got ${x})`);
+      continue;
+    }
     if (typeof x !== 'number') throw new TypeError(`${name}[${i}] must be an integer in [${min}, ${max}] (got ${show(x)})`);
     if (!Number.isInteger(x) || x < min || x > max)
       throw new RangeError(`${name}[${i}] must be an integer in [${min}, ${max}] (got ${show(x)})`);

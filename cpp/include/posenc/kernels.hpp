@@ -4,9 +4,9 @@
 
 namespace posenc::kernels {
 
-// --- RoPE tables: in place, angle[n] (already reduced to [-pi, pi]) -> cos in `cos`, sin in `sin`,
-// both multiplied by `scale`. `cos` may alias the angle buffer.
-void sincos_scaled(const float* angle, float* cos, float* sin, std::size_t n, float scale);
+// --- RoPE / sinusoid tables: out[n] = scale * sin(angle[n]) for angles already reduced to
+// [-pi, pi] (in double, by the caller). `out` may alias `angle`. cos(a) is sin of reduce(a + pi/2).
+void sin_scaled(const float* angle, float* out, std::size_t n, float scale);
 
 // --- RoPE rotation, given per-row cos/sin tables of `half = rotary_dim/2` values.
 // x, out: rows*dim (may alias). Channels >= rotary_dim are copied unchanged.

@@ -31,7 +31,7 @@ inline void store(float* p, const fbatch& v) { v.store_unaligned(p); }
 inline fbatch splat(float v) { return fbatch(v); }
 inline fbatch fma(const fbatch& a, const fbatch& b, const fbatch& c) { return xsimd::fma(a, b, c); }
 inline fbatch max(const fbatch& a, const fbatch& b) { return xsimd::max(a, b); }
-// exp and sin/cos are written here rather than taken from xsimd: xsimd's
+// exp and sin are written here rather than taken from xsimd: xsimd's
 // versions convert float -> int32, which Emscripten 3.1.6 lowers to a scalar
 // loop (_mm_cvttps_epi32). These use only add/mul/compare/bit ops, which map
 // to single wasm SIMD128 and AVX2 instructions.
@@ -59,23 +59,15 @@ inline fbatch exp(const fbatch& x) {
   return xsimd::select(x < fbatch(-87.3f), fbatch(0.0f), p * scale);
 }
 
-namespace detail {
-// sin on [-pi, pi]: fold into [-pi/2, pi/2] with sin(x) = sin(+-pi - x), then an odd Taylor polynomial.
-inline fbatch sin_pi(const fbatch& x) {
+// sin on [-pi, pi] (callers reduce the angle in double first): fold into
+// [-pi/2, pi/2] with sin(x) = sin(+-pi - x), then an odd Taylor polynomial.
+// For cos, callers pass the reduced angle + pi/2.
+inline fbatch sin_reduced(const fbatch& x) {
   const fbatch pi(3.14159265358979f), half_pi(1.57079632679490f);
   const fbatch f = xsimd::select(x > half_pi, pi - x, xsimd::select(x < -half_pi, -pi - x, x));
   const fbatch f2 = f * f;
-  return f * horner(f2, {1.0f / 6227020800.0f, -1.0f / 39916800.0f, 1.0f / 362880.0f, -1.0f / 5040.0f, 1.0f / 120.0f,
-                         -1.0f / 6.0f, 1.0f});
-}
-}  // namespace detail
-
-// (sin a, cos a) for a already reduced to [-pi, pi] (callers reduce in double).
-inline std::pair<fbatch, fbatch> sincos(const fbatch& a) {
-  const fbatch pi(3.14159265358979f), two_pi(6.28318530717959f);
-  fbatch c = a + fbatch(1.57079632679490f);  // cos a = sin(a + pi/2), back into [-pi, pi]
-  c = xsimd::select(c > pi, c - two_pi, c);
-  return {detail::sin_pi(a), detail::sin_pi(c)};
+  return f * detail::horner(f2, {1.0f / 6227020800.0f, -1.0f / 39916800.0f, 1.0f / 362880.0f, -1.0f / 5040.0f,
+                                 1.0f / 120.0f, -1.0f / 6.0f, 1.0f});
 }
 inline float reduce_add(const fbatch& a) { return xsimd::hadd(a); }
 inline float reduce_max(const fbatch& a) {
@@ -122,11 +114,7 @@ inline fbatch& operator*=(fbatch& a, const fbatch& b) { return a = a * b; }
 inline fbatch fma(const fbatch& a, const fbatch& b, const fbatch& c) { POSENC_LANES(a.v[i] * b.v[i] + c.v[i]); }
 inline fbatch max(const fbatch& a, const fbatch& b) { POSENC_LANES(a.v[i] > b.v[i] ? a.v[i] : b.v[i]); }
 inline fbatch exp(const fbatch& a) { POSENC_LANES(std::exp(a.v[i])); }
-inline std::pair<fbatch, fbatch> sincos(const fbatch& a) {  // a in [-pi, pi], as for the SIMD path
-  fbatch s, c;
-  for (std::size_t i = 0; i < width; ++i) { s.v[i] = std::sin(a.v[i]); c.v[i] = std::cos(a.v[i]); }
-  return {s, c};
-}
+inline fbatch sin_reduced(const fbatch& a) { POSENC_LANES(std::sin(a.v[i])); }
 inline float reduce_add(const fbatch& a) { float s = 0; for (float x : a.v) s += x; return s; }
 inline float reduce_max(const fbatch& a) { float m = a.v[0]; for (float x : a.v) m = x > m ? x : m; return m; }
 inline fbatch swap_pairs(const fbatch& a) { POSENC_LANES(a.v[i ^ 1u]); }
