@@ -6,17 +6,14 @@
 #include <emscripten/bind.h>
 #include <malloc.h>
 
-#include <cmath>
 #include <cstdint>
-#include <new>
 #include <string>
 
+#include "bindings_common.hpp"
 #include "posenc/alibi.hpp"
-#include "posenc/error.hpp"
 #include "posenc/kernels.hpp"
 #include "posenc/learned.hpp"
 #include "posenc/rope.hpp"
-#include "posenc/rope_scaling.hpp"
 #include "posenc/shaw.hpp"
 #include "posenc/simd.hpp"
 #include "posenc/sinusoidal.hpp"
@@ -24,33 +21,9 @@
 
 namespace {
 
-using ptr = uintptr_t;  // an address in wasm memory, passed from JS as a number
+using namespace posenc::wasm;
 
-enum Status { kOk = 0, kTypeError = 1, kRangeError = 2 };
-std::string g_error;
-
-template <class F>
-int guard(F&& f) {
-  try {
-    f();
-    return kOk;
-  } catch (const posenc::Error& e) {
-    g_error = e.what();
-    return e.kind() == posenc::ErrorKind::Type ? kTypeError : kRangeError;
-  } catch (const std::bad_alloc&) {
-    g_error = "out of memory: the request is too large for this module";
-  } catch (const std::exception& e) {
-    g_error = e.what();
-  }
-  return kRangeError;
-}
-
-template <class T>
-T* at(ptr p) {
-  return reinterpret_cast<T*>(p);
-}
-
-std::string last_error() { return g_error; }
+std::string last_error() { return last_error_message(); }
 std::string simd_arch() { return posenc::simd::arch_name(); }
 double heap_bytes() { return static_cast<double>(mallinfo().uordblks); }
 
@@ -92,33 +65,6 @@ int alibi_slopes(int heads, ptr out) {
 
 int alibi_bias(ptr out, int heads, int tq, int tk, bool causal) {
   return guard([&] { posenc::alibi_bias({heads, tq, tk, causal}, at<float>(out)); });
-}
-
-// The scaling block arrives as a Float64Array of fixed slots (NaN = not set,
-// i.e. HF's None), normalised from snake_case or camelCase by the JS library.
-enum Slot {
-  kType, kFactor, kMaxPos, kOrigMaxPos, kAttnFactor, kBetaFast, kBetaSlow, kMscale, kMscaleAllDim, kTruncate,
-  kLowFreq, kHighFreq, kSlotCount
-};
-posenc::RopeScaling unpack_scaling(const double* s, ptr long_factor, ptr short_factor, int factor_count) {
-  auto opt = [&](Slot k) { return std::isnan(s[k]) ? std::optional<double>() : std::optional<double>(s[k]); };
-  auto opt_int = [&](Slot k) { return std::isnan(s[k]) ? std::optional<int>() : std::optional<int>(int(s[k])); };
-  posenc::RopeScaling r;
-  r.type = static_cast<posenc::RopeType>(int(s[kType]));
-  r.factor = std::isnan(s[kFactor]) ? 1.0 : s[kFactor];
-  r.max_position_embeddings = opt_int(kMaxPos);
-  r.original_max_position_embeddings = opt_int(kOrigMaxPos);
-  r.attention_factor = opt(kAttnFactor);
-  r.beta_fast = opt(kBetaFast);
-  r.beta_slow = opt(kBetaSlow);
-  r.mscale = opt(kMscale);
-  r.mscale_all_dim = opt(kMscaleAllDim);
-  if (!std::isnan(s[kTruncate])) r.truncate = s[kTruncate] != 0.0;
-  r.low_freq_factor = opt(kLowFreq);
-  r.high_freq_factor = opt(kHighFreq);
-  if (long_factor) r.long_factor.assign(at<const double>(long_factor), at<const double>(long_factor) + factor_count);
-  if (short_factor) r.short_factor.assign(at<const double>(short_factor), at<const double>(short_factor) + factor_count);
-  return r;
 }
 
 // out: dim/2 inverse frequencies (float64) followed by the attention scale.

@@ -1,20 +1,12 @@
 // The SIMD module loads in a real browser page and computes what Node computes.
-import { startServer, launchBrowser } from './harness.js';
+import { useBrowser } from './harness.js';
 import { loadPosenc } from '../../web/lib/index.js';
 
-let server, browser;
-beforeAll(async () => {
-  server = await startServer();
-  browser = await launchBrowser();
-});
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const browser = useBrowser();
 
 test('headless Chromium loads the SIMD build and matches Node', async () => {
   const page = await browser.newPage();
-  await page.goto(`${server.url}/app/blank.html`);
+  await page.goto(`${browser.url}/app/blank.html`);
   const result = await page.evaluate(async () => {
     const { loadPosenc } = await import('/lib/index.js');
     const pe = await loadPosenc();

@@ -1,17 +1,9 @@
 // The first page served by `npm start`: it loads, draws every view from the
 // module (non-blank canvases), keeps its state in the URL, and logs no errors.
-import { startServer, launchBrowser } from './harness.js';
+import { useBrowser } from './harness.js';
 import { mkdirSync } from 'node:fs';
 
-let server, browser;
-beforeAll(async () => {
-  server = await startServer();
-  browser = await launchBrowser();
-});
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const browser = useBrowser();
 
 async function waitReady(page) {
   for (let i = 0; i < 100; i++) {
@@ -38,7 +30,7 @@ const canvasStats = (page, selector) =>
 test('every view draws real content, with no console errors', async () => {
   const page = await browser.newPage();
   await page.setViewportSize({ width: 1000, height: 2400 });
-  await page.goto(`${server.url}/`);
+  await page.goto(`${browser.url}/`);
   await waitReady(page);
   const stats = await canvasStats(page, 'canvas');
   expect(stats.length).toBeGreaterThanOrEqual(4 + 8); // sinusoid, clocks, offset, t5, 8 ALiBi heads
@@ -57,7 +49,7 @@ test('every view draws real content, with no console errors', async () => {
 
 test('state round-trips through the URL and bad values fall back to defaults', async () => {
   const page = await browser.newPage();
-  await page.goto(`${server.url}/?alibiHeads=4&sinDim=9999&ropePos=%22%3E%3Cimg%20src%3Dx%3E`);
+  await page.goto(`${browser.url}/?alibiHeads=4&sinDim=9999&ropePos=%22%3E%3Cimg%20src%3Dx%3E`);
   await waitReady(page);
   expect(await page.$$eval('#alibi canvas', (c) => c.length)).toBe(4);
   expect(await page.inputValue('input[name=sinDim]')).toBe('64');

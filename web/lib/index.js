@@ -5,9 +5,14 @@
 //   const table = pe.sinusoidal({ length: 128, dim: 64 });
 import { instantiate, simdSupported } from './loader.js';
 import { createEncodings } from './encodings.js';
+import { createModelApi } from './model.js';
+import { createTaskApi } from './tasks.js';
+import { createTrainer } from './train.js';
 
 export { simdSupported };
 export { ROPE_TYPES } from './scaling.js';
+export { ENCODINGS } from './model.js';
+export { TASKS } from './tasks.js';
 
 /**
  * Load the module. Resolves to an object with the encoding functions.
@@ -16,6 +21,8 @@ export { ROPE_TYPES } from './scaling.js';
 export async function loadPosenc(options = {}) {
   if (options === null || typeof options !== 'object') throw new TypeError('loadPosenc options must be an object');
   const { mod, flavour } = await instantiate(options);
+  const models = createModelApi(mod);
+  const tasks = createTaskApi(mod);
   return Object.freeze({
     build: flavour,
     simdArch: mod.simdArch(),
@@ -24,5 +31,11 @@ export async function loadPosenc(options = {}) {
     /** Size of the wasm memory in bytes. */
     memoryBytes: () => mod.HEAPU8.length,
     ...createEncodings(mod),
+    createModel: models.createModel,
+    loadModel: models.loadModel,
+    ...tasks,
+    ...createTrainer(mod, tasks),
+    /** The learning rate of warmup + cosine decay at `step` (as train() uses). */
+    lrAt: (step, total, warmup, maxLr, minLr) => mod.lrAt(step, total, warmup, maxLr, minLr),
   });
 }

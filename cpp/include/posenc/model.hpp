@@ -1,0 +1,193 @@
+// posenc: a tiny decoder-only transformer that trains fast, in the style of
+// karpathy/llm.c's train_gpt2.c (each layer's backward next to its forward).
+//
+//   tokens [B,T] -> wte[token] (+ sinusoidal or learned position, for those encodings)
+//     -> L pre-LN blocks:  x += proj(causal MHA(LN1(x)))   (position enters here for
+//                           T5 / ALiBi / RoPE / Shaw)
+//                          x += W2 GELU(W1 LN2(x))           (GELU: GPT-2's tanh form)
+//     -> final LN -> lm_head -> logits [B,T,V]
+//
+// Design choices (see also the tensor table below):
+//  - Linear weights are stored [in, out] (y = x @ W + b), unlike PyTorch's [out, in].
+//  - Unembedding is a separate matrix (NOT tied to wte): lm_head [d_model, V].
+//  - AdamW weight decay applies to matmul weights only (qkv, attn proj, mlp fc,
+//    mlp proj, lm_head). Not to biases, LayerNorm, the token embedding, position
+//    tables, T5 bucket biases or Shaw embeddings.
+//  - T5: ONE bucket-bias table [heads, num_buckets] shared by all layers (as in
+//    the T5 paper/HF, where only the first layer owns it). Buckets are
+//    unidirectional (causal), relative = key_pos - query_pos <= 0.
+//  - Shaw: one table [2k+1, head_dim] per layer, shared by the heads; score(i,j)
+//    = q_i . (k_j + a_{clip(j-i,-k,k)+k}) / sqrt(head_dim). With a causal mask
+//    only rows 0..k are ever used (j <= i); rows k+1..2k stay at their init.
+//  - Sinusoidal: the table is added to the token embedding multiplied by
+//    `kSinusoidalScale` (see below) so that at init it is on the scale of wte.
+//  - All parameters live in one contiguous float buffer, gradients in another of
+//    the same layout; tensors() names each (name, offset, shape, decay).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "posenc/learned.hpp"       // OutOfRange
+#include "posenc/rope.hpp"          // RopeLayout
+#include "posenc/rope_scaling.hpp"  // RopeScaling
+
+namespace posenc {
+
+enum class Encoding { None, Sinusoidal, Learned, T5, Alibi, Rope, Shaw };
+const char* encoding_name(Encoding e);             // "none", "sinusoidal", "learned", "t5", "alibi", "rope", "shaw"
+Encoding parse_encoding(const std::string& name);  // RangeError naming `encoding`
+const char* out_of_range_name(OutOfRange p);       // "error", "clamp", "zero"
+OutOfRange parse_out_of_range(const std::string& name);  // RangeError naming `learnedPolicy`
+
+// Sinusoidal positions are added as kSinusoidalScale * PE (PE entries in [-1, 1]).
+// Unscaled, the table would be ~35x larger than the N(0, 0.02) token embedding at
+// init and drown it; this scale puts them at the same RMS (0.02).
+inline constexpr float kSinusoidalScale = 0.02f * 1.41421356f;
+
+// Error messages name fields in the JS spelling (dModel, maxLength, ...).
+struct ModelConfig {
+  Encoding encoding = Encoding::Rope;
+  int layers = 2;          // [1, 64]
+  int heads = 4;           // [1, 64], divides d_model
+  int d_model = 64;        // [2, 4096]
+  int mlp_ratio = 4;       // [1, 16]: hidden width = mlp_ratio * d_model
+  int vocab_size = 0;      // [2, 65536]: must be set
+  int max_length = 64;     // [1, 65536]: training length; rows of the learned table
+  uint64_t seed = 1;       // init seed (PCG32 via splitmix64)
+  RopeLayout rope_layout = RopeLayout::Half;
+  double rope_base = 10000.0;  // > 1
+  int rotary_dim = 0;          // 0 = head_dim; else even, in [2, head_dim]
+  int t5_num_buckets = 32;     // posenc::t5_validate, unidirectional
+  int t5_max_distance = 128;
+  int shaw_k = 16;             // clip distance, [0, 4096]
+  OutOfRange learned_policy = OutOfRange::Error;  // positions >= max_length (learned only)
+
+  int head_dim() const { return heads > 0 ? d_model / heads : 0; }
+  int effective_rotary_dim() const { return rotary_dim == 0 ? head_dim() : rotary_dim; }
+  void validate() const;  // throws posenc::Error naming the field
+};
+
+// One named tensor inside the parameter (and gradient) buffer.
+struct TensorInfo {
+  std::string name;        // "wte", "wpe", "t5.bias", "h0.ln1.weight", "h0.attn.qkv.weight", ..., "lm_head.weight"
+  std::size_t offset = 0;  // in floats, into parameters() / gradients()
+  std::vector<int> shape;  // row-major
+  std::size_t size = 0;    // product of shape
+  bool decay = false;      // AdamW weight decay applies
+};
+
+struct ForwardOptions {
+  // RoPE only (RangeError otherwise): evaluate with other inverse frequencies
+  // (linear / dynamic / yarn / llama3 / longrope), without retraining. The
+  // frequencies come from posenc::rope_frequencies(rotary_dim, rope_base, *rope_scaling, T).
+  std::optional<RopeScaling> rope_scaling;
+  // Keep the attention probabilities of sequence 0: attention_maps() = [L, H, T, T].
+  bool want_attention = false;
+};
+
+struct LossResult {
+  float loss = 0.0f;      // mean cross-entropy over scored positions (0 if none)
+  float accuracy = 0.0f;  // fraction of scored positions with argmax(logits) == target
+  int scored = 0;         // positions with target >= 0
+  int correct = 0;
+  float grad_norm = 0.0f;  // train_step only: global gradient norm before clipping
+};
+
+// AdamW. beta2 = 0.95 (GPT-3 / llm.c): adapts faster than 0.999 in short runs.
+struct AdamWOptions {
+  float beta1 = 0.9f;
+  float beta2 = 0.95f;
+  float eps = 1e-8f;
+  float weight_decay = 0.1f;  // decoupled; tensors with decay == true only
+  float grad_clip = 1.0f;     // global L2 norm; <= 0 disables
+};
+
+// Per position, what training has done for it (see Model::position_status).
+enum class PositionStatus : uint8_t {
+  Trained = 0,     // p < trained_length(): seen in training
+  Untrained = 1,   // never seen in training (for Learned: its row never got a gradient)
+  OutOfTable = 2,  // Learned only: p >= max_length, handled by learned_policy
+};
+
+// Number of parameters of a model with this config (validates it first).
+std::size_t count_parameters(const ModelConfig& config);
+
+// Linear warmup (step 0 -> max_lr/warmup ... step warmup-1 -> max_lr), then cosine
+// decay to min_lr at total_steps; min_lr after. step >= 0, 0 <= warmup, total_steps >= 1.
+float lr_at(long long step, long long total_steps, long long warmup, float max_lr, float min_lr);
+
+// Size limits checked up front (RangeError), before any work or allocation.
+inline constexpr int kMaxSequenceLength = 16384;
+inline constexpr std::size_t kMaxParameters = std::size_t(1) << 25;          // 32M floats
+inline constexpr std::size_t kMaxActivationFloats = std::size_t(1) << 27;    // 512 MB of activations
+
+class Model {
+ public:
+  // Validates the config, lays out the tensors and initialises them from config.seed:
+  // GPT-2 style N(0, 0.02), residual projections (attn proj, mlp proj) N(0, 0.02/sqrt(2L)),
+  // biases 0, LayerNorm weight 1 / bias 0. Same seed + config => bit-identical weights.
+  explicit Model(const ModelConfig& config);
+  ~Model();
+  Model(Model&&) noexcept;
+  Model& operator=(Model&&) noexcept;
+  Model(const Model&) = delete;
+  Model& operator=(const Model&) = delete;
+
+  const ModelConfig& config() const;
+  std::size_t num_parameters() const;
+  const std::vector<TensorInfo>& tensors() const;
+  const TensorInfo* find_tensor(const std::string& name) const;  // nullptr if absent
+  float* parameters();
+  const float* parameters() const;
+  float* gradients();
+  const float* gradients() const;
+
+  // ---- inference
+  // tokens: B*T ids in [0, vocab_size). Returns logits [B, T, V], valid until the
+  // next call on this model. Works for any T up to kMaxSequenceLength (T > max_length
+  // included: scratch grows), except Learned with learned_policy Error (RangeError).
+  const float* forward(const int32_t* tokens, int B, int T, const ForwardOptions& options = {});
+  // forward + cross-entropy/accuracy; targets: B*T ids in [0, V) or -1 (not scored).
+  LossResult evaluate(const int32_t* tokens, const int32_t* targets, int B, int T,
+                      const ForwardOptions& options = {});
+  // [L, H, T, T] attention probabilities of sequence 0 from the last forward/evaluate
+  // with want_attention (row i = query i; entries j > i are 0). Empty otherwise.
+  const std::vector<float>& attention_maps() const;
+  int last_length() const;  // T of the last forward
+
+  // ---- training
+  // Zeroes the gradients, runs forward (keeping activations), the loss, and backward:
+  // gradients() then hold d(mean loss)/d(parameters). Records T as trained.
+  LossResult forward_backward(const int32_t* tokens, const int32_t* targets, int B, int T);
+  float gradient_norm() const;        // global L2 norm of gradients()
+  float clip_gradients(float max_norm);  // scales gradients to norm <= max_norm; returns the norm before
+  void adamw_update(float lr);        // one AdamW step on gradients() (step counter + 1)
+  // forward_backward + clip (options.grad_clip) + adamw_update. Returns loss/accuracy
+  // of the batch before the update, and the gradient norm before clipping.
+  LossResult train_step(const int32_t* tokens, const int32_t* targets, int B, int T, float lr);
+  AdamWOptions& optimizer_options();
+  const AdamWOptions& optimizer_options() const;
+  long long step() const;   // AdamW updates done
+  void reset_optimizer();   // zero moments and the step counter
+
+  // ---- positions
+  // Largest T used by forward_backward so far (0 if never trained; restored by checkpoints).
+  int trained_length() const;
+  void set_trained_length(int t);
+  // Status of positions 0..T-1 (see PositionStatus).
+  std::vector<PositionStatus> position_status(int T) const;
+  // Positions in [0, T) whose status is not Trained.
+  std::vector<int32_t> untrained_positions(int T) const;
+
+  struct Impl;  // opaque (cpp/src/model_impl.hpp)
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace posenc

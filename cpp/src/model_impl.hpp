@@ -1,0 +1,123 @@
+// Internal: Model::Impl, shared by model.cpp (forward/backward) and
+// optimizer.cpp (AdamW, clipping).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "posenc/model.hpp"
+
+namespace posenc {
+
+inline constexpr std::size_t kAbsent = static_cast<std::size_t>(-1);
+
+// Offsets (in floats) of one block's tensors, into the parameter / gradient buffers.
+struct LayerOffsets {
+  std::size_t ln1_w, ln1_b;    // [C], [C]
+  std::size_t qkv_w, qkv_b;    // [C, 3C], [3C]   q | k | v, head h at columns h*hd .. (h+1)*hd of each third
+  std::size_t proj_w, proj_b;  // [C, C], [C]
+  std::size_t shaw;            // [2k+1, hd] (Shaw only, else kAbsent)
+  std::size_t ln2_w, ln2_b;    // [C], [C]
+  std::size_t fc_w, fc_b;      // [C, F], [F]
+  std::size_t fcp_w, fcp_b;    // [F, C], [C]
+};
+
+// Activations of one block (pointers into Impl::arena). N = B*T.
+struct LayerActs {
+  float* ln1;       // [N, C]
+  float* ln1_mean;  // [N]
+  float* ln1_rstd;  // [N]
+  float* qkv;       // [N, 3C]
+  float* q;         // [B, H, T, hd] (rotated, for RoPE)
+  float* k;         // [B, H, T, hd] (rotated, for RoPE)
+  float* v;         // [B, H, T, hd]
+  float* att;       // training: [B, H, T, T] probabilities; inference: one shared [T, T] scratch
+  float* atty;      // [N, C] heads merged (P @ v)
+  float* res2;      // [N, C] after the attention residual
+  float* ln2;       // [N, C]
+  float* ln2_mean;  // [N]
+  float* ln2_rstd;  // [N]
+  float* fch;       // [N, F] pre-GELU
+  float* fcg;       // [N, F] post-GELU
+  float* res3;      // [N, C] block output
+};
+
+struct Acts {
+  float* x0 = nullptr;  // [N, C] token embedding (+ absolute position)
+  std::vector<LayerActs> layer;
+  float* lnf = nullptr;       // [N, C]
+  float* lnf_mean = nullptr;  // [N]
+  float* lnf_rstd = nullptr;  // [N]
+  float* logits = nullptr;    // [N, V]
+  float* probs = nullptr;     // [N, V] softmax (scored rows), then dlogits in backward
+  // per-head scratch
+  float* bias = nullptr;  // [T, T] additive score bias (T5, Shaw)
+  float* rel = nullptr;   // [T, 2k+1] Shaw: q . a_r
+  float* yh = nullptr;    // [T, hd] one head's output
+  // backward scratch (training only)
+  float* dres = nullptr;   // [N, C] gradient of the residual stream
+  float* dln = nullptr;    // [N, C]
+  float* datty = nullptr;  // [N, C]
+  float* dbuf = nullptr;   // [N, F]
+  float* dqkv = nullptr;   // [N, 3C]
+  float* dq = nullptr;     // [T, hd]
+  float* dk = nullptr;     // [T, hd]
+  float* dv = nullptr;     // [T, hd]
+  float* dy = nullptr;     // [T, hd]
+  float* dP = nullptr;     // [T, T]
+  float* drel = nullptr;   // [T, 2k+1]
+};
+
+struct Model::Impl {
+  ModelConfig cfg;
+  int L = 0, H = 0, C = 0, hd = 0, F = 0, V = 0, rd = 0, nrel = 0;  // nrel = 2k+1 (Shaw)
+  float scale = 1.0f;  // 1/sqrt(hd)
+
+  std::vector<TensorInfo> tensors;
+  std::size_t wte = kAbsent, wpe = kAbsent, t5 = kAbsent, lnf_w = kAbsent, lnf_b = kAbsent, lm_head = kAbsent;
+  std::vector<LayerOffsets> layer;
+  std::size_t nparams = 0;
+  std::vector<float> params, grads, adam_m, adam_v;
+
+  AdamWOptions opt;
+  long long step = 0;
+  int trained_length = 0;
+
+  // Fixed per config.
+  std::vector<float> alibi;        // [H] slopes
+  std::vector<double> inv_freq;    // [rd/2] RoPE training frequencies
+  double rope_attention_scale = 1.0;
+
+  // Tables that grow with T (prefixes stay valid).
+  int sin_rows = 0;
+  std::vector<float> sin_table;   // [rows, C], already multiplied by kSinusoidalScale
+  int t5_rows = 0;
+  std::vector<int32_t> t5_bucket_by_distance;  // [rows]: bucket of relative position -dist
+  std::vector<float> rope_cos, rope_sin;       // [T, rd/2], rebuilt per forward
+  std::vector<double> rope_inv_freq_override;
+
+  // Activations.
+  std::vector<float> arena;
+  Acts acts;
+  int B = 0, T = 0;
+  bool training = false;
+  std::vector<float> att_maps;  // [L, H, T, T] of sequence 0, when asked for
+
+  explicit Impl(const ModelConfig& c);
+  void build_layout();
+  void init_weights();
+
+  // Lay out activations for (B, T); throws RangeError past the limits.
+  void prepare(int B, int T, bool training, bool want_attention);
+  void check_inputs(const int32_t* tokens, const int32_t* targets, int B, int T) const;
+  void prepare_position_tables(int T, const ForwardOptions& opt);
+
+  void forward(const int32_t* tokens, const ForwardOptions& opt);
+  void backward(const int32_t* tokens);
+  float* P(std::size_t off) { return params.data() + off; }
+  float* G(std::size_t off) { return grads.data() + off; }
+};
+
+}  // namespace posenc

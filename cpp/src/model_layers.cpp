@@ -1,0 +1,253 @@
+// The model's layers (see model_layers.hpp): LayerNorm, linear, GELU, residual,
+// cross-entropy. Each forward is followed by its backward. Inner loops over
+// channels use posenc::simd so the wasm build gets SIMD128 too.
+#include "model_layers.hpp"
+
+#include <cmath>
+#include <cstring>
+
+#include "posenc/kernels.hpp"
+#include "posenc/simd.hpp"
+
+namespace posenc::layers {
+namespace {
+using simd::fbatch;
+constexpr int W = static_cast<int>(simd::width);
+using idx = std::ptrdiff_t;
+
+inline float sum(const float* x, int n) {
+  int i = 0;
+  fbatch acc = simd::splat(0.0f);
+  for (; i + W <= n; i += W) acc += simd::load(x + i);
+  float s = simd::reduce_add(acc);
+  for (; i < n; ++i) s += x[i];
+  return s;
+}
+}  // namespace
+
+// ---------------------------------------------------------------------------
+// LayerNorm (eps 1e-5, biased variance, as torch.nn.LayerNorm)
+// inp, out [N,C]; w, b [C]; mean, rstd [N]
+
+void layernorm_forward(float* out, float* mean, float* rstd, const float* inp, const float* w, const float* b, int N,
+                       int C) {
+  const float eps = 1e-5f;
+  for (int n = 0; n < N; ++n) {
+    const float* x = inp + static_cast<idx>(n) * C;
+    float* o = out + static_cast<idx>(n) * C;
+    const float m = sum(x, C) / C;
+    const fbatch vm = simd::splat(m);
+    int i = 0;
+    fbatch acc = simd::splat(0.0f);
+    for (; i + W <= C; i += W) {
+      const fbatch d = simd::load(x + i) - vm;
+      acc = simd::fma(d, d, acc);
+    }
+    float v = simd::reduce_add(acc);
+    for (; i < C; ++i) v += (x[i] - m) * (x[i] - m);
+    v /= C;
+    const float s = 1.0f / std::sqrt(v + eps);
+    const fbatch vs = simd::splat(s);
+    for (i = 0; i + W <= C; i += W)
+      simd::store(o + i, simd::fma((simd::load(x + i) - vm) * vs, simd::load(w + i), simd::load(b + i)));
+    for (; i < C; ++i) o[i] = (x[i] - m) * s * w[i] + b[i];
+    mean[n] = m;
+    rstd[n] = s;
+  }
+}
+
+// With xhat = (x - mean) * rstd and g = w * dout:
+//   dx = rstd * (g - mean(g) - xhat * mean(g * xhat)),  dw += dout * xhat,  db += dout
+void layernorm_backward(float* dinp, float* dw, float* db, const float* dout, const float* inp, const float* w,
+                        const float* mean, const float* rstd, int N, int C) {
+  for (int n = 0; n < N; ++n) {
+    const float* x = inp + static_cast<idx>(n) * C;
+    const float* dy = dout + static_cast<idx>(n) * C;
+    float* dx = dinp + static_cast<idx>(n) * C;
+    const float m = mean[n], s = rstd[n];
+    const fbatch vm = simd::splat(m), vs = simd::splat(s);
+    // pass 1: the two means
+    fbatch ag = simd::splat(0.0f), agx = simd::splat(0.0f);
+    int i = 0;
+    for (; i + W <= C; i += W) {
+      const fbatch xhat = (simd::load(x + i) - vm) * vs;
+      const fbatch g = simd::load(w + i) * simd::load(dy + i);
+      ag += g;
+      agx = simd::fma(g, xhat, agx);
+    }
+    float g_mean = simd::reduce_add(ag), gx_mean = simd::reduce_add(agx);
+    for (; i < C; ++i) {
+      const float xhat = (x[i] - m) * s;
+      const float g = w[i] * dy[i];
+      g_mean += g;
+      gx_mean += g * xhat;
+    }
+    g_mean /= C;
+    gx_mean /= C;
+    // pass 2: accumulate gradients
+    const fbatch vg = simd::splat(g_mean), vgx = simd::splat(gx_mean);
+    for (i = 0; i + W <= C; i += W) {
+      const fbatch xhat = (simd::load(x + i) - vm) * vs;
+      const fbatch d = simd::load(dy + i);
+      simd::store(db + i, simd::load(db + i) + d);
+      simd::store(dw + i, simd::fma(d, xhat, simd::load(dw + i)));
+      const fbatch g = simd::load(w + i) * d;
+      simd::store(dx + i, simd::fma(vs, g - vg - xhat * vgx, simd::load(dx + i)));
+    }
+    for (; i < C; ++i) {
+      const float xhat = (x[i] - m) * s;
+      db[i] += dy[i];
+      dw[i] += dy[i] * xhat;
+      dx[i] += s * (w[i] * dy[i] - g_mean - xhat * gx_mean);
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Linear: out[N,OC] = inp[N,C] @ W[C,OC] + bias[OC]
+
+void linear_forward(float* out, const float* inp, const float* W_, const float* bias, int N, int C, int OC) {
+  kernels::matmul(inp, W_, out, N, C, OC, false);
+  if (!bias) return;
+  for (int n = 0; n < N; ++n) {
+    float* o = out + static_cast<idx>(n) * OC;
+    for (int j = 0; j < OC; ++j) o[j] += bias[j];
+  }
+}
+
+void linear_backward(float* dinp, float* dW, float* dbias, const float* dout, const float* inp, const float* W_, int N,
+                     int C, int OC) {
+  if (dinp) kernels::matmul_bt(dout, W_, dinp, N, OC, C, false);  // [N,OC] @ [C,OC]^T -> [N,C]
+  kernels::matmul_at(inp, dout, dW, N, C, OC, true);              // [N,C]^T @ [N,OC] -> [C,OC]
+  if (dbias)
+    for (int n = 0; n < N; ++n) {
+      const float* d = dout + static_cast<idx>(n) * OC;
+      for (int j = 0; j < OC; ++j) dbias[j] += d[j];
+    }
+}
+
+// ---------------------------------------------------------------------------
+// GELU (tanh approximation). tanh is Eigen's rational approximation
+// (generic_fast_tanh_float: x P(x^2) / Q(x^2) on [-7.9, 7.9], saturated outside):
+// max abs error 3.3e-7, and about twice as fast as going through exp in wasm.
+
+namespace {
+constexpr float kGeluS = 0.7978845608028654f;  // sqrt(2/pi)
+constexpr float kGeluC = 0.044715f;
+constexpr float kTanhClamp = 7.90531110763549805f;
+constexpr float kTanhP[] = {-2.76076847742355e-16f, 2.00018790482477e-13f, -8.60467152213735e-11f,
+                            5.12229709037114e-08f,  1.48572235717979e-05f, 6.37261928875436e-04f,
+                            4.89352455891786e-03f};  // highest degree first, in x^2; times x
+constexpr float kTanhQ[] = {1.19825839466702e-06f, 1.18534705686654e-04f, 2.26843463243900e-03f,
+                            4.89352518554385e-03f};
+inline fbatch tanh_batch(fbatch x) {
+  const fbatch c = simd::splat(kTanhClamp);
+  x = simd::max(x, -c);
+  x = -simd::max(-x, -c);
+  const fbatch x2 = x * x;
+  fbatch p = simd::splat(kTanhP[0]);
+  for (int i = 1; i < 7; ++i) p = simd::fma(p, x2, simd::splat(kTanhP[i]));
+  fbatch q = simd::splat(kTanhQ[0]);
+  for (int i = 1; i < 4; ++i) q = simd::fma(q, x2, simd::splat(kTanhQ[i]));
+  return p * x / q;
+}
+inline float tanh_scalar(float x) {
+  x = x > kTanhClamp ? kTanhClamp : (x < -kTanhClamp ? -kTanhClamp : x);
+  const float x2 = x * x;
+  float p = kTanhP[0];
+  for (int i = 1; i < 7; ++i) p = p * x2 + kTanhP[i];
+  float q = kTanhQ[0];
+  for (int i = 1; i < 4; ++i) q = q * x2 + kTanhQ[i];
+  return p * x / q;
+}
+}  // namespace
+
+void gelu_forward(float* out, const float* inp, std::size_t n) {
+  const fbatch s = simd::splat(kGeluS), c = simd::splat(kGeluC), half = simd::splat(0.5f), one = simd::splat(1.0f);
+  std::size_t i = 0;
+  for (; i + W <= n; i += W) {
+    const fbatch x = simd::load(inp + i);
+    const fbatch t = tanh_batch(s * simd::fma(c * x, x * x, x));
+    simd::store(out + i, half * x * (one + t));
+  }
+  for (; i < n; ++i) {
+    const float x = inp[i];
+    out[i] = 0.5f * x * (1.0f + tanh_scalar(kGeluS * (x + kGeluC * x * x * x)));
+  }
+}
+
+// d/dx = 0.5 (1 + t) + 0.5 x (1 - t^2) s (1 + 3 c x^2),  t = tanh(s (x + c x^3))
+void gelu_backward(float* dinp, const float* inp, const float* dout, std::size_t n) {
+  const fbatch s = simd::splat(kGeluS), c = simd::splat(kGeluC), c3 = simd::splat(3.0f * kGeluC),
+               half = simd::splat(0.5f), one = simd::splat(1.0f);
+  std::size_t i = 0;
+  for (; i + W <= n; i += W) {
+    const fbatch x = simd::load(inp + i);
+    const fbatch x2 = x * x;
+    const fbatch t = tanh_batch(s * simd::fma(c * x, x2, x));
+    const fbatch local = half * (one + t) + half * x * (one - t * t) * s * simd::fma(c3, x2, one);
+    simd::store(dinp + i, local * simd::load(dout + i));
+  }
+  for (; i < n; ++i) {
+    const float x = inp[i];
+    const float t = tanh_scalar(kGeluS * (x + kGeluC * x * x * x));
+    const float local = 0.5f * (1.0f + t) + 0.5f * x * (1.0f - t * t) * kGeluS * (1.0f + 3.0f * kGeluC * x * x);
+    dinp[i] = local * dout[i];
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Residual
+
+void residual_forward(float* out, const float* a, const float* b, std::size_t n) {
+  std::size_t i = 0;
+  for (; i + W <= n; i += W) simd::store(out + i, simd::load(a + i) + simd::load(b + i));
+  for (; i < n; ++i) out[i] = a[i] + b[i];
+}
+
+// ---------------------------------------------------------------------------
+// Cross-entropy: loss_n = -log softmax(logits_n)[target_n] on scored rows.
+
+CrossEntropySums crossentropy_forward(float* probs, const float* logits, const int32_t* targets, int N, int V) {
+  CrossEntropySums r;
+  for (int n = 0; n < N; ++n) {
+    const int32_t t = targets[n];
+    if (t < 0) continue;
+    const float* l = logits + static_cast<idx>(n) * V;
+    float* p = probs + static_cast<idx>(n) * V;
+    float mx = l[0];
+    int arg = 0;
+    for (int v = 1; v < V; ++v)
+      if (l[v] > mx) {
+        mx = l[v];
+        arg = v;
+      }
+    double z = 0.0;
+    for (int v = 0; v < V; ++v) {
+      p[v] = std::exp(l[v] - mx);
+      z += p[v];
+    }
+    const float inv = static_cast<float>(1.0 / z);
+    for (int v = 0; v < V; ++v) p[v] *= inv;
+    r.loss += std::log(z) - static_cast<double>(l[t] - mx);
+    r.scored += 1;
+    r.correct += (arg == t) ? 1 : 0;
+  }
+  return r;
+}
+
+void crossentropy_backward(float* dlogits, const float* probs, const int32_t* targets, int N, int V, float scale) {
+  for (int n = 0; n < N; ++n) {
+    const int32_t t = targets[n];
+    float* d = dlogits + static_cast<idx>(n) * V;
+    if (t < 0) {
+      std::memset(d, 0, sizeof(float) * V);
+      continue;
+    }
+    const float* p = probs + static_cast<idx>(n) * V;
+    for (int v = 0; v < V; ++v) d[v] = p[v] * scale;
+    d[t] -= scale;
+  }
+}
+
+}  // namespace posenc::layers

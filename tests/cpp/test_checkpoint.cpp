@@ -1,0 +1,198 @@
+// Checkpoints: round trip, and every kind of damaged input gives a posenc::Error
+// (RangeError) with a clear message, never a crash or an out-of-bounds read.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "posenc/checkpoint.hpp"
+#include "posenc/error.hpp"
+#include "posenc/model.hpp"
+#include "posenc/rng.hpp"
+
+namespace {
+
+using posenc::Encoding;
+using posenc::Model;
+using posenc::ModelConfig;
+
+ModelConfig config_for(Encoding e) {
+  ModelConfig c;
+  c.encoding = e;
+  c.layers = 2;
+  c.heads = 2;
+  c.d_model = 8;
+  c.vocab_size = 9;
+  c.max_length = 10;
+  c.seed = 99;
+  c.rope_layout = posenc::RopeLayout::Interleaved;
+  c.rotary_dim = 2;
+  c.rope_base = 500.0;
+  c.t5_num_buckets = 6;
+  c.t5_max_distance = 20;
+  c.shaw_k = 3;
+  c.learned_policy = posenc::OutOfRange::Zero;
+  return c;
+}
+
+std::string load_error(const std::vector<uint8_t>& bytes) {
+  try {
+    posenc::load_checkpoint(bytes.data(), bytes.size());
+  } catch (const posenc::Error& e) {
+    EXPECT_EQ(e.kind(), posenc::ErrorKind::Range);
+    return e.what();
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << "not a posenc::Error: " << e.what();
+    return "";
+  }
+  return "";  // loaded
+}
+
+void put_u32(std::vector<uint8_t>& b, std::size_t at, uint32_t v) {
+  for (int i = 0; i < 4; ++i) b[at + i] = static_cast<uint8_t>(v >> (8 * i));
+}
+void put_u64(std::vector<uint8_t>& b, std::size_t at, uint64_t v) {
+  for (int i = 0; i < 8; ++i) b[at + i] = static_cast<uint8_t>(v >> (8 * i));
+}
+// Rewrites the trailing checksum so that only the intended defect remains.
+void reseal(std::vector<uint8_t>& b) { put_u64(b, b.size() - 8, posenc::fnv1a64(b.data(), b.size() - 8)); }
+
+Model trained_model(Encoding e) {
+  Model m(config_for(e));
+  posenc::Rng r(1);
+  std::vector<int32_t> tok(2 * 7);
+  for (auto& t : tok) t = static_cast<int32_t>(r.below(9));
+  for (int s = 0; s < 3; ++s) m.train_step(tok.data(), tok.data(), 2, 7, 1e-2f);
+  return m;
+}
+
+TEST(model_checkpoint, RoundTripGivesIdenticalLogitsForEveryEncoding) {
+  for (Encoding e : {Encoding::None, Encoding::Sinusoidal, Encoding::Learned, Encoding::T5, Encoding::Alibi,
+                     Encoding::Rope, Encoding::Shaw}) {
+    Model m = trained_model(e);
+    const std::vector<uint8_t> bytes = posenc::save_checkpoint(m);
+    EXPECT_EQ(bytes.size(), 100 + 4 * m.num_parameters());
+    EXPECT_EQ(std::memcmp(bytes.data(), "PSNC", 4), 0);
+    Model loaded = posenc::load_checkpoint(bytes.data(), bytes.size());
+    const ModelConfig& a = m.config();
+    const ModelConfig& b = loaded.config();
+    EXPECT_EQ(b.encoding, a.encoding);
+    EXPECT_EQ(b.layers, a.layers);
+    EXPECT_EQ(b.heads, a.heads);
+    EXPECT_EQ(b.d_model, a.d_model);
+    EXPECT_EQ(b.vocab_size, a.vocab_size);
+    EXPECT_EQ(b.max_length, a.max_length);
+    EXPECT_EQ(b.seed, a.seed);
+    EXPECT_EQ(b.rope_layout, a.rope_layout);
+    EXPECT_EQ(b.rope_base, a.rope_base);
+    EXPECT_EQ(b.rotary_dim, a.rotary_dim);
+    EXPECT_EQ(b.t5_num_buckets, a.t5_num_buckets);
+    EXPECT_EQ(b.t5_max_distance, a.t5_max_distance);
+    EXPECT_EQ(b.shaw_k, a.shaw_k);
+    EXPECT_EQ(b.learned_policy, a.learned_policy);
+    EXPECT_EQ(loaded.trained_length(), 7);
+    ASSERT_EQ(loaded.num_parameters(), m.num_parameters());
+    EXPECT_EQ(std::memcmp(loaded.parameters(), m.parameters(), 4 * m.num_parameters()), 0);
+    // identical logits, also past max_length
+    std::vector<int32_t> tok(13);
+    for (int i = 0; i < 13; ++i) tok[i] = (i * 5) % 9;
+    const std::vector<float> la(m.forward(tok.data(), 1, 13), m.forward(tok.data(), 1, 13) + 13 * 9);
+    const float* lb = loaded.forward(tok.data(), 1, 13);
+    for (int i = 0; i < 13 * 9; ++i) ASSERT_EQ(la[i], lb[i]) << posenc::encoding_name(e);
+    EXPECT_EQ(posenc::read_checkpoint_config(bytes.data(), bytes.size()).encoding, e);
+    // saving the loaded model gives the same bytes
+    EXPECT_EQ(posenc::save_checkpoint(loaded), bytes);
+  }
+}
+
+TEST(model_checkpoint, TruncatedAtEveryLength) {
+  const std::vector<uint8_t> bytes = posenc::save_checkpoint(trained_model(Encoding::Rope));
+  for (std::size_t n = 0; n < bytes.size(); ++n) {
+    const std::vector<uint8_t> cut(bytes.begin(), bytes.begin() + n);
+    const std::string msg = load_error(cut);
+    ASSERT_FALSE(msg.empty()) << "a checkpoint cut to " << n << " bytes loaded";
+    // Past the magic every cut is reported as truncation.
+    if (n >= 4) ASSERT_NE(msg.find("truncated"), std::string::npos) << n << ": " << msg;
+  }
+  EXPECT_NE(load_error({}).find("truncated"), std::string::npos);
+  EXPECT_THROW(posenc::load_checkpoint(nullptr, 0), posenc::Error);
+}
+
+TEST(model_checkpoint, EveryFlippedBitIsDetected) {
+  const std::vector<uint8_t> bytes = posenc::save_checkpoint(trained_model(Encoding::Shaw));
+  for (std::size_t i = 0; i < bytes.size(); ++i)
+    for (int bit = 0; bit < 8; bit += (i < 100 ? 1 : 3)) {  // every bit of the header, a sample of the rest
+      std::vector<uint8_t> b = bytes;
+      b[i] ^= static_cast<uint8_t>(1u << bit);
+      ASSERT_FALSE(load_error(b).empty()) << "flipping bit " << bit << " of byte " << i << " went unnoticed";
+    }
+  std::vector<uint8_t> b = bytes;
+  b[200] ^= 0x10;
+  EXPECT_EQ(load_error(b), "checkpoint checksum mismatch: the file is corrupted");
+}
+
+TEST(model_checkpoint, ClearMessages) {
+  const std::vector<uint8_t> good = posenc::save_checkpoint(trained_model(Encoding::T5));
+  {
+    std::vector<uint8_t> b = good;
+    b[0] = 'X';
+    EXPECT_EQ(load_error(b), "not a posenc checkpoint: bad magic (expected \"PSNC\")");
+  }
+  {
+    std::vector<uint8_t> b = good;
+    put_u32(b, 4, 2);
+    EXPECT_EQ(load_error(b), "checkpoint version 2 is not supported (this build reads version 1)");
+    put_u32(b, 4, 0);
+    EXPECT_EQ(load_error(b), "checkpoint version 0 is not supported (this build reads version 1)");
+  }
+  {
+    // invalid config with a valid checksum: heads = 3 does not divide d_model = 8
+    std::vector<uint8_t> b = good;
+    put_u32(b, 12 + 8, 3);
+    reseal(b);
+    EXPECT_EQ(load_error(b).rfind("checkpoint config is invalid: dModel must be divisible by heads", 0), 0u)
+        << load_error(b);
+    // unknown encoding
+    b = good;
+    put_u32(b, 12, 77);
+    reseal(b);
+    EXPECT_NE(load_error(b).find("config is invalid: encoding"), std::string::npos) << load_error(b);
+  }
+  {
+    // config and data disagree: vocab 10 needs more parameters than stored (valid checksum)
+    std::vector<uint8_t> b = good;
+    put_u32(b, 12 + 20, 10);
+    reseal(b);
+    EXPECT_NE(load_error(b).find("parameters, but its config needs"), std::string::npos) << load_error(b);
+  }
+  {
+    // parameter count that does not match the file size
+    std::vector<uint8_t> b = good;
+    put_u64(b, 84, 3);
+    EXPECT_NE(load_error(b).find("size mismatch"), std::string::npos) << load_error(b);
+    put_u64(b, 84, ~0ull);  // absurd count: no overflow, reported as truncated
+    EXPECT_NE(load_error(b).find("truncated"), std::string::npos) << load_error(b);
+  }
+  {
+    // trailing bytes
+    std::vector<uint8_t> b = good;
+    b.push_back(0);
+    EXPECT_NE(load_error(b).find("size mismatch"), std::string::npos) << load_error(b);
+  }
+  {
+    std::vector<uint8_t> b = good;
+    put_u32(b, 8, 64);
+    EXPECT_NE(load_error(b).find("config block"), std::string::npos) << load_error(b);
+  }
+}
+
+TEST(model_checkpoint, Fnv1a64KnownValues) {
+  EXPECT_EQ(posenc::fnv1a64(nullptr, 0), 14695981039346656037ull);
+  const uint8_t a[] = {'a'};
+  EXPECT_EQ(posenc::fnv1a64(a, 1), 0xaf63dc4c8601ec8cull);
+  const uint8_t foobar[] = {'f', 'o', 'o', 'b', 'a', 'r'};
+  EXPECT_EQ(posenc::fnv1a64(foobar, 6), 0x85944171f73967e8ull);
+}
+
+}  // namespace

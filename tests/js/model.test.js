@@ -1,0 +1,138 @@
+// The tiny transformer through the JS API, in Node: training lowers the loss,
+// results are deterministic, checkpoints round-trip, errors are clear.
+import { loadPosenc, ENCODINGS } from '../../web/lib/index.js';
+
+let pe;
+beforeAll(async () => {
+  pe = await loadPosenc();
+});
+
+const small = (encoding, extra = {}) => ({ encoding, layers: 2, heads: 2, dModel: 32, vocabSize: 11, maxLength: 16, seed: 7, ...extra });
+
+test('training on the copy task lowers the loss, for every encoding', async () => {
+  const accuracy = {};
+  for (const encoding of ENCODINGS) {
+    const model = pe.createModel(small(encoding));
+    const losses = [];
+    const result = await pe.train(model, { task: 'copy', symbols: 8, steps: 300, batch: 8, length: 16, lr: 1e-2, progressEvery: 1,
+      onProgress: (p) => losses.push(p.loss) });
+    expect(result.steps).toBe(300);
+    const mean = (a) => a.reduce((x, y) => x + y) / a.length;
+    const first = mean(losses.slice(0, 5)), last = mean(losses.slice(-10));
+    expect(Number.isFinite(last)).toBe(true);
+    expect(last).toBeLessThan(first * 0.85);
+    accuracy[encoding] = result.accuracy;
+    model.delete();
+  }
+  // Encodings that let a query find its source position learn to copy in 300 steps at this size.
+  for (const encoding of ['learned', 't5', 'rope', 'shaw']) expect(accuracy[encoding]).toBeGreaterThan(0.9);
+});
+
+test('same seed and config give identical weights; another seed does not', async () => {
+  const run = async (seed) => {
+    const m = pe.createModel(small('rope', { seed }));
+    await pe.train(m, { steps: 5, batch: 4, length: 16, seed: 3 });
+    const bytes = m.save();
+    m.delete();
+    return bytes;
+  };
+  const [a, b, c] = [await run(1), await run(1), await run(2)];
+  expect(Buffer.compare(a, b)).toBe(0);
+  expect(Buffer.compare(a, c)).not.toBe(0);
+});
+
+test('forward returns logits and attention maps of the right shape, rows summing to 1', () => {
+  const m = pe.createModel(small('alibi'));
+  const T = 12;
+  const tokens = Int32Array.from({ length: T }, (_, i) => 3 + (i % 8));
+  const { logits, attention } = m.forward(tokens, { length: T, attention: true });
+  expect(logits.length).toBe(T * 11);
+  expect(attention.length).toBe(2 * 2 * T * T);
+  for (let row = 0; row < 2 * 2 * T; row++) {
+    const i = row % T;
+    let sum = 0;
+    for (let j = 0; j < T; j++) {
+      const p = attention[row * T + j];
+      if (j > i) expect(p).toBe(0);
+      sum += p;
+    }
+    expect(sum).toBeCloseTo(1, 5);
+  }
+  expect(m.forward(tokens, { length: T }).attention).toBeNull();
+  m.delete();
+});
+
+test('checkpoints round-trip, and bad ones give clear errors', () => {
+  const m = pe.createModel(small('t5'));
+  const bytes = m.save();
+  const copy = pe.loadModel(bytes);
+  expect(copy.config).toEqual(m.config);
+  const tokens = Int32Array.from({ length: 10 }, (_, i) => 3 + (i % 5));
+  expect(Array.from(copy.forward(tokens, { length: 10 }).logits)).toEqual(Array.from(m.forward(tokens, { length: 10 }).logits));
+  expect(() => pe.loadModel(bytes.slice(0, 50))).toThrow(RangeError);
+  const flipped = bytes.slice();
+  flipped[200] ^= 0x10;
+  expect(() => pe.loadModel(flipped)).toThrow(/checksum/);
+  const version = bytes.slice();
+  version[4] = 9;
+  expect(() => pe.loadModel(version)).toThrow(/version/);
+  expect(() => pe.loadModel('nope')).toThrow(TypeError);
+  m.delete();
+  copy.delete();
+});
+
+test('bad model input is a TypeError or RangeError naming the argument', () => {
+  expect(() => pe.createModel({ encoding: 'rotary', vocabSize: 10 })).toThrow(/encoding/);
+  expect(() => pe.createModel({ encoding: 'rope', vocabSize: 10, heads: 3, dModel: 32 })).toThrow(/heads|dModel/);
+  expect(() => pe.createModel({ encoding: 'rope' })).toThrow(/vocabSize/);
+  const m = pe.createModel(small('learned'));
+  expect(() => m.forward(new Int32Array(20).fill(3), { length: 20 })).toThrow(/maxLength|learned|past/);
+  expect(() => m.trainStep(new Int32Array(16).fill(99), new Int32Array(16), { length: 16 })).toThrow(/tokens\[0\]/);
+  expect(() => m.forward([3, 4], { length: 2, ropeScaling: { rope_type: 'linear', factor: 2 } })).toThrow(/rope/);
+  m.delete();
+  expect(() => m.forward([3], { length: 1 })).toThrow(/deleted/);
+});
+
+test('learned models report the positions they never trained', async () => {
+  const m = pe.createModel(small('learned', { maxLength: 16, learnedPolicy: 'clamp' }));
+  await pe.train(m, { steps: 2, batch: 2, length: 8 });
+  const status = m.positionStatus(20);
+  expect(Array.from(status.subarray(0, 8))).toEqual(new Array(8).fill(0));
+  expect(status[10]).toBe(1);
+  expect(status[18]).toBe(2);
+  m.delete();
+});
+
+test('RoPE scaling at evaluation time changes attention without retraining', () => {
+  const m = pe.createModel(small('rope'));
+  const tokens = Int32Array.from({ length: 16 }, (_, i) => 3 + (i % 8));
+  const plain = m.forward(tokens, { length: 16, attention: true }).attention;
+  const same = m.forward(tokens, { length: 16, attention: true, ropeScaling: { rope_type: 'linear', factor: 1 } }).attention;
+  const pi = m.forward(tokens, { length: 16, attention: true, ropeScaling: { rope_type: 'linear', factor: 4 } }).attention;
+  expect(Array.from(same)).toEqual(Array.from(plain));
+  expect(Math.max(...pi.map((x, i) => Math.abs(x - plain[i])))).toBeGreaterThan(1e-4);
+  m.delete();
+});
+
+test('training can be cancelled between steps', async () => {
+  const m = pe.createModel(small('none'));
+  const controller = new AbortController();
+  const result = await pe.train(m, { steps: 1000, batch: 2, length: 16, progressEvery: 1,
+    onProgress: (p) => p.step === 3 && controller.abort(), signal: controller.signal });
+  expect(result.stopped).toBe(true);
+  expect(result.steps).toBe(3);
+  m.delete();
+});
+
+test('1,000 create / train step / delete cycles leave the heap flat', () => {
+  const tokens = new Int32Array(16).fill(4), targets = new Int32Array(16).fill(5);
+  const cycle = () => {
+    const m = pe.createModel(small('rope'));
+    m.trainStep(tokens, targets, { length: 16, lr: 1e-3 });
+    m.delete();
+  };
+  for (let i = 0; i < 20; i++) cycle();
+  const before = pe.heapBytes();
+  for (let i = 0; i < 1000; i++) cycle();
+  expect(pe.heapBytes()).toBeLessThanOrEqual(before + 64 * 1024);
+});

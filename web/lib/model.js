@@ -1,0 +1,201 @@
+// The tiny transformer: create, train, evaluate, save and load, on top of
+// the wasm module. A Model owns one C++ object; call delete() when done (a
+// FinalizationRegistry frees forgotten ones and says so once).
+import * as v from './validate.js';
+import { scope, check } from './memory.js';
+import { normaliseScaling } from './scaling.js';
+
+export const ENCODINGS = ['none', 'sinusoidal', 'learned', 't5', 'alibi', 'rope', 'shaw'];
+const LAYOUTS = ['interleaved', 'half'];
+const POLICIES = ['error', 'clamp', 'zero'];
+const MAX_T = 16384;
+const CONFIG_KEYS = ['encoding', 'layers', 'heads', 'dModel', 'mlpRatio', 'vocabSize', 'maxLength', 'seed', 'ropeLayout',
+  'ropeBase', 'rotaryDim', 't5NumBuckets', 't5MaxDistance', 'shawK', 'learnedPolicy'];
+
+// JS config -> the int32 slots of bindings_model.cpp (same order).
+function configSlots(o) {
+  return Int32Array.of(
+    ENCODINGS.indexOf(v.oneOf('encoding', o.encoding ?? 'rope', ENCODINGS)),
+    v.integer('layers', o.layers ?? 2, 1, 64),
+    v.integer('heads', o.heads ?? 4, 1, 64),
+    v.integer('dModel', o.dModel ?? 64, 2, 4096),
+    v.integer('mlpRatio', o.mlpRatio ?? 4, 1, 16),
+    v.integer('vocabSize', o.vocabSize, 2, 65536),
+    v.integer('maxLength', o.maxLength ?? 64, 1, 65536),
+    LAYOUTS.indexOf(v.oneOf('ropeLayout', o.ropeLayout ?? 'half', LAYOUTS)),
+    v.integer('rotaryDim', o.rotaryDim ?? 0, 0, 4096),
+    v.integer('t5NumBuckets', o.t5NumBuckets ?? 32, 2, 1 << 16),
+    v.integer('t5MaxDistance', o.t5MaxDistance ?? 128, 1, 1 << 24),
+    v.integer('shawK', o.shawK ?? 16, 0, 4096),
+    POLICIES.indexOf(v.oneOf('learnedPolicy', o.learnedPolicy ?? 'error', POLICIES)),
+  );
+}
+
+function configFromSlots(s, f) {
+  return {
+    encoding: ENCODINGS[s[0]], layers: s[1], heads: s[2], dModel: s[3], mlpRatio: s[4], vocabSize: s[5],
+    maxLength: s[6], ropeLayout: LAYOUTS[s[7]], rotaryDim: s[8], t5NumBuckets: s[9], t5MaxDistance: s[10],
+    shawK: s[11], learnedPolicy: POLICIES[s[12]], ropeBase: f[0], seed: f[1],
+  };
+}
+
+export function createModelApi(mod) {
+  const registry = new FinalizationRegistry((handle) => {
+    mod.modelDelete(handle);
+    if (!registry.warned) {
+      registry.warned = true;
+      console.warn('posenc: a Model was garbage-collected without delete(); its memory was freed. Call model.delete() when done.');
+    }
+  });
+
+  const readHandle = (m, p) => mod.HEAPU32[p / 4];
+
+  class Model {
+    #handle;
+    #config;
+    constructor(handle) {
+      this.#handle = handle;
+      registry.register(this, handle, this);
+      this.#config = scope(mod, (m) => {
+        const s = m.put('i32', 13), f = m.put('f64', 2);
+        check(mod, mod.modelConfig(handle, s, f));
+        return Object.freeze(configFromSlots(m.take('i32', s, 13), m.take('f64', f, 2)));
+      });
+      /** Loss, accuracy and gradient norm of the last trainStep. */
+      this.lastStep = null;
+    }
+
+    #live() {
+      if (!this.#handle) throw new TypeError('this Model has been deleted');
+      return this.#handle;
+    }
+
+    get config() { return this.#config; }
+    get numParameters() { return mod.modelNumParameters(this.#live()); }
+    /** AdamW updates done so far. */
+    get step() { return mod.modelStep(this.#live()); }
+    /** The longest sequence length trained on (0 before training). */
+    get trainedLength() { return mod.modelTrainedLength(this.#live()); }
+
+    #batchArgs(tokens, targets, opts, what) {
+      const o = v.options(`${what} options`, opts);
+      const batch = v.integer('batch', o.batch ?? 1, 1, 4096);
+      const length = v.integer('length', o.length, 1, MAX_T);
+      const n = v.elementBudget(`${what}(batch*length)`, batch * length);
+      v.intArray('tokens', tokens, n, 0, this.#config.vocabSize - 1);
+      if (targets !== null) v.intArray('targets', targets, n, -1, this.#config.vocabSize - 1);
+      return { o, batch, length, n };
+    }
+
+    /** One AdamW step on a batch. Returns the loss before the update. */
+    trainStep(tokens, targets, opts) {
+      const h = this.#live();
+      const { o, batch, length, n } = this.#batchArgs(tokens, targets, opts, 'trainStep');
+      v.knownKeys('trainStep options', o, ['batch', 'length', 'lr']);
+      const lr = v.number('lr', o.lr ?? 1e-3, { min: 0, max: 10 });
+      const r = scope(mod, (m) => {
+        const pt = m.put('i32', n, tokens), pg = m.put('i32', n, targets), out = m.put('f64', 7);
+        check(mod, mod.modelTrainStep(h, pt, pg, batch, length, lr, out));
+        return m.take('f64', out, 5);
+      });
+      this.lastStep = { loss: r[0], accuracy: r[1], scored: r[2], gradNorm: r[4] };
+      return r[0];
+    }
+
+    #run(tokens, targets, opts, what, keys) {
+      const h = this.#live();
+      const { o, batch, length, n } = this.#batchArgs(tokens, targets, opts, what);
+      v.knownKeys(`${what} options`, o, keys);
+      const wantAttention = v.boolean('attention', o.attention ?? false);
+      const cfg = this.#config;
+      if (wantAttention) v.elementBudget('attention maps (layers*heads*length^2)', cfg.layers * cfg.heads * length * length);
+      const scaling = o.ropeScaling === undefined ? null : normaliseScaling(o.ropeScaling, (cfg.rotaryDim || cfg.dModel / cfg.heads) / 2);
+      if (scaling && cfg.encoding !== 'rope') throw new RangeError(`ropeScaling only applies to a 'rope' model (this one is '${cfg.encoding}')`);
+      return scope(mod, (m) => {
+        const pt = m.put('i32', n, tokens), pg = targets === null ? 0 : m.put('i32', n, targets), out = m.put('f64', 7);
+        const ps = scaling ? m.put('f64', scaling.slots.length, scaling.slots) : 0;
+        const lf = scaling?.longFactor ? m.put('f64', scaling.longFactor.length, scaling.longFactor) : 0;
+        const sf = scaling?.shortFactor ? m.put('f64', scaling.shortFactor.length, scaling.shortFactor) : 0;
+        const count = scaling?.longFactor?.length ?? scaling?.shortFactor?.length ?? 0;
+        check(mod, mod.modelForward(h, pt, pg, batch, length, ps, lf, sf, count, wantAttention, out));
+        const r = m.take('f64', out, 7);
+        const maps = r[6] ? m.take('f32', r[6], cfg.layers * cfg.heads * length * length) : null;
+        const logits = r[5] ? m.take('f32', r[5], n * cfg.vocabSize) : null;
+        return { r, maps, logits };
+      });
+    }
+
+    /** Logits [batch, length, vocab] and, with attention: true, the maps [layers, heads, length, length] of sequence 0. */
+    forward(tokens, opts) {
+      const { logits, maps } = this.#run(tokens, null, opts, 'forward', ['batch', 'length', 'attention', 'ropeScaling']);
+      return { logits, attention: maps };
+    }
+
+    /** Mean loss and accuracy over scored targets (-1 = not scored). */
+    evaluate(tokens, targets, opts) {
+      const { r, maps } = this.#run(tokens, targets, opts, 'evaluate', ['batch', 'length', 'attention', 'ropeScaling']);
+      return { loss: r[0], accuracy: r[1], scored: r[2], correct: r[3], attention: maps };
+    }
+
+    /** Per position 0..length-1: 0 trained, 1 never trained, 2 past the learned table. */
+    positionStatus(length) {
+      const h = this.#live();
+      v.integer('length', length, 0, MAX_T);
+      return scope(mod, (m) => {
+        const out = m.put('i32', Math.ceil(length / 4));
+        check(mod, mod.modelPositionStatus(h, length, out));
+        return mod.HEAPU8.slice(out, out + length);
+      });
+    }
+
+    /** A checkpoint: header, config, weights and checksum. */
+    save() {
+      const h = this.#live();
+      return scope(mod, (m) => {
+        const out = m.put('i32', 2);
+        check(mod, mod.modelSave(h, out, out + 4));
+        const address = mod.HEAPU32[out / 4], size = mod.HEAPU32[out / 4 + 1];
+        const bytes = mod.HEAPU8.slice(address, address + size);
+        mod._free(address);
+        return bytes;
+      });
+    }
+
+    /** Frees the C++ model. Safe to call twice. */
+    delete() {
+      if (!this.#handle) return;
+      registry.unregister(this);
+      mod.modelDelete(this.#handle);
+      this.#handle = 0;
+    }
+  }
+
+  function newHandle(fill) {
+    return scope(mod, (m) => {
+      const out = m.put('i32', 1);
+      fill(m, out);
+      return readHandle(m, out);
+    });
+  }
+
+  function createModel(opts) {
+    const o = v.options('createModel options', opts);
+    v.knownKeys('createModel options', o, CONFIG_KEYS);
+    const slots = configSlots(o);
+    const ropeBase = v.number('ropeBase', o.ropeBase ?? 10000, { min: 1, minExclusive: true });
+    const seed = v.integer('seed', o.seed ?? 1, 0, Number.MAX_SAFE_INTEGER);
+    return new Model(newHandle((m, out) => check(mod, mod.modelCreate(m.put('i32', slots.length, slots), ropeBase, seed, out))));
+  }
+
+  function loadModel(bytes) {
+    if (bytes instanceof ArrayBuffer) bytes = new Uint8Array(bytes);
+    if (!(bytes instanceof Uint8Array)) throw new TypeError(`bytes must be a Uint8Array or ArrayBuffer (got ${typeof bytes})`);
+    return new Model(newHandle((m, out) => {
+      const p = m.put('i32', Math.ceil(bytes.length / 4));
+      mod.HEAPU8.set(bytes, p);
+      check(mod, mod.modelLoad(p, bytes.length, out));
+    }));
+  }
+
+  return { createModel, loadModel, Model };
+}

@@ -1,0 +1,55 @@
+// A training loop over a task: warmup + cosine learning rate, progress
+// reports, and cancellation between steps (an AbortSignal). It yields to the
+// event loop every ~50 ms so a page or Worker stays responsive.
+import * as v from './validate.js';
+
+const yieldToEventLoop = () => new Promise((resolve) => setTimeout(resolve, 0));
+
+export function createTrainer(mod, { createTask }) {
+  /**
+   * @returns {Promise<{steps, loss, accuracy, seconds, stopped}>}
+   */
+  async function train(model, opts) {
+    const o = v.options('train options', opts);
+    v.knownKeys('train options', o, ['task', 'symbols', 'variableLength', 'seed', 'steps', 'batch', 'length', 'lr', 'minLr',
+      'warmup', 'onProgress', 'signal', 'progressEvery', 'targetAccuracy']);
+    const steps = v.integer('steps', o.steps ?? 500, 1, 1e7);
+    const batch = v.integer('batch', o.batch ?? 16, 1, 4096);
+    const length = v.integer('length', o.length ?? model.config.maxLength, 1, 16384);
+    const lr = v.number('lr', o.lr ?? 3e-3, { min: 0, max: 10 });
+    const minLr = v.number('minLr', o.minLr ?? lr / 10, { min: 0, max: lr });
+    const warmup = v.integer('warmup', o.warmup ?? Math.min(50, Math.floor(steps / 10)), 0, steps);
+    const progressEvery = v.integer('progressEvery', o.progressEvery ?? 10, 1, 1e7);
+    const target = o.targetAccuracy === undefined ? null : v.number('targetAccuracy', o.targetAccuracy, { min: 0, max: 1 });
+    if (o.onProgress !== undefined && typeof o.onProgress !== 'function') throw new TypeError('onProgress must be a function');
+    const task = createTask({ task: o.task, symbols: o.symbols, variableLength: o.variableLength, seed: o.seed ?? 1 });
+    const t0 = performance.now();
+    let last = performance.now(), step = 0, loss = NaN, accuracy = NaN, stopped = false;
+    try {
+      for (; step < steps; step++) {
+        if (o.signal?.aborted) {
+          stopped = true;
+          break;
+        }
+        const { tokens, targets } = task.sample({ batch, length });
+        loss = model.trainStep(tokens, targets, { batch, length, lr: mod.lrAt(step, steps, warmup, lr, minLr) });
+        accuracy = model.lastStep.accuracy;
+        const done = step + 1 === steps || (target !== null && accuracy >= target);
+        if (o.onProgress && ((step + 1) % progressEvery === 0 || done))
+          o.onProgress({ step: step + 1, steps, loss, accuracy, seconds: (performance.now() - t0) / 1000 });
+        if (target !== null && accuracy >= target) {
+          step++;
+          break;
+        }
+        if (performance.now() - last > 50) {
+          await yieldToEventLoop();
+          last = performance.now();
+        }
+      }
+    } finally {
+      task.delete();
+    }
+    return { steps: step, loss, accuracy, seconds: (performance.now() - t0) / 1000, stopped };
+  }
+  return { train };
+}
