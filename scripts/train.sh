@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# `npm run train`: trains every encoding on every task natively (build/native/posenc_train),
+# writes web/checkpoints/*.ckpt and docs/results.json, then docs/results.md and docs/figures/.
+# Extra arguments go to posenc_train (e.g. --quick, --seeds 1, --tasks copy).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh all
+start=$(date +%s)
+build/native/posenc_train --out . "$@"
+node scripts/results-md.js
+node scripts/figures.js
+echo "posenc: npm run train took $(( $(date +%s) - start )) s"
