@@ -2,6 +2,7 @@
 // imports, with the right MIME types for .wasm and .mjs, on localhost.
 import http from 'node:http';
 import sirv from 'sirv';
+import { existsSync, readdirSync } from 'node:fs';
 
 const root = new URL('..', import.meta.url).pathname;
 const port = Number(process.env.PORT ?? 8080);
@@ -23,6 +24,14 @@ export function createServer() {
     if (req.url === '/' || req.url.startsWith('/?')) {
       res.writeHead(302, { Location: `/app/${req.url.slice(1)}` });
       return res.end();
+    }
+    if (req.url.split('?')[0] === '/checkpoints/index.json' && !existsSync(`${root}web/checkpoints/index.json`)) {
+      // The shipped checkpoints the page may load (an empty list when there are none yet).
+      const dir = `${root}web/checkpoints`;
+      const files = existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith('.ckpt')).sort() : [];
+      res.setHeader('Content-Type', 'application/json');
+      headers(res);
+      return res.end(JSON.stringify(files));
     }
     web(req, res, () => notFound(res));
   });

@@ -1,39 +1,18 @@
-// The first page served by `npm start`: it loads, draws every view from the
+// The page served by `npm start`: it loads, draws the encoding views from the
 // module (non-blank canvases), keeps its state in the URL, and logs no errors.
 import { useBrowser } from './harness.js';
+import { waitReady, waitSwept, canvasStats } from './page-helpers.js';
 import { mkdirSync } from 'node:fs';
 
 const browser = useBrowser();
 
-async function waitReady(page) {
-  for (let i = 0; i < 100; i++) {
-    if (await page.evaluate(() => document.body.dataset.ready === 'true')) return;
-    await page.waitForTimeout(100);
-  }
-  throw new Error(`page never became ready: ${await page.textContent('#status')}`);
-}
-
-// Distinct colours and non-background pixels in a canvas.
-const canvasStats = (page, selector) =>
-  page.$$eval(selector, (canvases) =>
-    canvases.map((c) => {
-      const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
-      const colours = new Set();
-      let painted = 0;
-      for (let i = 0; i < d.length; i += 4) {
-        if (d[i + 3] > 0) painted++;
-        colours.add((d[i] << 16) | (d[i + 1] << 8) | d[i + 2]);
-      }
-      return { painted: painted / (d.length / 4), colours: colours.size };
-    }));
-
-test('every view draws real content, with no console errors', async () => {
+test('every encoding view draws real content, with no console errors', async () => {
   const page = await browser.newPage();
   await page.setViewportSize({ width: 1000, height: 2400 });
-  await page.goto(`${browser.url}/`);
+  await page.goto(`${browser.url}/?play=0&steps=20&encodings=rope,alibi`);
   await waitReady(page);
-  const stats = await canvasStats(page, 'canvas');
-  expect(stats.length).toBeGreaterThanOrEqual(4 + 8); // sinusoid, clocks, offset, t5, 8 ALiBi heads
+  const stats = await canvasStats(page, '#sinusoid canvas, #rope canvas, #alibi canvas, #t5 canvas, #rope-scaling canvas.spectrum');
+  expect(stats.length).toBeGreaterThanOrEqual(5 + 8); // sinusoid, clocks, offset, t5, spectrum, 8 ALiBi heads
   for (const s of stats) {
     expect(s.painted).toBeGreaterThan(0.01);
     expect(s.colours).toBeGreaterThan(3);
@@ -42,6 +21,7 @@ test('every view draws real content, with no console errors', async () => {
   const [sin] = await canvasStats(page, '#sinusoid canvas');
   expect(sin.colours).toBeGreaterThan(100);
   expect(await page.textContent('#build')).toContain('simd');
+  await waitSwept(page);
   mkdirSync('docs', { recursive: true });
   await page.screenshot({ path: 'docs/first-page.png', fullPage: true });
   expect(page.errors).toEqual([]);
@@ -49,12 +29,14 @@ test('every view draws real content, with no console errors', async () => {
 
 test('state round-trips through the URL and bad values fall back to defaults', async () => {
   const page = await browser.newPage();
-  await page.goto(`${browser.url}/?alibiHeads=4&sinDim=9999&ropePos=%22%3E%3Cimg%20src%3Dx%3E`);
+  await page.goto(`${browser.url}/?play=0&steps=20&encodings=alibi&alibiHeads=4&sinDim=9999&ropePos=%22%3E%3Cimg%20src%3Dx%3E`);
   await waitReady(page);
   expect(await page.$$eval('#alibi canvas', (c) => c.length)).toBe(4);
   expect(await page.inputValue('input[name=sinDim]')).toBe('64');
+  expect(await page.inputValue('input[name=ropePos]')).toBe('10');
   await page.fill('input[name=alibiHeads]', '6');
   await page.dispatchEvent('input[name=alibiHeads]', 'input');
+  await page.waitForTimeout(300); // the URL is written after a short debounce
   expect(page.url()).toContain('alibiHeads=6');
   expect(await page.$$eval('#alibi canvas', (c) => c.length)).toBe(6);
   expect(page.errors).toEqual([]);

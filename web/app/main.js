@@ -1,21 +1,318 @@
-import { loadPosenc } from '../lib/index.js';
-import { readState, writeState } from './state.js';
+// The explorer: wires state (state.js, the URL), the sweep Worker (sweep-client.js),
+// the training Workers (trainer.js) and the views. The main thread only draws.
+import { loadPosenc, ENCODINGS, TASKS } from '../lib/index.js';
+import { interpolateViridis } from 'd3-scale-chromatic';
+import { readState, writeState, coerce, fixUp, SCHEMA } from './state.js';
+import { lutFor, clearCssCache } from './heatmap.js';
+import { createSweepClient } from './sweep-client.js';
+import { createSweepView, drawMapsCanvas } from './sweep-view.js';
+import { createTrainer } from './trainer.js';
+import { createTrainView } from './train-view.js';
+import { createPerf } from './perf.js';
+import { attachExports, exportView } from './export.js';
+import { NAMES } from './meta.js';
 import { drawSinusoid } from './views/sinusoid.js';
 import { drawClocks, drawOffsetCurve } from './views/rope.js';
 import { drawAlibi } from './views/alibi.js';
 import { drawT5 } from './views/t5.js';
+import { drawSpectrum } from './views/spectrum.js';
+import { drawRetrieval } from './views/retrieval.js';
 
 const $ = (sel) => document.querySelector(sel);
+const EXPERIMENT = ['task', 'seed', 'trainLength', 'layers', 'heads', 'dModel', 'steps'];
 const state = readState();
+const reducedMotion = matchMedia('(prefers-reduced-motion: reduce)').matches;
+if (reducedMotion && !new URLSearchParams(location.search).has('play')) state.play = false;
 
-function render(pe) {
+// ---------- lengths of the sweep ----------
+const maxLength = () => state.trainLength * state.sweepFactor;
+/** 32 evenly spaced lengths up to the sweep's end; they include 1x, 4x and 8x the training length. */
+const grid = () => Array.from({ length: 32 }, (_, k) => ((k + 1) * maxLength()) / 32);
+const snap = (T) => grid().reduce((best, g) => (g <= T ? g : best), grid()[0]);
+/** Lengths to compute, the one on screen first, then the others in order. */
+const ordered = () => {
+  const g = grid();
+  const i = Math.max(0, g.indexOf(state.length));
+  return [...g.slice(i), ...g.slice(0, i).reverse()];
+};
+
+function scalingObject(s = state) {
+  const orig = { original_max_position_embeddings: s.trainLength };
+  switch (s.ropeScaling) {
+    case 'linear': return { rope_type: 'linear', factor: s.factor };
+    case 'dynamic': return { rope_type: 'dynamic', factor: s.factor, ...orig, max_position_embeddings: s.trainLength };
+    case 'yarn': return { rope_type: 'yarn', factor: s.factor, ...orig, beta_fast: s.betaFast, beta_slow: s.betaSlow };
+    case 'llama3': return { rope_type: 'llama3', factor: s.factor, ...orig, low_freq_factor: s.lowFreq, high_freq_factor: s.highFreq };
+    default: return null;
+  }
+}
+
+// ---------- theme ----------
+function applyTheme() {
+  document.documentElement.dataset.theme = state.theme;
+}
+applyTheme();
+
+let pe = null;
+let dirty = true;
+let client, sweepView, trainer, trainView, perf;
+let urlTimer = 0;
+const saveUrl = () => {
+  clearTimeout(urlTimer);
+  urlTimer = setTimeout(() => writeState(state), 150);
+};
+
+function requestSweep(enc) {
+  if (!state.encodings.includes(enc)) return;
+  client.request(enc, { lengths: ordered(), scaling: enc === 'rope' ? validScaling() : null, layer: state.layer, head: state.head,
+    task: state.task, seed: state.seed });
+}
+const requestAll = () => state.encodings.forEach(requestSweep);
+
+// A scaling the core accepts, or null (the note under the spectrum says why).
+let scalingError = '';
+function validScaling() {
+  const sc = scalingObject();
+  if (!sc) return null;
+  try {
+    pe.ropeFrequencies({ dim: state.dModel / state.heads, scaling: sc, seqLen: maxLength() });
+    scalingError = '';
+    return sc;
+  } catch (e) {
+    scalingError = e.message;
+    return null;
+  }
+}
+
+// ---------- controls ----------
+function fillSelect(name, options) {
+  const sel = document.querySelector(`select[name=${name}]`);
+  sel.replaceChildren(...options.map(([value, label]) => new Option(label, String(value))));
+  sel.value = String(state[name]);
+}
+
+function syncControls() {
+  fillSelect('layer', Array.from({ length: state.layers }, (_, l) => [l, `${l + 1}`]));
+  fillSelect('head', [[-1, 'all'], ...Array.from({ length: state.heads }, (_, h) => [h, `${h + 1}`])]);
+  fillSelect('task', TASKS.map((t) => [t, t]));
+  for (const el of document.querySelectorAll('input[name], select[name]')) {
+    if (!(el.name in SCHEMA) || el.name === 'layer' || el.name === 'head' || el.name === 'task') continue;
+    if (el.type === 'checkbox') el.checked = !!state[el.name];
+    else el.value = String(state[el.name]);
+    const out = el.parentElement.querySelector('output');
+    if (out) out.value = el.value;
+  }
+  const scrub = document.querySelector('input[name=length]');
+  scrub.min = String(grid()[0]);
+  scrub.max = String(maxLength());
+  scrub.step = String(grid()[0]);
+  scrub.value = String(state.length);
+  updateLengthLabel();
+  for (const l of document.querySelectorAll('[data-for]')) l.hidden = l.dataset.for !== state.ropeScaling;
+  $('#play').textContent = state.play ? 'Pause' : 'Play';
+  $('#play').setAttribute('aria-pressed', String(state.play));
+  $('#perf-readout').hidden = !state.perf;
+  perf.visible = state.perf;
+}
+
+function updateLengthLabel() {
+  const x = state.length / state.trainLength;
+  $('#length-out').value = `T = ${state.length} (${Number.isInteger(x) ? x : x.toFixed(2)}× training)`;
+  const scrub = document.querySelector('input[name=length]');
+  if (scrub.value !== String(state.length)) scrub.value = String(state.length);
+  scrub.setAttribute('aria-valuetext', $('#length-out').value);
+}
+
+let t = state.length; // continuous sweep position
+function setLength(T, keepT = false) {
+  const L = snap(Math.max(grid()[0], Math.min(maxLength(), T)));
+  if (!keepT) t = L;
+  if (L !== state.length) {
+    state.length = L;
+    updateLengthLabel();
+    saveUrl();
+    dirty = true;
+  }
+}
+
+function setPlay(on) {
+  state.play = on;
+  if (on && state.length >= maxLength()) t = grid()[0] - 1e-9;
+  $('#play').textContent = on ? 'Pause' : 'Play';
+  $('#play').setAttribute('aria-pressed', String(on));
+  saveUrl();
+}
+
+const encodingViews = () => {
   drawSinusoid(pe, $('#sinusoid'), state);
   drawClocks(pe, $('#rope canvas.clocks'), state.ropePos);
   drawAlibi(pe, $('#alibi .grid'), state.alibiHeads);
+};
+
+function redrawSpectrum() {
+  const sc = validScaling();
+  const info = drawSpectrum(pe, $('#rope-scaling canvas.spectrum'), { headDim: state.dModel / state.heads, trainLength: state.trainLength,
+    maxLength: maxLength(), scaling: sc });
+  spectrumData = { ...info, scaling: sc };
+  $('#scaling-measured').textContent = scalingError ? `This setting is not valid: ${scalingError}` : '';
+  requestSweep('rope');
+  dirty = true;
+}
+let spectrumData = null;
+
+function onControl(name, el, apply = false) {
+  if (EXPERIMENT.includes(name) && !apply) return; // the experiment form is applied by "Retrain all"
+  const raw = el.type === 'checkbox' ? el.checked : el.value;
+  state[name] = coerce(name, raw);
+  const out = el.parentElement.querySelector('output');
+  if (out) out.value = String(state[name]);
+  if (EXPERIMENT.includes(name)) return;
+  fixUp(state);
+  saveUrl();
+  switch (name) {
+    case 'length': setLength(state.length); break;
+    case 'speed': break;
+    case 'layer': case 'head': client && requestAll(); dirty = true; break;
+    case 'sweepFactor': syncControls(); setLength(state.length); requestAll(); redrawSpectrum(); break;
+    case 'ropeScaling': case 'factor': case 'betaFast': case 'betaSlow': case 'lowFreq': case 'highFreq':
+      for (const l of document.querySelectorAll('[data-for]')) l.hidden = l.dataset.for !== state.ropeScaling;
+      redrawSpectrum();
+      break;
+    case 'theme': applyTheme(); clearCssCache(); sweepView.draw({ ...state }, grid(), true); redrawStatic(); break;
+    case 'perf': $('#perf-readout').hidden = !state.perf; perf.visible = state.perf; break;
+    default: encodingViews();
+  }
 }
 
+function redrawStatic() {
+  encodingViews();
+  drawOffsetCurve(pe, $('#rope canvas.offset'));
+  drawT5(pe, $('#t5 canvas'));
+  redrawSpectrum();
+  trainer && [...trainer.runs].forEach(([enc, r]) => trainView.update(enc, r));
+  dirty = true;
+}
+
+function bindControls() {
+  const experiment = $('#experiment');
+  for (const el of document.querySelectorAll('input[name], select[name]')) {
+    if (!(el.name in SCHEMA)) continue;
+    el.addEventListener(el.tagName === 'SELECT' || el.type === 'checkbox' || el.type === 'number' ? 'change' : 'input', () => onControl(el.name, el));
+  }
+  experiment.addEventListener('submit', (ev) => {
+    ev.preventDefault();
+    for (const name of EXPERIMENT) onControl(name, experiment.elements[name], true);
+    fixUp(state);
+    writeState(state);
+    startExperiment({ retrain: true });
+  });
+  $('#stop-all').addEventListener('click', () => trainer.stopAll());
+  $('#play').addEventListener('click', () => setPlay(!state.play));
+  // encodings shown
+  const box = document.createElement('fieldset');
+  box.className = 'controls encodings';
+  box.innerHTML = '<legend>rows</legend>';
+  for (const enc of ENCODINGS) {
+    const l = document.createElement('label');
+    l.innerHTML = `<input type="checkbox" value="${enc}"> ${NAMES[enc]}`;
+    const cb = l.querySelector('input');
+    cb.checked = state.encodings.includes(enc);
+    cb.addEventListener('change', () => {
+      const chosen = [...box.querySelectorAll('input:checked')].map((c) => c.value);
+      state.encodings = coerce('encodings', chosen.length ? chosen : [enc]);
+      if (!chosen.length) cb.checked = true;
+      saveUrl();
+      sweepView.build(state.encodings);
+      requestAll();
+      dirty = true;
+    });
+    box.append(l);
+  }
+  $('#sweep .keys').before(box);
+  // keyboard: space plays/pauses, arrows step the length (unless a control has focus)
+  document.addEventListener('keydown', (ev) => {
+    const tag = ev.target.tagName;
+    if (ev.altKey || ev.ctrlKey || ev.metaKey || ['INPUT', 'SELECT', 'TEXTAREA', 'BUTTON'].includes(tag)) return;
+    const step = grid()[0];
+    if (ev.key === ' ' || ev.key === 'k') setPlay(!state.play);
+    else if (ev.key === 'ArrowRight' || ev.key === '.') { setPlay(false); setLength(state.length + step); }
+    else if (ev.key === 'ArrowLeft' || ev.key === ',') { setPlay(false); setLength(state.length - step); }
+    else if (ev.key === 'Home') { setPlay(false); setLength(0); }
+    else if (ev.key === 'End') { setPlay(false); setLength(maxLength()); }
+    else return;
+    ev.preventDefault();
+  });
+  window.addEventListener('resize', () => { dirty = true; redrawStatic(); });
+}
+
+// ---------- experiment ----------
+function sourceLabel(source, enc) {
+  const r = trainer.runs.get(enc);
+  return { untrained: '(untrained)', training: `(training, step ${r?.step ?? 0})`, trained: `(trained ${r?.step} steps)`,
+    stopped: `(stopped at step ${r?.step})`, checkpoint: '(shipped checkpoint)' }[source] ?? '';
+}
+
+function startExperiment({ retrain = false } = {}) {
+  syncControls();
+  sweepView.build(state.encodings);
+  trainView.build(state.encodings);
+  setLength(state.length);
+  trainer.begin(state, state.encodings, { retrain });
+  redrawSpectrum();
+}
+
+// ---------- frame loop ----------
+const HOLD = 1.5; // seconds at the end of a sweep before it starts over
+let holdUntil = 0;
+function frame(now) {
+  const t0 = performance.now();
+  if (state.play) {
+    const dt = Math.min(0.1, (now - (frame.last || now)) / 1000);
+    if (holdUntil) {
+      if (now > holdUntil) { holdUntil = 0; t = grid()[0]; setLength(t); }
+    } else {
+      t += dt * state.speed * (maxLength() / 8); // a whole sweep in 8 s at speed 1
+      if (t >= maxLength()) { t = maxLength(); holdUntil = now + HOLD * 1000; }
+      setLength(t, true);
+    }
+  }
+  frame.last = now;
+  if (dirty) {
+    dirty = false;
+    const s = { ...state };
+    sweepView.draw(s, grid());
+    drawMapsCanvas($('#rope-scaling canvas.rope-live'), client.get('rope', s.length), s, 220, client.results('rope'));
+  }
+  perf.frame(now, performance.now() - t0);
+  requestAnimationFrame(frame);
+}
+
+// ---------- export data ----------
+function dataFor(view) {
+  const s = { ...state };
+  switch (view) {
+    case 'sweep':
+      return { state: s, lengths: grid(), encodings: Object.fromEntries(state.encodings.map((enc) => [enc,
+        client.results(enc).map((r) => ({ length: r.length, loss: r.loss, accuracy: r.accuracy, trainedLength: r.trainedLength,
+          positionStatus: Array.from(r.status) }))])) };
+    case 'train':
+      return { state: s, runs: Object.fromEntries([...trainer.runs].map(([enc, r]) => [enc, { status: r.status, step: r.step, steps: r.steps,
+        accuracy: r.accuracy, loss: r.losses }])) };
+    case 'rope-scaling': return { state: s, ...spectrumData, rope: client.results('rope').map((r) => ({ length: r.length, accuracy: r.accuracy, loss: r.loss })) };
+    case 'sinusoid': return { length: s.sinLength, dim: s.sinDim, values: Array.from(pe.sinusoidal({ length: s.sinLength, dim: s.sinDim })) };
+    case 'rope': return { position: s.ropePos, invFreq: Array.from(pe.ropeFrequencies({ dim: 32 }).invFreq) };
+    case 'alibi': return { heads: s.alibiHeads, slopes: Array.from(pe.alibiSlopes(s.alibiHeads)) };
+    case 't5': {
+      const rel = Array.from({ length: 321 }, (_, i) => i - 160);
+      return { relative: rel, bidirectional: Array.from(pe.t5Bucket(rel)), causal: Array.from(pe.t5Bucket(rel, { bidirectional: false })) };
+    }
+    case 'retrieval': return retrievalData;
+    default: return {};
+  }
+}
+let retrievalData = null;
+
 async function main() {
-  let pe;
   try {
     pe = await loadPosenc();
   } catch (e) {
@@ -25,21 +322,35 @@ async function main() {
   }
   $('#status').textContent = '';
   $('#build').textContent = `wasm build: ${pe.build} (${pe.simdArch})`;
-  for (const input of document.querySelectorAll('input[type=range]')) {
-    const out = input.parentElement.querySelector('output');
-    input.value = state[input.name];
-    out.value = input.value;
-    input.addEventListener('input', () => {
-      state[input.name] = Number(input.value);
-      out.value = input.value;
-      writeState(state);
-      render(pe);
-    });
-  }
-  render(pe);
-  drawOffsetCurve(pe, $('#rope canvas.offset'));
-  drawT5(pe, $('#t5 canvas'));
+  perf = createPerf($('#perf-readout'), () => `· cached maps ${client.cachedCount()} · training ${trainer.busy() ? 'busy' : 'idle'}`);
+  client = createSweepClient({
+    lut: lutFor(interpolateViridis),
+    onUpdate: () => { dirty = true; },
+    onError: (enc, message) => {
+      $('#status').textContent = `${enc ? NAMES[enc] : 'sweep'}: ${message}`;
+    },
+  });
+  sweepView = createSweepView($('#sweep-rows'), client);
+  trainView = createTrainView($('#train-rows'), { onStop: (enc) => trainer.stop(enc), onRetrain: (enc) => trainer.retrainOne(enc) });
+  trainer = createTrainer({
+    vocabSize: (task) => pe.taskInfo({ task, symbols: 8 }).vocabSize,
+    onModel: (enc, bytes, source) => {
+      client.setModel(enc, bytes ? { bytes } : { config: trainer.modelConfig(enc) });
+      sweepView.setSource(enc, sourceLabel(source, enc));
+      requestSweep(enc);
+      dirty = true;
+    },
+    onProgress: (enc, r) => trainView.update(enc, r),
+  });
+  bindControls();
+  attachExports(dataFor);
+  startExperiment();
+  redrawStatic();
+  retrievalData = await drawRetrieval($('#retrieval .retrieval-grid'), $('#retrieval-note'));
+  window.posenc = { state, client, trainer, perf, grid, setLength, setPlay, dataFor,
+    exportView: (id, format) => exportView(document.getElementById(id), format, () => dataFor(id)) };
   document.body.dataset.ready = 'true';
+  requestAnimationFrame(frame);
 }
 
 main();

@@ -1,29 +1,122 @@
 // All UI state in one place, serialised to the URL (as TensorFlow
-// Playground's state.ts does). Each key has a default and an allowed range;
-// anything else in the URL is ignored, so a pasted link cannot break the page.
-const SCHEMA = {
-  sinDim: { def: 64, min: 8, max: 256 },
-  sinLength: { def: 128, min: 16, max: 512 },
-  ropePos: { def: 10, min: 0, max: 2048 },
-  alibiHeads: { def: 8, min: 1, max: 16 },
+// Playground's state.ts does). Every key has a type, a default and an allowed
+// range or set; anything else in the URL is ignored and a bad value falls back
+// to its default, so a pasted link can never break the page.
+import { ENCODINGS, TASKS } from '../lib/index.js';
+
+export const ROPE_SCALINGS = ['none', 'linear', 'dynamic', 'yarn', 'llama3'];
+
+const int = (def, min, max) => ({ type: 'int', def, min, max });
+const num = (def, min, max) => ({ type: 'num', def, min, max });
+const oneOf = (def, values) => ({ type: 'enum', def, values });
+const flag = (def) => ({ type: 'bool', def });
+const subset = (def, values) => ({ type: 'set', def, values });
+
+export const SCHEMA = {
+  // experiment
+  task: oneOf('copy', TASKS),
+  seed: int(1, 0, 999999),
+  trainLength: oneOf(32, [16, 32, 64, 128]),
+  layers: int(2, 1, 4),
+  heads: oneOf(4, [1, 2, 4, 8]),
+  dModel: oneOf(64, [32, 64, 128]),
+  steps: int(300, 20, 5000),
+  // sweep
+  encodings: subset(ENCODINGS, ENCODINGS),
+  sweepFactor: oneOf(16, [8, 16]),
+  length: int(32, 4, 2048),
+  layer: int(0, 0, 3),
+  head: int(-1, -1, 7), // -1: all heads as small multiples
+  speed: oneOf(1, [0.25, 0.5, 1, 2, 4]),
+  play: flag(true),
+  // RoPE scaling (applied to the trained RoPE model and drawn in the spectrum)
+  ropeScaling: oneOf('none', ROPE_SCALINGS),
+  factor: num(4, 1, 32),
+  betaFast: num(32, 1, 64),
+  betaSlow: num(1, 0.25, 8),
+  lowFreq: num(1, 0.25, 8),
+  highFreq: num(4, 0.5, 16),
+  // encoding views
+  sinDim: int(64, 8, 256),
+  sinLength: int(128, 16, 512),
+  ropePos: int(10, 0, 2048),
+  alibiHeads: int(8, 1, 16),
+  // page
+  theme: oneOf('auto', ['auto', 'light', 'dark']),
+  perf: flag(false),
 };
+
+function parse(spec, raw) {
+  if (raw === null) return spec.def;
+  switch (spec.type) {
+    case 'int': {
+      const n = Number(raw);
+      return raw.trim() !== '' && Number.isInteger(n) && n >= spec.min && n <= spec.max ? n : spec.def;
+    }
+    case 'num': {
+      const n = Number(raw);
+      return raw.trim() !== '' && Number.isFinite(n) && n >= spec.min && n <= spec.max ? n : spec.def;
+    }
+    case 'enum': {
+      const hit = spec.values.find((v) => String(v) === raw);
+      return hit === undefined ? spec.def : hit;
+    }
+    case 'bool':
+      return raw === '1' || raw === 'true' ? true : raw === '0' || raw === 'false' ? false : spec.def;
+    case 'set': {
+      const parts = raw.split(',').filter((p) => spec.values.includes(p));
+      return parts.length ? spec.values.filter((v) => parts.includes(v)) : spec.def;
+    }
+    default:
+      return spec.def;
+  }
+}
+
+function format(spec, value) {
+  if (spec.type === 'bool') return value ? '1' : '0';
+  if (spec.type === 'set') return value.join(',');
+  return String(value);
+}
+
+const same = (spec, a, b) => format(spec, a) === format(spec, b);
+
+/** Validate one key's value (from a control) against its schema; returns the value or the default. */
+export function coerce(key, value) {
+  const spec = SCHEMA[key];
+  if (!spec) throw new RangeError(`unknown state key ${key}`);
+  return parse(spec, spec.type === 'set' ? [].concat(value).join(',') : format(spec, value));
+}
+
+/** Cross-field constraints: layer and length must fit the model and the sweep. */
+export function fixUp(state) {
+  if (state.layer >= state.layers) state.layer = state.layers - 1;
+  if (state.head >= state.heads) state.head = -1;
+  const max = state.trainLength * state.sweepFactor;
+  state.length = Math.min(Math.max(state.length, 4), max);
+  return state;
+}
 
 export function readState(search = location.search) {
   const params = new URLSearchParams(search);
   const state = {};
-  for (const [key, { def, min, max }] of Object.entries(SCHEMA)) {
-    const raw = params.get(key);
-    const n = raw === null ? NaN : Number(raw);
-    state[key] = Number.isInteger(n) && n >= min && n <= max ? n : def;
+  for (const [key, spec] of Object.entries(SCHEMA)) state[key] = parse(spec, params.get(key));
+  if (!params.has('length')) state.length = state.trainLength;
+  return fixUp(state);
+}
+
+export function toSearch(state) {
+  const params = new URLSearchParams();
+  for (const [key, spec] of Object.entries(SCHEMA)) {
+    const def = key === 'length' ? state.trainLength : spec.def; // the sweep starts at the training length
+    if (!same(spec, state[key], def)) params.set(key, format(spec, state[key]));
   }
-  return state;
+  const qs = params.toString();
+  return qs ? `?${qs}` : '';
 }
 
 export function writeState(state) {
-  const params = new URLSearchParams();
-  for (const [key, { def }] of Object.entries(SCHEMA)) if (state[key] !== def) params.set(key, String(state[key]));
-  const qs = params.toString();
-  history.replaceState(null, '', qs ? `?${qs}` : location.pathname);
+  const qs = toSearch(state);
+  if (qs !== location.search) history.replaceState(null, '', qs || location.pathname);
 }
 
 export const schema = SCHEMA;

@@ -1,0 +1,163 @@
+// The explorer: the length sweep (animation past the training length, maps,
+// curves), training in Workers, RoPE scaling sliders acting on the trained RoPE
+// model, URL state, keyboard, reduced motion, themes, 375 px, exports, and the
+// frame time while sweeping to T=512 with every encoding visible (measured and
+// reported, not asserted). Writes docs/explorer-{1,4,8}x.png.
+import { jest } from '@jest/globals';
+import { useBrowser } from './harness.js';
+import { waitFor, waitReady, waitSwept, waitTrained, canvasStats, canvasHash } from './page-helpers.js';
+import { mkdirSync } from 'node:fs';
+
+jest.setTimeout(240000);
+const browser = useBrowser();
+
+test('the sweep advances past the training length, drawing maps and curves', async () => {
+  const page = await browser.newPage();
+  await page.goto(`${browser.url}/?steps=20&encodings=rope,alibi,learned&speed=4`);
+  await waitReady(page);
+  const trainLength = await page.evaluate(() => posenc.state.trainLength);
+  const seen = await waitFor(page, (T) => (posenc.state.length > T ? posenc.state.length : 0), { arg: trainLength, timeout: 15000,
+    what: 'the sweep to pass the training length' });
+  expect(seen).toBeGreaterThan(trainLength);
+  expect(await page.$eval('#length-out', (o) => o.value)).toMatch(/T = \d+/);
+  await page.click('#play'); // pause
+  await page.evaluate(() => posenc.setLength(4 * posenc.state.trainLength));
+  await waitSwept(page);
+  await page.waitForTimeout(100);
+  for (const s of await canvasStats(page, '#sweep canvas.maps')) {
+    expect(s.painted).toBeGreaterThan(0.2);
+    expect(s.colours).toBeGreaterThan(8);
+  }
+  for (const s of await canvasStats(page, '#sweep canvas.curve')) {
+    expect(s.painted).toBeGreaterThan(0.01);
+    expect(s.colours).toBeGreaterThan(3);
+  }
+  // the learned row marks positions past its table (status 2), the others only never-trained ones
+  const status = await page.evaluate(() => ({
+    learned: Array.from(posenc.client.get('learned', posenc.state.length).status),
+    rope: Array.from(posenc.client.get('rope', posenc.state.length).status),
+  }));
+  expect(status.learned.at(-1)).toBe(2);
+  expect(status.rope.at(-1)).toBe(1);
+  expect(page.errors).toEqual([]);
+});
+
+test('a Worker training run lowers the loss, with progress, and stop works', async () => {
+  const page = await browser.newPage();
+  await page.goto(`${browser.url}/?play=0&steps=150&encodings=rope,alibi`);
+  await waitReady(page);
+  await waitFor(page, () => posenc.trainer.runs.get('rope').status === 'trained', { timeout: 90000, what: 'RoPE training' });
+  const rope = await page.evaluate(() => posenc.trainer.runs.get('rope').losses.map((p) => p[1]));
+  console.log(`RoPE training loss: ${rope[0].toFixed(3)} -> ${rope.at(-1).toFixed(3)} over ${rope.length} reports`);
+  expect(rope.at(-1)).toBeLessThan(rope[0] * 0.5);
+  expect(await page.$eval('.train-row[data-encoding=rope] progress', (p) => p.value / p.max)).toBe(1);
+  // stop the other one (if still running) and it ends as stopped
+  await page.evaluate(() => posenc.trainer.runs.get('alibi').status === 'training' && posenc.trainer.stop('alibi'));
+  await waitFor(page, () => ['stopped', 'trained'].includes(posenc.trainer.runs.get('alibi').status), { timeout: 60000, what: 'ALiBi to stop' });
+  expect(page.errors).toEqual([]);
+});
+
+test('the RoPE scaling sliders change the trained RoPE model\'s attention and accuracy', async () => {
+  const page = await browser.newPage();
+  await page.goto(`${browser.url}/?play=0&steps=120&encodings=rope&length=128`);
+  await waitReady(page);
+  await waitFor(page, () => posenc.trainer.runs.get('rope').status === 'trained', { timeout: 90000, what: 'RoPE training' });
+  await waitSwept(page);
+  await page.waitForTimeout(200);
+  const before = { hash: await canvasHash(page, '#sweep canvas.maps'), acc: await page.evaluate(() => posenc.client.get('rope', 128).accuracy) };
+  const spectrumBefore = await canvasHash(page, 'canvas.spectrum');
+  await page.selectOption('select[name=ropeScaling]', 'linear');
+  await page.fill('input[name=factor]', '4');
+  await page.dispatchEvent('input[name=factor]', 'input');
+  await waitSwept(page);
+  await page.waitForTimeout(200);
+  const after = { hash: await canvasHash(page, '#sweep canvas.maps'), acc: await page.evaluate(() => posenc.client.get('rope', 128).accuracy) };
+  console.log(`RoPE at T=128 (4x training): accuracy ${before.acc.toFixed(3)} plain, ${after.acc.toFixed(3)} with linear interpolation x4`);
+  expect(after.hash).not.toBe(before.hash);
+  expect(await canvasHash(page, 'canvas.spectrum')).not.toBe(spectrumBefore);
+  expect(page.url()).toContain('ropeScaling=linear');
+  expect(page.errors).toEqual([]);
+});
+
+test('the URL holds the state (validated), keyboard, reduced motion, themes, 375 px and exports work', async () => {
+  const page = await browser.newPage();
+  const query = '?play=0&steps=20&seed=7&trainLength=16&layer=1&head=2&speed=2&ropeScaling=yarn&factor=8&theme=dark&encodings=rope,t5';
+  await page.goto(`${browser.url}/${query}&bogus=1&heads=3&sweepFactor=99`);
+  await waitReady(page);
+  const s = await page.evaluate(() => ({ ...posenc.state }));
+  expect(s).toMatchObject({ seed: 7, trainLength: 16, layer: 1, head: 2, speed: 2, ropeScaling: 'yarn', factor: 8, theme: 'dark',
+    encodings: ['t5', 'rope'], heads: 4, sweepFactor: 16, play: false, length: 16 });
+  expect(await page.$$eval('.sweep-row', (r) => r.map((x) => x.dataset.encoding))).toEqual(['t5', 'rope']);
+  expect(await page.evaluate(() => getComputedStyle(document.body).backgroundColor)).toBe('rgb(20, 20, 23)');
+  // round trip: the written URL, loaded again, gives the same state
+  await page.evaluate(() => posenc.setLength(64));
+  await page.waitForTimeout(300);
+  const url = page.url();
+  expect(url).toContain('length=64');
+  const again = await browser.newPage();
+  await again.goto(url);
+  await waitReady(again);
+  expect(await again.evaluate(() => ({ ...posenc.state }))).toEqual(await page.evaluate(() => ({ ...posenc.state })));
+  // keyboard: arrows step the length, space plays
+  await again.focus('body');
+  await again.keyboard.press('ArrowRight');
+  expect(await again.evaluate(() => posenc.state.length)).toBeGreaterThan(64);
+  await again.keyboard.press('Home');
+  expect(await again.evaluate(() => posenc.state.length)).toBe(await again.evaluate(() => posenc.grid()[0]));
+  await again.keyboard.press(' ');
+  expect(await again.evaluate(() => posenc.state.play)).toBe(true);
+  // exports
+  const sizes = await again.evaluate(async () => {
+    const out = {};
+    for (const f of ['png', 'svg', 'json']) out[f] = (await posenc.exportView('sweep', f)).blob.size;
+    out.alibiSvg = await (await posenc.exportView('alibi', 'svg')).blob.text();
+    return out;
+  });
+  expect(sizes.png).toBeGreaterThan(2000);
+  expect(sizes.svg).toBeGreaterThan(2000);
+  expect(sizes.json).toBeGreaterThan(100);
+  expect(sizes.alibiSvg).toMatch(/^<svg[^>]*xmlns="http:\/\/www.w3.org\/2000\/svg"/);
+  // reduced motion: no autoplay
+  const calm = await browser.newPage();
+  await calm.emulateMedia({ reducedMotion: 'reduce' });
+  await calm.goto(`${browser.url}/?steps=20&encodings=alibi`);
+  await waitReady(calm);
+  expect(await calm.evaluate(() => posenc.state.play)).toBe(false);
+  // 375 px: nothing wider than the screen
+  await calm.setViewportSize({ width: 375, height: 800 });
+  await calm.waitForTimeout(300);
+  expect(await calm.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
+  for (const p of [page, again, calm]) expect(p.errors).toEqual([]);
+});
+
+test('sweeping to T=512 with every encoding: frame time measured; screenshots at 1x, 4x and 8x', async () => {
+  const page = await browser.newPage();
+  await page.setViewportSize({ width: 1280, height: 1600 });
+  await page.goto(`${browser.url}/?play=0&perf=1`);
+  await waitReady(page);
+  const t0 = Date.now();
+  await waitTrained(page, 200000);
+  console.log(`all 7 encodings trained in the page in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+  // precompute every length (the Worker caches them), then sweep and measure
+  await waitFor(page, () => posenc.state.encodings.every((e) => posenc.client.results(e).length === posenc.grid().length),
+    { timeout: 120000, interval: 250, what: 'every length to be cached' });
+  expect(await page.evaluate(() => posenc.grid().at(-1))).toBe(512);
+  await page.evaluate(() => { posenc.setLength(0); posenc.perf.reset(); posenc.setPlay(true); });
+  await page.waitForTimeout(4000);
+  const perf = await page.evaluate(() => ({ ...posenc.perf.stats(), length: posenc.state.length }));
+  console.log(`frame time while sweeping (7 encodings, to T=512): mean ${perf.frames.mean.toFixed(2)} ms ` +
+    `(${(1000 / perf.frames.mean).toFixed(1)} fps), p95 ${perf.frames.p95.toFixed(2)} ms, max ${perf.frames.max.toFixed(2)} ms over ` +
+    `${perf.count} frames; main-thread draw mean ${perf.draws.mean.toFixed(2)} ms, max ${perf.draws.max.toFixed(2)} ms`);
+  expect(perf.count).toBeGreaterThan(10);
+  expect(await page.textContent('#perf-readout')).toMatch(/fps/);
+  await page.evaluate(() => posenc.setPlay(false));
+  mkdirSync('docs', { recursive: true });
+  for (const x of [1, 4, 8]) {
+    await page.evaluate((k) => posenc.setLength(k * posenc.state.trainLength), x);
+    await waitSwept(page);
+    await page.waitForTimeout(150);
+    for (const st of await canvasStats(page, '#sweep canvas.maps')) expect(st.colours).toBeGreaterThan(8);
+    await page.locator('#sweep').screenshot({ path: `docs/explorer-${x}x.png` });
+  }
+  expect(page.errors).toEqual([]);
+});

@@ -1,0 +1,109 @@
+// The main thread's side of the sweep: hands models to the sweep Worker(s),
+// asks for the lengths it does not have yet, and caches what comes back per
+// (encoding, model version, view) -> length. While a new model version is
+// being swept, the previous version's pictures are served, so rows never blank.
+export function createSweepClient({ lut, workers: count = 1, onUpdate = () => {}, onError = () => {} }) {
+  const workers = Array.from({ length: count }, () => new Worker(new URL('./sweep-worker.js', import.meta.url), { type: 'module' }));
+  const assigned = new Map(); // encoding -> worker
+  const state = new Map(); // encoding -> {version, view, gen, cur: Map, prev: Map, info}
+  let next = 0;
+
+  const entry = (encoding) => {
+    if (!state.has(encoding)) state.set(encoding, { version: 0, gen: 0, view: '', cur: new Map(), prev: new Map(), info: null });
+    return state.get(encoding);
+  };
+
+  const closeAll = (map) => {
+    for (const r of map.values()) for (const b of r.bitmaps) b.close();
+    map.clear();
+  };
+
+  for (const w of workers) {
+    w.postMessage({ type: 'init', lut });
+    w.onmessage = ({ data }) => {
+      const e = entry(data.encoding);
+      if (data.type === 'ready') {
+        e.info = { trainedLength: data.trainedLength, config: data.config };
+        onUpdate(data.encoding, 'ready');
+      } else if (data.type === 'result') {
+        if (data.gen !== e.gen) return data.bitmaps.forEach((b) => b.close());
+        e.cur.get(data.length)?.bitmaps.forEach((b) => b.close());
+        e.cur.set(data.length, data);
+        onUpdate(data.encoding, 'result', data.length);
+      } else if (data.type === 'error') {
+        onError(data.encoding, data.message);
+      }
+    };
+    w.onerror = (ev) => onError(null, ev.message);
+  }
+
+  const workerFor = (encoding) => {
+    if (!assigned.has(encoding)) assigned.set(encoding, workers[next++ % workers.length]);
+    return assigned.get(encoding);
+  };
+
+  return {
+    /** Give an encoding a model: checkpoint bytes, or a config for an untrained one. */
+    setModel(encoding, { bytes, config }) {
+      const e = entry(encoding);
+      e.version++;
+      e.gen++;
+      closeAll(e.prev);
+      [e.prev, e.cur] = [e.cur, e.prev];
+      e.view = '';
+      const msg = { type: 'model', encoding, bytes, config };
+      workerFor(encoding).postMessage(msg, bytes ? [bytes.buffer] : []);
+    },
+
+    /** Make sure every length of `lengths` is (being) computed for this view; the first ones first. */
+    request(encoding, view) {
+      const e = entry(encoding);
+      const key = JSON.stringify([view.scaling, view.layer, view.head, view.task, view.seed]);
+      if (key !== e.view) {
+        if (e.view) {
+          closeAll(e.prev);
+          [e.prev, e.cur] = [e.cur, e.prev];
+        }
+        e.view = key;
+      }
+      const missing = view.lengths.filter((T) => !e.cur.has(T));
+      const pending = e.pending;
+      if (pending && pending.key === key && pending.version === e.version && missing.every((T) => pending.lengths.includes(T))) return;
+      if (!missing.length) return;
+      e.gen++;
+      e.pending = { key, version: e.version, lengths: missing };
+      workerFor(encoding).postMessage({ type: 'sweep', encoding, gen: e.gen, lengths: missing, scaling: view.scaling, layer: view.layer,
+        head: view.head, task: view.task, seed: view.seed });
+    },
+
+    /** The result at `length` (or the nearest shorter one computed), from this version or the last. */
+    get(encoding, length) {
+      const e = state.get(encoding);
+      if (!e) return null;
+      for (const map of [e.cur, e.prev]) {
+        if (map.has(length)) return map.get(length);
+        let best = null;
+        for (const [T, r] of map) if (T <= length && (!best || T > best.length)) best = r;
+        if (best) return best;
+      }
+      return null;
+    },
+
+    /** Every computed result of the current version (for the curves), sorted by length. */
+    results(encoding) {
+      const e = state.get(encoding);
+      if (!e) return [];
+      const map = e.cur.size ? e.cur : e.prev;
+      return [...map.values()].sort((a, b) => a.length - b.length);
+    },
+
+    info: (encoding) => state.get(encoding)?.info ?? null,
+    /** How many lengths of the current view are cached, over all encodings. */
+    cachedCount: () => [...state.values()].reduce((n, e) => n + e.cur.size, 0),
+    done(encoding, lengths) {
+      const e = state.get(encoding);
+      return !!e && lengths.every((T) => e.cur.has(T));
+    },
+    terminate: () => workers.forEach((w) => w.terminate()),
+  };
+}

@@ -1,0 +1,53 @@
+// The training panel: per encoding a progress bar, a live loss curve, the
+// latest numbers and Stop / Retrain buttons.
+import { NAMES } from './meta.js';
+import { cssVar, fitCanvas } from './heatmap.js';
+import { drawChart } from './chart.js';
+
+const LABELS = { untrained: 'untrained', queued: 'queued', training: 'training', trained: 'trained', stopped: 'stopped',
+  checkpoint: 'shipped checkpoint', error: 'error' };
+
+export function createTrainView(container, { onStop, onRetrain }) {
+  const rows = new Map();
+  return {
+    build(encodings) {
+      container.replaceChildren();
+      rows.clear();
+      for (const enc of encodings) {
+        const el = document.createElement('div');
+        el.className = 'train-row';
+        el.dataset.encoding = enc;
+        el.innerHTML = `<strong>${NAMES[enc]}</strong>
+          <progress max="1" value="0" aria-label="${NAMES[enc]} training progress"></progress>
+          <canvas class="loss" role="img" aria-label="${NAMES[enc]} training loss"></canvas>
+          <span class="tstat" role="status"></span>
+          <span class="tbuttons"><button type="button" class="stop">Stop</button>
+          <button type="button" class="again">Retrain</button></span>`;
+        el.querySelector('.stop').addEventListener('click', () => onStop(enc));
+        el.querySelector('.again').addEventListener('click', () => onRetrain(enc));
+        container.append(el);
+        rows.set(enc, { el, bar: el.querySelector('progress'), canvas: el.querySelector('canvas'), stat: el.querySelector('.tstat'),
+          stop: el.querySelector('.stop') });
+      }
+    },
+    update(enc, r) {
+      const row = rows.get(enc);
+      if (!row) return;
+      row.el.dataset.status = r.status;
+      row.bar.max = Math.max(1, r.steps);
+      row.bar.value = r.status === 'checkpoint' ? row.bar.max : r.step;
+      row.stop.disabled = !(r.status === 'training' || r.status === 'queued');
+      const last = r.losses.at(-1);
+      row.stat.textContent = r.status === 'error' ? `error: ${r.error}`
+        : `${LABELS[r.status]}${r.steps && r.status !== 'checkpoint' ? ` · step ${r.step}/${r.steps}` : ''}` +
+          (last ? ` · loss ${last[1].toFixed(3)} · acc ${r.accuracy.toFixed(2)}` : '');
+      const [w, h, ctx] = fitCanvas(row.canvas, 40);
+      ctx.clearRect(0, 0, w, h);
+      const maxLoss = Math.max(0.5, ...r.losses.map((p) => p[1]));
+      drawChart(ctx, { x: 1, y: 1, w: w - 2, h: h - 2 }, {
+        x: [0, Math.max(1, r.steps)], y: [0, maxLoss],
+        series: [{ points: r.losses, colour: cssVar('--loss', '#d9480f') }],
+      });
+    },
+  };
+}

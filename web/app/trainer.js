@@ -1,0 +1,162 @@
+// One training Worker per encoding (at most `concurrency` running at once on
+// a 2-core machine), shipped checkpoints when they match the experiment, and
+// the bookkeeping the training panel draws: step, loss history, source.
+import { peekConfig } from './checkpoint.js';
+
+export function createTrainer({ vocabSize, onModel, onProgress, concurrency = 2 }) {
+  const runs = new Map(); // encoding -> {status, step, steps, losses: [[step, loss]], accuracy, worker}
+  let queue = [];
+  let active = 0;
+  let experiment = null;
+
+  const run = (enc) => {
+    if (!runs.has(enc)) runs.set(enc, { status: 'untrained', step: 0, steps: 0, losses: [], accuracy: NaN, worker: null });
+    return runs.get(enc);
+  };
+
+  function modelConfig(enc, e) {
+    return { encoding: enc, layers: e.layers, heads: e.heads, dModel: e.dModel, vocabSize: vocabSize(e.task),
+      maxLength: e.trainLength, seed: e.seed, learnedPolicy: enc === 'learned' ? 'clamp' : 'error' };
+  }
+
+  function pump() {
+    while (active < concurrency && queue.length) {
+      const enc = queue.shift();
+      start(enc);
+    }
+  }
+
+  function finish(enc, r, status) {
+    r.worker?.terminate();
+    r.worker = null;
+    r.status = status;
+    active--;
+    onProgress(enc, r);
+    pump();
+  }
+
+  function start(enc) {
+    const e = experiment;
+    const r = run(enc);
+    active++;
+    Object.assign(r, { status: 'training', step: 0, steps: e.steps, losses: [], accuracy: NaN });
+    const worker = new Worker(new URL('./train-worker.js', import.meta.url), { type: 'module' });
+    r.worker = worker;
+    worker.onmessage = ({ data }) => {
+      if (r.worker !== worker) return;
+      if (data.type === 'progress') {
+        r.step = data.step;
+        r.accuracy = data.accuracy;
+        r.losses.push([data.step, data.loss]);
+        onProgress(enc, r);
+      } else if (data.type === 'snapshot') {
+        onModel(enc, data.checkpoint, 'training');
+      } else if (data.type === 'done') {
+        onModel(enc, data.checkpoint, data.result.stopped ? 'stopped' : 'trained');
+        finish(enc, r, data.result.stopped ? 'stopped' : 'trained');
+      } else if (data.type === 'error') {
+        r.error = data.message;
+        finish(enc, r, 'error');
+      }
+    };
+    worker.onerror = (ev) => {
+      r.error = ev.message;
+      finish(enc, r, 'error');
+    };
+    worker.postMessage({ type: 'train', snapshotMs: 2000, model: modelConfig(enc, e),
+      train: { task: e.task, symbols: 8, steps: e.steps, batch: 16, length: e.trainLength, lr: 3e-3, seed: e.seed, progressEvery: 5 } });
+  }
+
+  async function tryCheckpoint(enc, e, available) {
+    const file = `${e.task}-${enc}.ckpt`;
+    if (!available.includes(file)) return false;
+    try {
+      const res = await fetch(new URL(`../checkpoints/${file}`, import.meta.url));
+      if (!res.ok) return false;
+      const bytes = new Uint8Array(await res.arrayBuffer());
+      const c = peekConfig(bytes);
+      if (!c || c.encoding !== enc || c.layers !== e.layers || c.heads !== e.heads || c.dModel !== e.dModel ||
+          c.trainedLength !== e.trainLength || c.vocabSize !== vocabSize(e.task)) return false;
+      Object.assign(run(enc), { status: 'checkpoint', step: 0, steps: 0, losses: [] });
+      onModel(enc, bytes, 'checkpoint');
+      onProgress(enc, run(enc));
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  async function listCheckpoints() {
+    try {
+      const res = await fetch(new URL('../checkpoints/index.json', import.meta.url));
+      if (!res.ok) return [];
+      const list = await res.json();
+      return Array.isArray(list) ? list.filter((f) => typeof f === 'string') : [];
+    } catch {
+      return [];
+    }
+  }
+
+  function stop(enc) {
+    const r = runs.get(enc);
+    if (r?.worker) r.worker.postMessage({ type: 'stop' });
+    else if (queue.includes(enc)) {
+      queue = queue.filter((q) => q !== enc);
+      r.status = 'stopped';
+      onProgress(enc, r);
+    }
+  }
+
+  function stopAll() {
+    queue = [];
+    for (const [enc, r] of runs) {
+      if (r.worker) {
+        r.worker.terminate();
+        r.worker = null;
+        active--;
+      }
+      if (r.status === 'queued' || r.status === 'training') r.status = 'stopped';
+      onProgress(enc, r);
+    }
+  }
+
+  return {
+    runs,
+    modelConfig: (enc) => modelConfig(enc, experiment),
+    /** Start an experiment: every encoding untrained at once, then checkpoints (unless `retrain`) or training. */
+    async begin(e, encodings, { retrain = false } = {}) {
+      stopAll();
+      experiment = { ...e };
+      for (const enc of encodings) {
+        Object.assign(run(enc), { status: 'untrained', step: 0, steps: e.steps, losses: [], accuracy: NaN, error: null });
+        onModel(enc, null, 'untrained');
+        onProgress(enc, run(enc));
+      }
+      const available = retrain ? [] : await listCheckpoints();
+      for (const enc of encodings) {
+        if (await tryCheckpoint(enc, experiment, available)) continue;
+        run(enc).status = 'queued';
+        onProgress(enc, run(enc));
+        queue.push(enc);
+      }
+      pump();
+    },
+    retrainOne(enc) {
+      stop(enc);
+      const r = run(enc);
+      if (r.worker) {
+        r.worker.terminate();
+        r.worker = null;
+        active--;
+      }
+      queue = queue.filter((q) => q !== enc);
+      queue.unshift(enc);
+      r.status = 'queued';
+      onProgress(enc, r);
+      pump();
+    },
+    stop,
+    stopAll,
+    busy: () => active > 0 || queue.length > 0,
+  };
+}

@@ -1,0 +1,37 @@
+// RoPE frequency spectrum: wavelength 2π/θ_i of each rotation pair, before and
+// after a context-extension scaling, from pe.ropeFrequencies (HF's formulas,
+// computed by the core), with the training length and the sweep's end marked.
+import { cssVar, fitCanvas } from '../heatmap.js';
+import { drawChart } from '../chart.js';
+
+export function drawSpectrum(pe, canvas, { headDim, trainLength, maxLength, scaling }) {
+  const base = pe.ropeFrequencies({ dim: headDim }).invFreq;
+  const scaled = scaling ? pe.ropeFrequencies({ dim: headDim, scaling, seqLen: maxLength }) : null;
+  const wl = (f) => Array.from(f, (t, i) => [i, (2 * Math.PI) / t]);
+  const a = wl(base), b = scaled ? wl(scaled.invFreq) : null;
+  const all = [...a, ...(b ?? [])].map((p) => p[1]);
+  const [w, h, ctx] = fitCanvas(canvas, 220);
+  ctx.clearRect(0, 0, w, h);
+  const box = { x: 48, y: 8, w: w - 56, h: h - 34 };
+  const y0 = 2, y1 = Math.max(...all, maxLength) * 2;
+  const { py } = drawChart(ctx, box, {
+    x: [0, headDim / 2 - 1], y: [y0, y1], yLog: true,
+    series: [
+      { points: a, colour: cssVar('--muted'), width: 2, dots: true },
+      ...(b ? [{ points: b, colour: cssVar('--accent'), width: 2.5, dots: true }] : []),
+    ],
+    hmarks: [
+      { y: trainLength, label: `training length ${trainLength}`, colour: cssVar('--train', '#e0a000') },
+      { y: maxLength, label: `sweep end ${maxLength}` },
+    ],
+    xTicks: Array.from({ length: headDim / 2 }, (_, i) => i),
+  });
+  ctx.fillStyle = cssVar('--muted');
+  ctx.font = '10px system-ui, sans-serif';
+  ctx.textAlign = 'right';
+  for (let e = 1; 10 ** e < y1; e++) ctx.fillText(String(10 ** e), box.x - 4, py(10 ** e) + 3);
+  ctx.textAlign = 'left';
+  ctx.fillText('wavelength (positions per turn), log scale', box.x + 4, box.y + box.h - 4);
+  ctx.fillText('rotation pair i →', box.x + box.w - 90, h - 2);
+  return { base: Array.from(base), scaled: scaled ? Array.from(scaled.invFreq) : null, attentionScale: scaled?.attentionScale ?? 1 };
+}
