@@ -23,6 +23,7 @@
 #include <cstring>
 #include <vector>
 
+#include "matmul_strided.hpp"
 #include "posenc/kernels.hpp"
 #include "posenc/simd.hpp"
 
@@ -145,32 +146,34 @@ void edge_pass(int M, int kc, const float* A, idx lda, const float* B, idx ldb, 
 }
 
 // C[M,N] (+)= A'[M,K] @ B[K,N] with A'(i,p) = A[i*lda + p] (RowA) or A[i + p*lda] (ColA);
-// B row stride N, C row stride N.
+// row strides ldb of B and ldc of C.
 template <AMode AM>
-void gemm(int M, int K, int N, const float* A, idx lda, const float* B, float* C, bool accumulate) {
+void gemm(int M, int K, int N, const float* A, idx lda, const float* B, idx ldb, float* C, idx ldc,
+          bool accumulate) {
   const idx a_ps = AM == AMode::RowA ? 1 : lda;
   if (M <= 0 || N <= 0) return;
   if (K <= 0) {
-    if (!accumulate) std::memset(C, 0, sizeof(float) * static_cast<size_t>(M) * N);
+    if (!accumulate)
+      for (int i = 0; i < M; ++i) std::memset(C + i * ldc, 0, sizeof(float) * static_cast<size_t>(N));
     return;
   }
   for (int k0 = 0; k0 < K; k0 += KC) {
     const int kc = std::min(KC, K - k0);
     const bool acc = accumulate || k0 > 0;
     const float* Ak = A + k0 * a_ps;
-    const float* Bk = B + static_cast<idx>(k0) * N;
+    const float* Bk = B + k0 * ldb;
     for (int n0 = 0; n0 < N; n0 += NC) {
       const int nc = std::min(NC, N - n0);
       int j = 0;
-      for (; j + NR <= nc; j += NR) rows_pass<NV, AM>(M, kc, Ak, lda, Bk + n0 + j, N, C + n0 + j, N, acc);
+      for (; j + NR <= nc; j += NR) rows_pass<NV, AM>(M, kc, Ak, lda, Bk + n0 + j, ldb, C + n0 + j, ldc, acc);
       if constexpr (NV > 2) {
         if (j + 2 * W <= nc) {
-          rows_pass<2, AM>(M, kc, Ak, lda, Bk + n0 + j, N, C + n0 + j, N, acc);
+          rows_pass<2, AM>(M, kc, Ak, lda, Bk + n0 + j, ldb, C + n0 + j, ldc, acc);
           j += 2 * W;
         }
       }
-      for (; j + W <= nc; j += W) rows_pass<1, AM>(M, kc, Ak, lda, Bk + n0 + j, N, C + n0 + j, N, acc);
-      if (j < nc) edge_pass<AM>(M, kc, Ak, lda, Bk + n0 + j, N, C + n0 + j, N, nc - j, acc);
+      for (; j + W <= nc; j += W) rows_pass<1, AM>(M, kc, Ak, lda, Bk + n0 + j, ldb, C + n0 + j, ldc, acc);
+      if (j < nc) edge_pass<AM>(M, kc, Ak, lda, Bk + n0 + j, ldb, C + n0 + j, ldc, nc - j, acc);
     }
   }
 }
@@ -178,12 +181,12 @@ void gemm(int M, int K, int N, const float* A, idx lda, const float* B, float* C
 }  // namespace
 
 void matmul(const float* A, const float* B, float* C, int M, int K, int N, bool accumulate) {
-  gemm<AMode::RowA>(M, K, N, A, K, B, C, accumulate);
+  gemm<AMode::RowA>(M, K, N, A, K, B, N, C, N, accumulate);
 }
 
 void matmul_at(const float* A, const float* B, float* C, int M, int K, int N, bool accumulate) {
   // C[K,N] = sum_m A[m,:]^T B[m,:]: output rows are A's columns, the reduction runs over m.
-  gemm<AMode::ColA>(K, M, N, A, K, B, C, accumulate);
+  gemm<AMode::ColA>(K, M, N, A, K, B, N, C, N, accumulate);
 }
 
 void matmul_bt(const float* A, const float* B, float* C, int M, int K, int N, bool accumulate) {
@@ -199,7 +202,18 @@ void matmul_bt(const float* A, const float* B, float* C, int M, int K, int N, bo
       for (int j = j0; j < jn; ++j)
         for (int p = p0; p < pn; ++p) bt[static_cast<idx>(p) * N + j] = B[static_cast<idx>(j) * K + p];
     }
-  gemm<AMode::RowA>(M, K, N, A, K, bt, C, accumulate);
+  gemm<AMode::RowA>(M, K, N, A, K, bt, N, C, N, accumulate);
 }
+
+namespace detail {
+void matmul_strided(const float* A, int lda, const float* B, int ldb, float* C, int ldc, int M, int K, int N,
+                    bool accumulate) {
+  gemm<AMode::RowA>(M, K, N, A, lda, B, ldb, C, ldc, accumulate);
+}
+void matmul_at_strided(const float* A, int lda, const float* B, int ldb, float* C, int ldc, int M, int K, int N,
+                       bool accumulate) {
+  gemm<AMode::ColA>(K, M, N, A, lda, B, ldb, C, ldc, accumulate);
+}
+}  // namespace detail
 
 }  // namespace posenc::kernels

@@ -53,7 +53,9 @@ void rotate_half(const float* x, float* out, const float* cos, const float* sin,
 void rotate_interleaved(const float* x, float* out, const float* cos, const float* sin, int rows, int dim,
                         int rotary_dim, float sign) {
   const int half = rotary_dim / 2;
-  std::vector<float> ce(rotary_dim), se(rotary_dim);
+  thread_local std::vector<float> ce, se;  // reused: no allocation per call once grown
+  ce.resize(rotary_dim);
+  se.resize(rotary_dim);
   for (int r = 0; r < rows; ++r) {
     const float* xr = x + static_cast<size_t>(r) * dim;
     float* orow = out + static_cast<size_t>(r) * dim;

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "model_impl.hpp"
+#include "matmul_strided.hpp"
 #include "model_layers.hpp"
 #include "posenc/alibi.hpp"
 #include "posenc/error.hpp"
@@ -169,7 +170,9 @@ void Model::Impl::build_layout() {
   if (cfg.encoding == Encoding::T5) t5 = add("t5.bias", {H, cfg.t5_num_buckets}, false);
   layer.resize(L);
   for (int l = 0; l < L; ++l) {
-    const std::string p = "h" + std::to_string(l) + ".";
+    std::string p = std::to_string(l);  // "h<l>." (built this way to dodge a GCC 12 -Wrestrict false positive)
+    p.insert(0, 1, 'h');
+    p += '.';
     LayerOffsets& o = layer[l];
     o.ln1_w = add(p + "ln1.weight", {C}, false);
     o.ln1_b = add(p + "ln1.bias", {C}, false);
@@ -217,8 +220,6 @@ void Model::Impl::init_weights() {
 // Activations: one arena, laid out per (B, T); grows, never shrinks.
 
 void Model::Impl::check_inputs(const int32_t* tokens, const int32_t* targets, int B_, int T_) const {
-  require_int_range("T", T_, 1, kMaxSequenceLength);
-  require_int_range("B", B_, 1, 1 << 20);
   if (!tokens) throw Error(ErrorKind::Type, "tokens must be an array of B*T integers (got null)");
   const std::size_t n = static_cast<std::size_t>(B_) * static_cast<std::size_t>(T_);
   for (std::size_t i = 0; i < n; ++i)
@@ -234,19 +235,22 @@ void Model::Impl::check_inputs(const int32_t* tokens, const int32_t* targets, in
     throw Error(ErrorKind::Range,
                 "sequence length T = " + std::to_string(T_) + " exceeds maxLength = " +
                     std::to_string(cfg.max_length) +
-                    " of the learned position table (learnedPolicy 'error'); positions >= " +
-                    std::to_string(cfg.max_length) + " were never trained: use learnedPolicy 'clamp' or 'zero'");
+                    " of the learned position table (learnedPolicy 'error'): positions >= " +
+                    std::to_string(cfg.max_length) + " have no trained row; use learnedPolicy 'clamp' or 'zero' to run past it");
 }
 
 void Model::Impl::prepare(int B_, int T_, bool train, bool want_attention) {
+  require_int_range("T", T_, 1, kMaxSequenceLength);
+  require_int_range("B", B_, 1, 1 << 20);
   const uint64_t N = uint64_t(B_) * uint64_t(T_), TT = uint64_t(T_) * uint64_t(T_);
   const uint64_t c = C, f = F, v = V, h = H, hdim = hd, nr = (cfg.encoding == Encoding::Shaw) ? nrel : 0;
+  const uint64_t nbias = (cfg.encoding == Encoding::T5 || cfg.encoding == Encoding::Shaw) ? TT : 0;
   // Sizes in floats, in the order they are carved below.
-  uint64_t per_layer = N * c * 8 + N * 3 * c + N * f * 2 + N * 4;  // ln1 q k v atty res2 ln2 res3, qkv, fch fcg, stats
+  uint64_t per_layer = N * c * 8 + N * 3 * c + N * f * 3 + N * 4;  // ln1 q k v atty res2 ln2 res3, qkv, fch fcg fct, stats
   uint64_t total = N * c + L * per_layer + N * c + N * 2 + N * v * 2;
   total += train ? uint64_t(L) * B_ * h * TT : TT;  // attention probabilities
-  total += TT + uint64_t(T_) * nr + uint64_t(T_) * hdim;  // bias, rel, yh
-  if (train) total += N * c * 3 + N * f + N * 3 * c + 4 * uint64_t(T_) * hdim + TT + uint64_t(T_) * nr;
+  total += nbias + uint64_t(T_) * nr + uint64_t(T_) * hdim;  // bias, rel, yh
+  if (train) total += N * c * 3 + N * f + N * 3 * c + N * c * 3 + 2 * uint64_t(T_) * hdim + TT + uint64_t(T_) * nr;
   const uint64_t maps = want_attention ? uint64_t(L) * h * TT : 0;
   if (total + maps > kMaxActivationFloats)
     throw Error(ErrorKind::Range,
@@ -283,6 +287,7 @@ void Model::Impl::prepare(int B_, int T_, bool train, bool want_attention) {
     la.ln2_rstd = take(N);
     la.fch = take(N * f);
     la.fcg = take(N * f);
+    la.fct = take(N * f);
     la.res3 = take(N * c);
   }
   a.lnf = take(N * c);
@@ -290,7 +295,7 @@ void Model::Impl::prepare(int B_, int T_, bool train, bool want_attention) {
   a.lnf_rstd = take(N);
   a.logits = take(N * v);
   a.probs = take(N * v);
-  a.bias = take(TT);
+  a.bias = take(nbias);
   a.rel = take(uint64_t(T_) * nr);
   a.yh = take(uint64_t(T_) * hdim);
   if (train) {
@@ -299,10 +304,11 @@ void Model::Impl::prepare(int B_, int T_, bool train, bool want_attention) {
     a.datty = take(N * c);
     a.dbuf = take(N * f);
     a.dqkv = take(N * 3 * c);
-    a.dq = take(uint64_t(T_) * hdim);
-    a.dk = take(uint64_t(T_) * hdim);
-    a.dv = take(uint64_t(T_) * hdim);
+    a.dq = take(N * c);
+    a.dk = take(N * c);
+    a.dv = take(N * c);
     a.dy = take(uint64_t(T_) * hdim);
+    a.vt = take(uint64_t(T_) * hdim);
     a.dP = take(TT);
     a.drel = take(uint64_t(T_) * nr);
   }
@@ -428,44 +434,81 @@ void split_heads(const Model::Impl& m, const float* qkv, float* q, float* k, flo
     }
 }
 
-// y [T, hd] of head (b, h) -> columns h*hd.. of out [N, C] rows b*T..
-void merge_head(const Model::Impl& m, const float* y, int b, int h, float* out) {
-  for (int t = 0; t < m.T; ++t)
-    std::memcpy(out + (static_cast<idx>(b) * m.T + t) * m.C + h * m.hd, y + static_cast<idx>(t) * m.hd,
+// y [Tq, hd] of head (b, h) -> columns h*hd.. of out [B, Tq, C] rows b*Tq..
+void merge_head(const Model::Impl& m, const float* y, int b, int h, int Tq, float* out) {
+  for (int t = 0; t < Tq; ++t)
+    std::memcpy(out + (static_cast<idx>(b) * Tq + t) * m.C + h * m.hd, y + static_cast<idx>(t) * m.hd,
                 sizeof(float) * m.hd);
 }
-// the reverse: columns h*hd.. of in [N, C] rows b*T.. -> y [T, hd]
-void gather_head(const Model::Impl& m, const float* in, int b, int h, float* y) {
-  for (int t = 0; t < m.T; ++t)
-    std::memcpy(y + static_cast<idx>(t) * m.hd, in + (static_cast<idx>(b) * m.T + t) * m.C + h * m.hd,
+// the reverse: columns h*hd.. of in [B, Tq, C] rows b*Tq.. -> y [Tq, hd]
+void gather_head(const Model::Impl& m, const float* in, int b, int h, int Tq, float* y) {
+  for (int t = 0; t < Tq; ++t)
+    std::memcpy(y + static_cast<idx>(t) * m.hd, in + (static_cast<idx>(b) * Tq + t) * m.C + h * m.hd,
                 sizeof(float) * m.hd);
 }
-// dq, dk, dv [T, hd] of head (b, h) -> their columns of dqkv [N, 3C]
-void scatter_dqkv(const Model::Impl& m, const float* dq, const float* dk, const float* dv, int b, int h, float* dqkv) {
-  const int C = m.C, hd = m.hd;
-  for (int t = 0; t < m.T; ++t) {
-    float* row = dqkv + (static_cast<idx>(b) * m.T + t) * 3 * C;
-    const idx s = static_cast<idx>(t) * hd;
-    std::memcpy(row + h * hd, dq + s, sizeof(float) * hd);
-    std::memcpy(row + C + h * hd, dk + s, sizeof(float) * hd);
-    std::memcpy(row + 2 * C + h * hd, dv + s, sizeof(float) * hd);
+
+// Rows of the last layer after its attention are kept only for queries t >= q0, packed
+// as [B, Tq, C]. res[b, i] += x[b, q0 + i]  (x in the full [B, T, C] layout)
+void residual_add_suffix(float* res, const float* x, int B, int T, int q0, int C) {
+  const int Tq = T - q0;
+  for (int b = 0; b < B; ++b)
+    layers::residual_forward(res + static_cast<idx>(b) * Tq * C, res + static_cast<idx>(b) * Tq * C,
+                             x + (static_cast<idx>(b) * T + q0) * C, static_cast<std::size_t>(Tq) * C);
+}
+// In place [B, Tq, C] -> [B, T, C] with zero rows t < q0 (moving from the end: never overwrites unread rows).
+void expand_suffix_rows(float* x, int B, int T, int q0, int C) {
+  const int Tq = T - q0;
+  for (int b = B - 1; b >= 0; --b) {
+    for (int i = Tq - 1; i >= 0; --i)
+      std::memmove(x + (static_cast<idx>(b) * T + q0 + i) * C, x + (static_cast<idx>(b) * Tq + i) * C,
+                   sizeof(float) * C);
+    std::memset(x + static_cast<idx>(b) * T * C, 0, sizeof(float) * q0 * C);
   }
+}
+// the reverse of split_heads: dq, dk, dv [B, H, T, hd] -> dqkv [N, 3C]
+void merge_dqkv(const Model::Impl& m, const float* dq, const float* dk, const float* dv, float* dqkv) {
+  const int C = m.C, hd = m.hd, H = m.H, T = m.T;
+  for (int b = 0; b < m.B; ++b)
+    for (int t = 0; t < T; ++t) {
+      float* row = dqkv + (static_cast<idx>(b) * T + t) * 3 * C;
+      for (int h = 0; h < H; ++h) {
+        const idx src = ((static_cast<idx>(b) * H + h) * T + t) * hd;
+        std::memcpy(row + h * hd, dq + src, sizeof(float) * hd);
+        std::memcpy(row + C + h * hd, dk + src, sizeof(float) * hd);
+        std::memcpy(row + 2 * C + h * hd, dv + src, sizeof(float) * hd);
+      }
+    }
 }
 
 // ===========================================================================
-// RoPE on q or k of one head: x [T, hd], rows rotated by position t.
+// RoPE on all of q or k at once: x [B, H, T, hd], row (b, h, t) rotated by position t.
+// The kernels take one cos/sin row per x row, so the [T, rd/2] tables are repeated
+// B*H times (rope_cos_rows / rope_sin_rows, rebuilt per forward: cheap).
 
+void rope_replicate(Model::Impl& m) {
+  const std::size_t per = m.rope_cos.size(), copies = static_cast<std::size_t>(m.B) * m.H;
+  m.rope_cos_rows.resize(per * copies);
+  m.rope_sin_rows.resize(per * copies);
+  for (std::size_t c = 0; c < copies; ++c) {
+    std::memcpy(m.rope_cos_rows.data() + c * per, m.rope_cos.data(), sizeof(float) * per);
+    std::memcpy(m.rope_sin_rows.data() + c * per, m.rope_sin.data(), sizeof(float) * per);
+  }
+}
 void rope_forward(const Model::Impl& m, float* x) {
+  const int rows = m.B * m.H * m.T;
+  const float *c = m.rope_cos_rows.data(), *s = m.rope_sin_rows.data();
   if (m.cfg.rope_layout == RopeLayout::Half)
-    kernels::rope_rotate_half(x, x, m.rope_cos.data(), m.rope_sin.data(), m.T, m.hd, m.rd);
+    kernels::rope_rotate_half(x, x, c, s, rows, m.hd, m.rd);
   else
-    kernels::rope_rotate_interleaved(x, x, m.rope_cos.data(), m.rope_sin.data(), m.T, m.hd, m.rd);
+    kernels::rope_rotate_interleaved(x, x, c, s, rows, m.hd, m.rd);
 }
 void rope_backward(const Model::Impl& m, float* dx) {
+  const int rows = m.B * m.H * m.T;
+  const float *c = m.rope_cos_rows.data(), *s = m.rope_sin_rows.data();
   if (m.cfg.rope_layout == RopeLayout::Half)
-    kernels::rope_rotate_half_backward(dx, dx, m.rope_cos.data(), m.rope_sin.data(), m.T, m.hd, m.rd);
+    kernels::rope_rotate_half_backward(dx, dx, c, s, rows, m.hd, m.rd);
   else
-    kernels::rope_rotate_interleaved_backward(dx, dx, m.rope_cos.data(), m.rope_sin.data(), m.T, m.hd, m.rd);
+    kernels::rope_rotate_interleaved_backward(dx, dx, c, s, rows, m.hd, m.rd);
 }
 
 // ===========================================================================
@@ -481,13 +524,13 @@ void t5_bias_forward(const Model::Impl& m, int h, float* bias) {
     for (int j = 0; j <= i; ++j) row[j] = table[bkt[i - j]];
   }
 }
-// dt5[h, bucket(j - i)] += dS[i, j]
-void t5_bias_backward(Model::Impl& m, int h, const float* dS) {
+// dt5[h, bucket(j - p)] += dS[i, j]   (query i at position p = i + q0; dS [T - q0, T])
+void t5_bias_backward(Model::Impl& m, int h, int q0, const float* dS) {
   float* dtable = m.grads.data() + m.t5 + static_cast<idx>(h) * m.cfg.t5_num_buckets;
   const int32_t* bkt = m.t5_bucket_by_distance.data();
-  for (int i = 0; i < m.T; ++i) {
-    const float* row = dS + static_cast<idx>(i) * m.T;
-    for (int j = 0; j <= i; ++j) dtable[bkt[i - j]] += row[j];
+  for (int p = q0; p < m.T; ++p) {
+    const float* row = dS + static_cast<idx>(p - q0) * m.T;
+    for (int j = 0; j <= p; ++j) dtable[bkt[p - j]] += row[j];
   }
 }
 
@@ -500,97 +543,170 @@ void shaw_bias_forward(const Model::Impl& m, const float* A, const float* q, flo
     for (int j = 0; j <= i; ++j) row[j] = m.scale * r[k - std::min(i - j, k)];
   }
 }
-// dS_scaled = scale * dS:  drel[i, k - min(i-j, k)] = sum_j dS_scaled[i, j];
-// dq += drel @ A;  dA += drel^T @ q
-void shaw_bias_backward(const Model::Impl& m, const float* A, const float* q, const float* dS_scaled, float* drel,
-                        float* dq, float* dA) {
-  const int k = m.cfg.shaw_k, nr = m.nrel, T = m.T;
-  std::fill(drel, drel + static_cast<idx>(T) * nr, 0.0f);
-  for (int i = 0; i < T; ++i) {
+// Queries i at positions p = i + q0 (q, dq: their [Tq, hd] rows; dS_scaled [Tq, T]):
+// drel[i, k - min(p-j, k)] = sum_j dS_scaled[i, j];  dq += drel @ A;  dA += drel^T @ q
+void shaw_bias_backward(const Model::Impl& m, int q0, const float* A, const float* q, const float* dS_scaled,
+                        float* drel, float* dq, float* dA) {
+  const int k = m.cfg.shaw_k, nr = m.nrel, T = m.T, Tq = T - q0;
+  std::fill(drel, drel + static_cast<idx>(Tq) * nr, 0.0f);
+  for (int i = 0; i < Tq; ++i) {
+    const int p = i + q0;
     const float* row = dS_scaled + static_cast<idx>(i) * T;
     float* d = drel + static_cast<idx>(i) * nr;
-    for (int j = 0; j <= i; ++j) d[k - std::min(i - j, k)] += row[j];
+    for (int j = 0; j <= p; ++j) d[k - std::min(p - j, k)] += row[j];
   }
-  kernels::matmul(drel, A, dq, T, nr, m.hd, true);     // [T, 2k+1] @ [2k+1, hd]
-  kernels::matmul_at(drel, q, dA, T, nr, m.hd, true);  // [T, 2k+1]^T @ [T, hd] -> [2k+1, hd]
+  kernels::matmul(drel, A, dq, Tq, nr, m.hd, true);     // [Tq, 2k+1] @ [2k+1, hd]
+  kernels::matmul_at(drel, q, dA, Tq, nr, m.hd, true);  // [Tq, 2k+1]^T @ [Tq, hd] -> [2k+1, hd]
 }
 
 // ===========================================================================
-// Causal multi-head attention of one layer.
-//   forward:  q, k, v [B,H,T,hd] (q, k rotated for RoPE)
-//             P[b,h] = softmax(scale q k^T - alibi_h (i - j) + bias, causal)   [T, T]
-//             atty[b, t, h*hd..] = (P v)[t]                                  [N, C]
+// Causal products. Queries i in [0, Tq) sit at positions i + q0 (q0 = Tk - Tq:
+// training skips the last layer's queries before the first scored position) and
+// see keys j <= i + q0. P and dS are lower triangular (P is exactly 0 past
+// i + q0), so products with them run over row blocks of kCausalBlock queries
+// that stop at the block's last visible key: about 5/8 of the full work at T = 64.
 
-void attention_forward(Model::Impl& m, int l, bool want_attention) {
+constexpr int kCausalBlock = 16;
+
+// y[Tq, d] = P[Tq, Tk] @ v[Tk, d]
+void causal_pv(const float* P, const float* v, float* y, int Tq, int Tk, int d) {
+  const int q0 = Tk - Tq;
+  for (int r0 = 0; r0 < Tq; r0 += kCausalBlock) {
+    const int r1 = std::min(Tq, r0 + kCausalBlock);
+    kernels::detail::matmul_strided(P + static_cast<idx>(r0) * Tk, Tk, v, d, y + static_cast<idx>(r0) * d, d,
+                                    r1 - r0, r1 + q0, d, false);
+  }
+}
+// out[Tk, d] = P[Tq, Tk]^T @ dy[Tq, d]. Keys [0, q0) gather every query; key block
+// [r0 + q0, r1 + q0) gathers the queries i >= r0 (whose rows are computed that far).
+void causal_ptv(const float* P, const float* dy, float* out, int Tq, int Tk, int d) {
+  const int q0 = Tk - Tq;
+  if (q0 > 0) kernels::detail::matmul_at_strided(P, Tk, dy, d, out, d, Tq, q0, d, false);
+  for (int r0 = 0; r0 < Tq; r0 += kCausalBlock) {
+    const int r1 = std::min(Tq, r0 + kCausalBlock), c0 = r0 + q0;
+    kernels::detail::matmul_at_strided(P + static_cast<idx>(r0) * Tk + c0, Tk, dy + static_cast<idx>(r0) * d, d,
+                                       out + static_cast<idx>(c0) * d, d, Tq - r0, r1 - r0, d, false);
+  }
+}
+// dP[i, j] = dy[i] . v[j] for j < (end of i's block) + q0 (the rest is never read); vt = v^T [d, Tk]
+void causal_dyvt(const float* dy, const float* vt, float* dP, int Tq, int Tk, int d) {
+  const int q0 = Tk - Tq;
+  for (int r0 = 0; r0 < Tq; r0 += kCausalBlock) {
+    const int r1 = std::min(Tq, r0 + kCausalBlock);
+    kernels::detail::matmul_strided(dy + static_cast<idx>(r0) * d, d, vt, Tk, dP + static_cast<idx>(r0) * Tk, Tk,
+                                    r1 - r0, d, r1 + q0, false);
+  }
+}
+// Softmax backward on the same blocks: dS[i, j] = P (dP - sum_j P dP) for j < (end of
+// i's block) + q0 (exactly 0 where P is 0); in place over dP. Then dS *= scale.
+void causal_softmax_backward(const float* P, float* dP, int Tq, int Tk) {
+  const int q0 = Tk - Tq;
+  for (int r0 = 0; r0 < Tq; r0 += kCausalBlock) {
+    const int r1 = std::min(Tq, r0 + kCausalBlock);
+    for (int i = r0; i < r1; ++i) {
+      float* row = dP + static_cast<idx>(i) * Tk;
+      kernels::softmax_rows_backward(P + static_cast<idx>(i) * Tk, row, row, 1, r1 + q0);
+    }
+  }
+}
+void causal_scale(float* dS, int Tq, int Tk, float scale) {
+  const int q0 = Tk - Tq;
+  for (int r0 = 0; r0 < Tq; r0 += kCausalBlock) {
+    const int r1 = std::min(Tq, r0 + kCausalBlock);
+    for (int i = r0; i < r1; ++i) {
+      float* row = dS + static_cast<idx>(i) * Tk;
+      for (int j = 0; j < r1 + q0; ++j) row[j] *= scale;
+    }
+  }
+}
+void transpose(const float* x, float* xt, int rows, int cols) {  // x [rows, cols] -> xt [cols, rows]
+  for (int r = 0; r < rows; ++r)
+    for (int c = 0; c < cols; ++c) xt[static_cast<idx>(c) * rows + r] = x[static_cast<idx>(r) * cols + c];
+}
+
+// ===========================================================================
+// Causal multi-head attention of one layer, for the queries t >= q0 (q0 = 0
+// except in training's last layer, see Impl::q0). Tq = T - q0.
+//   forward:  q, k, v [B,H,T,hd] (q, k rotated for RoPE)
+//             P[b,h] = softmax(scale q k^T - alibi_h (p - j) + bias, causal)  [Tq, T], query i at p = i + q0
+//             atty[b, i, h*hd..] = (P v)[i]                                  [B, Tq, C]
+
+void attention_forward(Model::Impl& m, int l, int q0, bool want_attention) {
   LayerActs& la = m.acts.layer[l];
-  const int T = m.T, H = m.H, hd = m.hd;
+  const int T = m.T, H = m.H, hd = m.hd, Tq = T - q0;
   const idx TT = static_cast<idx>(T) * T, head = static_cast<idx>(T) * hd;
   const Encoding enc = m.cfg.encoding;
-  if (enc == Encoding::Rope)
-    for (int bh = 0; bh < m.B * H; ++bh) {
-      rope_forward(m, la.q + bh * head);
-      rope_forward(m, la.k + bh * head);
-    }
+  if (enc == Encoding::Rope) {
+    rope_forward(m, la.q);
+    rope_forward(m, la.k);
+  }
   for (int h = 0; h < H; ++h) {
     const float slope = enc == Encoding::Alibi ? m.alibi[h] : 0.0f;
     const float* bias = nullptr;
     if (enc == Encoding::T5) {
       t5_bias_forward(m, h, m.acts.bias);
-      bias = m.acts.bias;
+      bias = m.acts.bias + static_cast<idx>(q0) * T;  // rows of the queries kept
     }
     for (int b = 0; b < m.B; ++b) {
       const idx bh = static_cast<idx>(b) * H + h;
       const float* q = la.q + bh * head;
       const float* k = la.k + bh * head;
       const float* v = la.v + bh * head;
-      float* S = m.training ? la.att + bh * TT : la.att;
+      float* S = m.training ? la.att + bh * TT : la.att;  // [Tq, T]
       if (enc == Encoding::Shaw) {
         shaw_bias_forward(m, m.P(m.layer[l].shaw), q, m.acts.rel, m.acts.bias);
-        bias = m.acts.bias;
+        bias = m.acts.bias + static_cast<idx>(q0) * T;
       }
-      kernels::attention_scores_softmax(q, k, S, T, T, hd, m.scale, true, slope, bias);
-      if (want_attention && b == 0)
+      kernels::attention_scores_softmax(q + static_cast<idx>(q0) * hd, k, S, Tq, T, hd, m.scale, true, slope, bias);
+      if (want_attention && b == 0)  // (inference only: q0 = 0)
         std::memcpy(m.att_maps.data() + (static_cast<idx>(l) * H + h) * TT, S, sizeof(float) * TT);
-      kernels::matmul(S, v, m.acts.yh, T, T, hd, false);  // [T, T] @ [T, hd]
-      merge_head(m, m.acts.yh, b, h, la.atty);
+      causal_pv(S, v, m.acts.yh, Tq, T, hd);  // [Tq, T] @ [T, hd]
+      merge_head(m, m.acts.yh, b, h, Tq, la.atty);
     }
   }
 }
 
-//   backward, per head, from datty [N, C]:
-//     dy = datty[b, :, h]                       [T, hd]
-//     dP = dy v^T;  dv = P^T dy                 [T, T], [T, hd]
+//   backward, per head, from datty [B, Tq, C]:
+//     dy = datty[b, :, h]                       [Tq, hd]
+//     dP = dy v^T;  dv = P^T dy                 [Tq, T], [T, hd]
 //     dS = softmax_backward(P, dP)              (T5: dt5 += dS by bucket)
 //     dS *= scale;  dq = dS k;  dk = dS^T q     (Shaw: + its terms; RoPE: rotate back)
-void attention_backward(Model::Impl& m, int l) {
+//   dq of the queries t < q0 is 0.
+void attention_backward(Model::Impl& m, int l, int q0) {
   LayerActs& la = m.acts.layer[l];
   Acts& a = m.acts;
-  const int T = m.T, H = m.H, hd = m.hd;
-  const idx TT = static_cast<idx>(T) * T, head = static_cast<idx>(T) * hd;
+  const int T = m.T, H = m.H, hd = m.hd, Tq = T - q0;
+  const idx TT = static_cast<idx>(T) * T, head = static_cast<idx>(T) * hd, skip = static_cast<idx>(q0) * hd;
   const Encoding enc = m.cfg.encoding;
   for (int h = 0; h < H; ++h)
     for (int b = 0; b < m.B; ++b) {
       const idx bh = static_cast<idx>(b) * H + h;
-      const float* q = la.q + bh * head;
+      const float* q = la.q + bh * head + skip;  // the Tq queries kept
       const float* k = la.k + bh * head;
       const float* v = la.v + bh * head;
       const float* P = la.att + bh * TT;
-      gather_head(m, a.datty, b, h, a.dy);
-      kernels::matmul_bt(a.dy, v, a.dP, T, hd, T, false);  // dP = dy v^T      [T, T]
-      kernels::matmul_at(P, a.dy, a.dv, T, T, hd, false);  // dv = P^T dy      [T, hd]
-      kernels::softmax_rows_backward(P, a.dP, a.dP, T, T);  // dS (in place)
-      if (enc == Encoding::T5) t5_bias_backward(m, h, a.dP);
-      for (idx i = 0; i < TT; ++i) a.dP[i] *= m.scale;
-      kernels::matmul(a.dP, k, a.dq, T, T, hd, false);     // dq = dS k        [T, hd]
-      kernels::matmul_at(a.dP, q, a.dk, T, T, hd, false);  // dk = dS^T q      [T, hd]
+      float* dq = a.dq + bh * head;
+      float* dk = a.dk + bh * head;
+      float* dv = a.dv + bh * head;
+      std::fill(dq, dq + skip, 0.0f);
+      dq += skip;
+      gather_head(m, a.datty, b, h, Tq, a.dy);
+      transpose(v, a.vt, T, hd);
+      causal_dyvt(a.dy, a.vt, a.dP, Tq, T, hd);  // dP = dy v^T      [Tq, T]
+      causal_ptv(P, a.dy, dv, Tq, T, hd);        // dv = P^T dy      [T, hd]
+      causal_softmax_backward(P, a.dP, Tq, T);   // dS (in place)
+      if (enc == Encoding::T5) t5_bias_backward(m, h, q0, a.dP);
+      causal_scale(a.dP, Tq, T, m.scale);        // dS *= scale
+      causal_pv(a.dP, k, dq, Tq, T, hd);         // dq = dS k        [Tq, hd]
+      causal_ptv(a.dP, q, dk, Tq, T, hd);        // dk = dS^T q      [T, hd]
       if (enc == Encoding::Shaw)
-        shaw_bias_backward(m, m.P(m.layer[l].shaw), q, a.dP, a.drel, a.dq, m.G(m.layer[l].shaw));
-      if (enc == Encoding::Rope) {
-        rope_backward(m, a.dq);
-        rope_backward(m, a.dk);
-      }
-      scatter_dqkv(m, a.dq, a.dk, a.dv, b, h, a.dqkv);
+        shaw_bias_backward(m, q0, m.P(m.layer[l].shaw), q, a.dP, a.drel, dq, m.G(m.layer[l].shaw));
     }
+  if (enc == Encoding::Rope) {  // rotate the gradients back (transpose of the rotation)
+    rope_backward(m, a.dq);
+    rope_backward(m, a.dk);
+  }
+  merge_dqkv(m, a.dq, a.dk, a.dv, a.dqkv);
 }
 
 }  // namespace
@@ -601,54 +717,64 @@ void attention_backward(Model::Impl& m, int l) {
 void Model::Impl::forward(const int32_t* tokens, const ForwardOptions& opt) {
   const int N = B * T;
   const bool want = opt.want_attention;
+  if (cfg.encoding == Encoding::Rope) rope_replicate(*this);
   embedding_forward(*this, tokens);
   const float* x = acts.x0;
   for (int l = 0; l < L; ++l) {
     const LayerOffsets& o = layer[l];
     LayerActs& la = acts.layer[l];
+    const int lq0 = l == L - 1 ? q0 : 0;  // rows after the attention: [B, T - lq0]
+    const int Nq = B * (T - lq0);
     // attention sub-block: res2 = x + proj(attn(LN1(x)))
     layers::layernorm_forward(la.ln1, la.ln1_mean, la.ln1_rstd, x, P(o.ln1_w), P(o.ln1_b), N, C);
     layers::linear_forward(la.qkv, la.ln1, P(o.qkv_w), P(o.qkv_b), N, C, 3 * C);
     split_heads(*this, la.qkv, la.q, la.k, la.v);
-    attention_forward(*this, l, want);
-    layers::linear_forward(la.res2, la.atty, P(o.proj_w), P(o.proj_b), N, C, C);
-    layers::residual_forward(la.res2, la.res2, x, static_cast<std::size_t>(N) * C);
+    attention_forward(*this, l, lq0, want);
+    layers::linear_forward(la.res2, la.atty, P(o.proj_w), P(o.proj_b), Nq, C, C);
+    if (lq0 == 0)
+      layers::residual_forward(la.res2, la.res2, x, static_cast<std::size_t>(N) * C);
+    else
+      residual_add_suffix(la.res2, x, B, T, lq0, C);
     // MLP sub-block: res3 = res2 + W2 GELU(W1 LN2(res2))
-    layers::layernorm_forward(la.ln2, la.ln2_mean, la.ln2_rstd, la.res2, P(o.ln2_w), P(o.ln2_b), N, C);
-    layers::linear_forward(la.fch, la.ln2, P(o.fc_w), P(o.fc_b), N, C, F);
-    layers::gelu_forward(la.fcg, la.fch, static_cast<std::size_t>(N) * F);
-    layers::linear_forward(la.res3, la.fcg, P(o.fcp_w), P(o.fcp_b), N, F, C);
-    layers::residual_forward(la.res3, la.res3, la.res2, static_cast<std::size_t>(N) * C);
+    layers::layernorm_forward(la.ln2, la.ln2_mean, la.ln2_rstd, la.res2, P(o.ln2_w), P(o.ln2_b), Nq, C);
+    layers::linear_forward(la.fch, la.ln2, P(o.fc_w), P(o.fc_b), Nq, C, F);
+    layers::gelu_forward(la.fcg, la.fct, la.fch, static_cast<std::size_t>(Nq) * F);
+    layers::linear_forward(la.res3, la.fcg, P(o.fcp_w), P(o.fcp_b), Nq, F, C);
+    layers::residual_forward(la.res3, la.res3, la.res2, static_cast<std::size_t>(Nq) * C);
     x = la.res3;
   }
-  layers::layernorm_forward(acts.lnf, acts.lnf_mean, acts.lnf_rstd, x, P(lnf_w), P(lnf_b), N, C);
-  layers::linear_forward(acts.logits, acts.lnf, P(lm_head), nullptr, N, C, V);
+  const int Nq = B * (T - q0);
+  layers::layernorm_forward(acts.lnf, acts.lnf_mean, acts.lnf_rstd, x, P(lnf_w), P(lnf_b), Nq, C);
+  layers::linear_forward(acts.logits, acts.lnf, P(lm_head), nullptr, Nq, C, V);
 }
 
-// Backward from dlogits (in acts.probs) to every parameter gradient (accumulated).
+// Backward from dlogits (in acts.probs, [B, T - q0, V]) to every parameter gradient (accumulated).
 void Model::Impl::backward(const int32_t* tokens) {
   const int N = B * T;
-  const std::size_t NC = static_cast<std::size_t>(N) * C;
+  const int Nq = B * (T - q0);
   // logits = lnf @ lm_head
-  layers::linear_backward(acts.dln, G(lm_head), nullptr, acts.probs, acts.lnf, P(lm_head), N, C, V);
-  std::fill(acts.dres, acts.dres + NC, 0.0f);
+  layers::linear_backward(acts.dln, G(lm_head), nullptr, acts.probs, acts.lnf, P(lm_head), Nq, C, V);
+  std::fill(acts.dres, acts.dres + static_cast<std::size_t>(N) * C, 0.0f);
   const float* x_last = acts.layer[L - 1].res3;
   layers::layernorm_backward(acts.dres, G(lnf_w), G(lnf_b), acts.dln, x_last, P(lnf_w), acts.lnf_mean,
-                             acts.lnf_rstd, N, C);
+                             acts.lnf_rstd, Nq, C);
   for (int l = L - 1; l >= 0; --l) {
     const LayerOffsets& o = layer[l];
     LayerActs& la = acts.layer[l];
     const float* x = l == 0 ? acts.x0 : acts.layer[l - 1].res3;
+    const int lq0 = l == L - 1 ? q0 : 0;
+    const int Nl = B * (T - lq0);
     // MLP: dres holds d(res3); the residual passes it to res2 unchanged.
-    layers::linear_backward(acts.dbuf, G(o.fcp_w), G(o.fcp_b), acts.dres, la.fcg, P(o.fcp_w), N, F, C);
-    layers::gelu_backward(acts.dbuf, la.fch, acts.dbuf, static_cast<std::size_t>(N) * F);
-    layers::linear_backward(acts.dln, G(o.fc_w), G(o.fc_b), acts.dbuf, la.ln2, P(o.fc_w), N, C, F);
+    layers::linear_backward(acts.dbuf, G(o.fcp_w), G(o.fcp_b), acts.dres, la.fcg, P(o.fcp_w), Nl, F, C);
+    layers::gelu_backward(acts.dbuf, la.fch, la.fct, acts.dbuf, static_cast<std::size_t>(Nl) * F);
+    layers::linear_backward(acts.dln, G(o.fc_w), G(o.fc_b), acts.dbuf, la.ln2, P(o.fc_w), Nl, C, F);
     layers::layernorm_backward(acts.dres, G(o.ln2_w), G(o.ln2_b), acts.dln, la.res2, P(o.ln2_w), la.ln2_mean,
-                               la.ln2_rstd, N, C);
+                               la.ln2_rstd, Nl, C);
     // attention: dres now holds d(res2); the residual passes it to x unchanged.
-    layers::linear_backward(acts.datty, G(o.proj_w), G(o.proj_b), acts.dres, la.atty, P(o.proj_w), N, C, C);
-    attention_backward(*this, l);
+    layers::linear_backward(acts.datty, G(o.proj_w), G(o.proj_b), acts.dres, la.atty, P(o.proj_w), Nl, C, C);
+    attention_backward(*this, l, lq0);
     layers::linear_backward(acts.dln, G(o.qkv_w), G(o.qkv_b), acts.dqkv, la.ln1, P(o.qkv_w), N, C, 3 * C);
+    if (lq0 > 0) expand_suffix_rows(acts.dres, B, T, lq0, C);  // back to [B, T, C]; rows t < q0 get 0
     layers::layernorm_backward(acts.dres, G(o.ln1_w), G(o.ln1_b), acts.dln, x, P(o.ln1_w), la.ln1_mean,
                                la.ln1_rstd, N, C);
   }
@@ -678,22 +804,35 @@ const float* Model::gradients() const { return impl_->grads.data(); }
 
 const float* Model::forward(const int32_t* tokens, int B, int T, const ForwardOptions& options) {
   Impl& m = *impl_;
+  m.prepare(B, T, false, options.want_attention);  // sizes first: refuses absurd B, T before reading tokens
   m.check_inputs(tokens, nullptr, B, T);
-  m.prepare(B, T, false, options.want_attention);
   m.prepare_position_tables(T, options);
+  m.q0 = 0;
   m.forward(tokens, options);
   return m.acts.logits;
 }
 
-LossResult Model::evaluate(const int32_t* tokens, const int32_t* targets, int B, int T,
-                           const ForwardOptions& options) {
-  Impl& m = *impl_;
-  if (!targets) throw Error(ErrorKind::Type, "targets must be an array of B*T integers (got null)");
-  m.check_inputs(tokens, targets, B, T);
-  m.prepare(B, T, false, options.want_attention);
-  m.prepare_position_tables(T, options);
-  m.forward(tokens, options);
-  const layers::CrossEntropySums s = layers::crossentropy_forward(m.acts.probs, m.acts.logits, targets, B * T, m.V);
+namespace {
+// Only positions with a target need logits: the last layer runs its queries, MLP
+// and head for t >= q0, the first scored position of any sequence (T - 1 if none).
+// Sets m.q0 and m.targets_q (targets of those rows, [B, T - q0]).
+void select_scored_suffix(Model::Impl& m, const int32_t* targets, int B, int T) {
+  int q0 = T - 1;
+  for (int b = 0; b < B; ++b)
+    for (int t = 0; t < q0; ++t)
+      if (targets[static_cast<std::size_t>(b) * T + t] >= 0) {
+        q0 = t;
+        break;
+      }
+  m.q0 = q0;
+  const int Tq = T - q0;
+  m.targets_q.resize(static_cast<std::size_t>(B) * Tq);
+  for (int b = 0; b < B; ++b)
+    std::memcpy(m.targets_q.data() + static_cast<std::size_t>(b) * Tq, targets + static_cast<std::size_t>(b) * T + q0,
+                sizeof(int32_t) * Tq);
+}
+
+LossResult loss_result(const layers::CrossEntropySums& s) {
   LossResult r;
   r.scored = s.scored;
   r.correct = s.correct;
@@ -702,6 +841,25 @@ LossResult Model::evaluate(const int32_t* tokens, const int32_t* targets, int B,
     r.accuracy = static_cast<float>(s.correct) / static_cast<float>(s.scored);
   }
   return r;
+}
+}  // namespace
+
+LossResult Model::evaluate(const int32_t* tokens, const int32_t* targets, int B, int T,
+                           const ForwardOptions& options) {
+  Impl& m = *impl_;
+  if (!targets) throw Error(ErrorKind::Type, "targets must be an array of B*T integers (got null)");
+  m.prepare(B, T, false, options.want_attention);
+  m.check_inputs(tokens, targets, B, T);
+  m.prepare_position_tables(T, options);
+  if (options.want_attention) {  // full maps need every query
+    m.q0 = 0;
+    m.targets_q.assign(targets, targets + static_cast<std::size_t>(B) * T);
+  } else {
+    select_scored_suffix(m, targets, B, T);
+  }
+  m.forward(tokens, options);
+  return loss_result(layers::crossentropy_forward(m.acts.probs, m.acts.logits, m.targets_q.data(),
+                                                  B * (T - m.q0), m.V));
 }
 
 const std::vector<float>& Model::attention_maps() const { return impl_->att_maps; }
@@ -710,30 +868,26 @@ int Model::last_length() const { return impl_->T; }
 LossResult Model::forward_backward(const int32_t* tokens, const int32_t* targets, int B, int T) {
   Impl& m = *impl_;
   if (!targets) throw Error(ErrorKind::Type, "targets must be an array of B*T integers (got null)");
-  m.check_inputs(tokens, targets, B, T);
   m.prepare(B, T, true, false);
+  m.check_inputs(tokens, targets, B, T);
   m.prepare_position_tables(T, ForwardOptions{});
   std::fill(m.grads.begin(), m.grads.end(), 0.0f);
+  select_scored_suffix(m, targets, B, T);
   m.forward(tokens, ForwardOptions{});
-  const int N = B * T;
-  const layers::CrossEntropySums s = layers::crossentropy_forward(m.acts.probs, m.acts.logits, targets, N, m.V);
-  LossResult r;
-  r.scored = s.scored;
-  r.correct = s.correct;
-  if (s.scored > 0) {
-    r.loss = static_cast<float>(s.loss / s.scored);
-    r.accuracy = static_cast<float>(s.correct) / static_cast<float>(s.scored);
-  }
+  const int Nq = B * (T - m.q0);
+  const layers::CrossEntropySums s =
+      layers::crossentropy_forward(m.acts.probs, m.acts.logits, m.targets_q.data(), Nq, m.V);
   const float inv = s.scored > 0 ? 1.0f / static_cast<float>(s.scored) : 0.0f;
-  layers::crossentropy_backward(m.acts.probs, m.acts.probs, targets, N, m.V, inv);
+  layers::crossentropy_backward(m.acts.probs, m.acts.probs, m.targets_q.data(), Nq, m.V, inv);
   m.backward(tokens);
   m.trained_length = std::max(m.trained_length, T);
-  return r;
+  return loss_result(s);
 }
 
 LossResult Model::train_step(const int32_t* tokens, const int32_t* targets, int B, int T, float lr) {
   require_finite("lr", lr);
   if (lr < 0) range_error("lr", "a finite number >= 0", format_number(lr));
+  validate_adamw(impl_->opt);
   LossResult r = forward_backward(tokens, targets, B, T);
   const float clip = impl_->opt.grad_clip;
   r.grad_norm = clip > 0 ? clip_gradients(clip) : gradient_norm();

@@ -34,13 +34,14 @@ struct LayerActs {
   float* k;         // [B, H, T, hd] (rotated, for RoPE)
   float* v;         // [B, H, T, hd]
   float* att;       // training: [B, H, T, T] probabilities; inference: one shared [T, T] scratch
-  float* atty;      // [N, C] heads merged (P @ v)
+  float* atty;      // [N, C] heads merged (P @ v)   (last layer in training: [B, T - q0, C], also below)
   float* res2;      // [N, C] after the attention residual
   float* ln2;       // [N, C]
   float* ln2_mean;  // [N]
   float* ln2_rstd;  // [N]
   float* fch;       // [N, F] pre-GELU
   float* fcg;       // [N, F] post-GELU
+  float* fct;       // [N, F] tanh inside the GELU (kept for backward)
   float* res3;      // [N, C] block output
 };
 
@@ -62,10 +63,11 @@ struct Acts {
   float* datty = nullptr;  // [N, C]
   float* dbuf = nullptr;   // [N, F]
   float* dqkv = nullptr;   // [N, 3C]
-  float* dq = nullptr;     // [T, hd]
-  float* dk = nullptr;     // [T, hd]
-  float* dv = nullptr;     // [T, hd]
+  float* dq = nullptr;     // [B, H, T, hd]
+  float* dk = nullptr;     // [B, H, T, hd]
+  float* dv = nullptr;     // [B, H, T, hd]
   float* dy = nullptr;     // [T, hd]
+  float* vt = nullptr;     // [hd, T] one head's v transposed
   float* dP = nullptr;     // [T, T]
   float* drel = nullptr;   // [T, 2k+1]
 };
@@ -96,6 +98,7 @@ struct Model::Impl {
   int t5_rows = 0;
   std::vector<int32_t> t5_bucket_by_distance;  // [rows]: bucket of relative position -dist
   std::vector<float> rope_cos, rope_sin;       // [T, rd/2], rebuilt per forward
+  std::vector<float> rope_cos_rows, rope_sin_rows;  // [B*H*T, rd/2]: the tables repeated per (b, h)
   std::vector<double> rope_inv_freq_override;
 
   // Activations.
@@ -103,13 +106,18 @@ struct Model::Impl {
   Acts acts;
   int B = 0, T = 0;
   bool training = false;
+  // First query row of the LAST layer: training sets it to the first scored position
+  // (rows before it need no logits), so that layer's attention output, MLP, final LN
+  // and head run on [B, T - q0] rows; inference uses 0.
+  int q0 = 0;
+  std::vector<int32_t> targets_q;  // targets of rows t >= q0, [B, T - q0]
   std::vector<float> att_maps;  // [L, H, T, T] of sequence 0, when asked for
 
   explicit Impl(const ModelConfig& c);
   void build_layout();
   void init_weights();
 
-  // Lay out activations for (B, T); throws RangeError past the limits.
+  // Checks B and T and lays out activations for them; throws RangeError past the limits.
   void prepare(int B, int T, bool training, bool want_attention);
   void check_inputs(const int32_t* tokens, const int32_t* targets, int B, int T) const;
   void prepare_position_tables(int T, const ForwardOptions& opt);

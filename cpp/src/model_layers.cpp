@@ -162,35 +162,35 @@ inline float tanh_scalar(float x) {
 }
 }  // namespace
 
-void gelu_forward(float* out, const float* inp, std::size_t n) {
+void gelu_forward(float* out, float* th, const float* inp, std::size_t n) {
   const fbatch s = simd::splat(kGeluS), c = simd::splat(kGeluC), half = simd::splat(0.5f), one = simd::splat(1.0f);
   std::size_t i = 0;
   for (; i + W <= n; i += W) {
     const fbatch x = simd::load(inp + i);
     const fbatch t = tanh_batch(s * simd::fma(c * x, x * x, x));
+    simd::store(th + i, t);
     simd::store(out + i, half * x * (one + t));
   }
   for (; i < n; ++i) {
     const float x = inp[i];
-    out[i] = 0.5f * x * (1.0f + tanh_scalar(kGeluS * (x + kGeluC * x * x * x)));
+    th[i] = tanh_scalar(kGeluS * (x + kGeluC * x * x * x));
+    out[i] = 0.5f * x * (1.0f + th[i]);
   }
 }
 
-// d/dx = 0.5 (1 + t) + 0.5 x (1 - t^2) s (1 + 3 c x^2),  t = tanh(s (x + c x^3))
-void gelu_backward(float* dinp, const float* inp, const float* dout, std::size_t n) {
-  const fbatch s = simd::splat(kGeluS), c = simd::splat(kGeluC), c3 = simd::splat(3.0f * kGeluC),
-               half = simd::splat(0.5f), one = simd::splat(1.0f);
+// d/dx = 0.5 (1 + t) + 0.5 x (1 - t^2) s (1 + 3 c x^2),  t = tanh(s (x + c x^3)) kept from forward
+void gelu_backward(float* dinp, const float* inp, const float* th, const float* dout, std::size_t n) {
+  const fbatch s = simd::splat(kGeluS), c3 = simd::splat(3.0f * kGeluC), half = simd::splat(0.5f),
+               one = simd::splat(1.0f);
   std::size_t i = 0;
   for (; i + W <= n; i += W) {
     const fbatch x = simd::load(inp + i);
-    const fbatch x2 = x * x;
-    const fbatch t = tanh_batch(s * simd::fma(c * x, x2, x));
-    const fbatch local = half * (one + t) + half * x * (one - t * t) * s * simd::fma(c3, x2, one);
+    const fbatch t = simd::load(th + i);
+    const fbatch local = half * (one + t) + half * x * (one - t * t) * s * simd::fma(c3, x * x, one);
     simd::store(dinp + i, local * simd::load(dout + i));
   }
   for (; i < n; ++i) {
-    const float x = inp[i];
-    const float t = tanh_scalar(kGeluS * (x + kGeluC * x * x * x));
+    const float x = inp[i], t = th[i];
     const float local = 0.5f * (1.0f + t) + 0.5f * x * (1.0f - t * t) * kGeluS * (1.0f + 3.0f * kGeluC * x * x);
     dinp[i] = local * dout[i];
   }

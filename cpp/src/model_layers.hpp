@@ -23,9 +23,10 @@ void linear_backward(float* dinp, float* dW, float* dbias, const float* dout, co
                      int C, int OC);
 
 // GELU, tanh approximation (GPT-2): out = 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))).  [n]
-void gelu_forward(float* out, const float* inp, std::size_t n);
-// dinp[n] = gelu'(inp) * dout (overwritten)
-void gelu_backward(float* dinp, const float* inp, const float* dout, std::size_t n);
+// th[n] keeps the tanh values for the backward.
+void gelu_forward(float* out, float* th, const float* inp, std::size_t n);
+// dinp[n] = gelu'(inp) * dout (overwritten; may alias dout)
+void gelu_backward(float* dinp, const float* inp, const float* th, const float* dout, std::size_t n);
 
 // out[n] = a + b
 void residual_forward(float* out, const float* a, const float* b, std::size_t n);

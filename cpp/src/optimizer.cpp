@@ -53,9 +53,24 @@ void adamw_tensor(float* p, const float* g, float* m, float* v, std::size_t n, f
 }
 }  // namespace
 
+void validate_adamw(const AdamWOptions& o) {
+  auto unit = [](const char* name, float v) {
+    if (!(v >= 0.0f && v < 1.0f)) range_error(name, "a number in [0, 1)", format_number(v));
+  };
+  unit("beta1", o.beta1);
+  unit("beta2", o.beta2);
+  require_positive("eps", o.eps);
+  require_finite("weightDecay", o.weight_decay);
+  if (o.weight_decay < 0) range_error("weightDecay", "a finite number >= 0", format_number(o.weight_decay));
+  require_finite("gradClip", o.grad_clip);
+}
+
 void Model::adamw_update(float lr) {
   Impl& m = *impl_;
   const AdamWOptions& o = m.opt;
+  validate_adamw(o);
+  require_finite("lr", lr);
+  if (lr < 0) range_error("lr", "a finite number >= 0", format_number(lr));
   m.step += 1;
   const float bc1 = static_cast<float>(1.0 - std::pow(static_cast<double>(o.beta1), static_cast<double>(m.step)));
   const float bc2 = static_cast<float>(1.0 - std::pow(static_cast<double>(o.beta2), static_cast<double>(m.step)));

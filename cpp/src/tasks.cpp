@@ -1,40 +1,123 @@
 // Synthetic tasks (see tasks.hpp for the vocabulary layout and each task).
 #include "posenc/tasks.hpp"
 
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
 #include "posenc/error.hpp"
 
 namespace posenc {
+namespace {
+
+const char* const kTaskNames[kTaskCount] = {"copy", "reverse", "retrieval", "markov"};
+const char* const kTaskList = "one of 'copy', 'reverse', 'retrieval', 'markov'";
+
+constexpr std::size_t kMaxMarkovContexts = std::size_t(1) << 20;
+constexpr int kMaxBranching = 16;
+constexpr uint32_t kMaxWeight = 8;
+
+std::size_t markov_contexts(int symbols, int order) {
+  std::size_t c = 1;
+  for (int i = 0; i < order; ++i) {
+    c *= static_cast<std::size_t>(symbols);
+    if (c > kMaxMarkovContexts) return kMaxMarkovContexts + 1;
+  }
+  return c;
+}
+
+int retrieval_keys(int symbols) { return (symbols + 1) / 2; }
+
+}  // namespace
 
 const char* task_name(TaskKind k) {
-  switch (k) {
-    case TaskKind::Copy: return "copy";
-  }
-  return "?";
+  const int i = static_cast<int>(k);
+  return i >= 0 && i < kTaskCount ? kTaskNames[i] : "?";
 }
 
 TaskKind parse_task(const std::string& name) {
-  if (name == "copy") return TaskKind::Copy;
-  range_error("task", "one of 'copy'", "'" + name + "'");
+  for (int i = 0; i < kTaskCount; ++i)
+    if (name == kTaskNames[i]) return static_cast<TaskKind>(i);
+  range_error("task", kTaskList, "'" + name + "'");
 }
 
 void TaskOptions::validate() const {
   const int k = static_cast<int>(kind);
-  if (k != static_cast<int>(TaskKind::Copy)) range_error("task", "one of 'copy'", std::to_string(k));
+  if (k < 0 || k >= kTaskCount) range_error("task", kTaskList, std::to_string(k));
   require_int_range("symbols", symbols, 1, 65000);
+  if (depth && !(*depth >= 0.0 && *depth <= 1.0))  // also rejects NaN
+    range_error("depth", "a number in [0, 1] (or unset: random)", format_number(*depth));
+  if (kind == TaskKind::Retrieval && packed && symbols > 500)
+    range_error("symbols", "an integer in [4, 500] for packed task 'retrieval' (one token per key-value pair)",
+                std::to_string(symbols));
+  if (kind == TaskKind::Retrieval && symbols < 4)
+    range_error("symbols", "an integer in [4, 65000] for task 'retrieval' (keys and values need 2 symbols each)",
+                std::to_string(symbols));
+  if (kind == TaskKind::Markov) {
+    require_int_range("order", order, 1, 4);
+    if (markov_contexts(symbols, order) > kMaxMarkovContexts)
+      range_error("symbols", "at most 2^20 Markov contexts (symbols^order) for task 'markov'",
+                  std::to_string(symbols) + "^" + std::to_string(order));
+    require_int_range("branching", branching, 1, std::min(symbols, kMaxBranching));
+  }
 }
 
 int task_vocab_size(const TaskOptions& o) {
   o.validate();
+  if (o.kind == TaskKind::Retrieval && o.packed) {
+    const int m = retrieval_keys(o.symbols);
+    return o.symbols + kFirstSymbol + m * (o.symbols - m);
+  }
   return o.symbols + kFirstSymbol;
 }
 
 int task_min_length(const TaskOptions& o) {
   o.validate();
-  return 4;  // Copy: BOS s1 SEP s1
+  switch (o.kind) {
+    case TaskKind::Copy:
+    case TaskKind::Reverse: return 4;    // BOS x1 SEP x1
+    case TaskKind::Retrieval: return o.packed ? 5 : 6;  // BOS P SEP q a | BOS k v SEP q a
+    case TaskKind::Markov: return o.order + 2;  // BOS x1..xo x_{o+1}
+  }
+  return 4;
 }
 
 TaskGenerator::TaskGenerator(const TaskOptions& options, uint64_t seed) : options_(options), rng_(seed, /*stream=*/7) {
   options_.validate();
+  if (options_.kind == TaskKind::Markov) build_markov_table();
+}
+
+// Row c lists `branching` distinct next symbols, each with an integer weight in [1, kMaxWeight].
+// Drawn from its own stream of table_seed, so the chain is shared by every generator seed.
+void TaskGenerator::build_markov_table() {
+  const std::size_t contexts = markov_contexts(options_.symbols, options_.order);
+  const int k = options_.branching;
+  const uint32_t n = static_cast<uint32_t>(options_.symbols);
+  Rng r(options_.table_seed, /*stream=*/11);
+  table_.resize(contexts * k);
+  row_total_.assign(contexts, 0);
+  for (std::size_t c = 0; c < contexts; ++c) {
+    Transition* row = table_.data() + c * k;
+    for (int j = 0; j < k; ++j) {
+      int32_t s;
+      bool fresh;
+      do {  // rejection: distinct symbols within a row (k <= min(n, 16))
+        s = static_cast<int32_t>(r.below(n));
+        fresh = true;
+        for (int i = 0; i < j; ++i) fresh = fresh && row[i].symbol != s;
+      } while (!fresh);
+      row[j].symbol = s;
+      row[j].weight = 1 + r.below(kMaxWeight);
+      row_total_[c] += row[j].weight;
+    }
+  }
+}
+
+std::size_t TaskGenerator::markov_context(const int32_t* seq, int t) const {
+  std::size_t c = 0;
+  for (int i = t - options_.order + 1; i <= t; ++i)
+    c = c * static_cast<std::size_t>(options_.symbols) + static_cast<std::size_t>(seq[i] - kFirstSymbol);
+  return c;
 }
 
 void TaskGenerator::sample(int B, int T, int32_t* tokens, int32_t* targets) {
@@ -45,22 +128,145 @@ void TaskGenerator::sample(int B, int T, int32_t* tokens, int32_t* targets) {
     int32_t* tok = tokens + static_cast<std::ptrdiff_t>(b) * T;
     int32_t* tgt = targets + static_cast<std::ptrdiff_t>(b) * T;
     switch (options_.kind) {
-      case TaskKind::Copy: sample_copy(T, tok, tgt); break;
+      case TaskKind::Copy: sample_copy(T, tok, tgt, false); break;
+      case TaskKind::Reverse: sample_copy(T, tok, tgt, true); break;
+      case TaskKind::Retrieval: sample_retrieval(T, tok, tgt); break;
+      case TaskKind::Markov: sample_markov(T, tok, tgt); break;
     }
   }
 }
 
-// [BOS, s1..sh, SEP, s1..sh, PAD...]; target[t] = tokens[t+1] for t in [h+1, 2h], else -1.
-void TaskGenerator::sample_copy(int T, int32_t* tok, int32_t* tgt) {
+// [BOS, x1..xh, SEP, x1..xh (or xh..x1), PAD...]; target[t] = tokens[t+1] for t in [h+1, 2h], else -1.
+// The draws do not depend on `reverse` (Copy's stream is the original one).
+void TaskGenerator::sample_copy(int T, int32_t* tok, int32_t* tgt, bool reverse) {
   const int hmax = (T - 2) / 2;
   const int h = options_.variable_length ? 1 + static_cast<int>(rng_.below(static_cast<uint32_t>(hmax))) : hmax;
   const uint32_t n = static_cast<uint32_t>(options_.symbols);
   tok[0] = kTokenBos;
   for (int i = 1; i <= h; ++i) tok[i] = kFirstSymbol + static_cast<int32_t>(rng_.below(n));
   tok[h + 1] = kTokenSep;
-  for (int i = 1; i <= h; ++i) tok[h + 1 + i] = tok[i];
+  for (int i = 1; i <= h; ++i) tok[h + 1 + i] = reverse ? tok[h + 1 - i] : tok[i];
   for (int t = 2 * h + 2; t < T; ++t) tok[t] = kTokenPad;
   for (int t = 0; t < T; ++t) tgt[t] = (t >= h + 1 && t <= 2 * h) ? tok[t + 1] : -1;
+}
+
+// packed:    [BOS, P1 .. Pp, SEP, q, a, PAD...]
+// two-token: [BOS, k1 v1 .. kp vp, SEP, q, a, PAD...]
+// target at q = a (+ repeated keys with score_repeats), else -1. Draw order: p (variable
+// only), needle index (depth unset only), needle key, needle value, then for each
+// distractor in sequence order its key and, at the key's first occurrence, its value.
+void TaskGenerator::sample_retrieval(int T, int32_t* tok, int32_t* tgt) {
+  const bool packed = options_.packed;
+  const int width = packed ? 1 : 2;  // tokens per pair
+  const int pmax = (T - 4) / width;
+  const int p = options_.variable_length ? 1 + static_cast<int>(rng_.below(static_cast<uint32_t>(pmax))) : pmax;
+  const int n = options_.symbols;
+  const uint32_t m = static_cast<uint32_t>(retrieval_keys(n));
+  const uint32_t nv = static_cast<uint32_t>(n) - m;
+  int needle;
+  if (options_.depth)
+    needle = static_cast<int>(std::lround(*options_.depth * (p - 1)));
+  else
+    needle = static_cast<int>(rng_.below(static_cast<uint32_t>(p)));
+  const int32_t key = static_cast<int32_t>(rng_.below(m));
+  const int32_t value = static_cast<int32_t>(m + rng_.below(nv));
+  if (key_value_.size() != m) key_value_.assign(m, -1);
+  std::vector<int32_t>& used = used_keys_;
+  used.clear();
+  for (int t = 0; t < T; ++t) tgt[t] = -1;
+  tok[0] = kTokenBos;
+  for (int i = 0; i < p; ++i) {
+    int32_t k = key, v = value;
+    bool repeat = false;
+    if (i != needle) {
+      k = static_cast<int32_t>(rng_.below(m - 1));
+      if (k >= key) ++k;  // any key but the needle's
+      repeat = key_value_[k] >= 0;
+      if (!repeat) {
+        key_value_[k] = static_cast<int32_t>(m + rng_.below(nv));
+        used.push_back(k);
+      }
+      v = key_value_[k];
+    }
+    if (packed) {
+      tok[1 + i] = kFirstSymbol + n + k * static_cast<int32_t>(nv) + (v - static_cast<int32_t>(m));
+    } else {
+      tok[1 + 2 * i] = kFirstSymbol + k;
+      tok[2 + 2 * i] = kFirstSymbol + v;
+      if (repeat && options_.score_repeats) tgt[1 + 2 * i] = kFirstSymbol + v;
+    }
+  }
+  for (int32_t k : used) key_value_[k] = -1;  // forget this sequence's dictionary
+  const int sep = 1 + width * p;
+  tok[sep] = kTokenSep;
+  tok[sep + 1] = kFirstSymbol + key;
+  tok[sep + 2] = kFirstSymbol + value;
+  for (int t = sep + 3; t < T; ++t) tok[t] = kTokenPad;
+  tgt[sep + 1] = kFirstSymbol + value;
+}
+
+// [BOS, x1 .. x_{T-1}]: x1..xo uniform, then the chain; target[t] = x_{t+1} for o <= t <= T-2.
+void TaskGenerator::sample_markov(int T, int32_t* tok, int32_t* tgt) {
+  const int o = options_.order, k = options_.branching;
+  const uint32_t n = static_cast<uint32_t>(options_.symbols);
+  tok[0] = kTokenBos;
+  for (int t = 1; t <= o; ++t) tok[t] = kFirstSymbol + static_cast<int32_t>(rng_.below(n));
+  for (int t = o; t + 1 < T; ++t) {
+    const std::size_t c = markov_context(tok, t);
+    const Transition* row = table_.data() + c * k;
+    uint32_t u = rng_.below(row_total_[c]);
+    int j = 0;
+    while (u >= row[j].weight) u -= row[j++].weight;
+    tok[t + 1] = kFirstSymbol + row[j].symbol;
+  }
+  for (int t = 0; t < T; ++t) tgt[t] = (t >= o && t + 1 < T) ? tok[t + 1] : -1;
+}
+
+void TaskGenerator::next_distribution(const int32_t* seq, int t, int32_t target, double* probs) const {
+  const int V = task_vocab_size(options_);
+  std::fill(probs, probs + V, 0.0);
+  if (options_.kind != TaskKind::Markov) {
+    if (target >= 0 && target < V) probs[target] = 1.0;
+    return;
+  }
+  if (t < options_.order) range_error("t", "a scored Markov position (>= order)", std::to_string(t));
+  const std::size_t c = markov_context(seq, t);
+  const Transition* row = table_.data() + c * options_.branching;
+  for (int j = 0; j < options_.branching; ++j)
+    probs[kFirstSymbol + row[j].symbol] = static_cast<double>(row[j].weight) / row_total_[c];
+}
+
+TaskOracle TaskGenerator::oracle(const int32_t* tokens, const int32_t* targets, int B, int T) const {
+  TaskOracle r;
+  r.loss = 0.0;
+  r.accuracy = 0.0;
+  for (int b = 0; b < B; ++b)
+    for (int t = 0; t < T; ++t) {
+      const std::size_t i = static_cast<std::size_t>(b) * T + t;
+      if (targets[i] < 0) continue;
+      ++r.scored;
+      if (options_.kind != TaskKind::Markov) {
+        r.accuracy += 1.0;
+        continue;
+      }
+      const std::size_t c = markov_context(tokens + static_cast<std::size_t>(b) * T, t);
+      const Transition* row = table_.data() + c * options_.branching;
+      const double total = row_total_[c];
+      uint32_t best = 0;
+      for (int j = 0; j < options_.branching; ++j) {
+        const double q = row[j].weight / total;
+        r.loss -= q * std::log(q);
+        best = std::max(best, row[j].weight);
+      }
+      r.accuracy += best / total;
+    }
+  if (r.scored > 0) {
+    r.loss /= r.scored;
+    r.accuracy /= r.scored;
+  } else {
+    r.accuracy = 1.0;
+  }
+  return r;
 }
 
 }  // namespace posenc

@@ -6,6 +6,7 @@
 #include <random>
 #include <vector>
 
+#include "../../cpp/src/matmul_strided.hpp"  // internal: sub-matrix forms used by the model
 #include "posenc/kernels.hpp"
 
 namespace {
@@ -106,6 +107,48 @@ TEST_P(MatmulOdd, EmptyReductionZeroesOrKeeps) {
   for (float c : C) EXPECT_EQ(c, 5.0f);
   call(false);
   for (float c : C) EXPECT_EQ(c, 0.0f);
+}
+
+// Sub-matrices with row strides larger than their widths (the causal attention blocks).
+TEST(MatmulStrided, SubMatricesMatchReference) {
+  unsigned seed = 500;
+  for (int M : {1, 5, 16, 19})
+    for (int K : {1, 7, 16, 33})
+      for (int N : {1, 6, 16, 21})
+        for (bool acc : {false, true}) {
+          const int pad = 3;
+          // matmul_strided: A [M, K] in rows of K+pad, B [K, N] in rows of N+pad, C in rows of N+pad
+          const int lda = K + pad, ldb = N + pad, ldc = N + pad;
+          auto A = rand_vec(static_cast<size_t>(M) * lda, seed++), B = rand_vec(static_cast<size_t>(K) * ldb, seed++);
+          auto C = rand_vec(static_cast<size_t>(M) * ldc, seed++);
+          const auto C0 = C;
+          posenc::kernels::detail::matmul_strided(A.data(), lda, B.data(), ldb, C.data(), ldc, M, K, N, acc);
+          for (int i = 0; i < M; ++i)
+            for (int j = 0; j < ldc; ++j) {
+              if (j >= N) {
+                ASSERT_EQ(C[i * ldc + j], C0[i * ldc + j]) << "wrote outside the sub-matrix";
+                continue;
+              }
+              double want = acc ? C0[i * ldc + j] : 0.0;
+              for (int p = 0; p < K; ++p) want += double(A[i * lda + p]) * B[p * ldb + j];
+              ASSERT_NEAR(C[i * ldc + j], want, 1e-5 * (K + 1)) << M << " " << K << " " << N;
+            }
+          // matmul_at_strided: A [M, K] rows of K+pad, B [M, N] rows of N+pad, C [K, N] rows of N+pad
+          auto B2 = rand_vec(static_cast<size_t>(M) * ldb, seed++);
+          auto C2 = rand_vec(static_cast<size_t>(K) * ldc, seed++);
+          const auto C20 = C2;
+          posenc::kernels::detail::matmul_at_strided(A.data(), lda, B2.data(), ldb, C2.data(), ldc, M, K, N, acc);
+          for (int k = 0; k < K; ++k)
+            for (int j = 0; j < ldc; ++j) {
+              if (j >= N) {
+                ASSERT_EQ(C2[k * ldc + j], C20[k * ldc + j]) << "wrote outside the sub-matrix";
+                continue;
+              }
+              double want = acc ? C20[k * ldc + j] : 0.0;
+              for (int m = 0; m < M; ++m) want += double(A[m * lda + k]) * B2[m * ldb + j];
+              ASSERT_NEAR(C2[k * ldc + j], want, 1e-5 * (M + 1)) << M << " " << K << " " << N;
+            }
+        }
 }
 
 INSTANTIATE_TEST_SUITE_P(Matmul, MatmulOdd, ::testing::Values(Op::AB, Op::AtB, Op::ABt),

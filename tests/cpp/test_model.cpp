@@ -251,12 +251,20 @@ TEST(model_forward, EvaluateMatchesTrainingForward) {
     const auto tok = random_tokens(B * T, V, 3);
     auto tgt = random_tokens(B * T, V, 4);
     tgt[0] = tgt[5] = -1;
-    const auto ev = m.evaluate(tok.data(), tgt.data(), B, T);
-    const auto tr = m.forward_backward(tok.data(), tgt.data(), B, T);
+    auto ev = m.evaluate(tok.data(), tgt.data(), B, T);
+    auto tr = m.forward_backward(tok.data(), tgt.data(), B, T);
     EXPECT_EQ(ev.loss, tr.loss) << posenc::encoding_name(e);
     EXPECT_EQ(ev.scored, B * T - 2);
     EXPECT_EQ(ev.correct, tr.correct);
     EXPECT_NEAR(ev.loss, std::log(double(V)), 0.2);  // near-uniform predictions at init
+    // An unscored prefix (training then skips the last layer's queries before it): same loss.
+    for (int t = 0; t < 3; ++t) tgt[t] = tgt[T + t] = -1;
+    tgt[T + 3] = -1;
+    ev = m.evaluate(tok.data(), tgt.data(), B, T);
+    tr = m.forward_backward(tok.data(), tgt.data(), B, T);
+    EXPECT_NEAR(ev.loss, tr.loss, 1e-6) << posenc::encoding_name(e);
+    EXPECT_EQ(ev.scored, tr.scored);
+    EXPECT_EQ(ev.correct, tr.correct);
   }
 }
 
@@ -274,12 +282,23 @@ TEST(model_forward, LengthGeneralisationRunsPastMaxLength) {
   const int V = 11;
   for (Encoding e : kAllEncodings) {
     Model m(small_config(e));  // max_length 12, learned policy Clamp
-    for (int T : {12, 40, 100, 7, 300}) {
+    for (int T : {12, 40, 100, 7, 300, 1, 2}) {
       const auto tok = random_tokens(2 * T, V, T);
       const float* l = m.forward(tok.data(), 2, T);
       for (int i = 0; i < 2 * T * V; ++i) ASSERT_TRUE(std::isfinite(l[i])) << posenc::encoding_name(e) << " T=" << T;
     }
   }
+}
+
+TEST(model_forward, VeryShortSequencesTrain) {
+  for (Encoding e : kAllEncodings)
+    for (int T : {1, 2, 3}) {
+      Model m(small_config(e));
+      const auto tok = random_tokens(2 * T, 11, T);
+      const auto r = m.train_step(tok.data(), tok.data(), 2, T, 1e-3f);
+      EXPECT_EQ(r.scored, 2 * T);
+      EXPECT_TRUE(std::isfinite(r.loss) && std::isfinite(r.grad_norm) && r.grad_norm > 0) << posenc::encoding_name(e);
+    }
 }
 
 TEST(model_forward, InputsAreChecked) {
@@ -305,6 +324,8 @@ TEST(model_forward, InputsAreChecked) {
   const int T = 8192;
   std::vector<int32_t> many(T, 1);
   EXPECT_TRUE(contains(error_of([&] { mb.forward_backward(many.data(), many.data(), 1, T); }), "MB of activations"));
+  // an absurd batch is refused from its size alone (the 8 tokens passed are never read past)
+  EXPECT_TRUE(contains(error_of([&] { m.forward(tok.data(), 1 << 20, 4096); }), "MB of activations"));
 }
 
 // ---------------------------------------------------------------------------
@@ -529,6 +550,28 @@ TEST(model_optimizer, WeightDecayOnlyOnMatmulWeights) {
       else
         ASSERT_EQ(a, b) << t.name;
     }
+}
+
+TEST(model_optimizer, OptionsAreChecked) {
+  Model m(small_config(Encoding::Rope));
+  const auto tok = random_tokens(8, 11, 15);
+  const std::vector<float> before(m.parameters(), m.parameters() + m.num_parameters());
+  auto bad = [&](auto mutate) {
+    posenc::AdamWOptions saved = m.optimizer_options();
+    mutate(m.optimizer_options());
+    const std::string msg = error_of([&] { m.train_step(tok.data(), tok.data(), 1, 8, 1e-3f); });
+    m.optimizer_options() = saved;
+    return msg;
+  };
+  EXPECT_TRUE(contains(bad([](posenc::AdamWOptions& o) { o.beta1 = 1.0f; }), "beta1"));
+  EXPECT_TRUE(contains(bad([](posenc::AdamWOptions& o) { o.beta2 = -0.1f; }), "beta2"));
+  EXPECT_TRUE(contains(bad([](posenc::AdamWOptions& o) { o.eps = 0.0f; }), "eps"));
+  EXPECT_TRUE(contains(bad([](posenc::AdamWOptions& o) { o.weight_decay = -1.0f; }), "weightDecay"));
+  EXPECT_TRUE(contains(bad([](posenc::AdamWOptions& o) { o.grad_clip = NAN; }), "gradClip"));
+  EXPECT_TRUE(contains(error_of([&] { m.train_step(tok.data(), tok.data(), 1, 8, -1.0f); }), "lr"));
+  // refused before touching anything
+  EXPECT_EQ(std::memcmp(before.data(), m.parameters(), 4 * before.size()), 0);
+  EXPECT_EQ(m.step(), 0);
 }
 
 TEST(model_optimizer, ClipScalesToTheGlobalNorm) {

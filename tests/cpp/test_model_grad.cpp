@@ -2,7 +2,7 @@
 // against central finite differences of the loss. Runs for the SIMD and the
 // scalar build.
 //
-// The model is tiny (L=2, H=2, d=8, V=7, T=6, B=2) and its parameters are
+// The model is tiny (L=2, H=2, d=8, V=7, T=6, B=2; and T=37 for a few cases) and its parameters are
 // re-drawn at a larger scale than the GPT-2 init (N(0, 0.3); LayerNorm gains
 // 1 + N(0, 0.2)), so attention is far from uniform and every path carries a
 // gradient well above the finite-difference noise. The loss of the perturbed
@@ -31,11 +31,15 @@ struct GradCase {
   int rotary_dim = 0;
   posenc::OutOfRange policy = posenc::OutOfRange::Error;
   int max_length = 6;
+  int T = 6;  // > 16 crosses the model's causal blocks (several row blocks of 16)
+  int B = 2;
+  int unscored_prefix = 0;  // targets -1 before it (sequence 1: 3 more), as in the copy task: the
+                            // last layer then runs only the queries from the first scored position
 };
 
 void PrintTo(const GradCase& c, std::ostream* os) { *os << c.name; }
 
-constexpr int kB = 2, kT = 6, kV = 7;
+constexpr int kV = 7;
 
 ModelConfig tiny_config(const GradCase& c) {
   ModelConfig cfg;
@@ -67,25 +71,32 @@ void randomize(Model& m, uint64_t seed) {
 }
 
 struct Batch {
+  int B, T;
   std::vector<int32_t> tokens, targets;
 };
-Batch make_batch(uint64_t seed) {
+Batch make_batch(uint64_t seed, int B, int T, int unscored_prefix) {
   posenc::Rng rng(seed);
-  Batch b;
-  for (int i = 0; i < kB * kT; ++i) {
+  Batch b{B, T, {}, {}};
+  for (int i = 0; i < B * T; ++i) {
     b.tokens.push_back(static_cast<int32_t>(rng.below(kV)));
     // about a quarter of the positions are not scored
     b.targets.push_back(rng.below(4) == 0 ? -1 : static_cast<int32_t>(rng.below(kV)));
   }
+  if (unscored_prefix > 0)
+    for (int s = 0; s < B; ++s)
+      for (int t = 0; t < T; ++t) {
+        if (t < std::min(T - 1, unscored_prefix + 3 * s)) b.targets[s * T + t] = -1;
+        else if (b.targets[s * T + t] < 0) b.targets[s * T + t] = t % kV;  // everything after it is scored
+      }
   return b;
 }
 
 // Mean cross-entropy over scored positions, in double, from forward()'s logits.
 double loss_double(Model& m, const Batch& b) {
-  const float* logits = m.forward(b.tokens.data(), kB, kT);
+  const float* logits = m.forward(b.tokens.data(), b.B, b.T);
   double sum = 0;
   int n = 0;
-  for (int i = 0; i < kB * kT; ++i) {
+  for (int i = 0; i < b.B * b.T; ++i) {
     if (b.targets[i] < 0) continue;
     const float* l = logits + static_cast<std::size_t>(i) * kV;
     double mx = l[0];
@@ -150,8 +161,8 @@ TEST_P(ModelGradient, EveryTensorMatchesFiniteDifferences) {
   const GradCase& c = GetParam();
   Model m(tiny_config(c));
   randomize(m, 3);
-  const Batch b = make_batch(4);
-  const posenc::LossResult r = m.forward_backward(b.tokens.data(), b.targets.data(), kB, kT);
+  const Batch b = make_batch(4, c.B, c.T, c.unscored_prefix);
+  const posenc::LossResult r = m.forward_backward(b.tokens.data(), b.targets.data(), b.B, b.T);
   ASSERT_GT(r.scored, 0);
   // forward_backward's loss is the same function the finite differences probe
   EXPECT_NEAR(r.loss, loss_double(m, b), 1e-5);
@@ -173,8 +184,8 @@ TEST_P(ModelGradient, CheckerDetectsAWrongGradient) {
   const GradCase& c = GetParam();
   Model m(tiny_config(c));
   randomize(m, 3);
-  const Batch b = make_batch(4);
-  m.forward_backward(b.tokens.data(), b.targets.data(), kB, kT);
+  const Batch b = make_batch(4, c.B, c.T, c.unscored_prefix);
+  m.forward_backward(b.tokens.data(), b.targets.data(), b.B, b.T);
   const std::vector<float> analytic(m.gradients(), m.gradients() + m.num_parameters());
   for (const auto& t : m.tensors()) {
     std::vector<float> wrong = analytic;
@@ -201,6 +212,20 @@ const GradCase kCases[] = {
     {"rope_half_partial", Encoding::Rope, posenc::RopeLayout::Half, 2},
     {"rope_interleaved_partial", Encoding::Rope, posenc::RopeLayout::Interleaved, 2},
     {"shaw", Encoding::Shaw},
+    // longer sequences: attention runs over several causal blocks
+    {"rope_half_T37", Encoding::Rope, posenc::RopeLayout::Half, 0, posenc::OutOfRange::Error, 37, 37, 1},
+    {"t5_T37", Encoding::T5, posenc::RopeLayout::Half, 0, posenc::OutOfRange::Error, 37, 37, 1},
+    {"shaw_T37", Encoding::Shaw, posenc::RopeLayout::Half, 0, posenc::OutOfRange::Error, 37, 37, 1},
+    {"alibi_T37", Encoding::Alibi, posenc::RopeLayout::Half, 0, posenc::OutOfRange::Error, 37, 37, 1},
+    // unscored prefixes (copy-like targets): the last layer skips the queries before them
+    {"none_prefix", Encoding::None, posenc::RopeLayout::Half, 0, posenc::OutOfRange::Error, 6, 6, 2, 3},
+    {"learned_prefix", Encoding::Learned, posenc::RopeLayout::Half, 0, posenc::OutOfRange::Error, 6, 6, 2, 2},
+    {"sinusoidal_prefix", Encoding::Sinusoidal, posenc::RopeLayout::Half, 0, posenc::OutOfRange::Error, 6, 6, 2, 1},
+    {"rope_interleaved_T37_prefix", Encoding::Rope, posenc::RopeLayout::Interleaved, 0, posenc::OutOfRange::Error,
+     37, 37, 2, 19},
+    {"t5_T37_prefix", Encoding::T5, posenc::RopeLayout::Half, 0, posenc::OutOfRange::Error, 37, 37, 2, 19},
+    {"shaw_T37_prefix", Encoding::Shaw, posenc::RopeLayout::Half, 0, posenc::OutOfRange::Error, 37, 37, 2, 19},
+    {"alibi_T37_prefix", Encoding::Alibi, posenc::RopeLayout::Half, 0, posenc::OutOfRange::Error, 37, 37, 2, 33},
 };
 
 INSTANTIATE_TEST_SUITE_P(model, ModelGradient, ::testing::ValuesIn(kCases),

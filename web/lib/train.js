@@ -16,9 +16,9 @@ export function createTrainer(mod, { createTask }) {
     const steps = v.integer('steps', o.steps ?? 500, 1, 1e7);
     const batch = v.integer('batch', o.batch ?? 16, 1, 4096);
     const length = v.integer('length', o.length ?? model.config.maxLength, 1, 16384);
-    const lr = v.number('lr', o.lr ?? 3e-3, { min: 0, max: 10 });
+    const lr = v.number('lr', o.lr ?? 6e-3, { min: 0, max: 10 });
     const minLr = v.number('minLr', o.minLr ?? lr / 10, { min: 0, max: lr });
-    const warmup = v.integer('warmup', o.warmup ?? Math.min(50, Math.floor(steps / 10)), 0, steps);
+    const warmup = v.integer('warmup', o.warmup ?? Math.min(250, Math.floor(steps / 10)), 0, steps);
     const progressEvery = v.integer('progressEvery', o.progressEvery ?? 10, 1, 1e7);
     const target = o.targetAccuracy === undefined ? null : v.number('targetAccuracy', o.targetAccuracy, { min: 0, max: 1 });
     if (o.onProgress !== undefined && typeof o.onProgress !== 'function') throw new TypeError('onProgress must be a function');

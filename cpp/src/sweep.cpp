@@ -1,0 +1,285 @@
+// Length-generalisation sweep (see sweep.hpp).
+#include "posenc/sweep.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "posenc/error.hpp"
+#include "posenc/rng.hpp"
+
+namespace posenc {
+namespace {
+
+const char* const kScalingNames[kSweepScalingCount] = {"none", "linear", "ntk", "dynamic", "yarn"};
+
+// Seed of the generator for one length (and grid row): independent of the other lengths
+// in the list, so adding a length never changes the numbers of the others.
+uint64_t derive_seed(uint64_t seed, int length, int row) {
+  uint64_t s = seed ^ (static_cast<uint64_t>(static_cast<uint32_t>(length)) << 20) ^
+               (static_cast<uint64_t>(static_cast<uint32_t>(row + 1)) << 44);
+  splitmix64(s);
+  return splitmix64(s);
+}
+
+// Per-length accumulation over scored positions.
+struct Tally {
+  double loss = 0.0;
+  long long scored = 0, correct = 0;
+  std::vector<long long> bin_scored, bin_correct;
+};
+
+void score_batch(const float* logits, const int32_t* targets, int B, int T, int V, int bins, Tally& t) {
+  for (int b = 0; b < B; ++b)
+    for (int p = 0; p < T; ++p) {
+      const std::size_t n = static_cast<std::size_t>(b) * T + p;
+      const ScoredPosition s = score_position(logits + n * V, V, targets[n]);
+      if (!s.scored) continue;
+      t.loss += s.loss;
+      t.scored += 1;
+      t.correct += s.correct ? 1 : 0;
+      if (bins > 0) {
+        const int bin = static_cast<int>(static_cast<long long>(p) * bins / T);
+        t.bin_scored[bin] += 1;
+        t.bin_correct[bin] += s.correct ? 1 : 0;
+      }
+    }
+}
+
+// Runs `count` sequences of length T through the model in chunks; the first
+// `attention` of them one at a time with attention maps, accumulated into heads.
+void run_sequences(Model& model, const int32_t* tokens, const int32_t* targets, int count, int T,
+                   const SweepOptions& o, const ForwardOptions& base, int attention, Tally& tally,
+                   std::vector<HeadStats>* heads) {
+  const ModelConfig& c = model.config();
+  const int V = c.vocab_size;
+  const int chunk = std::max(1, std::min(count, o.max_batch_tokens / T));
+  int done = 0;
+  while (done < count) {
+    const bool with_attention = heads && done < attention;
+    const int b = with_attention ? 1 : std::min(chunk, count - done);
+    ForwardOptions fo = base;
+    fo.want_attention = with_attention;
+    const std::size_t off = static_cast<std::size_t>(done) * T;
+    const float* logits = model.forward(tokens + off, b, T, fo);
+    score_batch(logits, targets + off, b, T, V, tally.bin_scored.empty() ? 0 : o.position_bins, tally);
+    if (with_attention) {
+      const std::vector<float>& maps = model.attention_maps();
+      const std::size_t TT = static_cast<std::size_t>(T) * T;
+      for (int l = 0; l < c.layers; ++l)
+        for (int h = 0; h < c.heads; ++h) {
+          const HeadStats s = attention_head_stats(maps.data() + (static_cast<std::size_t>(l) * c.heads + h) * TT, T);
+          HeadStats& acc = (*heads)[static_cast<std::size_t>(l) * c.heads + h];
+          acc.entropy += s.entropy;
+          acc.distance += s.distance;
+        }
+    }
+    done += b;
+  }
+}
+
+}  // namespace
+
+const char* sweep_scaling_name(SweepScaling s) {
+  const int i = static_cast<int>(s);
+  return i >= 0 && i < kSweepScalingCount ? kScalingNames[i] : "?";
+}
+
+SweepScaling parse_sweep_scaling(const std::string& name) {
+  for (int i = 0; i < kSweepScalingCount; ++i)
+    if (name == kScalingNames[i]) return static_cast<SweepScaling>(i);
+  range_error("scaling", "one of 'none', 'linear', 'ntk', 'dynamic', 'yarn'", "'" + name + "'");
+}
+
+std::optional<RopeScaling> sweep_rope_scaling(SweepScaling method, int length, int train_length,
+                                              double dynamic_factor) {
+  require_int_range("trainLength", train_length, 1, kMaxSequenceLength);
+  require_int_range("length", length, 1, kMaxSequenceLength);
+  if (method == SweepScaling::None || length <= train_length) return std::nullopt;
+  const double s = static_cast<double>(length) / train_length;
+  RopeScaling r;
+  switch (method) {
+    case SweepScaling::Linear:
+      r.type = RopeType::Linear;
+      r.factor = s;
+      break;
+    case SweepScaling::Ntk:  // base * s^(d/(d-2)) == HF dynamic with factor 1 at seq_len = length
+      r.type = RopeType::Dynamic;
+      r.factor = 1.0;
+      r.max_position_embeddings = train_length;
+      break;
+    case SweepScaling::Dynamic:
+      require_positive("dynamicFactor", dynamic_factor);
+      r.type = RopeType::Dynamic;
+      r.factor = dynamic_factor;
+      r.max_position_embeddings = train_length;
+      break;
+    case SweepScaling::Yarn:
+      r.type = RopeType::Yarn;
+      r.factor = s;
+      r.original_max_position_embeddings = train_length;
+      break;
+    default:
+      range_error("scaling", "one of 'none', 'linear', 'ntk', 'dynamic', 'yarn'",
+                  std::to_string(static_cast<int>(method)));
+  }
+  return r;
+}
+
+void SweepOptions::validate() const {
+  if (lengths.empty()) range_error("lengths", "a non-empty list of lengths", "[]");
+  for (int L : lengths) require_int_range("lengths[i]", L, 1, kMaxSequenceLength);
+  require_int_range("trainLength", train_length, 0, kMaxSequenceLength);
+  require_int_range("sequences", sequences, 1, 1 << 20);
+  require_int_range("maxBatchTokens", max_batch_tokens, 1, 1 << 24);
+  require_int_range("positionBins", position_bins, 0, 4096);
+  require_int_range("attentionSequences", attention_sequences, 0, sequences);
+  require_int_range("gridSequences", grid_sequences, 1, 1 << 20);
+  for (double d : grid_depths)
+    if (!(d >= 0.0 && d <= 1.0)) range_error("gridDepths[i]", "a number in [0, 1]", format_number(d));
+  const int s = static_cast<int>(scaling);
+  if (s < 0 || s >= kSweepScalingCount)
+    range_error("scaling", "one of 'none', 'linear', 'ntk', 'dynamic', 'yarn'", std::to_string(s));
+  if (scaling == SweepScaling::Dynamic) require_positive("dynamicFactor", dynamic_factor);
+}
+
+HeadStats attention_head_stats(const float* map, int T) {
+  HeadStats r;
+  if (T <= 0) return r;
+  double entropy = 0.0, distance = 0.0;
+  for (int i = 0; i < T; ++i) {
+    const float* row = map + static_cast<std::size_t>(i) * T;
+    double e = 0.0, d = 0.0;
+    for (int j = 0; j <= i; ++j) {
+      const double p = row[j];
+      if (p > 0.0) e -= p * std::log(p);
+      d += p * (i - j);
+    }
+    entropy += e;
+    distance += d;
+  }
+  r.entropy = entropy / T;
+  r.distance = distance / T;
+  return r;
+}
+
+ScoredPosition score_position(const float* l, int V, int32_t target) {
+  ScoredPosition s;
+  if (target < 0) return s;
+  float mx = l[0];
+  int arg = 0;
+  for (int v = 1; v < V; ++v)
+    if (l[v] > mx) {
+      mx = l[v];
+      arg = v;
+    }
+  double z = 0.0;
+  for (int v = 0; v < V; ++v) z += std::exp(static_cast<double>(l[v]) - mx);
+  s.scored = true;
+  s.correct = arg == target;
+  s.loss = std::log(z) - (static_cast<double>(l[target]) - mx);
+  return s;
+}
+
+SweepResult sweep(Model& model, const TaskOptions& task, const SweepOptions& options) {
+  options.validate();
+  task.validate();
+  const ModelConfig& c = model.config();
+  if (task_vocab_size(task) != c.vocab_size)
+    range_error("task vocabulary", "the model's vocabSize " + std::to_string(c.vocab_size),
+                std::to_string(task_vocab_size(task)));
+  if (options.scaling != SweepScaling::None && c.encoding != Encoding::Rope)
+    range_error("scaling", std::string("'none' for encoding '") + encoding_name(c.encoding) + "'",
+                std::string("'") + sweep_scaling_name(options.scaling) + "'");
+  const int min_length = task_min_length(task);
+  for (int L : options.lengths)
+    if (L < min_length)
+      range_error("lengths[i]", "at least the task's minimum length " + std::to_string(min_length),
+                  std::to_string(L));
+  const int train_length = options.train_length > 0 ? options.train_length : model.trained_length();
+  if (options.scaling != SweepScaling::None && train_length < 1)
+    range_error("trainLength", "set (or a trained model) for a RoPE scaling", "0");
+
+  TaskOptions eval_task = task;
+  eval_task.variable_length = false;
+  eval_task.depth.reset();
+  eval_task.score_repeats = false;  // Retrieval: the answer position only
+
+  SweepResult result;
+  result.scaling = sweep_scaling_name(options.scaling);
+  const int L_layers = c.layers, H = c.heads, bins = options.position_bins;
+  for (int L : options.lengths) {
+    ForwardOptions fo;
+    fo.rope_scaling = sweep_rope_scaling(options.scaling, L, std::max(train_length, 1), options.dynamic_factor);
+    TaskGenerator gen(eval_task, derive_seed(options.seed, L, -1));
+    const int S = options.sequences;
+    std::vector<int32_t> tokens(static_cast<std::size_t>(S) * L), targets(tokens.size());
+    gen.sample(S, L, tokens.data(), targets.data());
+
+    Tally tally;
+    tally.bin_scored.assign(bins, 0);
+    tally.bin_correct.assign(bins, 0);
+    std::vector<HeadStats> heads(static_cast<std::size_t>(L_layers) * H);
+    for (int l = 0; l < L_layers; ++l)
+      for (int h = 0; h < H; ++h) {
+        heads[static_cast<std::size_t>(l) * H + h].layer = l;
+        heads[static_cast<std::size_t>(l) * H + h].head = h;
+      }
+    run_sequences(model, tokens.data(), targets.data(), S, L, options, fo, options.attention_sequences, tally,
+                  &heads);
+
+    LengthResult r;
+    r.length = L;
+    r.scored = static_cast<int>(tally.scored);
+    r.correct = static_cast<int>(tally.correct);
+    if (tally.scored > 0) {
+      r.loss = tally.loss / tally.scored;
+      r.accuracy = static_cast<double>(tally.correct) / tally.scored;
+    }
+    const TaskOracle oracle = gen.oracle(tokens.data(), targets.data(), S, L);
+    r.oracle_loss = oracle.loss;
+    r.oracle_accuracy = oracle.accuracy;
+    r.accuracy_by_position.resize(bins);
+    r.scored_by_position.resize(bins);
+    for (int b = 0; b < bins; ++b) {
+      r.scored_by_position[b] = static_cast<int>(tally.bin_scored[b]);
+      r.accuracy_by_position[b] = tally.bin_scored[b] > 0
+                                      ? static_cast<double>(tally.bin_correct[b]) / tally.bin_scored[b]
+                                      : std::numeric_limits<double>::quiet_NaN();
+    }
+    if (options.attention_sequences > 0) {
+      for (HeadStats& h : heads) {
+        h.entropy /= options.attention_sequences;
+        h.distance /= options.attention_sequences;
+      }
+      r.heads = std::move(heads);
+    }
+    for (PositionStatus p : model.position_status(L)) r.untrained_positions += p != PositionStatus::Trained ? 1 : 0;
+    result.lengths.push_back(std::move(r));
+  }
+
+  if (task.kind == TaskKind::Retrieval && !options.grid_depths.empty()) {
+    result.grid_depths = options.grid_depths;
+    result.grid_lengths = options.lengths;
+    const int S = options.grid_sequences;
+    for (std::size_t d = 0; d < options.grid_depths.size(); ++d) {
+      std::vector<double> row;
+      TaskOptions t = eval_task;
+      t.depth = options.grid_depths[d];
+      for (int L : options.lengths) {
+        ForwardOptions fo;
+        fo.rope_scaling = sweep_rope_scaling(options.scaling, L, std::max(train_length, 1), options.dynamic_factor);
+        TaskGenerator gen(t, derive_seed(options.seed, L, static_cast<int>(d)));
+        std::vector<int32_t> tokens(static_cast<std::size_t>(S) * L), targets(tokens.size());
+        gen.sample(S, L, tokens.data(), targets.data());
+        Tally tally;
+        run_sequences(model, tokens.data(), targets.data(), S, L, options, fo, 0, tally, nullptr);
+        row.push_back(tally.scored > 0 ? static_cast<double>(tally.correct) / tally.scored : 0.0);
+      }
+      result.grid_accuracy.push_back(std::move(row));
+    }
+  }
+  return result;
+}
+
+}  // namespace posenc
