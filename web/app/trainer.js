@@ -40,7 +40,7 @@ export function createTrainer({ vocabSize, onModel, onProgress, concurrency = 2 
     const r = run(enc);
     active++;
     Object.assign(r, { status: 'training', step: 0, steps: e.steps, losses: [], accuracy: NaN });
-    const worker = new Worker(new URL('./train-worker.js', import.meta.url), { type: 'module' });
+    const worker = new Worker(new URL('../lib/train-worker.js', import.meta.url), { type: 'module' });
     r.worker = worker;
     worker.onmessage = ({ data }) => {
       if (r.worker !== worker) return;
