@@ -9,4 +9,8 @@ start=$(date +%s)
 build/native/posenc_train --out . "$@"
 node scripts/results-md.js
 node scripts/figures.js
+# The page reads the measured grids and the list of shipped checkpoints from web/checkpoints/
+# (a static host has no directory listing, so the list is a file).
+cp docs/results.json web/checkpoints/results.json
+(cd web/checkpoints && node -e "const fs=require('fs');fs.writeFileSync('index.json', JSON.stringify(fs.readdirSync('.').filter(f=>f.endsWith('.ckpt')||f==='results.json').sort()))")
 echo "posenc: npm run train took $(( $(date +%s) - start )) s"

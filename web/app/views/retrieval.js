@@ -5,6 +5,21 @@ import { interpolateViridis } from 'd3-scale-chromatic';
 import { drawHeatmap } from '../heatmap.js';
 import { NAMES } from '../meta.js';
 
+// Per encoding, the depth x length accuracy grid averaged over seeds, from
+// results.json (schema: runs[] with task, encoding, scaling, grid {depths, lengths, accuracy[depth][length]}).
+export function retrievalGrids(results) {
+  const runs = (results?.runs ?? []).filter((r) => r.task === 'retrieval' && r.scaling === 'none' && r.grid);
+  if (!runs.length) return null;
+  const out = {};
+  for (const r of runs) {
+    const g = (out[r.encoding] ??= { depths: r.grid.depths, lengths: r.grid.lengths, sum: r.grid.accuracy.map((row) => row.map(() => 0)), n: 0 });
+    r.grid.accuracy.forEach((row, d) => row.forEach((a, l) => (g.sum[d][l] += a)));
+    g.n++;
+  }
+  for (const g of Object.values(out)) g.accuracy = g.sum.map((row) => row.map((a) => a / g.n));
+  return out;
+}
+
 export async function drawRetrieval(grid, note) {
   let results = null;
   try {
@@ -17,7 +32,7 @@ export async function drawRetrieval(grid, note) {
   } catch {
     results = null;
   }
-  const grids = results?.retrieval?.grids ?? results?.retrieval ?? null;
+  const grids = retrievalGrids(results);
   grid.replaceChildren();
   if (!grids || typeof grids !== 'object') {
     note.textContent = 'No measured retrieval grids ship with this build yet (the retrieval task and its experiment are in progress); ' +
