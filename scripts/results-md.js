@@ -28,13 +28,16 @@ const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
 const std = (xs) => (xs.length < 2 ? 0 : Math.sqrt(xs.reduce((a, x) => a + (x - mean(xs)) ** 2, 0) / (xs.length - 1)));
 const pct = (x) => `${(100 * x).toFixed(0)}`;
 
-function accuracyAt(task, encoding, scaling, length) {
+function statAt(task, encoding, scaling, length, field = 'accuracy') {
   const xs = runs
     .filter((r) => r.task === task && r.encoding === encoding && r.scaling === scaling)
-    .map((r) => r.lengths.find((l) => l.length === length)?.accuracy)
+    .map((r) => r.lengths.find((l) => l.length === length)?.[field])
     .filter((x) => x !== undefined && x !== null);
   return xs.length ? { mean: mean(xs), std: std(xs), n: xs.length } : null;
 }
+const accuracyAt = (task, encoding, scaling, length) => statAt(task, encoding, scaling, length);
+// The best accuracy any predictor can reach (tasks with random targets, e.g. markov), or 1.
+const oracleAt = (task, length) => statAt(task, config.encodings[0], 'none', length, 'oracleAccuracy')?.mean ?? 1;
 
 const cell = (a) => (a ? `${pct(a.mean)} ± ${pct(a.std)}` : 'n/a');
 
@@ -42,7 +45,7 @@ const cell = (a) => (a ? `${pct(a.mean)} ± ${pct(a.std)}` : 'n/a');
 // (above chance is not modelled: the ratio is a plain summary).
 function measuredLevel(task, encoding) {
   const a1 = accuracyAt(task, encoding, 'none', T), a4 = accuracyAt(task, encoding, 'none', 4 * T);
-  if (!a1 || !a4 || a1.mean < 0.5) return null; // did not learn the task: no verdict
+  if (!a1 || !a4 || a1.mean < 0.5 * oracleAt(task, T)) return null; // did not learn the task: no verdict
   const kept = a4.mean / a1.mean;
   return { level: kept >= 0.8 ? 'good' : kept >= 0.5 ? 'moderate' : kept >= 0.2 ? 'limited' : 'none', kept, a1, a4 };
 }
@@ -68,13 +71,16 @@ for (const task of config.tasks) {
     const level = measuredLevel(task, encoding);
     out(`| ${encoding} | ${CLAIMS[encoding]?.[0] ?? '—'} | ${MULTIPLES.map((m) => cell(accuracyAt(task, encoding, 'none', m * T))).join(' | ')} | ${level ? level.level : 'did not learn at 1×'} |`);
   }
+  const oracle = MULTIPLES.map((m) => oracleAt(task, m * T));
+  if (oracle.some((o) => o < 0.999))
+    out(`| *oracle* | | ${oracle.map((o) => `*${pct(o)}*`).join(' | ')} | the best any predictor can do: targets are random |`);
   out();
 }
 
 out('## Where the measurements disagree with the article');
 out();
 out('“Measured” keeps the share of 1× accuracy that survives at 4×: good ≥ 80%, moderate ≥ 50%, limited ≥ 20%, none below. ' +
-  'A task an encoding did not learn at 1× (below 50%) gives no verdict.');
+  'A task an encoding did not learn at 1× (below half of the best possible accuracy) gives no verdict.');
 out();
 let disagreements = 0;
 for (const encoding of config.encodings) {

@@ -11,6 +11,7 @@ node scripts/results-md.js
 node scripts/figures.js
 # The page reads the measured grids and the list of shipped checkpoints from web/checkpoints/
 # (a static host has no directory listing, so the list is a file).
-cp docs/results.json web/checkpoints/results.json
+# Only what the page draws (the retrieval grids) ships next to the checkpoints, not all of results.json.
+node -e "const fs=require('fs');const r=JSON.parse(fs.readFileSync('docs/results.json'));fs.writeFileSync('web/checkpoints/results.json', JSON.stringify({version:r.version, config:r.config, runs:r.runs.filter(x=>x.grid).map(({task,encoding,seed,scaling,grid})=>({task,encoding,seed,scaling,grid}))}))"
 (cd web/checkpoints && node -e "const fs=require('fs');fs.writeFileSync('index.json', JSON.stringify(fs.readdirSync('.').filter(f=>f.endsWith('.ckpt')||f==='results.json').sort()))")
 echo "posenc: npm run train took $(( $(date +%s) - start )) s"

@@ -13,15 +13,6 @@ namespace {
 
 const char* const kScalingNames[kSweepScalingCount] = {"none", "linear", "ntk", "dynamic", "yarn"};
 
-// Seed of the generator for one length (and grid row): independent of the other lengths
-// in the list, so adding a length never changes the numbers of the others.
-uint64_t derive_seed(uint64_t seed, int length, int row) {
-  uint64_t s = seed ^ (static_cast<uint64_t>(static_cast<uint32_t>(length)) << 20) ^
-               (static_cast<uint64_t>(static_cast<uint32_t>(row + 1)) << 44);
-  splitmix64(s);
-  return splitmix64(s);
-}
-
 // Per-length accumulation over scored positions.
 struct Tally {
   double loss = 0.0;
@@ -79,6 +70,15 @@ void run_sequences(Model& model, const int32_t* tokens, const int32_t* targets, 
 }
 
 }  // namespace
+
+// Independent of the other lengths in the list, so adding a length never changes the
+// numbers of the others.
+uint64_t sweep_seed(uint64_t seed, int length, int row) {
+  uint64_t s = seed ^ (static_cast<uint64_t>(static_cast<uint32_t>(length)) << 20) ^
+               (static_cast<uint64_t>(static_cast<uint32_t>(row + 1)) << 44);
+  splitmix64(s);
+  return splitmix64(s);
+}
 
 const char* sweep_scaling_name(SweepScaling s) {
   const int i = static_cast<int>(s);
@@ -211,7 +211,7 @@ SweepResult sweep(Model& model, const TaskOptions& task, const SweepOptions& opt
   for (int L : options.lengths) {
     ForwardOptions fo;
     fo.rope_scaling = sweep_rope_scaling(options.scaling, L, std::max(train_length, 1), options.dynamic_factor);
-    TaskGenerator gen(eval_task, derive_seed(options.seed, L, -1));
+    TaskGenerator gen(eval_task, sweep_seed(options.seed, L, -1));
     const int S = options.sequences;
     std::vector<int32_t> tokens(static_cast<std::size_t>(S) * L), targets(tokens.size());
     gen.sample(S, L, tokens.data(), targets.data());
@@ -269,12 +269,20 @@ SweepResult sweep(Model& model, const TaskOptions& task, const SweepOptions& opt
       for (int L : options.lengths) {
         ForwardOptions fo;
         fo.rope_scaling = sweep_rope_scaling(options.scaling, L, std::max(train_length, 1), options.dynamic_factor);
-        TaskGenerator gen(t, derive_seed(options.seed, L, static_cast<int>(d)));
+        TaskGenerator gen(t, sweep_seed(options.seed, L, static_cast<int>(d)));
         std::vector<int32_t> tokens(static_cast<std::size_t>(S) * L), targets(tokens.size());
         gen.sample(S, L, tokens.data(), targets.data());
-        Tally tally;
-        run_sequences(model, tokens.data(), targets.data(), S, L, options, fo, 0, tally, nullptr);
-        row.push_back(tally.scored > 0 ? static_cast<double>(tally.correct) / tally.scored : 0.0);
+        // Accuracy only: Model::evaluate (which skips the last layer's work before the answer).
+        long long scored = 0, correct = 0;
+        const int chunk = std::max(1, std::min(S, options.max_batch_tokens / L));
+        for (int done = 0; done < S; done += chunk) {
+          const int b = std::min(chunk, S - done);
+          const std::size_t off = static_cast<std::size_t>(done) * L;
+          const LossResult e = model.evaluate(tokens.data() + off, targets.data() + off, b, L, fo);
+          scored += e.scored;
+          correct += e.correct;
+        }
+        row.push_back(scored > 0 ? static_cast<double>(correct) / scored : 0.0);
       }
       result.grid_accuracy.push_back(std::move(row));
     }

@@ -47,16 +47,18 @@ void TaskOptions::validate() const {
   require_int_range("symbols", symbols, 1, 65000);
   if (depth && !(*depth >= 0.0 && *depth <= 1.0))  // also rejects NaN
     range_error("depth", "a number in [0, 1] (or unset: random)", format_number(*depth));
-  if (kind == TaskKind::Retrieval && packed && symbols > 500)
-    range_error("symbols", "an integer in [4, 500] for packed task 'retrieval' (one token per key-value pair)",
-                std::to_string(symbols));
-  if (kind == TaskKind::Retrieval && symbols < 4)
-    range_error("symbols", "an integer in [4, 65000] for task 'retrieval' (keys and values need 2 symbols each)",
-                std::to_string(symbols));
+  if (kind == TaskKind::Retrieval) {  // packed: the pair tokens must fit the vocabulary
+    const int hi = packed ? 500 : 65000;
+    if (symbols < 4 || symbols > hi)
+      range_error("symbols",
+                  "an integer in [4, " + std::to_string(hi) + "] for " + (packed ? "packed " : "") +
+                      "task 'retrieval' (keys and values need 2 symbols each)",
+                  std::to_string(symbols));
+  }
   if (kind == TaskKind::Markov) {
     require_int_range("order", order, 1, 4);
     if (markov_contexts(symbols, order) > kMaxMarkovContexts)
-      range_error("symbols", "at most 2^20 Markov contexts (symbols^order) for task 'markov'",
+      range_error("symbols", "such that symbols^order <= 2^20 (the Markov contexts) for task 'markov'",
                   std::to_string(symbols) + "^" + std::to_string(order));
     require_int_range("branching", branching, 1, std::min(symbols, kMaxBranching));
   }

@@ -3,6 +3,7 @@
 // generators are handed to JS as opaque addresses owned by the JS wrapper.
 #include <emscripten/bind.h>
 
+#include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -148,18 +149,29 @@ int model_load(ptr bytes, double size, ptr out_handle) {
   });
 }
 
-posenc::TaskOptions task_options(int kind, int symbols, bool variable_length) {
+// depth: NaN = unset (random needle position per sequence).
+posenc::TaskOptions task_options(int kind, int symbols, bool variable_length, double depth, bool packed,
+                                 bool score_repeats, int order, int branching, double table_seed) {
   posenc::TaskOptions o;
   o.kind = static_cast<posenc::TaskKind>(kind);
   o.symbols = symbols;
   o.variable_length = variable_length;
+  if (!std::isnan(depth)) o.depth = depth;
+  o.packed = packed;
+  o.score_repeats = score_repeats;
+  o.order = order;
+  o.branching = branching;
+  o.table_seed = static_cast<uint64_t>(table_seed);
   o.validate();
   return o;
 }
 
-int task_create(int kind, int symbols, bool variable_length, double seed, ptr out_handle) {
+int task_create(int kind, int symbols, bool variable_length, double depth, bool packed, bool score_repeats, int order,
+                int branching, double table_seed, double seed, ptr out_handle) {
   return guard([&] {
-    auto* g = new posenc::TaskGenerator(task_options(kind, symbols, variable_length), static_cast<uint64_t>(seed));
+    auto* g = new posenc::TaskGenerator(
+        task_options(kind, symbols, variable_length, depth, packed, score_repeats, order, branching, table_seed),
+        static_cast<uint64_t>(seed));
     *at<uint32_t>(out_handle) = static_cast<uint32_t>(reinterpret_cast<uintptr_t>(g));
   });
 }
@@ -170,9 +182,10 @@ int task_sample(ptr h, int B, int T, ptr tokens, ptr targets) {
   return guard([&] { at<posenc::TaskGenerator>(h)->sample(B, T, at<int32_t>(tokens), at<int32_t>(targets)); });
 }
 
-int task_info(int kind, int symbols, bool variable_length, ptr out) {
+int task_info(int kind, int symbols, bool variable_length, double depth, bool packed, bool score_repeats, int order,
+              int branching, double table_seed, ptr out) {
   return guard([&] {
-    const auto o = task_options(kind, symbols, variable_length);
+    const auto o = task_options(kind, symbols, variable_length, depth, packed, score_repeats, order, branching, table_seed);
     at<int32_t>(out)[0] = posenc::task_vocab_size(o);
     at<int32_t>(out)[1] = posenc::task_min_length(o);
   });

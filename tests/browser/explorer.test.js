@@ -42,10 +42,27 @@ test('the sweep advances past the training length, drawing maps and curves', asy
   expect(page.errors).toEqual([]);
 });
 
+test('the default view starts from the shipped checkpoints, with no training needed', async () => {
+  const page = await browser.newPage();
+  await page.goto(`${browser.url}/?play=0`);
+  await waitReady(page);
+  await waitFor(page, () => [...posenc.trainer.runs.values()].every((r) => r.status === 'checkpoint'), { timeout: 15000, what: 'checkpoints' });
+  await waitSwept(page);
+  const acc = await page.evaluate(() => posenc.client.get('rope', posenc.state.trainLength).accuracy);
+  expect(acc).toBeGreaterThan(0.9); // the shipped copy-task RoPE model copies at its training length
+  expect(page.errors).toEqual([]);
+});
+
 test('a Worker training run lowers the loss, with progress, and stop works', async () => {
   const page = await browser.newPage();
-  await page.goto(`${browser.url}/?play=0&steps=150&encodings=rope,alibi`);
+  await page.goto(`${browser.url}/?play=0&steps=400&encodings=rope,alibi`);
   await waitReady(page);
+  // The page starts from the shipped checkpoints; "Retrain" trains in a Worker.
+  await waitFor(page, () => ['checkpoint', 'trained'].includes(posenc.trainer.runs.get('rope').status), { what: 'RoPE to load' });
+  await page.evaluate(() => {
+    posenc.trainer.retrainOne('rope');
+    posenc.trainer.retrainOne('alibi');
+  });
   await waitFor(page, () => posenc.trainer.runs.get('rope').status === 'trained', { timeout: 90000, what: 'RoPE training' });
   const rope = await page.evaluate(() => posenc.trainer.runs.get('rope').losses.map((p) => p[1]));
   console.log(`RoPE training loss: ${rope[0].toFixed(3)} -> ${rope.at(-1).toFixed(3)} over ${rope.length} reports`);
@@ -61,7 +78,7 @@ test('the RoPE scaling sliders change the trained RoPE model\'s attention and ac
   const page = await browser.newPage();
   await page.goto(`${browser.url}/?play=0&steps=120&encodings=rope&length=128`);
   await waitReady(page);
-  await waitFor(page, () => posenc.trainer.runs.get('rope').status === 'trained', { timeout: 90000, what: 'RoPE training' });
+  await waitFor(page, () => ['checkpoint', 'trained'].includes(posenc.trainer.runs.get('rope').status), { timeout: 90000, what: 'the trained RoPE model' });
   await waitSwept(page);
   await page.waitForTimeout(200);
   const before = { hash: await canvasHash(page, '#sweep canvas.maps'), acc: await page.evaluate(() => posenc.client.get('rope', 128).accuracy) };

@@ -7,6 +7,7 @@ import { lutFor, clearCssCache } from './heatmap.js';
 import { createSweepClient } from './sweep-client.js';
 import { createSweepView, drawMapsCanvas } from './sweep-view.js';
 import { createTrainer } from './trainer.js';
+import { trainTask } from './experiment.js';
 import { createTrainView } from './train-view.js';
 import { createPerf } from './perf.js';
 import { attachExports, exportView } from './export.js';
@@ -333,7 +334,7 @@ async function main() {
   sweepView = createSweepView($('#sweep-rows'), client);
   trainView = createTrainView($('#train-rows'), { onStop: (enc) => trainer.stop(enc), onRetrain: (enc) => trainer.retrainOne(enc) });
   trainer = createTrainer({
-    vocabSize: (task) => pe.taskInfo({ task, symbols: 8 }).vocabSize,
+    vocabSize: (task) => pe.taskInfo(trainTask(task)).vocabSize,
     onModel: (enc, bytes, source) => {
       client.setModel(enc, bytes ? { bytes } : { config: trainer.modelConfig(enc) });
       sweepView.setSource(enc, sourceLabel(source, enc));

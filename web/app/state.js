@@ -19,7 +19,7 @@ export const SCHEMA = {
   trainLength: oneOf(32, [16, 32, 64, 128]),
   layers: int(2, 1, 4),
   heads: oneOf(4, [1, 2, 4, 8]),
-  dModel: oneOf(64, [32, 64, 128]),
+  dModel: oneOf(32, [32, 64, 128]), // 32: the shipped checkpoints' width
   steps: int(300, 20, 5000),
   // sweep
   encodings: subset(ENCODINGS, ENCODINGS),

@@ -11,6 +11,7 @@
 //   -> {type: 'ready', encoding, trainedLength, config}  after 'model'
 //   -> {type: 'error', encoding, message}
 import { loadPosenc } from '../lib/index.js';
+import { evalTask } from './experiment.js';
 import { withLearnedPolicy } from './checkpoint.js';
 
 const EVAL_BATCH = 4;
@@ -35,7 +36,7 @@ function setModel({ encoding, bytes, config }) {
 
 // Evaluation data for one length: the same sequences every time (seeded by length).
 function batchFor(job, length) {
-  const task = pe.createTask({ task: job.task, symbols: 8, seed: job.seed * 7919 + length });
+  const task = pe.createTask({ ...evalTask(job.task), seed: job.seed * 7919 + length });
   try {
     return task.sample({ batch: EVAL_BATCH, length });
   } finally {
@@ -82,12 +83,15 @@ async function step(encoding, job) {
   const layer = Math.min(job.layer, layers - 1);
   const headList = job.head < 0 ? Array.from({ length: heads }, (_, h) => h) : [Math.min(job.head, heads - 1)];
   const px = Math.min(length, maxPx);
+  // Read everything from the model before awaiting: a 'model' message may replace (and delete) it meanwhile.
+  const status = model.positionStatus(length);
+  const trainedLength = model.trainedLength;
   const bitmaps = [];
   for (const h of headList) bitmaps.push(await createImageBitmap(render(r.attention, (layer * heads + h) * length * length, length, px)));
-  const status = model.positionStatus(length);
+  if (models.get(encoding) !== model) return; // replaced while rendering: this result is stale
   self.postMessage({
     type: 'result', encoding, gen: job.gen, length, loss: r.loss, accuracy: r.accuracy, status,
-    trainedLength: model.trainedLength, bitmaps, px, heads: headList,
+    trainedLength, bitmaps, px, heads: headList,
   }, [...bitmaps, status.buffer]);
 }
 

@@ -2,6 +2,7 @@
 // a 2-core machine), shipped checkpoints when they match the experiment, and
 // the bookkeeping the training panel draws: step, loss history, source.
 import { peekConfig } from './checkpoint.js';
+import { EXPERIMENT, trainTask } from './experiment.js';
 
 export function createTrainer({ vocabSize, onModel, onProgress, concurrency = 2 }) {
   const runs = new Map(); // encoding -> {status, step, steps, losses: [[step, loss]], accuracy, worker}
@@ -15,8 +16,8 @@ export function createTrainer({ vocabSize, onModel, onProgress, concurrency = 2 
   };
 
   function modelConfig(enc, e) {
-    return { encoding: enc, layers: e.layers, heads: e.heads, dModel: e.dModel, vocabSize: vocabSize(e.task),
-      maxLength: e.trainLength, seed: e.seed, learnedPolicy: enc === 'learned' ? 'clamp' : 'error' };
+    return { encoding: enc, layers: e.layers, heads: e.heads, dModel: e.dModel, mlpRatio: EXPERIMENT.mlpRatio,
+      vocabSize: vocabSize(e.task), maxLength: e.trainLength, seed: e.seed, learnedPolicy: enc === 'learned' ? 'clamp' : 'error' };
   }
 
   function pump() {
@@ -64,7 +65,8 @@ export function createTrainer({ vocabSize, onModel, onProgress, concurrency = 2 
       finish(enc, r, 'error');
     };
     worker.postMessage({ type: 'train', snapshotMs: 2000, model: modelConfig(enc, e),
-      train: { task: e.task, symbols: 8, steps: e.steps, batch: 16, length: e.trainLength, lr: 3e-3, seed: e.seed, progressEvery: 5 } });
+      train: { ...trainTask(e.task), steps: e.steps, batch: EXPERIMENT.batch, length: e.trainLength, lr: EXPERIMENT.lr,
+        minLr: EXPERIMENT.minLr, warmup: Math.min(EXPERIMENT.warmup, Math.floor(e.steps / 10)), seed: e.seed, progressEvery: 5 } });
   }
 
   async function tryCheckpoint(enc, e, available) {

@@ -1,41 +1,78 @@
 // Seeded task generators (implemented in C++, so native and wasm training
-// see the same batches).
+// see the same batches). See cpp/include/posenc/tasks.hpp for the full text.
+//
+// Vocabulary (every task): 0 PAD, 1 BOS, 2 SEP, then the `symbols` task symbols
+// from 3 (packed retrieval adds one token per key-value pair after them; use
+// `vocabSize`). Targets are next-token ids, -1 where not scored; a scored
+// position is correct when the model's argmax equals its target.
+//
+//  copy       [BOS, x1..xh, SEP, x1..xh, PAD...]; scored: the h copied predictions.
+//  reverse    [BOS, x1..xh, SEP, xh..x1, PAD...]; scored: the h reversed predictions
+//             (same draws as copy for the same seed).
+//  retrieval  key-value pairs, then SEP, a query key and its value. Keys are the first
+//             ceil(symbols/2) symbols, values the rest; the queried pair (the needle)
+//             sits at `depth` (0 = first pair, 1 = last pair; random when unset) and its
+//             key appears nowhere else. `packed` (default): one token per pair
+//             [BOS, P1..Pp, SEP, q, a]; packed: false: two tokens [BOS, k1 v1 .. kp vp, SEP, q, a].
+//             Scored: the query position only (plus repeated keys with scoreRepeats,
+//             two-token layout).
+//  markov     [BOS, x1, x2, ...] from a fixed sparse Markov chain of `order` over the
+//             symbols (`branching` next symbols per context), chosen by `tableSeed` and
+//             shared by every `seed`; scored from position `order` on. Random targets:
+//             an ideal model's accuracy is below 1.
 import * as v from './validate.js';
 import { scope, check } from './memory.js';
 
-export const TASKS = ['copy'];
+/** Task names, in the order of the C++ enum posenc::TaskKind. */
+export const TASKS = ['copy', 'reverse', 'retrieval', 'markov'];
+
+export const TASK_KEYS = ['task', 'symbols', 'variableLength', 'depth', 'packed', 'scoreRepeats', 'order', 'branching',
+  'tableSeed'];
 
 export function createTaskApi(mod) {
   const registry = new FinalizationRegistry((handle) => mod.taskDelete(handle));
 
+  // The wasm argument list after `kind`: symbols, variableLength, depth (NaN = unset),
+  // packed, scoreRepeats, order, branching, tableSeed. Ranges that depend on other
+  // options (e.g. branching <= symbols) are checked in C++.
   function taskArgs(o) {
     const kind = TASKS.indexOf(v.oneOf('task', o.task ?? 'copy', TASKS));
     const symbols = v.integer('symbols', o.symbols ?? 8, 1, 65000);
     const variableLength = v.boolean('variableLength', o.variableLength ?? false);
-    return { kind, symbols, variableLength };
+    const depth = o.depth === undefined || o.depth === null ? NaN : v.number('depth', o.depth, { min: 0, max: 1 });
+    const packed = v.boolean('packed', o.packed ?? true);
+    const scoreRepeats = v.boolean('scoreRepeats', o.scoreRepeats ?? false);
+    const order = v.integer('order', o.order ?? 2, 1, 4);
+    const branching = v.integer('branching', o.branching ?? 3, 1, 16);
+    const tableSeed = v.integer('tableSeed', o.tableSeed ?? 1, 0, Number.MAX_SAFE_INTEGER);
+    return { kind, args: [symbols, variableLength, depth, packed, scoreRepeats, order, branching, tableSeed] };
   }
 
   /** {vocabSize, minLength} of a task configuration. */
   function taskInfo(opts) {
     const o = v.options('taskInfo options', opts);
-    const { kind, symbols, variableLength } = taskArgs(o);
+    const { kind, args } = taskArgs(o);
     return scope(mod, (m) => {
       const out = m.put('i32', 2);
-      check(mod, mod.taskInfo(kind, symbols, variableLength, out));
+      check(mod, mod.taskInfo(kind, ...args, out));
       const [vocabSize, minLength] = m.take('i32', out, 2);
       return { vocabSize, minLength };
     });
   }
 
+  /**
+   * A seeded generator: createTask({task, symbols, variableLength, depth, packed, scoreRepeats,
+   * order, branching, tableSeed, seed}). Same options and seed: the same batches as natively.
+   */
   function createTask(opts) {
     const o = v.options('createTask options', opts);
-    v.knownKeys('createTask options', o, ['task', 'symbols', 'variableLength', 'seed']);
-    const { kind, symbols, variableLength } = taskArgs(o);
+    v.knownKeys('createTask options', o, [...TASK_KEYS, 'seed']);
+    const { kind, args } = taskArgs(o);
     const seed = v.integer('seed', o.seed ?? 1, 0, Number.MAX_SAFE_INTEGER);
     const info = taskInfo(o);
     let handle = scope(mod, (m) => {
       const out = m.put('i32', 1);
-      check(mod, mod.taskCreate(kind, symbols, variableLength, seed, out));
+      check(mod, mod.taskCreate(kind, ...args, seed, out));
       return mod.HEAPU32[out / 4];
     });
     const task = {

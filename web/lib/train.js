@@ -2,6 +2,7 @@
 // reports, and cancellation between steps (an AbortSignal). It yields to the
 // event loop every ~50 ms so a page or Worker stays responsive.
 import * as v from './validate.js';
+import { TASK_KEYS } from './tasks.js';
 
 const yieldToEventLoop = () => new Promise((resolve) => setTimeout(resolve, 0));
 
@@ -11,7 +12,7 @@ export function createTrainer(mod, { createTask }) {
    */
   async function train(model, opts) {
     const o = v.options('train options', opts);
-    v.knownKeys('train options', o, ['task', 'symbols', 'variableLength', 'seed', 'steps', 'batch', 'length', 'lr', 'minLr',
+    v.knownKeys('train options', o, [...TASK_KEYS, 'seed', 'steps', 'batch', 'length', 'lr', 'minLr',
       'warmup', 'onProgress', 'signal', 'progressEvery', 'targetAccuracy']);
     const steps = v.integer('steps', o.steps ?? 500, 1, 1e7);
     const batch = v.integer('batch', o.batch ?? 16, 1, 4096);
@@ -22,7 +23,8 @@ export function createTrainer(mod, { createTask }) {
     const progressEvery = v.integer('progressEvery', o.progressEvery ?? 10, 1, 1e7);
     const target = o.targetAccuracy === undefined ? null : v.number('targetAccuracy', o.targetAccuracy, { min: 0, max: 1 });
     if (o.onProgress !== undefined && typeof o.onProgress !== 'function') throw new TypeError('onProgress must be a function');
-    const task = createTask({ task: o.task, symbols: o.symbols, variableLength: o.variableLength, seed: o.seed ?? 1 });
+    const taskOptions = Object.fromEntries(TASK_KEYS.filter((k) => o[k] !== undefined).map((k) => [k, o[k]]));
+    const task = createTask({ ...taskOptions, seed: o.seed ?? 1 });
     const t0 = performance.now();
     let last = performance.now(), step = 0, loss = NaN, accuracy = NaN, stopped = false;
     try {

@@ -105,8 +105,12 @@ struct SweepResult {
 // Retrieval scores the answer position only).
 SweepResult sweep(Model& model, const TaskOptions& task, const SweepOptions& options);
 
-// Loss and accuracy of logits [N, V] against targets (-1 skipped), computed as
-// Model::evaluate computes them (first maximum wins), adding into per-bin counts.
+// The generator seed the sweep uses at `length`: row -1 for the per-length evaluation,
+// row d for the grid's depth d (so a test or a page can regenerate the same sequences).
+uint64_t sweep_seed(uint64_t seed, int length, int row);
+
+// Loss and correctness of one position's logits [V] against its target (-1: not scored),
+// computed as Model::evaluate computes them (the first maximum wins), in double.
 struct ScoredPosition {
   bool scored = false;
   bool correct = false;

@@ -1,0 +1,412 @@
+// Task generators: layout, targets, vocabulary, determinism, Copy's unchanged
+// stream, Reverse, Retrieval (both layouts, needle depth, dictionary), Markov
+// (shared table, transitions, oracle) and option checks.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "posenc/checkpoint.hpp"  // fnv1a64
+#include "posenc/error.hpp"
+#include "posenc/tasks.hpp"
+#include "test_util.hpp"
+
+namespace {
+
+using posenc::kFirstSymbol;
+using posenc::kTokenBos;
+using posenc::kTokenPad;
+using posenc::kTokenSep;
+using posenc::TaskGenerator;
+using posenc::TaskKind;
+using posenc::TaskOptions;
+
+struct Batch {
+  int B = 0, T = 0;
+  std::vector<int32_t> tok, tgt;
+  const int32_t* x(int b) const { return tok.data() + static_cast<std::size_t>(b) * T; }
+  const int32_t* y(int b) const { return tgt.data() + static_cast<std::size_t>(b) * T; }
+};
+
+Batch draw(TaskGenerator& g, int B, int T) {
+  Batch r;
+  r.B = B;
+  r.T = T;
+  r.tok.resize(static_cast<std::size_t>(B) * T);
+  r.tgt.resize(r.tok.size());
+  g.sample(B, T, r.tok.data(), r.tgt.data());
+  return r;
+}
+
+TaskOptions task(TaskKind k, int symbols = 8) {
+  TaskOptions o;
+  o.kind = k;
+  o.symbols = symbols;
+  return o;
+}
+
+int scored(const Batch& b, int s) {
+  int n = 0;
+  for (int t = 0; t < b.T; ++t) n += b.y(s)[t] >= 0 ? 1 : 0;
+  return n;
+}
+
+TEST(tasks, NamesFollowTheEnumOrder) {
+  const char* names[] = {"copy", "reverse", "retrieval", "markov"};
+  for (int i = 0; i < posenc::kTaskCount; ++i) {
+    EXPECT_STREQ(posenc::task_name(static_cast<TaskKind>(i)), names[i]);
+    EXPECT_EQ(static_cast<int>(posenc::parse_task(names[i])), i);
+  }
+  ExpectError([] { posenc::parse_task("sort"); }, posenc::ErrorKind::Range, "task must be one of 'copy', 'reverse'");
+}
+
+// Copy's stream is the one it had before the other tasks existed (hashes recorded then).
+TEST(tasks, CopyStreamUnchanged) {
+  const uint64_t expected[2][3] = {{6328579890457788626ull, 3564969126641328948ull, 8807379892491287893ull},
+                                   {5559928145584616477ull, 993701894695525215ull, 2505630027814777078ull}};
+  for (int var = 0; var < 2; ++var)
+    for (int i = 0; i < 3; ++i) {
+      TaskOptions o;
+      o.symbols = std::vector<int>{1, 5, 8}[i];
+      o.variable_length = var == 1;
+      TaskGenerator g(o, 42);
+      std::vector<int32_t> all;
+      for (int T : {4, 7, 32, 65}) {
+        const Batch b = draw(g, 3, T);
+        all.insert(all.end(), b.tok.begin(), b.tok.end());
+        all.insert(all.end(), b.tgt.begin(), b.tgt.end());
+      }
+      EXPECT_EQ(posenc::fnv1a64(reinterpret_cast<const uint8_t*>(all.data()), all.size() * 4), expected[var][i])
+          << "variable " << var << " symbols " << o.symbols;
+    }
+}
+
+TEST(tasks, ReverseLayoutTargetsAndSharedDraws) {
+  for (bool var : {false, true}) {
+    TaskOptions c = task(TaskKind::Copy, 5), r = task(TaskKind::Reverse, 5);
+    c.variable_length = r.variable_length = var;
+    EXPECT_EQ(posenc::task_vocab_size(r), 8);
+    EXPECT_EQ(posenc::task_min_length(r), 4);
+    TaskGenerator gc(c, 9), gr(r, 9);
+    for (int T : {4, 5, 17, 40, 256}) {
+      const Batch bc = draw(gc, 4, T), br = draw(gr, 4, T);
+      for (int s = 0; s < 4; ++s) {
+        const int32_t* x = br.x(s);
+        const int32_t* y = br.y(s);
+        const int32_t* xc = bc.x(s);
+        int h = 0;
+        while (x[h + 1] != kTokenSep) ++h;
+        if (!var) EXPECT_EQ(h, (T - 2) / 2);
+        EXPECT_EQ(x[0], kTokenBos);
+        for (int i = 1; i <= h; ++i) {
+          EXPECT_EQ(x[i], xc[i]);                 // same draws as Copy
+          EXPECT_EQ(x[h + 1 + i], x[h + 1 - i]);  // reversed
+          EXPECT_GE(x[i], kFirstSymbol);
+          EXPECT_LT(x[i], kFirstSymbol + 5);
+        }
+        for (int t = 2 * h + 2; t < T; ++t) EXPECT_EQ(x[t], kTokenPad);
+        for (int t = 0; t < T; ++t) EXPECT_EQ(y[t], (t >= h + 1 && t <= 2 * h) ? x[t + 1] : -1) << t;
+        EXPECT_EQ(scored(br, s), h);
+      }
+    }
+  }
+}
+
+// Parses one retrieval sequence: the pairs (key index, value index), the query and answer.
+struct Retrieval {
+  std::vector<std::pair<int, int>> pairs;
+  int sep = -1, query = -1, answer = -1;
+};
+
+Retrieval parse_retrieval(const int32_t* x, int T, const TaskOptions& o) {
+  const int n = o.symbols, m = (n + 1) / 2, nv = n - m;
+  Retrieval r;
+  EXPECT_EQ(x[0], kTokenBos);
+  int t = 1;
+  while (t < T && x[t] != kTokenSep) {
+    if (o.packed) {
+      const int id = x[t] - kFirstSymbol - n;
+      EXPECT_GE(id, 0);
+      EXPECT_LT(id, m * nv);
+      r.pairs.push_back({id / nv, m + id % nv});
+      t += 1;
+    } else {
+      const int k = x[t] - kFirstSymbol, v = x[t + 1] - kFirstSymbol;
+      EXPECT_GE(k, 0);
+      EXPECT_LT(k, m);  // keys and values in separate ranges
+      EXPECT_GE(v, m);
+      EXPECT_LT(v, n);
+      r.pairs.push_back({k, v});
+      t += 2;
+    }
+  }
+  r.sep = t;
+  r.query = x[t + 1] - kFirstSymbol;
+  r.answer = x[t + 2] - kFirstSymbol;
+  for (int u = t + 3; u < T; ++u) EXPECT_EQ(x[u], kTokenPad);
+  return r;
+}
+
+TEST(tasks, RetrievalLayoutNeedleAndTargets) {
+  for (bool packed : {true, false})
+    for (bool var : {false, true}) {
+      TaskOptions o = task(TaskKind::Retrieval, 16);
+      o.packed = packed;
+      o.variable_length = var;
+      EXPECT_EQ(posenc::task_vocab_size(o), packed ? 16 + 3 + 8 * 8 : 19);
+      EXPECT_EQ(posenc::task_min_length(o), packed ? 5 : 6);
+      TaskGenerator g(o, 3);
+      for (int T : {posenc::task_min_length(o), 7, 32, 33, 256}) {
+        const Batch b = draw(g, 8, T);
+        for (int s = 0; s < 8; ++s) {
+          const Retrieval r = parse_retrieval(b.x(s), T, o);
+          const int p = static_cast<int>(r.pairs.size());
+          if (!var) EXPECT_EQ(p, packed ? T - 4 : (T - 4) / 2);
+          EXPECT_GE(p, 1);
+          // the query key occurs exactly once, with the answer as its value
+          int hits = 0;
+          std::map<int, int> dict;
+          for (auto [k, v] : r.pairs) {
+            if (k == r.query) {
+              ++hits;
+              EXPECT_EQ(v, r.answer);
+            }
+            if (dict.count(k)) EXPECT_EQ(dict[k], v) << "a key keeps its value within a sequence";
+            dict[k] = v;
+          }
+          EXPECT_EQ(hits, 1);
+          // only the query position is scored, with the answer
+          for (int t = 0; t < T; ++t) EXPECT_EQ(b.y(s)[t], t == r.sep + 1 ? kFirstSymbol + r.answer : -1);
+        }
+      }
+    }
+}
+
+TEST(tasks, RetrievalDepthPlacesTheNeedle) {
+  for (bool packed : {true, false})
+    for (double depth : {0.0, 0.25, 0.5, 0.75, 1.0}) {
+      TaskOptions o = task(TaskKind::Retrieval, 10);
+      o.packed = packed;
+      o.depth = depth;
+      TaskGenerator g(o, 11);
+      for (int T : {6, 21, 64, 255}) {
+        const Batch b = draw(g, 4, T);
+        for (int s = 0; s < 4; ++s) {
+          const Retrieval r = parse_retrieval(b.x(s), T, o);
+          const int p = static_cast<int>(r.pairs.size());
+          const int expected = static_cast<int>(std::lround(depth * (p - 1)));
+          EXPECT_EQ(r.pairs[expected].first, r.query) << "depth " << depth << " T " << T;
+        }
+      }
+    }
+  // unset: the needle lands everywhere
+  TaskOptions o = task(TaskKind::Retrieval, 10);
+  TaskGenerator g(o, 11);
+  const Batch b = draw(g, 200, 20);
+  std::set<int> where;
+  for (int s = 0; s < 200; ++s) {
+    const Retrieval r = parse_retrieval(b.x(s), 20, o);
+    for (int i = 0; i < static_cast<int>(r.pairs.size()); ++i)
+      if (r.pairs[i].first == r.query) where.insert(i);
+  }
+  EXPECT_EQ(where.size(), 16u);
+}
+
+TEST(tasks, RetrievalScoreRepeats) {
+  TaskOptions o = task(TaskKind::Retrieval, 8);  // 4 keys: repeats are frequent
+  o.packed = false;
+  TaskOptions dense = o;
+  dense.score_repeats = true;
+  TaskGenerator a(o, 5), d(dense, 5);
+  const Batch ba = draw(a, 6, 40), bd = draw(d, 6, 40);
+  EXPECT_EQ(ba.tok, bd.tok);  // the tokens do not depend on score_repeats
+  int repeats = 0;
+  for (int s = 0; s < 6; ++s) {
+    const int32_t* x = bd.x(s);
+    std::set<int32_t> seen;
+    for (int t = 1; x[t] != kTokenSep; t += 2) {
+      const bool repeat = seen.count(x[t]) > 0;
+      seen.insert(x[t]);
+      EXPECT_EQ(bd.y(s)[t], repeat ? x[t + 1] : -1);
+      repeats += repeat ? 1 : 0;
+    }
+  }
+  EXPECT_GT(repeats, 10);
+}
+
+TEST(tasks, MarkovTableIsSharedAndSamplesFollowIt) {
+  TaskOptions o = task(TaskKind::Markov, 6);
+  o.order = 2;
+  o.branching = 3;
+  EXPECT_EQ(posenc::task_vocab_size(o), 9);
+  EXPECT_EQ(posenc::task_min_length(o), 4);
+  TaskGenerator g1(o, 1), g2(o, 2);
+  const int V = posenc::task_vocab_size(o);
+  const Batch b1 = draw(g1, 16, 64), b2 = draw(g2, 16, 64);
+  EXPECT_NE(b1.tok, b2.tok);
+  std::vector<double> p1(V), p2(V);
+  std::map<std::pair<int, int>, std::map<int, int>> counts;
+  for (int s = 0; s < 16; ++s) {
+    const int32_t* x = b1.x(s);
+    EXPECT_EQ(x[0], kTokenBos);
+    for (int t = 0; t < 64; ++t) {
+      if (t >= 1) {
+        EXPECT_GE(x[t], kFirstSymbol);
+        EXPECT_LT(x[t], V);
+      }
+      const bool is_scored = t >= 2 && t <= 62;
+      EXPECT_EQ(b1.y(s)[t], is_scored ? x[t + 1] : -1);
+      if (!is_scored) continue;
+      // generator seed 2 has the same table
+      g1.next_distribution(x, t, b1.y(s)[t], p1.data());
+      g2.next_distribution(x, t, b1.y(s)[t], p2.data());
+      EXPECT_EQ(p1, p2);
+      EXPECT_GT(p1[x[t + 1]], 0.0) << "a transition outside the table";
+      int nonzero = 0;
+      double sum = 0;
+      for (double q : p1) {
+        nonzero += q > 0 ? 1 : 0;
+        sum += q;
+      }
+      EXPECT_EQ(nonzero, 3);
+      EXPECT_NEAR(sum, 1.0, 1e-12);
+      counts[{x[t - 1], x[t]}][x[t + 1]]++;
+    }
+  }
+  // another table seed gives another chain
+  TaskOptions other = o;
+  other.table_seed = 2;
+  TaskGenerator g3(other, 1);
+  bool differs = false;
+  for (int s = 0; s < 16 && !differs; ++s)
+    for (int t = 2; t <= 62 && !differs; ++t) {
+      g1.next_distribution(b1.x(s), t, -1, p1.data());
+      g3.next_distribution(b1.x(s), t, -1, p2.data());
+      differs = p1 != p2;
+    }
+  EXPECT_TRUE(differs);
+}
+
+TEST(tasks, MarkovFrequenciesMatchTheTable) {
+  TaskOptions o = task(TaskKind::Markov, 3);
+  o.order = 1;
+  o.branching = 2;
+  TaskGenerator g(o, 4);
+  const Batch b = draw(g, 200, 100);
+  const int V = posenc::task_vocab_size(o);
+  std::vector<double> p(V);
+  std::map<int, std::vector<double>> freq;
+  for (int s = 0; s < 200; ++s)
+    for (int t = 1; t < 99; ++t) {
+      auto& f = freq[b.x(s)[t]];
+      f.resize(V);
+      f[b.x(s)[t + 1]] += 1;
+    }
+  for (auto& [ctx, f] : freq) {
+    double total = 0;
+    for (double c : f) total += c;
+    const int32_t seq[2] = {kTokenBos, ctx};
+    g.next_distribution(seq, 1, -1, p.data());
+    for (int v = 0; v < V; ++v) EXPECT_NEAR(f[v] / total, p[v], 0.03) << "context " << ctx << " next " << v;
+  }
+}
+
+TEST(tasks, Oracle) {
+  // Deterministic tasks: loss 0, accuracy 1.
+  TaskGenerator c(task(TaskKind::Copy), 1);
+  Batch b = draw(c, 4, 20);
+  auto o = c.oracle(b.tok.data(), b.tgt.data(), 4, 20);
+  EXPECT_EQ(o.scored, 4 * 9);
+  EXPECT_EQ(o.loss, 0.0);
+  EXPECT_EQ(o.accuracy, 1.0);
+  // Markov with one next symbol per context: deterministic too.
+  TaskOptions m1 = task(TaskKind::Markov, 5);
+  m1.branching = 1;
+  TaskGenerator g1(m1, 1);
+  b = draw(g1, 4, 30);
+  o = g1.oracle(b.tok.data(), b.tgt.data(), 4, 30);
+  EXPECT_EQ(o.scored, 4 * 27);
+  EXPECT_NEAR(o.loss, 0.0, 1e-12);
+  EXPECT_NEAR(o.accuracy, 1.0, 1e-12);
+  // Otherwise: the mean entropy and max probability of the rows at the scored positions.
+  TaskOptions m = task(TaskKind::Markov, 5);
+  TaskGenerator g(m, 1);
+  b = draw(g, 3, 12);
+  o = g.oracle(b.tok.data(), b.tgt.data(), 3, 12);
+  const int V = posenc::task_vocab_size(m);
+  std::vector<double> p(V);
+  double loss = 0, acc = 0;
+  int n = 0;
+  for (int s = 0; s < 3; ++s)
+    for (int t = 0; t < 12; ++t) {
+      if (b.y(s)[t] < 0) continue;
+      g.next_distribution(b.x(s), t, b.y(s)[t], p.data());
+      for (double q : p)
+        if (q > 0) loss -= q * std::log(q);
+      acc += *std::max_element(p.begin(), p.end());
+      ++n;
+    }
+  EXPECT_EQ(o.scored, n);
+  EXPECT_NEAR(o.loss, loss / n, 1e-12);
+  EXPECT_NEAR(o.accuracy, acc / n, 1e-12);
+  EXPECT_GT(o.loss, 0.1);
+  EXPECT_LT(o.accuracy, 1.0);
+}
+
+TEST(tasks, EveryTaskFillsLongLengthsDeterministically) {
+  for (int k = 0; k < posenc::kTaskCount; ++k)
+    for (bool var : {false, true}) {
+      TaskOptions o = task(static_cast<TaskKind>(k), 8);
+      o.variable_length = var;
+      TaskGenerator a(o, 77), b(o, 77), c(o, 78);
+      for (int T : {posenc::task_min_length(o), 31, 32, 256, 1000}) {
+        const Batch ba = draw(a, 3, T), bb = draw(b, 3, T), bc = draw(c, 3, T);
+        EXPECT_EQ(ba.tok, bb.tok);
+        EXPECT_EQ(ba.tgt, bb.tgt);
+        EXPECT_NE(ba.tok, bc.tok) << posenc::task_name(o.kind) << " T " << T;
+        const int V = posenc::task_vocab_size(o);
+        for (std::size_t i = 0; i < ba.tok.size(); ++i) {
+          EXPECT_GE(ba.tok[i], 0);
+          EXPECT_LT(ba.tok[i], V);
+          EXPECT_GE(ba.tgt[i], -1);
+          EXPECT_LT(ba.tgt[i], V);
+        }
+        for (int s = 0; s < 3; ++s) EXPECT_GE(scored(ba, s), 1);
+      }
+    }
+}
+
+TEST(tasks, OptionChecks) {
+  using posenc::ErrorKind;
+  auto make = [](TaskOptions o) { return [o] { TaskGenerator g(o, 1); }; };
+  TaskOptions o = task(TaskKind::Retrieval, 3);
+  ExpectError(make(o), ErrorKind::Range, "symbols must be an integer in [4, 500] for packed task 'retrieval'");
+  o.symbols = 501;
+  ExpectError(make(o), ErrorKind::Range, "symbols must be an integer in [4, 500]");
+  o.packed = false;
+  EXPECT_NO_THROW(make(o)());
+  o = task(TaskKind::Retrieval, 8);
+  o.depth = 1.5;
+  ExpectError(make(o), ErrorKind::Range, "depth must be a number in [0, 1]");
+  o.depth = std::nan("");
+  ExpectError(make(o), ErrorKind::Range, "depth");
+  o = task(TaskKind::Markov, 4);
+  o.order = 0;
+  ExpectError(make(o), ErrorKind::Range, "order must be an integer in [1, 4]");
+  o.order = 2;
+  o.branching = 5;
+  ExpectError(make(o), ErrorKind::Range, "branching must be an integer in [1, 4]");
+  o = task(TaskKind::Markov, 2000);
+  ExpectError(make(o), ErrorKind::Range, "symbols^order <= 2^20");
+  o = task(static_cast<TaskKind>(9));
+  ExpectError(make(o), ErrorKind::Range, "task must be one of");
+  TaskGenerator g(task(TaskKind::Markov, 4), 1);
+  std::vector<int32_t> tok(3), tgt(3);
+  ExpectError([&] { g.sample(1, 3, tok.data(), tgt.data()); }, ErrorKind::Range, "T must be an integer in [4,");
+}
+
+}  // namespace

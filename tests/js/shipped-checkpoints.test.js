@@ -1,0 +1,44 @@
+// Every checkpoint that ships in web/checkpoints loads through the JS API,
+// matches its file name and config, and re-measures the number that
+// docs/results.json records for it (1x accuracy, seed 0) on fresh data.
+import { readFileSync } from 'node:fs';
+import { loadPosenc } from '../../web/lib/index.js';
+
+const dir = new URL('../../web/checkpoints/', import.meta.url);
+const index = JSON.parse(readFileSync(new URL('index.json', dir), 'utf8'));
+const results = JSON.parse(readFileSync(new URL('../../docs/results.json', import.meta.url), 'utf8'));
+const files = index.filter((f) => f.endsWith('.ckpt'));
+let pe;
+beforeAll(async () => {
+  pe = await loadPosenc();
+});
+
+test('every task x encoding of the results ships a checkpoint, small enough for the package', () => {
+  const { tasks, encodings } = results.config;
+  expect(files.sort()).toEqual(tasks.flatMap((t) => encodings.map((e) => `${t}-${e}.ckpt`)).sort());
+  const total = files.reduce((a, f) => a + readFileSync(new URL(f, dir)).length, 0);
+  expect(total).toBeLessThan(3 * 1024 * 1024);
+});
+
+test.each(files)('%s loads and reproduces its recorded 1x accuracy', (file) => {
+  const [task, encoding] = file.replace('.ckpt', '').split('-');
+  const run = results.runs.find((r) => r.task === task && r.encoding === encoding && r.seed === 0 && r.scaling === 'none');
+  expect(run.checkpoint).toBe(`web/checkpoints/${file}`);
+  const model = pe.loadModel(readFileSync(new URL(file, dir)));
+  try {
+    expect(model.config.encoding).toBe(encoding);
+    const T = results.config.trainLength;
+    expect(model.trainedLength).toBe(T);
+    const { vocabSize, ...taskOptions } = results.config.taskOptions[task];
+    expect(model.config.vocabSize).toBe(vocabSize);
+    // The sweep evaluates full-length sequences (variableLength off), as here.
+    const data = pe.createTask({ task, ...taskOptions, variableLength: false, seed: 777 });
+    const { tokens, targets } = data.sample({ batch: 128, length: T });
+    data.delete();
+    const { accuracy } = model.evaluate(tokens, targets, { batch: 128, length: T });
+    const recorded = run.lengths.find((l) => l.length === T).accuracy;
+    expect(Math.abs(accuracy - recorded)).toBeLessThan(0.05);
+  } finally {
+    model.delete();
+  }
+});
