@@ -208,6 +208,13 @@ void residual_forward(float* out, const float* a, const float* b, std::size_t n)
 // ---------------------------------------------------------------------------
 // Cross-entropy: loss_n = -log softmax(logits_n)[target_n] on scored rows.
 
+int argmax(const float* x, int n) {
+  int arg = 0;
+  for (int v = 1; v < n; ++v)
+    if (x[v] > x[arg]) arg = v;
+  return arg;
+}
+
 CrossEntropySums crossentropy_forward(float* probs, const float* logits, const int32_t* targets, int N, int V) {
   CrossEntropySums r;
   for (int n = 0; n < N; ++n) {
@@ -215,13 +222,8 @@ CrossEntropySums crossentropy_forward(float* probs, const float* logits, const i
     if (t < 0) continue;
     const float* l = logits + static_cast<idx>(n) * V;
     float* p = probs + static_cast<idx>(n) * V;
-    float mx = l[0];
-    int arg = 0;
-    for (int v = 1; v < V; ++v)
-      if (l[v] > mx) {
-        mx = l[v];
-        arg = v;
-      }
+    const int arg = argmax(l, V);
+    const float mx = l[arg];
     double z = 0.0;
     for (int v = 0; v < V; ++v) {
       p[v] = std::exp(l[v] - mx);

@@ -34,6 +34,9 @@ void residual_forward(float* out, const float* a, const float* b, std::size_t n)
 // Cross-entropy over rows with targets (-1 = not scored).
 //   logits[N,V] -> probs[N,V] (softmax, scored rows only; others untouched),
 //   returns the summed loss (double) and counts scored / correct (argmax == target, first max wins).
+// Index of the largest of x[0..n) (the first one on ties); n >= 1.
+int argmax(const float* x, int n);
+
 struct CrossEntropySums {
   double loss = 0.0;
   int scored = 0;

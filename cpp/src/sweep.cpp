@@ -1,4 +1,5 @@
 // Length-generalisation sweep (see sweep.hpp).
+#include "model_layers.hpp"
 #include "posenc/sweep.hpp"
 
 #include <algorithm>
@@ -166,13 +167,8 @@ HeadStats attention_head_stats(const float* map, int T) {
 ScoredPosition score_position(const float* l, int V, int32_t target) {
   ScoredPosition s;
   if (target < 0) return s;
-  float mx = l[0];
-  int arg = 0;
-  for (int v = 1; v < V; ++v)
-    if (l[v] > mx) {
-      mx = l[v];
-      arg = v;
-    }
+  const int arg = layers::argmax(l, V);  // the model's own prediction rule (model_layers.hpp)
+  const float mx = l[arg];
   double z = 0.0;
   for (int v = 0; v < V; ++v) z += std::exp(static_cast<double>(l[v]) - mx);
   s.scored = true;
