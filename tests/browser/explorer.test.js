@@ -47,8 +47,9 @@ test('the default view starts from the shipped checkpoints, with no training nee
   await page.goto(`${browser.url}/?play=0`);
   await waitReady(page);
   await waitFor(page, () => [...posenc.trainer.runs.values()].every((r) => r.status === 'checkpoint'), { timeout: 15000, what: 'checkpoints' });
-  await waitSwept(page);
-  const acc = await page.evaluate(() => posenc.client.get('rope', posenc.state.trainLength).accuracy);
+  // Wait for the checkpoint model's own result: get() may still show the untrained model's pictures meanwhile.
+  const acc = await waitFor(page, () => posenc.client.fresh('rope', posenc.state.trainLength)?.accuracy,
+    { timeout: 30000, what: "the RoPE checkpoint's sweep" });
   expect(acc).toBeGreaterThan(0.9); // the shipped copy-task RoPE model copies at its training length
   expect(page.errors).toEqual([]);
 });

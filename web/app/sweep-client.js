@@ -90,6 +90,11 @@ export function createSweepClient({ lut, workers: count = 1, onUpdate = () => {}
     },
 
     /** Every computed result of the current version (for the curves), sorted by length. */
+    /** The current model's result at exactly this length, or null (no fallback to older pictures). */
+    fresh(encoding, length) {
+      return state.get(encoding)?.cur.get(length) ?? null;
+    },
+
     results(encoding) {
       const e = state.get(encoding);
       if (!e) return [];
