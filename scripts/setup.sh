@@ -48,6 +48,9 @@ wasm_build() {  # $1 = simd | scalar
   test "${PIPESTATUS[0]}" -eq 0
 }
 
+# the d3 parts the pages import, bundled (the pages use no import map, for a strict CSP)
+node scripts/build-dist.js vendor
+
 wasm_build simd
 wasm_build scalar
 mkdir -p web/wasm

@@ -12,10 +12,11 @@ export function drawChart(ctx, box, opts) {
   const fy = opts.yLog ? (v) => Math.log(v / y0) / Math.log(y1 / y0) : (v) => (v - y0) / (y1 - y0);
   const px = (v) => box.x + fx(v) * box.w;
   const py = (v) => box.y + box.h - Math.max(-0.05, Math.min(1.05, fy(v))) * box.h;
-  const muted = cssVar('--muted');
+  // opts.colours: {muted, grid} given by callers that draw off the page (OffscreenCanvas, SVG export)
+  const muted = opts.colours?.muted ?? cssVar('--muted', undefined, ctx.canvas);
   ctx.save();
   ctx.font = '10px system-ui, sans-serif';
-  ctx.strokeStyle = cssVar('--grid', 'rgba(128,128,128,.35)');
+  ctx.strokeStyle = opts.colours?.grid ?? cssVar('--grid', 'rgba(128,128,128,.35)', ctx.canvas);
   ctx.lineWidth = 1;
   ctx.strokeRect(box.x + 0.5, box.y + 0.5, box.w, box.h);
   for (const m of opts.marks ?? []) {

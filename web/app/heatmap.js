@@ -43,15 +43,21 @@ export function parseRgb(css) {
   return [0, 2, 4].map((i) => parseInt(hex.slice(i, i + 2), 16));
 }
 
-/** A CSS custom property of the page (theme colours). */
-const cssCache = new Map();
-export function cssVar(name, fallback = '#888') {
-  if (!cssCache.has(name)) cssCache.set(name, getComputedStyle(document.documentElement).getPropertyValue(name).trim());
-  return cssCache.get(name) || fallback;
+/**
+ * A CSS custom property (theme colours) as seen by `el` (default: the page
+ * root). Pass the canvas being drawn so a <posenc-explorer> shadow root's own
+ * theme applies.
+ */
+let cssCache = new WeakMap();
+export function cssVar(name, fallback = '#888', el = document.documentElement) {
+  if (!cssCache.has(el)) cssCache.set(el, new Map());
+  const cache = cssCache.get(el);
+  if (!cache.has(name)) cache.set(name, getComputedStyle(el).getPropertyValue(name).trim());
+  return cache.get(name) || fallback;
 }
 /** Forget cached theme colours (after a theme change). */
 export function clearCssCache() {
-  cssCache.clear();
+  cssCache = new WeakMap();
 }
 
 /** Size a canvas's backing store to its CSS box times the device pixel ratio; returns [w, h] in CSS px. */

@@ -1,12 +1,13 @@
 // The explorer: wires state (state.js, the URL), the sweep Worker (sweep-client.js),
 // the training Workers (trainer.js) and the views. The main thread only draws.
 import { loadPosenc, ENCODINGS, TASKS } from '../lib/index.js';
-import { interpolateViridis } from 'd3-scale-chromatic';
+import { interpolateViridis } from '../vendor/d3.js';
 import { readState, writeState, coerce, fixUp, SCHEMA } from './state.js';
 import { lutFor, clearCssCache } from './heatmap.js';
 import { createSweepClient } from './sweep-client.js';
 import { createSweepView, drawMapsCanvas } from './sweep-view.js';
 import { createTrainer } from './trainer.js';
+import { createTimeline } from './timeline.js';
 import { trainTask } from './experiment.js';
 import { createTrainView } from './train-view.js';
 import { createPerf } from './perf.js';
@@ -26,16 +27,9 @@ const reducedMotion = matchMedia('(prefers-reduced-motion: reduce)').matches;
 if (reducedMotion && !new URLSearchParams(location.search).has('play')) state.play = false;
 
 // ---------- lengths of the sweep ----------
-const maxLength = () => state.trainLength * state.sweepFactor;
-/** 32 evenly spaced lengths up to the sweep's end; they include 1x, 4x and 8x the training length. */
-const grid = () => Array.from({ length: 32 }, (_, k) => ((k + 1) * maxLength()) / 32);
-const snap = (T) => grid().reduce((best, g) => (g <= T ? g : best), grid()[0]);
-/** Lengths to compute, the one on screen first, then the others in order. */
-const ordered = () => {
-  const g = grid();
-  const i = Math.max(0, g.indexOf(state.length));
-  return [...g.slice(i), ...g.slice(0, i).reverse()];
-};
+const timeline = createTimeline(state);
+const { maxLength, grid } = timeline;
+const ordered = () => timeline.ordered();
 
 function scalingObject(s = state) {
   const orig = { original_max_position_embeddings: s.trainLength };
@@ -124,21 +118,18 @@ function updateLengthLabel() {
   scrub.setAttribute('aria-valuetext', $('#length-out').value);
 }
 
-let t = state.length; // continuous sweep position
-function setLength(T, keepT = false) {
-  const L = snap(Math.max(grid()[0], Math.min(maxLength(), T)));
-  if (!keepT) t = L;
-  if (L !== state.length) {
-    state.length = L;
-    updateLengthLabel();
-    saveUrl();
-    dirty = true;
-  }
+function setLength(T) {
+  if (timeline.set(T)) lengthChanged();
+}
+function lengthChanged() {
+  updateLengthLabel();
+  saveUrl();
+  dirty = true;
 }
 
 function setPlay(on) {
   state.play = on;
-  if (on && state.length >= maxLength()) t = grid()[0] - 1e-9;
+  if (on) timeline.rewindIfAtEnd();
   $('#play').textContent = on ? 'Pause' : 'Play';
   $('#play').setAttribute('aria-pressed', String(on));
   saveUrl();
@@ -263,21 +254,9 @@ function startExperiment({ retrain = false } = {}) {
 }
 
 // ---------- frame loop ----------
-const HOLD = 1.5; // seconds at the end of a sweep before it starts over
-let holdUntil = 0;
 function frame(now) {
   const t0 = performance.now();
-  if (state.play) {
-    const dt = Math.min(0.1, (now - (frame.last || now)) / 1000);
-    if (holdUntil) {
-      if (now > holdUntil) { holdUntil = 0; t = grid()[0]; setLength(t); }
-    } else {
-      t += dt * state.speed * (maxLength() / 8); // a whole sweep in 8 s at speed 1
-      if (t >= maxLength()) { t = maxLength(); holdUntil = now + HOLD * 1000; }
-      setLength(t, true);
-    }
-  }
-  frame.last = now;
+  if (timeline.tick(now)) lengthChanged();
   if (dirty) {
     dirty = false;
     const s = { ...state };

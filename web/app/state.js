@@ -23,7 +23,7 @@ export const SCHEMA = {
   steps: int(300, 20, 5000),
   // sweep
   encodings: subset(ENCODINGS, ENCODINGS),
-  sweepFactor: oneOf(16, [8, 16]),
+  sweepFactor: oneOf(16, [2, 4, 8, 16]), // the sweep ends at trainLength x sweepFactor
   length: int(32, 4, 2048),
   layer: int(0, 0, 3),
   head: int(-1, -1, 7), // -1: all heads as small multiples
@@ -94,6 +94,32 @@ export function fixUp(state) {
   const max = state.trainLength * state.sweepFactor;
   state.length = Math.min(Math.max(state.length, 4), max);
   return state;
+}
+
+/** What a key accepts, in words (for messages about rejected values). */
+export function allowed(key) {
+  const spec = SCHEMA[key];
+  switch (spec.type) {
+    case 'int': return `an integer from ${spec.min} to ${spec.max}`;
+    case 'num': return `a number from ${spec.min} to ${spec.max}`;
+    case 'enum': return `one of ${spec.values.join(', ')}`;
+    case 'bool': return '1, 0, true or false';
+    default: return `a comma-separated list of ${spec.values.join(', ')}`;
+  }
+}
+
+/** Messages for the values in `search` that were not accepted (and so fell back to their defaults). */
+export function rejected(search) {
+  const out = [];
+  for (const [key, raw] of new URLSearchParams(search)) {
+    const spec = SCHEMA[key];
+    if (!spec) continue;
+    const v = parse(spec, raw);
+    const ok = spec.type === 'set' ? raw.split(',').every((p) => spec.values.includes(p)) : format(spec, v) === String(raw) ||
+      (spec.type !== 'enum' && spec.type !== 'bool' && Number(raw) === v);
+    if (!ok) out.push(`${key}: ${JSON.stringify(raw.slice(0, 40))} is not ${allowed(key)}; using ${format(spec, v)}`);
+  }
+  return out;
 }
 
 export function readState(search = location.search) {

@@ -2,8 +2,14 @@
 // asks for the lengths it does not have yet, and caches what comes back per
 // (encoding, model version, view) -> length. While a new model version is
 // being swept, the previous version's pictures are served, so rows never blank.
-export function createSweepClient({ lut, workers: count = 1, onUpdate = () => {}, onError = () => {} }) {
-  const workers = Array.from({ length: count }, () => new Worker(new URL('./sweep-worker.js', import.meta.url), { type: 'module' }));
+//
+// `workers` is a count (the client starts and owns its Workers) or an array
+// of worker-like objects shared with other clients (several <posenc-explorer>
+// elements on one page share one pool); `prefix` keeps clients' encodings
+// apart in a shared worker.
+export function createSweepClient({ lut, workers: given = 1, prefix = '', onUpdate = () => {}, onError = () => {} }) {
+  const owned = typeof given === 'number';
+  const workers = owned ? Array.from({ length: given }, () => new Worker(new URL('./sweep-worker.js', import.meta.url), { type: 'module' })) : given;
   const assigned = new Map(); // encoding -> worker
   const state = new Map(); // encoding -> {version, view, gen, cur: Map, prev: Map, info}
   let next = 0;
@@ -18,23 +24,28 @@ export function createSweepClient({ lut, workers: count = 1, onUpdate = () => {}
     map.clear();
   };
 
+  const onMessage = ({ data }) => {
+    if (typeof data.encoding !== 'string' || !data.encoding.startsWith(prefix)) return;
+    const encoding = data.encoding.slice(prefix.length);
+    const e = entry(encoding);
+    if (data.type === 'ready') {
+      e.info = { trainedLength: data.trainedLength, config: data.config };
+      onUpdate(encoding, 'ready');
+    } else if (data.type === 'result') {
+      if (data.gen !== e.gen) return data.bitmaps.forEach((b) => b.close());
+      data.encoding = encoding;
+      e.cur.get(data.length)?.bitmaps.forEach((b) => b.close());
+      e.cur.set(data.length, data);
+      onUpdate(encoding, 'result', data.length);
+    } else if (data.type === 'error') {
+      onError(encoding, data.message);
+    }
+  };
+  const onWorkerError = (ev) => onError(null, ev.message ?? 'the sweep worker failed');
   for (const w of workers) {
     w.postMessage({ type: 'init', lut });
-    w.onmessage = ({ data }) => {
-      const e = entry(data.encoding);
-      if (data.type === 'ready') {
-        e.info = { trainedLength: data.trainedLength, config: data.config };
-        onUpdate(data.encoding, 'ready');
-      } else if (data.type === 'result') {
-        if (data.gen !== e.gen) return data.bitmaps.forEach((b) => b.close());
-        e.cur.get(data.length)?.bitmaps.forEach((b) => b.close());
-        e.cur.set(data.length, data);
-        onUpdate(data.encoding, 'result', data.length);
-      } else if (data.type === 'error') {
-        onError(data.encoding, data.message);
-      }
-    };
-    w.onerror = (ev) => onError(null, ev.message);
+    w.addEventListener('message', onMessage);
+    w.addEventListener('error', onWorkerError);
   }
 
   const workerFor = (encoding) => {
@@ -51,7 +62,7 @@ export function createSweepClient({ lut, workers: count = 1, onUpdate = () => {}
       closeAll(e.prev);
       [e.prev, e.cur] = [e.cur, e.prev];
       e.view = '';
-      const msg = { type: 'model', encoding, bytes, config };
+      const msg = { type: 'model', encoding: prefix + encoding, bytes, config };
       workerFor(encoding).postMessage(msg, bytes ? [bytes.buffer] : []);
     },
 
@@ -72,7 +83,7 @@ export function createSweepClient({ lut, workers: count = 1, onUpdate = () => {}
       if (!missing.length) return;
       e.gen++;
       e.pending = { key, version: e.version, lengths: missing };
-      workerFor(encoding).postMessage({ type: 'sweep', encoding, gen: e.gen, lengths: missing, scaling: view.scaling, layer: view.layer,
+      workerFor(encoding).postMessage({ type: 'sweep', encoding: prefix + encoding, gen: e.gen, lengths: missing, scaling: view.scaling, layer: view.layer,
         head: view.head, task: view.task, seed: view.seed });
     },
 
@@ -109,6 +120,18 @@ export function createSweepClient({ lut, workers: count = 1, onUpdate = () => {}
       const e = state.get(encoding);
       return !!e && lengths.every((T) => e.cur.has(T));
     },
-    terminate: () => workers.forEach((w) => w.terminate()),
+    /** Stop: an owned pool is terminated; in a shared one this client's models are dropped. */
+    terminate() {
+      for (const w of workers) {
+        w.removeEventListener('message', onMessage);
+        w.removeEventListener('error', onWorkerError);
+      }
+      if (owned) workers.forEach((w) => w.terminate());
+      else for (const [encoding, w] of assigned) w.postMessage({ type: 'drop', encoding: prefix + encoding });
+      for (const e of state.values()) {
+        closeAll(e.cur);
+        closeAll(e.prev);
+      }
+    },
   };
 }

@@ -4,7 +4,31 @@
 import { peekConfig } from './checkpoint.js';
 import { EXPERIMENT, trainTask } from './experiment.js';
 
-export function createTrainer({ vocabSize, onModel, onProgress, concurrency = 2 }) {
+/** Shipped checkpoints fetched from web/checkpoints/ (`base` overrides where they live). */
+const SHIPPED = '../checkpoints/'; // a variable, so bundlers leave the URL to run time
+export function fetchCheckpoints(base = new URL(SHIPPED, import.meta.url)) {
+  return {
+    async list() {
+      try {
+        const res = await fetch(new URL('index.json', base));
+        if (!res.ok) return [];
+        const list = await res.json();
+        return Array.isArray(list) ? list.filter((f) => typeof f === 'string') : [];
+      } catch {
+        return [];
+      }
+    },
+    async load(file) {
+      const res = await fetch(new URL(file, base));
+      return res.ok ? new Uint8Array(await res.arrayBuffer()) : null;
+    },
+  };
+}
+
+/**
+ * `checkpoints` is where shipped checkpoints come from: {list(): Promise<string[]>, load(file): Promise<Uint8Array|null>}.
+ */
+export function createTrainer({ vocabSize, onModel, onProgress, concurrency = 2, checkpoints = fetchCheckpoints() }) {
   const runs = new Map(); // encoding -> {status, step, steps, losses: [[step, loss]], accuracy, worker}
   let queue = [];
   let active = 0;
@@ -41,7 +65,13 @@ export function createTrainer({ vocabSize, onModel, onProgress, concurrency = 2 
     const r = run(enc);
     active++;
     Object.assign(r, { status: 'training', step: 0, steps: e.steps, losses: [], accuracy: NaN });
-    const worker = new Worker(new URL('../lib/train-worker.js', import.meta.url), { type: 'module' });
+    let worker;
+    try {
+      worker = new Worker(new URL('../lib/train-worker.js', import.meta.url), { type: 'module' });
+    } catch (err) { // e.g. a page opened from file://, where Workers cannot start
+      r.error = `training needs a Worker, which this page cannot start (${err.message})`;
+      return finish(enc, r, 'error');
+    }
     r.worker = worker;
     worker.onmessage = ({ data }) => {
       if (r.worker !== worker) return;
@@ -73,10 +103,8 @@ export function createTrainer({ vocabSize, onModel, onProgress, concurrency = 2 
     const file = `${e.task}-${enc}.ckpt`;
     if (!available.includes(file)) return false;
     try {
-      const res = await fetch(new URL(`../checkpoints/${file}`, import.meta.url));
-      if (!res.ok) return false;
-      const bytes = new Uint8Array(await res.arrayBuffer());
-      const c = peekConfig(bytes);
+      const bytes = await checkpoints.load(file);
+      const c = bytes && peekConfig(bytes);
       if (!c || c.encoding !== enc || c.layers !== e.layers || c.heads !== e.heads || c.dModel !== e.dModel ||
           c.trainedLength !== e.trainLength || c.vocabSize !== vocabSize(e.task)) return false;
       Object.assign(run(enc), { status: 'checkpoint', step: 0, steps: 0, losses: [] });
@@ -85,17 +113,6 @@ export function createTrainer({ vocabSize, onModel, onProgress, concurrency = 2 
       return true;
     } catch {
       return false;
-    }
-  }
-
-  async function listCheckpoints() {
-    try {
-      const res = await fetch(new URL('../checkpoints/index.json', import.meta.url));
-      if (!res.ok) return [];
-      const list = await res.json();
-      return Array.isArray(list) ? list.filter((f) => typeof f === 'string') : [];
-    } catch {
-      return [];
     }
   }
 
@@ -134,7 +151,7 @@ export function createTrainer({ vocabSize, onModel, onProgress, concurrency = 2 
         onModel(enc, null, 'untrained');
         onProgress(enc, run(enc));
       }
-      const available = retrain ? [] : await listCheckpoints();
+      const available = retrain ? [] : await checkpoints.list();
       for (const enc of encodings) {
         if (await tryCheckpoint(enc, experiment, available)) continue;
         run(enc).status = 'queued';

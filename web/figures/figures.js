@@ -1,11 +1,7 @@
 // Figures for docs/ from docs/results.json, drawn as SVG with d3 (scales,
 // axes, lines, colour maps). scripts/figures.js loads this page in headless
 // Chromium, calls window.drawFigures(results) and saves each <figure>.
-import { select } from 'd3-selection';
-import { scaleLog, scaleLinear, scaleOrdinal, scaleBand, scaleSequential } from 'd3-scale';
-import { axisBottom, axisLeft } from 'd3-axis';
-import { line, area } from 'd3-shape';
-import { schemeTableau10, interpolateViridis } from 'd3-scale-chromatic';
+import { select, scaleLog, scaleLinear, scaleOrdinal, scaleBand, scaleSequential, axisBottom, axisLeft, line, area, schemeTableau10, interpolateViridis } from '../vendor/d3.js';
 
 const M = { top: 10, right: 10, bottom: 34, left: 40 };
 const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;

@@ -22,6 +22,12 @@ const glue = {
   simd: () => import('../wasm/posenc-simd.mjs'),
   scalar: () => import('../wasm/posenc-scalar.mjs'),
 };
+// Literal `new URL(…, import.meta.url)`s, which bundlers (Vite, webpack 5,
+// Parcel, esbuild with a plugin) recognise and copy the .wasm for.
+const wasmUrls = {
+  simd: () => new URL('../wasm/posenc-simd.wasm', import.meta.url),
+  scalar: () => new URL('../wasm/posenc-scalar.wasm', import.meta.url),
+};
 
 async function readNodeFile(url) {
   // Only reached under Node; the specifier is built at run time so bundlers
@@ -44,8 +50,7 @@ export async function instantiate(options = {}) {
   const flavour = build === 'auto' ? (simdSupported() ? 'simd' : 'scalar') : build;
   if (flavour === 'simd' && !simdSupported()) throw new RangeError("build 'simd' was asked for, but this engine has no wasm SIMD");
   const file = `posenc-${flavour}.wasm`;
-  const defaultUrl = new URL(`../wasm/${file}`, import.meta.url);
-  const url = options.wasmUrl ?? (options.locateFile ? options.locateFile(file) : defaultUrl);
+  const url = options.wasmUrl ?? (options.locateFile ? options.locateFile(file) : wasmUrls[flavour]());
   const moduleArgs = { print: () => {}, printErr: (s) => console.warn(`posenc: ${s}`) };
   if (options.wasmBinary) moduleArgs.wasmBinary = options.wasmBinary;
   else if (isNode && String(url).startsWith('file:')) moduleArgs.wasmBinary = await readNodeFile(new URL(String(url)));

@@ -1,4 +1,4 @@
-import { interpolateViridis } from 'd3-scale-chromatic';
+import { interpolateViridis } from '../../vendor/d3.js';
 import { drawHeatmap } from '../heatmap.js';
 
 export function drawAlibi(pe, grid, heads) {

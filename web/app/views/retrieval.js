@@ -1,7 +1,7 @@
 // Retrieval ("lost in the middle"): accuracy against needle depth x input
 // length, one heatmap per encoding, from the measured grids in
 // ../results.json (written by the experiments) when they are there.
-import { interpolateViridis } from 'd3-scale-chromatic';
+import { interpolateViridis } from '../../vendor/d3.js';
 import { drawHeatmap } from '../heatmap.js';
 import { NAMES } from '../meta.js';
 

@@ -1,4 +1,4 @@
-import { schemeTableau10 } from 'd3-scale-chromatic';
+import { schemeTableau10 } from '../../vendor/d3.js';
 
 const DIM = 32; // 16 frequency pairs
 

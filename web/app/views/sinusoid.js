@@ -1,4 +1,4 @@
-import { interpolateRdBu } from 'd3-scale-chromatic';
+import { interpolateRdBu } from '../../vendor/d3.js';
 import { drawHeatmap } from '../heatmap.js';
 
 export function drawSinusoid(pe, section, { sinDim, sinLength }) {

@@ -1,4 +1,4 @@
-import { schemeTableau10 } from 'd3-scale-chromatic';
+import { schemeTableau10 } from '../../vendor/d3.js';
 
 export function drawT5(pe, canvas) {
   const span = 160;

@@ -1,0 +1,149 @@
+// The length sweep's forward passes (run in sweep-worker.js, or on the main
+// thread where Workers cannot start, e.g. a page opened from file://). Holds one model per
+// encoding; for each requested length it evaluates the model on a fixed task
+// batch (loss, accuracy) and renders the attention maps of the chosen layer
+// (one head or all) into ImageBitmaps through the colour table the page sends.
+// The page only draws what comes back.
+//
+//   {type: 'init', lut: Uint8Array(256*3), maxPx}
+//   {type: 'model', encoding, bytes?: Uint8Array, config?: {...}}       replaces that encoding's model
+//   {type: 'sweep', encoding, gen, lengths, scaling, layer, head, task, seed}
+//   {type: 'cancel' | 'drop', encoding}                               stop its sweep | and free its model
+//   -> {type: 'result', encoding, gen, length, loss, accuracy, status, trainedLength, bitmaps, px}
+//   -> {type: 'ready', encoding, trainedLength, config}  after 'model'
+//   -> {type: 'error', encoding, message}
+import { evalTask } from './experiment.js';
+import { withLearnedPolicy } from './checkpoint.js';
+
+/**
+ * The sweep's message handler. `ready` resolves to a loaded posenc API; `post(message, transfer)` sends
+ * results back. Returns handle(message).
+ */
+export function createSweepCore(ready, post) {
+  const EVAL_BATCH = 4;
+  let pe = null;
+  let lut = null;
+  let maxPx = 192;
+  const models = new Map(); // encoding -> Model
+  const jobs = new Map(); // encoding -> {gen, lengths, i, ...}
+  let running = false;
+
+  function setModel({ encoding, bytes, config }) {
+    models.get(encoding)?.delete();
+    jobs.delete(encoding);
+    let model;
+    if (bytes) model = pe.loadModel(withLearnedPolicy(bytes, 'clamp'));
+    else model = pe.createModel({ ...config, learnedPolicy: config.encoding === 'learned' ? 'clamp' : 'error' });
+    models.set(encoding, model);
+    post({ type: 'ready', encoding, trainedLength: model.trainedLength, config: model.config });
+  }
+
+  // Evaluation data for one length: the same sequences every time (seeded by length).
+  function batchFor(job, length) {
+    const task = pe.createTask({ ...evalTask(job.task), seed: job.seed * 7919 + length });
+    try {
+      return task.sample({ batch: EVAL_BATCH, length });
+    } finally {
+      task.delete();
+    }
+  }
+
+  function scalingFor(job, model) {
+    if (!job.scaling || model.config.encoding !== 'rope') return undefined;
+    return job.scaling;
+  }
+
+  // T x T probabilities -> px x px RGBA (max-pooled when T > px), sqrt-scaled through the LUT.
+  function render(maps, offset, T, px) {
+    const rgba = new Uint8ClampedArray(px * px * 4);
+    const cell = T / px;
+    for (let y = 0; y < px; y++) {
+      const i0 = Math.floor(y * cell), i1 = Math.max(i0 + 1, Math.floor((y + 1) * cell));
+      for (let x = 0; x < px; x++) {
+        const j0 = Math.floor(x * cell), j1 = Math.max(j0 + 1, Math.floor((x + 1) * cell));
+        const o = (y * px + x) * 4;
+        if (j0 > i1 - 1) continue; // entirely above the diagonal: masked, transparent
+        let m = 0;
+        for (let i = i0; i < i1; i++) {
+          const row = offset + i * T;
+          for (let j = j0; j < j1 && j <= i; j++) if (maps[row + j] > m) m = maps[row + j];
+        }
+        const k = Math.min(255, Math.round(Math.sqrt(m) * 255)) * 3;
+        rgba[o] = lut[k];
+        rgba[o + 1] = lut[k + 1];
+        rgba[o + 2] = lut[k + 2];
+        rgba[o + 3] = 255;
+      }
+    }
+    return new ImageData(rgba, px, px);
+  }
+
+  async function step(encoding, job) {
+    const model = models.get(encoding);
+    const length = job.lengths[job.i++];
+    const { tokens, targets } = batchFor(job, length);
+    const r = model.evaluate(tokens, targets, { batch: EVAL_BATCH, length, attention: true, ropeScaling: scalingFor(job, model) });
+    const { layers, heads } = model.config;
+    const layer = Math.min(job.layer, layers - 1);
+    const headList = job.head < 0 ? Array.from({ length: heads }, (_, h) => h) : [Math.min(job.head, heads - 1)];
+    const px = Math.min(length, maxPx);
+    // Read everything from the model before awaiting: a 'model' message may replace (and delete) it meanwhile.
+    const status = model.positionStatus(length);
+    const trainedLength = model.trainedLength;
+    const bitmaps = [];
+    for (const h of headList) bitmaps.push(await createImageBitmap(render(r.attention, (layer * heads + h) * length * length, length, px)));
+    if (models.get(encoding) !== model) return; // replaced while rendering: this result is stale
+    post({
+      type: 'result', encoding, gen: job.gen, length, loss: r.loss, accuracy: r.accuracy, status,
+      trainedLength, bitmaps, px, heads: headList,
+    }, [...bitmaps, status.buffer]);
+  }
+
+  // Round-robin over the encodings with pending lengths, one length at a time,
+  // yielding between lengths so a newer request replaces an older one at once.
+  async function pump() {
+    if (running) return;
+    running = true;
+    try {
+      for (;;) {
+        const pending = [...jobs.entries()].filter(([enc, j]) => j.i < j.lengths.length && models.has(enc));
+        if (!pending.length) break;
+        for (const [encoding, job] of pending) {
+          if (jobs.get(encoding) !== job) continue;
+          try {
+            await step(encoding, job);
+          } catch (e) {
+            jobs.delete(encoding);
+            post({ type: 'error', encoding, message: e?.message ?? String(e) });
+          }
+          await new Promise((r) => setTimeout(r, 0));
+        }
+      }
+    } finally {
+      running = false;
+    }
+  }
+
+  return async function handle(data) {
+    try {
+      pe ??= await ready;
+      if (data.type === 'init') {
+        lut = data.lut;
+        maxPx = data.maxPx ?? maxPx;
+      } else if (data.type === 'model') {
+        setModel(data);
+      } else if (data.type === 'sweep') {
+        jobs.set(data.encoding, { ...data, i: 0 });
+        pump();
+      } else if (data.type === 'cancel') {
+        jobs.delete(data.encoding);
+      } else if (data.type === 'drop') {
+        jobs.delete(data.encoding);
+        models.get(data.encoding)?.delete();
+        models.delete(data.encoding);
+      }
+    } catch (e) {
+      post({ type: 'error', encoding: data.encoding, message: e?.message ?? String(e) });
+    }
+  };
+}

@@ -1,0 +1,50 @@
+// What every <posenc-explorer> on a page shares: one posenc module on the
+// main thread (task sizes), one sweep Worker holding one wasm instance for
+// all of them, and where the shipped checkpoints come from. Where Workers
+// cannot start (a page opened from file://), the sweep runs on the main
+// thread through the same handler (sweep-core.js).
+import { loadPosenc } from '../lib/index.js';
+import { createSweepCore } from '../app/sweep-core.js';
+import { fetchCheckpoints } from '../app/trainer.js';
+
+const settings = {
+  loadOptions: {}, // passed to loadPosenc (wasmUrl, locateFile, wasmBinary, build)
+  workers: 'auto', // 'auto' | true | false
+  checkpoints: null, // {list, load}; default: fetched from ../checkpoints/ next to this module
+};
+let api = null;
+let pool = null;
+
+/** Change the shared settings; call before the first element starts. */
+export function configure(options = {}) {
+  if (api || pool) throw new Error('posenc-explorer: configure() must be called before the first element starts');
+  Object.assign(settings, options);
+}
+
+/** The page's one main-thread posenc API. */
+export function sharedApi() {
+  api ??= loadPosenc(settings.loadOptions);
+  return api;
+}
+
+export const workersAvailable = () =>
+  settings.workers === true || (settings.workers === 'auto' && typeof Worker === 'function' && location.protocol !== 'file:');
+
+/** A Worker-shaped object that runs the sweep handler on this thread. */
+function inlineWorker() {
+  const target = new EventTarget();
+  const handle = createSweepCore(sharedApi(), (data) => setTimeout(() => target.dispatchEvent(new MessageEvent('message', { data })), 0));
+  target.postMessage = (data) => setTimeout(() => handle(data), 0);
+  target.terminate = () => {};
+  return target;
+}
+
+/** The sweep workers every element shares (one). */
+export function sweepPool() {
+  pool ??= [workersAvailable()
+    ? new Worker(new URL('../app/sweep-worker.js', import.meta.url), { type: 'module' })
+    : inlineWorker()];
+  return pool;
+}
+
+export const checkpointSource = () => settings.checkpoints ?? fetchCheckpoints();

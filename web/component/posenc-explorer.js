@@ -1,0 +1,280 @@
+// <posenc-explorer>: the explorer's length sweep as one embeddable element.
+//
+//   <script type="module" src="https://…/posenc/dist/explorer.js"></script>
+//   <posenc-explorer encodings="rope,alibi,learned" train-length="32" max-length="256" autoplay></posenc-explorer>
+//
+// Attributes mirror the explorer's URL state (web/app/state.js) in kebab case
+// (train-length, sweep-factor, d-model, rope-scaling, …) and are validated by
+// the same schema: a bad value falls back to its default with a console
+// warning naming the allowed range. Extra attributes: max-length (sets the
+// sweep factor), autoplay, controls="none", view="sweep|maps|curves", compact.
+//
+// Every element on a page shares one wasm module (engine.js). An element does
+// nothing until it is scrolled into view, and its animation pauses while it
+// is off screen or the tab is hidden.
+import { interpolateViridis } from '../vendor/d3.js';
+import { readState, rejected, fixUp, toSearch, SCHEMA } from '../app/state.js';
+import { createTimeline } from '../app/timeline.js';
+import { createSweepClient } from '../app/sweep-client.js';
+import { createSweepView } from '../app/sweep-view.js';
+import { createTrainer } from '../app/trainer.js';
+import { trainTask } from '../app/experiment.js';
+import { lutFor } from '../app/heatmap.js';
+import { NAMES } from '../app/meta.js';
+import { sharedApi, sweepPool, checkpointSource } from './engine.js';
+import { CSS } from './styles.js';
+
+export { configure } from './engine.js';
+
+const kebab = (key) => key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+const STATE_ATTRIBUTES = Object.fromEntries(Object.keys(SCHEMA).map((key) => [kebab(key), key]));
+const EXPERIMENT = ['task', 'seed', 'trainLength', 'layers', 'heads', 'dModel', 'steps'];
+const EXPLORER_URL = '../app/'; // the full explorer, relative to this module (a variable: bundlers leave it alone)
+
+let nextId = 0;
+let sheet = null;
+
+/** One constructed stylesheet shared by every element (no inline <style>, which a strict style-src forbids). */
+function adoptStyles(root) {
+  if ('adoptedStyleSheets' in root && typeof CSSStyleSheet === 'function' && 'replaceSync' in CSSStyleSheet.prototype) {
+    if (!sheet) {
+      sheet = new CSSStyleSheet();
+      sheet.replaceSync(CSS);
+    }
+    root.adoptedStyleSheets = [sheet];
+  } else {
+    const style = document.createElement('style');
+    style.textContent = CSS;
+    root.prepend(style);
+  }
+}
+
+/** The state an element's attributes describe, plus messages for the attributes that were not accepted. */
+export function stateFromAttributes(el) {
+  const params = new URLSearchParams();
+  for (const [attr, key] of Object.entries(STATE_ATTRIBUTES)) {
+    const v = el.getAttribute(attr);
+    if (v !== null) params.set(key, v);
+  }
+  if (!params.has('play')) params.set('play', el.hasAttribute('autoplay') ? '1' : '0');
+  const max = el.getAttribute('max-length');
+  const problems = [];
+  if (max !== null && !params.has('sweepFactor')) {
+    const trainLength = readState(`?${params}`).trainLength;
+    const factor = Number(max) / trainLength;
+    if (SCHEMA.sweepFactor.values.includes(factor)) params.set('sweepFactor', String(factor));
+    else problems.push(`max-length: ${JSON.stringify(max.slice(0, 40))} is not train-length times ${SCHEMA.sweepFactor.values.join(', ')}; ` +
+      `using ${trainLength * SCHEMA.sweepFactor.def}`);
+  }
+  problems.push(...rejected(`?${params}`).map((m) => m.replace(/^(\w+):/, (_, key) => `${kebab(key)}:`)));
+  return { state: readState(`?${params}`), problems };
+}
+
+export class PosencExplorer extends HTMLElement {
+  static get observedAttributes() {
+    return [...Object.keys(STATE_ATTRIBUTES), 'max-length', 'autoplay'];
+  }
+
+  constructor() {
+    super();
+    this.id_ = nextId++;
+    const root = this.attachShadow({ mode: 'open' });
+    root.innerHTML = `<div class="bar" part="controls">
+        <button class="play ctl" type="button" aria-pressed="false">Play</button>
+        <input class="length ctl" type="range" aria-label="sequence length">
+        <output class="length-out" aria-live="off"></output>
+        <progress class="progress" max="1" value="0" hidden aria-label="training progress"></progress>
+        <span class="status" role="status"></span>
+      </div>
+      <div class="rows" part="rows"></div>
+      <div class="foot"><span class="about"></span><a class="open" target="_blank" rel="noopener">open in the explorer</a></div>`;
+    adoptStyles(root);
+    this.$ = (sel) => root.querySelector(sel);
+    this.started = false;
+    this.visible = false;
+    this.dirty = true;
+    this.raf = 0;
+    this.$('.play').addEventListener('click', () => this.setPlay(!this.state.play));
+    this.$('.length').addEventListener('input', (ev) => {
+      this.setPlay(false);
+      this.setLength(Number(ev.target.value));
+    });
+    this.onVisibility = () => this.schedule();
+  }
+
+  connectedCallback() {
+    this.readAttributes();
+    this.observer = new IntersectionObserver((entries) => {
+      this.visible = entries.some((e) => e.isIntersecting);
+      if (this.visible && !this.started) this.start();
+      this.schedule();
+    });
+    this.observer.observe(this);
+    document.addEventListener('visibilitychange', this.onVisibility);
+  }
+
+  disconnectedCallback() {
+    this.observer?.disconnect();
+    document.removeEventListener('visibilitychange', this.onVisibility);
+    cancelAnimationFrame(this.raf);
+    this.raf = 0;
+    this.trainer?.stopAll();
+    this.client?.terminate();
+    this.started = false;
+    this.client = this.trainer = null;
+  }
+
+  attributeChangedCallback() {
+    if (!this.state) return; // not connected yet
+    const before = this.state;
+    this.readAttributes();
+    if (!this.started) return;
+    if (EXPERIMENT.some((k) => before[k] !== this.state[k]) || before.encodings.join() !== this.state.encodings.join()) this.experiment();
+    else this.requestAll();
+    this.syncControls();
+  }
+
+  /** The element's state as URL parameters of the full explorer. */
+  get search() {
+    return toSearch(this.state);
+  }
+
+  readAttributes() {
+    const { state, problems } = stateFromAttributes(this);
+    for (const p of problems) console.warn(`<posenc-explorer> ${p}`);
+    this.state = state;
+    this.timeline = createTimeline(this.state);
+    this.$('.open').href = new URL(`${EXPLORER_URL}${toSearch(state)}`, import.meta.url).href;
+  }
+
+  async start() {
+    this.started = true;
+    this.status('Loading the WebAssembly module…');
+    try {
+      this.pe = await sharedApi();
+    } catch (e) {
+      this.status(`Could not load the WebAssembly module: ${e.message}`, true);
+      return;
+    }
+    if (!this.started) return; // removed meanwhile
+    this.status('');
+    this.client = createSweepClient({
+      lut: lutFor(interpolateViridis), workers: sweepPool(), prefix: `e${this.id_}/`,
+      onUpdate: () => { this.dirty = true; this.schedule(); },
+      onError: (enc, message) => this.status(`${enc ? NAMES[enc] : 'sweep'}: ${message}`, true),
+    });
+    this.view = createSweepView(this.$('.rows'), this.client);
+    this.trainer = createTrainer({
+      vocabSize: (task) => this.pe.taskInfo(trainTask(task)).vocabSize,
+      concurrency: 1,
+      checkpoints: checkpointSource(),
+      onModel: (enc, bytes, source) => {
+        this.client.setModel(enc, bytes ? { bytes } : { config: this.trainer.modelConfig(enc) });
+        this.view.setSource(enc, source === 'checkpoint' ? '(shipped checkpoint)' : `(${source})`);
+        this.requestSweep(enc);
+      },
+      onProgress: () => this.progress(),
+    });
+    this.experiment();
+  }
+
+  experiment() {
+    fixUp(this.state);
+    this.view.build(this.state.encodings);
+    this.syncControls();
+    this.trainer.begin(this.state, this.state.encodings);
+    this.dirty = true;
+    this.schedule();
+  }
+
+  requestSweep(enc) {
+    if (!this.state.encodings.includes(enc)) return;
+    const s = this.state;
+    this.client.request(enc, { lengths: this.timeline.ordered(), scaling: null, layer: s.layer, head: s.head, task: s.task, seed: s.seed });
+  }
+
+  requestAll() {
+    if (this.client) this.state.encodings.forEach((enc) => this.requestSweep(enc));
+    this.dirty = true;
+    this.schedule();
+  }
+
+  progress() {
+    const runs = [...this.trainer.runs.values()];
+    const training = runs.filter((r) => r.status === 'training' || r.status === 'queued');
+    const bar = this.$('.progress');
+    bar.hidden = training.length === 0;
+    if (training.length) {
+      bar.value = runs.reduce((sum, r) => sum + (r.status === 'training' || r.status === 'queued' ? (r.step / (r.steps || 1)) : 1), 0) / runs.length;
+      this.status(`training ${training.length} of ${runs.length} models in your browser…`);
+    } else {
+      const failed = runs.find((r) => r.status === 'error');
+      this.status(failed ? `training failed: ${failed.error}` : '', !!failed);
+    }
+    for (const [enc, r] of this.trainer.runs) if (r.status === 'training') this.view.setSource(enc, `(training, step ${r.step})`);
+  }
+
+  status(text, error = false) {
+    const el = this.$('.status');
+    el.textContent = text;
+    el.classList.toggle('error', error);
+  }
+
+  syncControls() {
+    const s = this.state, range = this.$('.length'), grid = this.timeline.grid();
+    range.min = String(grid[0]);
+    range.max = String(this.timeline.maxLength());
+    range.step = String(grid[0]);
+    range.value = String(s.length);
+    const x = s.length / s.trainLength;
+    const label = `T = ${s.length} (${Number.isInteger(x) ? x : x.toFixed(2)}× training)`;
+    this.$('.length-out').value = label;
+    range.setAttribute('aria-valuetext', label);
+    this.$('.play').textContent = s.play ? 'Pause' : 'Play';
+    this.$('.play').setAttribute('aria-pressed', String(s.play));
+    this.$('.about').textContent = `${s.task} task · trained at T=${s.trainLength} · ${s.layers} layers, ${s.heads} heads, d=${s.dModel}`;
+  }
+
+  setPlay(on) {
+    this.state.play = on;
+    if (on) this.timeline.rewindIfAtEnd();
+    this.syncControls();
+    this.schedule();
+  }
+
+  setLength(T) {
+    if (this.timeline.set(T)) {
+      this.syncControls();
+      this.dirty = true;
+    }
+    this.schedule();
+  }
+
+  /** Run the frame loop while there is something to do and the element can be seen. */
+  schedule() {
+    const active = this.started && this.visible && !document.hidden;
+    if (active && !this.raf) this.raf = requestAnimationFrame((now) => this.frame(now));
+  }
+
+  frame(now) {
+    this.raf = 0;
+    if (!this.view || !this.visible || document.hidden) return; // paused; IntersectionObserver / visibilitychange restart it
+    if (this.timeline.tick(now)) {
+      this.syncControls();
+      this.dirty = true;
+    }
+    if (this.dirty) {
+      this.dirty = false;
+      this.view.draw({ ...this.state }, this.timeline.grid());
+    }
+    if (this.state.play) this.schedule();
+  }
+
+  /** Computed results so far, per encoding (what the element draws), for tests and export. */
+  results() {
+    return Object.fromEntries(this.state.encodings.map((enc) => [enc, this.client?.results(enc).map((r) => ({
+      length: r.length, loss: r.loss, accuracy: r.accuracy, trainedLength: r.trainedLength })) ?? []]));
+  }
+}
+
+if (!customElements.get('posenc-explorer')) customElements.define('posenc-explorer', PosencExplorer);

@@ -1,0 +1,42 @@
+// The element's styles, scoped to its shadow root. Theme colours are custom
+// properties on :host, so a host page can override any of them
+// (posenc-explorer { --accent: rebeccapurple }).
+export const CSS = `
+:host { display: block; font: 14px/1.4 system-ui, -apple-system, "Segoe UI", sans-serif; color: var(--fg); background: var(--bg);
+  border: 1px solid var(--grid); border-radius: 6px; padding: .6rem .8rem; container-type: inline-size;
+  --fg: #1b1b1f; --bg: #fdfdfc; --muted: #5f5f66; --accent: #2b6cb0; --loss: #c2410c; --train: #b7791f; --ok: #2f855a;
+  --untrained: #dd8a0b; --past: #c53030; --masked: #e4e4e0; --grid: rgba(90,90,100,.3); }
+:host([hidden]) { display: none; }
+@media (prefers-color-scheme: dark) {
+  :host(:not([theme=light])) { --fg: #e8e8ea; --bg: #141417; --muted: #a0a0aa; --accent: #7fb2ee; --loss: #fb923c; --train: #f6c453;
+    --ok: #68d391; --untrained: #f6ad55; --past: #fc8181; --masked: #26262c; --grid: rgba(160,160,170,.3); }
+}
+:host([theme=dark]) { --fg: #e8e8ea; --bg: #141417; --muted: #a0a0aa; --accent: #7fb2ee; --loss: #fb923c; --train: #f6c453;
+  --ok: #68d391; --untrained: #f6ad55; --past: #fc8181; --masked: #26262c; --grid: rgba(160,160,170,.3); }
+.bar { display: flex; flex-wrap: wrap; align-items: center; gap: .5rem; margin-bottom: .3rem; }
+:host([controls=none]) .bar .ctl, :host([controls="0"]) .bar .ctl, :host([controls=false]) .bar .ctl { display: none; }
+button { font: inherit; min-width: 5em; padding: .15rem .6rem; border: 1px solid var(--muted); border-radius: 4px; background: transparent;
+  color: var(--fg); cursor: pointer; font-weight: 600; }
+input[type=range] { flex: 1 1 10rem; accent-color: var(--accent); }
+output { font-variant-numeric: tabular-nums; min-width: 13em; }
+.status { color: var(--muted); font-size: .8rem; }
+.status.error { color: var(--past); }
+progress { width: 8em; accent-color: var(--accent); }
+progress[hidden] { display: none; }
+.sweep-row { display: grid; grid-template-columns: minmax(120px, 1fr) 2.4fr minmax(150px, 1.2fr); gap: .6rem; align-items: start;
+  padding: .35rem 0; border-top: 1px solid var(--grid); }
+.row-label strong { font-size: .95rem; } .row-label .source { font-size: .72rem; color: var(--muted); }
+.blurb { margin: .1rem 0; font-size: .76rem; color: var(--muted); }
+.measured { margin: .1rem 0; font-size: .76rem; }
+canvas { display: block; width: 100%; }
+canvas.maps, canvas.curve { height: 150px; }
+:host([view=maps]) .sweep-row { grid-template-columns: minmax(120px, 1fr) 3fr; } :host([view=maps]) canvas.curve { display: none; }
+:host([view=curves]) .sweep-row { grid-template-columns: minmax(120px, 1fr) 3fr; } :host([view=curves]) canvas.maps { display: none; }
+:host([compact]) .blurb { display: none; }
+.foot { display: flex; justify-content: space-between; flex-wrap: wrap; gap: .5rem; font-size: .72rem; color: var(--muted); margin-top: .3rem; }
+.foot a { color: var(--accent); }
+@container (max-width: 560px) {
+  .sweep-row, :host([view]) .sweep-row { grid-template-columns: 1fr; gap: .2rem; }
+  canvas.curve { height: 100px; }
+}
+`;
