@@ -60,6 +60,9 @@ for v in simd scalar; do
   done
 done
 
+# dist/: the npm package, the embed and standalone pages (Vite; about 2 s)
+node scripts/build-dist.js
+
 if [[ $what == all ]]; then
   if [[ ! -f build/native/CMakeCache.txt ]]; then
     cmake -S . -B build/native -DCMAKE_BUILD_TYPE=Release >/dev/null

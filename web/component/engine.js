@@ -11,6 +11,7 @@ const settings = {
   loadOptions: {}, // passed to loadPosenc (wasmUrl, locateFile, wasmBinary, build)
   workers: 'auto', // 'auto' | true | false
   checkpoints: null, // {list, load}; default: fetched from ../checkpoints/ next to this module
+  explorerUrl: '../app/', // the full explorer, relative to this module; null: no link
 };
 let api = null;
 let pool = null;
@@ -48,3 +49,10 @@ export function sweepPool() {
 }
 
 export const checkpointSource = () => settings.checkpoints ?? fetchCheckpoints();
+
+/** The full explorer's URL for a state's query string, or null. */
+export function explorerLink(search) {
+  if (settings.explorerUrl === null) return null;
+  const base = new URL(settings.explorerUrl, import.meta.url); // not a literal: bundlers leave it to run time
+  return new URL(search || '.', base).href;
+}

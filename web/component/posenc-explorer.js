@@ -21,7 +21,7 @@ import { createTrainer } from '../app/trainer.js';
 import { trainTask } from '../app/experiment.js';
 import { lutFor } from '../app/heatmap.js';
 import { NAMES } from '../app/meta.js';
-import { sharedApi, sweepPool, checkpointSource } from './engine.js';
+import { sharedApi, sweepPool, checkpointSource, explorerLink } from './engine.js';
 import { CSS } from './styles.js';
 
 export { configure } from './engine.js';
@@ -29,7 +29,6 @@ export { configure } from './engine.js';
 const kebab = (key) => key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
 const STATE_ATTRIBUTES = Object.fromEntries(Object.keys(SCHEMA).map((key) => [kebab(key), key]));
 const EXPERIMENT = ['task', 'seed', 'trainLength', 'layers', 'heads', 'dModel', 'steps'];
-const EXPLORER_URL = '../app/'; // the full explorer, relative to this module (a variable: bundlers leave it alone)
 
 let nextId = 0;
 let sheet = null;
@@ -144,11 +143,19 @@ export class PosencExplorer extends HTMLElement {
     for (const p of problems) console.warn(`<posenc-explorer> ${p}`);
     this.state = state;
     this.timeline = createTimeline(this.state);
-    this.$('.open').href = new URL(`${EXPLORER_URL}${toSearch(state)}`, import.meta.url).href;
+    this.updateLink();
+  }
+
+  /** The "open in the explorer" link (settings may change until the element starts: see configure()). */
+  updateLink() {
+    const link = explorerLink(toSearch(this.state));
+    this.$('.open').hidden = !link;
+    if (link) this.$('.open').href = link;
   }
 
   async start() {
     this.started = true;
+    this.updateLink();
     this.status('Loading the WebAssembly module…');
     try {
       this.pe = await sharedApi();

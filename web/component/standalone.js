@@ -7,6 +7,7 @@ import { configure } from './posenc-explorer.js';
 
 configure({
   workers: false,
+  explorerUrl: null,
   loadOptions: { wasmBinary: inlineWasm() },
   checkpoints: {
     list: async () => Object.keys(checkpoints),
