@@ -1,7 +1,7 @@
 export default {
   testEnvironment: 'node',
   transform: {},
-  testMatch: ['<rootDir>/tests/js/**/*.test.js', '<rootDir>/tests/browser/**/*.test.js'],
+  testMatch: ['<rootDir>/tests/js/**/*.test.js', '<rootDir>/tests/browser/**/*.test.js', '<rootDir>/tests/package/**/*.test.js'],
   testTimeout: 60000,
   maxWorkers: 2,
 };

@@ -73,7 +73,8 @@ export async function buildDist({ root, at }) {
     base: './',
     worker: {
       format: 'es',
-      rollupOptions: { output: { entryFileNames: 'assets/[name]-[hash].js', chunkFileNames: 'assets/[name]-[hash].js', assetFileNames: 'assets/[name][extname]' } },
+      // one file per Worker (no chunks), so a user's bundler can rebuild each Worker from it alone
+      rollupOptions: { output: { entryFileNames: 'assets/[name]-[hash].js', assetFileNames: 'assets/[name][extname]', codeSplitting: false } },
     },
     build: {
       outDir: out, emptyOutDir: false, target: 'es2022', minify: true, modulePreload: { polyfill: false },

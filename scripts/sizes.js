@@ -1,18 +1,44 @@
-// Bytes of what the npm package ships, raw and gzip (-9): node scripts/sizes.js
+// Bytes of what the npm package ships (dist/, after `npm run build`), raw and
+// gzip -9, grouped by what a user loads.
+//   node scripts/sizes.js              a table
+//   node scripts/sizes.js --markdown   the README's table
 import { readFileSync, readdirSync, existsSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 
-const root = new URL('..', import.meta.url).pathname;
-const groups = {
-  'wasm SIMD (posenc-simd.wasm)': ['web/wasm/posenc-simd.wasm'],
-  'wasm scalar (posenc-scalar.wasm)': ['web/wasm/posenc-scalar.wasm'],
-  'Emscripten glue (posenc-simd.mjs)': ['web/wasm/posenc-simd.mjs'],
-  'JS library (web/lib/*.js)': readdirSync(`${root}web/lib`).filter((f) => f.endsWith('.js')).map((f) => `web/lib/${f}`),
+const dist = new URL('../dist/', import.meta.url).pathname;
+if (!existsSync(`${dist}posenc.js`)) {
+  console.error('posenc: dist/ is missing; run `npm run build` first');
+  process.exit(1);
+}
+const assets = readdirSync(`${dist}assets`);
+const inAssets = (re) => assets.filter((f) => re.test(f)).map((f) => `assets/${f}`);
+const glue = inAssets(/^posenc-simd-.*\.js$/).slice(0, 1); // the main-thread copy (Workers get their own)
+const library = ['posenc.js', 'assets/posenc.js', ...inAssets(/^lib-.*\.js$/)];
+const component = ['explorer.js', 'assets/explorer.js', ...inAssets(/^(posenc-explorer|trainer|sweep-worker|train-worker)-.*\.js$/)];
+const checkpoints = readdirSync(`${dist}checkpoints`).map((f) => `checkpoints/${f}`);
+
+const groups = [
+  ['`posenc-simd.wasm`', ['assets/posenc-simd.wasm']],
+  ['`posenc-scalar.wasm` (fallback without wasm SIMD)', ['assets/posenc-scalar.wasm']],
+  ['Emscripten glue, one build', glue],
+  ['JS library', library],
+  ['**`import \'posenc\'`: SIMD module + glue + library**', ['assets/posenc-simd.wasm', ...glue, ...library]],
+  ['`<posenc-explorer>`: component, its Workers, d3 and gifenc (JS only)', component],
+  ['`posenc.single.js` (both .wasm inlined)', ['posenc.single.js']],
+  ['`standalone.html` (everything inlined, 7 checkpoints)', ['standalone.html']],
+  [`shipped checkpoints (${checkpoints.filter((f) => f.endsWith('.ckpt')).length})`, checkpoints],
+];
+
+const measure = (files) => {
+  const bufs = files.map((f) => readFileSync(dist + f));
+  return { raw: bufs.reduce((a, b) => a + b.length, 0), gzip: bufs.reduce((a, b) => a + gzipSync(b, { level: 9 }).length, 0) };
 };
-const rows = Object.entries(groups).map(([what, files]) => {
-  const bufs = files.filter((f) => existsSync(root + f)).map((f) => readFileSync(root + f));
-  const raw = bufs.reduce((a, b) => a + b.length, 0);
-  const gz = bufs.reduce((a, b) => a + gzipSync(b, { level: 9 }).length, 0);
-  return { what, raw, gzip: gz };
-});
-console.table(rows);
+const kb = (n) => `${(n / 1024).toFixed(n < 10240 ? 1 : 0)} KB`;
+const rows = groups.map(([what, files]) => ({ what, files: files.length, ...measure(files) }));
+
+if (process.argv.includes('--markdown')) {
+  console.log('| what | files | raw | gzip |\n|---|---:|---:|---:|');
+  for (const r of rows) console.log(`| ${r.what} | ${r.files} | ${kb(r.raw)} | ${kb(r.gzip)} |`);
+} else {
+  console.table(rows.map((r) => ({ ...r, what: r.what.replace(/[`*]/g, ''), raw: kb(r.raw), gzip: kb(r.gzip) })));
+}

@@ -178,3 +178,32 @@ test('dist/standalone.html works from file:// with no server', async () => {
   expect(page.errors).toEqual([]);
   await page.close();
 });
+
+test("the explorer's 'Embed this sweep' snippets work: the tag in a page, and the iframe URL", async () => {
+  const page = await env.newPage();
+  await page.goto(`${env.url}/app/?encodings=rope,alibi&sweepFactor=8&play=0&length=160`);
+  await page.locator('details.embed-this summary').click();
+  await page.locator('details.embed-this input[name=embedControls]').uncheck();
+  const component = await page.locator('.embed-component').inputValue();
+  const iframe = await page.locator('.embed-iframe').inputValue();
+  expect(component).toContain('<posenc-explorer encodings="rope,alibi" sweep-factor="8" length="160" controls="none"></posenc-explorer>');
+  expect(component).toContain(`<script type="module" src="${env.url}/explorer.js"></script>`);
+  const src = /src="([^"]+)"/.exec(iframe)[1].replace(/&amp;/g, '&');
+  expect(src).toBe(`${env.url}/embed.html?encodings=rope%2Calibi&sweep-factor=8&length=160&controls=0`);
+  await page.close();
+
+  for (const [what, url, body] of [
+    ['tag', `${env.url}/examples/snippet-test.html`, `<!doctype html>${component}`],
+    ['iframe', src, null],
+  ]) {
+    const p = await env.newPage();
+    if (body) await p.route(url, (route) => route.fulfill({ status: 200, headers: { 'content-type': 'text/html', 'content-security-policy': CSP }, body }));
+    await p.goto(url);
+    await waitFor(p, () => document.querySelector('posenc-explorer')?.results?.().rope?.some((r) => r.length === 160), { what: `${what}: T=160` });
+    const s = await p.evaluate(() => document.querySelector('posenc-explorer').state);
+    expect(s).toMatchObject({ encodings: ['rope', 'alibi'], sweepFactor: 8, length: 160, play: false });
+    expect(await p.locator('posenc-explorer button.play').isVisible()).toBe(false);
+    expect(p.errors).toEqual([]);
+    await p.close();
+  }
+});

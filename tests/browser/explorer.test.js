@@ -104,8 +104,8 @@ test('the URL holds the state (validated), keyboard, reduced motion, themes, 375
   await waitReady(page);
   const s = await page.evaluate(() => ({ ...posenc.state }));
   expect(s).toMatchObject({ seed: 7, trainLength: 16, layer: 1, head: 2, speed: 2, ropeScaling: 'yarn', factor: 8, theme: 'dark',
-    encodings: ['t5', 'rope'], heads: 4, sweepFactor: 16, play: false, length: 16 });
-  expect(await page.$$eval('.sweep-row', (r) => r.map((x) => x.dataset.encoding))).toEqual(['t5', 'rope']);
+    encodings: ['rope', 't5'], heads: 4, sweepFactor: 16, play: false, length: 16 }); // rows in the order the URL gives
+  expect(await page.$$eval('.sweep-row', (r) => r.map((x) => x.dataset.encoding))).toEqual(['rope', 't5']);
   expect(await page.evaluate(() => getComputedStyle(document.body).backgroundColor)).toBe('rgb(20, 20, 23)');
   // round trip: the written URL, loaded again, gives the same state
   await page.evaluate(() => posenc.setLength(64));

@@ -63,9 +63,9 @@ function parse(spec, raw) {
     }
     case 'bool':
       return raw === '1' || raw === 'true' ? true : raw === '0' || raw === 'false' ? false : spec.def;
-    case 'set': {
-      const parts = raw.split(',').filter((p) => spec.values.includes(p));
-      return parts.length ? spec.values.filter((v) => parts.includes(v)) : spec.def;
+    case 'set': { // in the order given (rows are drawn in this order), without repeats
+      const parts = [...new Set(raw.split(',').filter((p) => spec.values.includes(p)))];
+      return parts.length ? parts : spec.def;
     }
     default:
       return spec.def;

@@ -16,10 +16,10 @@ import { evalTask } from './experiment.js';
 import { withLearnedPolicy } from './checkpoint.js';
 
 /**
- * The sweep's message handler. `ready` resolves to a loaded posenc API; `post(message, transfer)` sends
- * results back. Returns handle(message).
+ * The sweep's message handler. `api()` returns a promise of a loaded posenc API; `post(message, transfer)`
+ * sends results back. Returns handle(message).
  */
-export function createSweepCore(ready, post) {
+export function createSweepCore(api, post) {
   const EVAL_BATCH = 4;
   let pe = null;
   let lut = null;
@@ -126,7 +126,7 @@ export function createSweepCore(ready, post) {
 
   return async function handle(data) {
     try {
-      pe ??= await ready;
+      pe ??= await api();
       if (data.type === 'init') {
         lut = data.lut;
         maxPx = data.maxPx ?? maxPx;

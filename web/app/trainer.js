@@ -27,8 +27,9 @@ export function fetchCheckpoints(base = new URL(SHIPPED, import.meta.url)) {
 
 /**
  * `checkpoints` is where shipped checkpoints come from: {list(): Promise<string[]>, load(file): Promise<Uint8Array|null>}.
+ * `loadOptions` go to each training Worker's loadPosenc (e.g. a shared {wasmModule, build}).
  */
-export function createTrainer({ vocabSize, onModel, onProgress, concurrency = 2, checkpoints = fetchCheckpoints() }) {
+export function createTrainer({ vocabSize, onModel, onProgress, concurrency = 2, checkpoints = fetchCheckpoints(), loadOptions }) {
   const runs = new Map(); // encoding -> {status, step, steps, losses: [[step, loss]], accuracy, worker}
   let queue = [];
   let active = 0;
@@ -94,7 +95,7 @@ export function createTrainer({ vocabSize, onModel, onProgress, concurrency = 2,
       r.error = ev.message;
       finish(enc, r, 'error');
     };
-    worker.postMessage({ type: 'train', snapshotMs: 2000, model: modelConfig(enc, e),
+    worker.postMessage({ type: 'train', snapshotMs: 2000, load: loadOptions, model: modelConfig(enc, e),
       train: { ...trainTask(e.task), steps: e.steps, batch: EXPERIMENT.batch, length: e.trainLength, lr: EXPERIMENT.lr,
         minLr: EXPERIMENT.minLr, warmup: Math.min(EXPERIMENT.warmup, Math.floor(e.steps / 10)), seed: e.seed, progressEvery: 5 } });
   }

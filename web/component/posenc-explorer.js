@@ -21,7 +21,8 @@ import { createTrainer } from '../app/trainer.js';
 import { trainTask } from '../app/experiment.js';
 import { lutFor } from '../app/heatmap.js';
 import { NAMES } from '../app/meta.js';
-import { sharedApi, sweepPool, checkpointSource, explorerLink } from './engine.js';
+import { scalingObject } from '../app/rope-scaling.js';
+import { sharedApi, sharedLoadOptions, sweepPool, checkpointSource, explorerLink } from './engine.js';
 import { CSS } from './styles.js';
 
 export { configure } from './engine.js';
@@ -157,8 +158,10 @@ export class PosencExplorer extends HTMLElement {
     this.started = true;
     this.updateLink();
     this.status('Loading the WebAssembly module…');
+    let workers, loadOptions;
     try {
       this.pe = await sharedApi();
+      [workers, loadOptions] = await Promise.all([sweepPool(), sharedLoadOptions()]);
     } catch (e) {
       this.status(`Could not load the WebAssembly module: ${e.message}`, true);
       return;
@@ -166,18 +169,19 @@ export class PosencExplorer extends HTMLElement {
     if (!this.started) return; // removed meanwhile
     this.status('');
     this.client = createSweepClient({
-      lut: lutFor(interpolateViridis), workers: sweepPool(), prefix: `e${this.id_}/`,
+      lut: lutFor(interpolateViridis), workers, prefix: `e${this.id_}/`,
       onUpdate: () => { this.dirty = true; this.schedule(); },
       onError: (enc, message) => this.status(`${enc ? NAMES[enc] : 'sweep'}: ${message}`, true),
     });
-    this.view = createSweepView(this.$('.rows'), this.client);
+    this.sweepView = createSweepView(this.$('.rows'), this.client);
     this.trainer = createTrainer({
       vocabSize: (task) => this.pe.taskInfo(trainTask(task)).vocabSize,
       concurrency: 1,
       checkpoints: checkpointSource(),
+      loadOptions,
       onModel: (enc, bytes, source) => {
         this.client.setModel(enc, bytes ? { bytes } : { config: this.trainer.modelConfig(enc) });
-        this.view.setSource(enc, source === 'checkpoint' ? '(shipped checkpoint)' : `(${source})`);
+        this.sweepView.setSource(enc, source === 'checkpoint' ? '(shipped checkpoint)' : `(${source})`);
         this.requestSweep(enc);
       },
       onProgress: () => this.progress(),
@@ -187,7 +191,7 @@ export class PosencExplorer extends HTMLElement {
 
   experiment() {
     fixUp(this.state);
-    this.view.build(this.state.encodings);
+    this.sweepView.build(this.state.encodings);
     this.syncControls();
     this.trainer.begin(this.state, this.state.encodings);
     this.dirty = true;
@@ -197,7 +201,21 @@ export class PosencExplorer extends HTMLElement {
   requestSweep(enc) {
     if (!this.state.encodings.includes(enc)) return;
     const s = this.state;
-    this.client.request(enc, { lengths: this.timeline.ordered(), scaling: null, layer: s.layer, head: s.head, task: s.task, seed: s.seed });
+    this.client.request(enc, { lengths: this.timeline.ordered(), scaling: enc === 'rope' ? this.scaling() : null, layer: s.layer, head: s.head,
+      task: s.task, seed: s.seed });
+  }
+
+  /** The rope-scaling attributes as an HF rope_scaling object, or null (with a message if the core refuses them). */
+  scaling() {
+    const sc = scalingObject(this.state);
+    if (!sc) return null;
+    try {
+      this.pe.ropeFrequencies({ dim: this.state.dModel / this.state.heads, scaling: sc, seqLen: this.timeline.maxLength() });
+      return sc;
+    } catch (e) {
+      this.status(`rope-scaling ignored: ${e.message}`, true);
+      return null;
+    }
   }
 
   requestAll() {
@@ -218,7 +236,7 @@ export class PosencExplorer extends HTMLElement {
       const failed = runs.find((r) => r.status === 'error');
       this.status(failed ? `training failed: ${failed.error}` : '', !!failed);
     }
-    for (const [enc, r] of this.trainer.runs) if (r.status === 'training') this.view.setSource(enc, `(training, step ${r.step})`);
+    for (const [enc, r] of this.trainer.runs) if (r.status === 'training') this.sweepView.setSource(enc, `(training, step ${r.step})`);
   }
 
   status(text, error = false) {
@@ -239,7 +257,8 @@ export class PosencExplorer extends HTMLElement {
     range.setAttribute('aria-valuetext', label);
     this.$('.play').textContent = s.play ? 'Pause' : 'Play';
     this.$('.play').setAttribute('aria-pressed', String(s.play));
-    this.$('.about').textContent = `${s.task} task · trained at T=${s.trainLength} · ${s.layers} layers, ${s.heads} heads, d=${s.dModel}`;
+    this.$('.about').textContent = `${s.task} task · trained at T=${s.trainLength} · ${s.layers} layers, ${s.heads} heads, d=${s.dModel}` +
+      (s.ropeScaling !== 'none' && s.encodings.includes('rope') ? ` · RoPE with ${s.ropeScaling} scaling ×${s.factor}` : '');
   }
 
   setPlay(on) {
@@ -265,14 +284,14 @@ export class PosencExplorer extends HTMLElement {
 
   frame(now) {
     this.raf = 0;
-    if (!this.view || !this.visible || document.hidden) return; // paused; IntersectionObserver / visibilitychange restart it
+    if (!this.sweepView || !this.visible || document.hidden) return; // paused; IntersectionObserver / visibilitychange restart it
     if (this.timeline.tick(now)) {
       this.syncControls();
       this.dirty = true;
     }
     if (this.dirty) {
       this.dirty = false;
-      this.view.draw({ ...this.state }, this.timeline.grid());
+      this.sweepView.draw({ ...this.state }, this.timeline.grid());
     }
     if (this.state.play) this.schedule();
   }
@@ -283,5 +302,44 @@ export class PosencExplorer extends HTMLElement {
       length: r.length, loss: r.loss, accuracy: r.accuracy, trainedLength: r.trainedLength })) ?? []]));
   }
 }
+
+// Properties reflect attributes (trainLength <-> train-length). Reading gives the validated value (the default
+// when the attribute is absent or not allowed); setting writes the attribute.
+const VIEWS = ['sweep', 'maps', 'curves'];
+const toAttribute = (v) => (Array.isArray(v) ? v.join(',') : typeof v === 'boolean' ? (v ? '1' : '0') : String(v));
+function reflect(name, get, set) {
+  Object.defineProperty(PosencExplorer.prototype, name, { configurable: true, enumerable: true, get, set });
+}
+for (const key of Object.keys(SCHEMA)) {
+  reflect(key, function () {
+    return (this.state ?? stateFromAttributes(this).state)[key];
+  }, function (v) {
+    this.setAttribute(kebab(key), toAttribute(v));
+  });
+}
+for (const flag of ['autoplay', 'compact']) {
+  reflect(flag, function () {
+    return this.hasAttribute(flag);
+  }, function (on) {
+    this.toggleAttribute(flag, !!on);
+  });
+}
+reflect('maxLength', function () {
+  const s = this.state ?? stateFromAttributes(this).state;
+  return s.trainLength * s.sweepFactor;
+}, function (v) {
+  this.setAttribute('max-length', String(v));
+});
+reflect('view', function () {
+  const v = this.getAttribute('view');
+  return VIEWS.includes(v) ? v : 'sweep';
+}, function (v) {
+  this.setAttribute('view', String(v));
+});
+reflect('controls', function () {
+  return this.getAttribute('controls') ?? 'auto';
+}, function (v) {
+  this.setAttribute('controls', String(v));
+});
 
 if (!customElements.get('posenc-explorer')) customElements.define('posenc-explorer', PosencExplorer);

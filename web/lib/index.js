@@ -3,13 +3,13 @@
 //   import { loadPosenc } from 'posenc';
 //   const pe = await loadPosenc();
 //   const table = pe.sinusoidal({ length: 128, dim: 64 });
-import { instantiate, simdSupported } from './loader.js';
+import { instantiate, simdSupported, compileWasm } from './loader.js';
 import { createEncodings } from './encodings.js';
 import { createModelApi } from './model.js';
 import { createTaskApi } from './tasks.js';
 import { createTrainer } from './train.js';
 
-export { simdSupported };
+export { simdSupported, compileWasm };
 export { ROPE_TYPES } from './scaling.js';
 export { ENCODINGS } from './model.js';
 export { TASKS } from './tasks.js';
@@ -35,7 +35,5 @@ export async function loadPosenc(options = {}) {
     loadModel: models.loadModel,
     ...tasks,
     ...createTrainer(mod, tasks),
-    /** The learning rate of warmup + cosine decay at `step` (as train() uses). */
-    lrAt: (step, total, warmup, maxLr, minLr) => mod.lrAt(step, total, warmup, maxLr, minLr),
   });
 }

@@ -30,10 +30,74 @@ const wasmUrls = {
 };
 
 async function readNodeFile(url) {
-  // Only reached under Node; the specifier is built at run time so bundlers
-  // never try to resolve a Node built-in for the browser.
-  const fs = await import(/* @vite-ignore */ ['node', 'fs/promises'].join(':'));
+  // Only reached under Node. The specifier is made at run time (a minifier
+  // cannot fold it into a literal), so bundlers never see a Node built-in.
+  const fs = typeof process.getBuiltinModule === 'function'
+    ? process.getBuiltinModule('fs/promises')
+    : await import(/* @vite-ignore */ `${process.release.name}:fs/promises`);
   return fs.readFile(url);
+}
+
+const OPTIONS = ['build', 'wasmUrl', 'locateFile', 'wasmBinary', 'wasmModule'];
+
+/** Checks loadPosenc's options: TypeError for a wrong kind of value, RangeError for a value out of its set. */
+function checkOptions(options) {
+  for (const key of Object.keys(options))
+    if (!OPTIONS.includes(key)) throw new TypeError(`loadPosenc: unknown option ${JSON.stringify(key)} (allowed: ${OPTIONS.join(', ')})`);
+  const { build, wasmUrl, locateFile, wasmBinary } = options;
+  if (build !== undefined && typeof build !== 'string') throw new TypeError(`build must be a string: 'auto', 'simd' or 'scalar' (got ${typeof build})`);
+  if (wasmUrl !== undefined && typeof wasmUrl !== 'string' && !(wasmUrl instanceof URL))
+    throw new TypeError(`wasmUrl must be a string or a URL (got ${typeof wasmUrl})`);
+  if (locateFile !== undefined && typeof locateFile !== 'function')
+    throw new TypeError(`locateFile must be a function (file: string) => string (got ${typeof locateFile})`);
+  if (wasmBinary !== undefined && !(wasmBinary instanceof ArrayBuffer) && !ArrayBuffer.isView(wasmBinary))
+    throw new TypeError(`wasmBinary must be an ArrayBuffer or a Uint8Array (got ${typeof wasmBinary})`);
+  if (options.wasmModule !== undefined && !(options.wasmModule instanceof WebAssembly.Module))
+    throw new TypeError(`wasmModule must be a WebAssembly.Module, e.g. from compileWasm() (got ${typeof options.wasmModule})`);
+}
+
+/** In Node, a plain file path is accepted where a URL is expected. */
+function toUrl(url) {
+  if (url instanceof URL) return url;
+  if (isNode && /^(\/|[A-Za-z]:[\\/])/.test(url)) return new URL(`file://${url.startsWith('/') ? '' : '/'}${url.replace(/\\/g, '/')}`);
+  return url;
+}
+
+/** Which build `options` ask for, and where its .wasm is. */
+function locate(options) {
+  checkOptions(options);
+  const build = options.build ?? 'auto';
+  if (!['auto', 'simd', 'scalar'].includes(build))
+    throw new RangeError(`build must be one of 'auto', 'simd', 'scalar' (got ${String(build)})`);
+  const flavour = build === 'auto' ? (simdSupported() ? 'simd' : 'scalar') : build;
+  if (flavour === 'simd' && !simdSupported()) throw new RangeError("build 'simd' was asked for, but this engine has no wasm SIMD");
+  const file = `posenc-${flavour}.wasm`;
+  const url = toUrl(options.wasmUrl ?? (options.locateFile ? options.locateFile(file) : wasmUrls[flavour]()));
+  return { flavour, url };
+}
+
+const failed = (url, e) => new Error(`posenc: could not load the wasm module from ${String(url)}: ${e && e.message ? e.message : e}`);
+
+/**
+ * Compile the .wasm once, to share: pass `{wasmModule: module, build}` to loadPosenc here or in a Worker
+ * (a WebAssembly.Module can be posted to Workers), and nothing is fetched or compiled again.
+ * @returns {Promise<{module: WebAssembly.Module, build: 'simd'|'scalar'}>}
+ */
+export async function compileWasm(options = {}) {
+  if (options === null || typeof options !== 'object') throw new TypeError('compileWasm options must be an object');
+  const { flavour, url } = locate(options);
+  try {
+    let bytes = options.wasmBinary;
+    if (!bytes && isNode && String(url).startsWith('file:')) bytes = await readNodeFile(new URL(String(url)));
+    if (!bytes) {
+      const res = await fetch(String(url));
+      if (!res.ok) throw new Error(`HTTP ${res.status}`);
+      bytes = await res.arrayBuffer();
+    }
+    return { module: await WebAssembly.compile(bytes), build: flavour };
+  } catch (e) {
+    throw failed(url, e);
+  }
 }
 
 /**
@@ -42,24 +106,27 @@ async function readNodeFile(url) {
  * @param {string|URL} [options.wasmUrl] where to fetch the .wasm from (default: next to the glue)
  * @param {(file: string) => string} [options.locateFile] as in Emscripten
  * @param {ArrayBuffer|Uint8Array} [options.wasmBinary] the .wasm bytes, if you already have them
+ * @param {WebAssembly.Module} [options.wasmModule] a compiled module (compileWasm) of the same build
  */
 export async function instantiate(options = {}) {
-  const build = options.build ?? 'auto';
-  if (!['auto', 'simd', 'scalar'].includes(build))
-    throw new RangeError(`build must be one of 'auto', 'simd', 'scalar' (got ${String(build)})`);
-  const flavour = build === 'auto' ? (simdSupported() ? 'simd' : 'scalar') : build;
-  if (flavour === 'simd' && !simdSupported()) throw new RangeError("build 'simd' was asked for, but this engine has no wasm SIMD");
-  const file = `posenc-${flavour}.wasm`;
-  const url = options.wasmUrl ?? (options.locateFile ? options.locateFile(file) : wasmUrls[flavour]());
+  const { flavour, url } = locate(options);
   const moduleArgs = { print: () => {}, printErr: (s) => console.warn(`posenc: ${s}`) };
-  if (options.wasmBinary) moduleArgs.wasmBinary = options.wasmBinary;
+  let instantiateFailed = new Promise(() => {}); // rejects if a given wasmModule cannot be instantiated
+  if (options.wasmModule) {
+    instantiateFailed = new Promise((_, reject) => {
+      moduleArgs.instantiateWasm = (imports, done) => {
+        WebAssembly.instantiate(options.wasmModule, imports).then((instance) => done(instance, options.wasmModule), reject);
+        return {}; // Emscripten's contract: exports arrive through done()
+      };
+    });
+  } else if (options.wasmBinary) moduleArgs.wasmBinary = options.wasmBinary;
   else if (isNode && String(url).startsWith('file:')) moduleArgs.wasmBinary = await readNodeFile(new URL(String(url)));
   else moduleArgs.locateFile = () => String(url);
   const { default: create } = await glue[flavour]();
   try {
-    const mod = await create(moduleArgs);
+    const mod = await Promise.race([create(moduleArgs), instantiateFailed]);
     return { mod, flavour };
   } catch (e) {
-    throw new Error(`posenc: could not load the wasm module from ${String(url)}: ${e && e.message ? e.message : e}`);
+    throw failed(url, e);
   }
 }

@@ -1,0 +1,771 @@
+// Hand-written declarations for the posenc npm entry ('posenc' and 'posenc/single').
+//
+// Emscripten 3.1.6 cannot emit declarations, so these are written from web/lib/*.js.
+// tests/js/types.test.js keeps them honest: it compiles examples/typescript with tsc
+// (including `@ts-expect-error` lines that must stay errors) and compares every
+// exported name, API function, Model/Task member, option key and constant here with
+// what the running library accepts.
+//
+// Conventions used throughout:
+//  - Every error is a TypeError (wrong kind of value) or a RangeError (right kind, out of
+//    range, or an unknown option key) whose message names the argument and the allowed
+//    values. The module stays usable after any error.
+//  - "int [a, b]" below means an integer from a to b inclusive.
+//  - Outputs are fresh typed arrays, owned by the caller (not views on wasm memory).
+//  - No single output may exceed 2^26 values (256 MiB of float32): larger requests
+//    throw a RangeError before any work.
+
+/** Position encodings a {@link Model} can use. `'none'` is NoPE. */
+export type Encoding = 'none' | 'sinusoidal' | 'learned' | 't5' | 'alibi' | 'rope' | 'shaw';
+/** Seeded training tasks (see {@link TaskOptions}). */
+export type TaskName = 'copy' | 'reverse' | 'retrieval' | 'markov';
+/** HF transformers `rope_type`s, computed as `modeling_rope_utils.py` computes them. */
+export type RopeType = 'default' | 'linear' | 'dynamic' | 'yarn' | 'llama3' | 'longrope';
+/** Which wasm build is running: SIMD128, or the scalar fallback compiled from the same source. */
+export type Build = 'simd' | 'scalar';
+/**
+ * RoPE pair layout. `'interleaved'`: pairs (x[2i], x[2i+1]) (the RoFormer paper, GPT-J).
+ * `'half'`: pairs (x[i], x[i + r/2]) (HF Llama's `rotate_half`).
+ */
+export type RopeLayout = 'interleaved' | 'half';
+/**
+ * What a learned table does at a position >= its number of rows: `'error'` throws a
+ * RangeError, `'clamp'` reuses the last row, `'zero'` gives no position signal.
+ */
+export type OutOfRangePolicy = 'error' | 'clamp' | 'zero';
+
+/** Every {@link Encoding}, in the order of the C++ enum. */
+export declare const ENCODINGS: readonly ['none', 'sinusoidal', 'learned', 't5', 'alibi', 'rope', 'shaw'];
+/** Every {@link TaskName}, in the order of the C++ enum. */
+export declare const TASKS: readonly ['copy', 'reverse', 'retrieval', 'markov'];
+/** Every supported {@link RopeType}. */
+export declare const ROPE_TYPES: readonly ['default', 'linear', 'dynamic', 'yarn', 'llama3', 'longrope'];
+
+/** Whether this engine validates a wasm SIMD128 module (what `build: 'auto'` uses to choose). */
+export declare function simdSupported(): boolean;
+
+// ---------------------------------------------------------------------------
+// Inputs
+
+/**
+ * Floating-point input: a Float32Array, a Float64Array or a plain array of numbers.
+ * Every value must be finite (NaN or ±Infinity is a RangeError naming the index).
+ */
+export type FloatArray = Float32Array | Float64Array | readonly number[];
+/**
+ * Integer input: an integer typed array or a plain array of integers (checked value by
+ * value against the argument's range).
+ */
+export type IntArray = Int32Array | Uint32Array | Int16Array | Uint16Array | Int8Array | Uint8Array | readonly number[];
+
+// ---------------------------------------------------------------------------
+// Loading
+
+/** Options of {@link loadPosenc}. Give at most one of `wasmUrl`, `locateFile` and `wasmBinary`. */
+export interface LoadOptions {
+  /**
+   * `'auto'` (default) picks `'simd'` when {@link simdSupported} and `'scalar'` otherwise.
+   * Asking for `'simd'` on an engine without wasm SIMD is a RangeError.
+   * @default 'auto'
+   */
+  build?: 'auto' | Build;
+  /**
+   * Where to fetch the `.wasm` of the chosen build from (default: next to the module, via
+   * `new URL(..., import.meta.url)`). In Node a `file:` URL or an absolute file path.
+   */
+  wasmUrl?: string | URL;
+  /**
+   * As in Emscripten: called with the file name (`'posenc-simd.wasm'` or
+   * `'posenc-scalar.wasm'`), returns where to fetch it. Ignored when `wasmUrl` is given.
+   */
+  locateFile?: (file: WasmFileName) => string | URL;
+  /**
+   * The `.wasm` bytes, if you already have them (no fetch at all). They must be the build
+   * that is chosen: pass `build` too if `'auto'` might pick the other one.
+   */
+  wasmBinary?: ArrayBuffer | Uint8Array;
+  /**
+   * A module compiled by {@link compileWasm}: nothing is fetched or compiled. A
+   * `WebAssembly.Module` can be posted to Workers, so a page and its Workers share one.
+   * Pass the `build` that compileWasm returned with it.
+   */
+  wasmModule?: WebAssembly.Module;
+}
+
+/**
+ * Fetches and compiles the `.wasm` once, for sharing:
+ * `const { module, build } = await compileWasm(); await loadPosenc({ wasmModule: module, build })`,
+ * here and in any Worker the module is posted to.
+ * @throws {TypeError} `options` is not an object, or an option has the wrong type.
+ * @throws {Error} the `.wasm` could not be fetched or compiled (the message has the URL).
+ */
+export declare function compileWasm(options?: LoadOptions): Promise<{ module: WebAssembly.Module; build: Build }>;
+
+/** File names of the two wasm builds, as passed to {@link LoadOptions.locateFile}. */
+export type WasmFileName = 'posenc-simd.wasm' | 'posenc-scalar.wasm';
+
+/**
+ * Loads and instantiates the wasm module. Each call instantiates a new module; share the
+ * result instead of calling it per use.
+ * @throws {TypeError} `options` is not an object, has an unknown key, or an option has the wrong type.
+ * @throws {RangeError} `build` is not `'auto'`, `'simd'` or `'scalar'`, or `'simd'` is asked
+ *   for on an engine without wasm SIMD.
+ * @throws {Error} the `.wasm` could not be fetched or instantiated (the message has the URL).
+ */
+export declare function loadPosenc(options?: LoadOptions): Promise<Posenc>;
+
+// ---------------------------------------------------------------------------
+// Encodings
+
+/** Options of {@link Posenc.sinusoidal}. */
+export interface SinusoidalOptions {
+  /** Number of positions (rows), int [0, 2^24]. */
+  length: number;
+  /** Model width, even int [2, 65536] (>= 4 with `spacing: 'tensor2tensor'`). */
+  dim: number;
+  /** Wavelength base, finite and > 1. @default 10000 */
+  base?: number;
+  /**
+   * `'interleaved'`: sin, cos alternate (`pe[p, 2i] = sin`, `pe[p, 2i+1] = cos`, the paper);
+   * `'concat'`: all sines then all cosines (tensor2tensor).
+   * @default 'interleaved'
+   */
+  layout?: 'interleaved' | 'concat';
+  /**
+   * Frequency spacing: `'paper'` is `base^(-2i/dim)`; `'tensor2tensor'` is
+   * `base^(-i/(dim/2 - 1))`.
+   * @default 'paper'
+   */
+  spacing?: 'paper' | 'tensor2tensor';
+  /** First position, int [0, 2^31-1]; `start + length` must stay <= 2^31-1. @default 0 */
+  start?: number;
+}
+
+/**
+ * Common keys of every `rope_scaling` block (snake_case, as in an HF `config.json`).
+ * `rope_theta` (used as the base when the call has no `base`) and
+ * `partial_rotary_factor` are accepted because HF configs carry them.
+ */
+export interface RopeScalingCommonFields {
+  /** The model's `config.max_position_embeddings`, int [1, 2^31-1]. */
+  max_position_embeddings?: number;
+  /** Used as `base` when the call gives none. */
+  rope_theta?: number;
+  /** Accepted and ignored (pass `rotaryDim` instead). */
+  partial_rotary_factor?: number;
+}
+/** `rope_type: 'linear'` (position interpolation): every frequency divided by `factor`. */
+export interface LinearScalingFields {
+  /** Finite, > 0. */
+  factor: number;
+}
+/** `rope_type: 'dynamic'` (dynamic NTK): the base grows with `seqLen` past `max_position_embeddings`. Needs dim >= 4. */
+export interface DynamicScalingFields {
+  /** Finite, > 0. */
+  factor: number;
+  /** int [1, 2^31-1]. */
+  max_position_embeddings: number;
+}
+/**
+ * `rope_type: 'yarn'`. Needs `original_max_position_embeddings` or
+ * `max_position_embeddings` (the first defaults to the second, as in HF).
+ */
+export interface YarnScalingFields {
+  /** Finite, > 0. Default: `max_position_embeddings / original_max_position_embeddings`. */
+  factor?: number;
+  /** int [1, 2^31-1]. Default: `max_position_embeddings`. */
+  original_max_position_embeddings?: number;
+  /** Finite, > 0. Default: derived from `mscale`, `mscale_all_dim` and `factor` (HF's get_mscale). */
+  attention_factor?: number;
+  /** Finite, > 0; 0 or unset means 32 (HF's `or 32`). */
+  beta_fast?: number;
+  /** Finite, > 0; 0 or unset means 1. */
+  beta_slow?: number;
+  /** Finite, >= 0 (DeepSeek). */
+  mscale?: number;
+  /** Finite, >= 0 (DeepSeek). */
+  mscale_all_dim?: number;
+  /** Floor/ceil the correction range. @default true */
+  truncate?: boolean;
+}
+/**
+ * `rope_type: 'llama3'`. Needs `original_max_position_embeddings` or
+ * `max_position_embeddings`.
+ */
+export interface Llama3ScalingFields {
+  /** Finite, > 0. */
+  factor: number;
+  /** Finite, > 0. */
+  low_freq_factor: number;
+  /** Finite, > `low_freq_factor`. */
+  high_freq_factor: number;
+  /** int [1, 2^31-1]. Default: `max_position_embeddings`. */
+  original_max_position_embeddings?: number;
+}
+/**
+ * `rope_type: 'longrope'` (Phi-3). `long_factor` is used when `seqLen` >
+ * `original_max_position_embeddings`, `short_factor` otherwise. Needs
+ * `original_max_position_embeddings` or `max_position_embeddings`.
+ */
+export interface LongRopeScalingFields {
+  /** rotaryDim/2 finite values > 0. */
+  long_factor: FloatArray;
+  /** rotaryDim/2 finite values > 0. */
+  short_factor: FloatArray;
+  /** Finite, > 0. Default: `max_position_embeddings / original_max_position_embeddings`. */
+  factor?: number;
+  /** int [1, 2^31-1] (>= 2 when `attention_factor` is derived). Default: `max_position_embeddings`. */
+  original_max_position_embeddings?: number;
+  /** Finite, > 0. Default: `sqrt(1 + ln(factor) / ln(original_max_position_embeddings))`, 1 when factor <= 1. */
+  attention_factor?: number;
+}
+
+/** `'rope_type'` -> `'ropeType'`, `'mscale_all_dim'` -> `'mscaleAllDim'`. */
+export type CamelCase<S extends string> = S extends `${infer Head}_${infer Tail}`
+  ? `${Head}${Capitalize<CamelCase<Tail>>}`
+  : S;
+/** The same fields with camelCase keys. */
+export type CamelCaseKeys<T> = { [K in keyof T as CamelCase<K & string>]: T[K] };
+
+/** Every key a `rope_scaling` block may have, in both spellings. */
+export type RopeScalingKey =
+  | 'rope_type' | 'type' | 'ropeType'
+  | keyof AllScalingFields | CamelCase<keyof AllScalingFields>;
+type AllScalingFields = RopeScalingCommonFields & LinearScalingFields & DynamicScalingFields & YarnScalingFields &
+  Llama3ScalingFields & LongRopeScalingFields;
+/**
+ * `T` with every other scaling key forbidden, so that a key of another type or spelling
+ * (which the library would reject or ignore) is a compile error too.
+ */
+export type OnlyKeysOf<T> = T & { [K in Exclude<RopeScalingKey, keyof T>]?: never };
+
+/**
+ * One `rope_scaling` shape: snake_case keys with `rope_type` (or HF's older `type`), or
+ * camelCase keys with `ropeType`. Both are accepted; mixing spellings of one key with
+ * different values is a RangeError.
+ */
+export type RopeScalingShape<T extends RopeType, Fields> =
+  | OnlyKeysOf<{ ropeType: T } & CamelCaseKeys<Fields & RopeScalingCommonFields>>
+  | OnlyKeysOf<{ type: T; rope_type?: T } & Fields & RopeScalingCommonFields>
+  | OnlyKeysOf<{ rope_type: T; type?: T } & Fields & RopeScalingCommonFields>;
+
+/** No scaling: the original RoPE frequencies (an empty object or `rope_type: 'default'`). */
+export type DefaultRopeScaling =
+  | OnlyKeysOf<{ rope_type?: 'default'; type?: 'default' } & RopeScalingCommonFields>
+  | OnlyKeysOf<{ ropeType?: 'default' } & CamelCaseKeys<RopeScalingCommonFields>>;
+export type LinearRopeScaling = RopeScalingShape<'linear', LinearScalingFields>;
+export type DynamicRopeScaling = RopeScalingShape<'dynamic', DynamicScalingFields>;
+export type YarnRopeScaling = RopeScalingShape<'yarn', YarnScalingFields>;
+export type Llama3RopeScaling = RopeScalingShape<'llama3', Llama3ScalingFields>;
+export type LongRopeScaling = RopeScalingShape<'longrope', LongRopeScalingFields>;
+
+/**
+ * An HF `rope_scaling` block as it stands in a model's `config.json`, or the same keys in
+ * camelCase, plus `max_position_embeddings`. Unknown keys are a RangeError (so a typo is
+ * never silently ignored); which keys each type requires, and their ranges, are checked
+ * with HF's defaults and named in the error.
+ */
+export type RopeScaling =
+  | DefaultRopeScaling
+  | LinearRopeScaling
+  | DynamicRopeScaling
+  | YarnRopeScaling
+  | Llama3RopeScaling
+  | LongRopeScaling;
+
+/** Options of {@link Posenc.ropeFrequencies}. */
+export interface RopeFrequenciesOptions {
+  /** Rotary dimension, even int [2, 65536] (`dynamic` needs >= 4). */
+  dim: number;
+  /** Finite, > 1. Default: `scaling.rope_theta` if given, else 10000. */
+  base?: number;
+  /** HF `rope_scaling`; `null` or unset means none. */
+  scaling?: RopeScaling | null;
+  /**
+   * The current sequence length (max position + 1), int [1, 2^31-1]. Drives `dynamic`
+   * (unset: `max_position_embeddings`) and `longrope` (unset: short factors).
+   */
+  seqLen?: number;
+}
+
+/** Result of {@link Posenc.ropeFrequencies}. */
+export interface RopeFrequencies {
+  /** The dim/2 inverse frequencies (HF's `inv_freq`), rounded to float32. */
+  invFreq: Float32Array;
+  /** The same in float64, as computed. */
+  invFreq64: Float64Array;
+  /** Multiplies cos and sin (HF's `attention_scaling`); 1 except for `yarn` and `longrope`. */
+  attentionScale: number;
+}
+
+/** Options of {@link Posenc.applyRope}. */
+export interface ApplyRopeOptions extends Omit<RopeFrequenciesOptions, 'dim'> {
+  /** Rows of `x`, int [0, 2^24]. */
+  length: number;
+  /** Row width, even int [2, 65536]. */
+  dim: number;
+  /**
+   * The position of each row: `length` ints in [0, 2^31-1]. Default 0..length-1. Angles are
+   * formed and reduced modulo 2π in float64, so large positions stay accurate.
+   */
+  positions?: IntArray;
+  /** @default 'interleaved' */
+  layout?: RopeLayout;
+  /**
+   * Rotate only the first `rotaryDim` values of each row (partial rotary, as GPT-NeoX /
+   * Phi); the rest are copied. Even int [2, dim]. The frequencies use `rotaryDim`.
+   * @default dim
+   */
+  rotaryDim?: number;
+}
+
+/** Options of {@link Posenc.alibiBias}. */
+export interface AlibiBiasOptions {
+  /** int [1, 4096]. */
+  heads: number;
+  /** int [0, 2^24], <= keyLength. Query i sits at position i + keyLength - queryLength. */
+  queryLength: number;
+  /** int [queryLength, 2^24]. @default queryLength */
+  keyLength?: number;
+  /** Mask keys after the query with -Infinity. @default true */
+  causal?: boolean;
+}
+
+/** Options of {@link Posenc.t5Bucket}. */
+export interface T5BucketOptions {
+  /** Encoder-style (both directions) or decoder-style (past only) buckets. @default true */
+  bidirectional?: boolean;
+  /** int [2, 2^20], >= 4 when bidirectional. @default 32 */
+  numBuckets?: number;
+  /**
+   * int [1, 2^31-1], larger than the exact range (numBuckets/4 bidirectional,
+   * numBuckets/2 otherwise). @default 128
+   */
+  maxDistance?: number;
+}
+
+/** Options of {@link Posenc.shawIndex}. */
+export interface ShawIndexOptions {
+  /** int [0, 2^24], <= keyLength. */
+  queryLength: number;
+  /** int [queryLength, 2^24]. @default queryLength */
+  keyLength?: number;
+  /** Clipping distance k, int [1, 2^31-1]. */
+  maxDistance: number;
+}
+
+/** Options of {@link Posenc.learnedLookup}. */
+export interface LearnedLookupOptions {
+  /** Rows of the table (positions it has), int [1, 2^24]. */
+  rows: number;
+  /** Width of a row, int [1, 65536]. */
+  dim: number;
+  /** Positions to look up, ints in [0, 2^31-1]. */
+  positions: IntArray;
+  /** What a position >= rows does. @default 'error' */
+  outOfRange?: OutOfRangePolicy;
+}
+
+/** Options of {@link Posenc.attention}. */
+export interface AttentionOptions {
+  /** int [1, 2^24], <= keyLength. Query i sits at position i + keyLength - queryLength. */
+  queryLength: number;
+  /** int [queryLength, 2^24]. @default queryLength */
+  keyLength?: number;
+  /** Head width, int [1, 65536]. */
+  dim: number;
+  /** Finite. @default 1 / Math.sqrt(dim) */
+  scale?: number;
+  /** @default true */
+  causal?: boolean;
+  /** ALiBi slope m: subtracts m·|i - j|. Finite. @default 0 */
+  alibiSlope?: number;
+  /** Added to the scaled scores: queryLength·keyLength finite values (no -Infinity: use `causal`). */
+  bias?: FloatArray;
+}
+
+// ---------------------------------------------------------------------------
+// The tiny transformer
+
+/** Options of {@link Posenc.createModel}: the model's configuration. */
+export interface ModelOptions {
+  /** @default 'rope' */
+  encoding?: Encoding;
+  /** int [1, 64]. @default 2 */
+  layers?: number;
+  /** int [1, 64], must divide dModel. @default 4 */
+  heads?: number;
+  /** int [2, 4096]; even for 'sinusoidal'; dModel/heads even for 'rope' without rotaryDim. @default 64 */
+  dModel?: number;
+  /** MLP hidden width = mlpRatio·dModel, int [1, 16]. @default 4 */
+  mlpRatio?: number;
+  /** int [2, 65536]; use the task's `vocabSize` ({@link Posenc.taskInfo}). */
+  vocabSize: number;
+  /** Training length and rows of the 'learned' table, int [1, 65536]. @default 64 */
+  maxLength?: number;
+  /** Initialisation seed, int [0, 2^53-1]: same seed and config give bit-identical weights. @default 1 */
+  seed?: number;
+  /** 'rope' only. @default 'half' */
+  ropeLayout?: RopeLayout;
+  /** 'rope' only; finite, > 1. @default 10000 */
+  ropeBase?: number;
+  /** 'rope' only: 0 (= head dim) or an even int [2, dModel/heads]. @default 0 */
+  rotaryDim?: number;
+  /** 't5' only (unidirectional buckets): int [2, 1024]. @default 32 */
+  t5NumBuckets?: number;
+  /** 't5' only: int [t5NumBuckets/2 + 1, 2^20]. @default 128 */
+  t5MaxDistance?: number;
+  /** 'shaw' only: clipping distance, int [0, 4096]. @default 16 */
+  shawK?: number;
+  /** 'learned' only: what positions >= maxLength do. @default 'error' */
+  learnedPolicy?: OutOfRangePolicy;
+}
+
+/** A model's full configuration, with every default filled in ({@link Model.config}). */
+export type ModelConfig = { readonly [K in keyof ModelOptions]-?: Exclude<ModelOptions[K], undefined> };
+
+/** Options of {@link Model.trainStep}. */
+export interface TrainStepOptions {
+  /** Sequences in `tokens`, int [1, 4096]. @default 1 */
+  batch?: number;
+  /** Sequence length, int [1, 16384]. */
+  length: number;
+  /** Learning rate, finite in [0, 10]. @default 0.001 */
+  lr?: number;
+}
+
+/** Statistics of the last {@link Model.trainStep}. */
+export interface TrainStepStats {
+  /** Mean cross-entropy over scored targets, before the update. */
+  loss: number;
+  /** Fraction of scored targets where argmax(logits) equals the target. */
+  accuracy: number;
+  /** Number of scored targets (not -1). */
+  scored: number;
+  /** Global gradient L2 norm before clipping to 1. */
+  gradNorm: number;
+}
+
+/** Options of {@link Model.forward} and {@link Model.evaluate}. */
+export interface ForwardOptions {
+  /** Sequences in `tokens`, int [1, 4096]. @default 1 */
+  batch?: number;
+  /** Sequence length, int [1, 16384]. */
+  length: number;
+  /** Return the attention maps of sequence 0 (layers·heads·length² values). @default false */
+  attention?: boolean;
+  /**
+   * 'rope' models only (RangeError otherwise): evaluate with scaled frequencies without
+   * retraining; `seqLen` is `length`, the rotary dim is rotaryDim or dModel/heads. `null`: none.
+   */
+  ropeScaling?: RopeScaling | null;
+}
+
+/** Result of {@link Model.forward}. */
+export interface ForwardResult<A extends Float32Array | null = Float32Array | null> {
+  /** batch·length·vocabSize logits, row-major [batch, length, vocab]. */
+  logits: Float32Array;
+  /** [layers, heads, length, length] attention probabilities of sequence 0, or null. */
+  attention: A;
+}
+
+/** Result of {@link Model.evaluate}. */
+export interface EvaluateResult<A extends Float32Array | null = Float32Array | null> {
+  /** Mean cross-entropy over scored targets (0 if none). */
+  loss: number;
+  /** Fraction of scored targets predicted correctly (0 if none). */
+  accuracy: number;
+  /** Targets that are not -1. */
+  scored: number;
+  /** Scored targets where argmax(logits) equals the target. */
+  correct: number;
+  /** As in {@link ForwardResult.attention}. */
+  attention: A;
+}
+
+/** Per position, what training did for it ({@link Model.positionStatus}). */
+export type PositionStatus = 0 | 1 | 2;
+
+/**
+ * A decoder-only transformer owning wasm memory. Call {@link Model.delete} when done; a
+ * model that is garbage-collected without it is freed with a one-time console warning.
+ * Every method except `delete` throws a TypeError after `delete()`.
+ */
+export interface Model {
+  /** The configuration, every default filled in (frozen). */
+  readonly config: ModelConfig;
+  /** Number of trainable parameters. */
+  readonly numParameters: number;
+  /** AdamW updates done so far. */
+  readonly step: number;
+  /** The longest sequence length trained on (0 before training). */
+  readonly trainedLength: number;
+  /** Loss, accuracy, scored count and gradient norm of the last trainStep, or null before one. */
+  lastStep: TrainStepStats | null;
+  /**
+   * One AdamW step (gradient clipping at norm 1) on a batch. `tokens`: batch·length ints in
+   * [0, vocabSize-1]; `targets`: the same count in [-1, vocabSize-1] (-1 = not scored).
+   * @returns the loss before the update.
+   * @throws {RangeError} wrong lengths, out-of-range ids or options.
+   */
+  trainStep(tokens: IntArray, targets: IntArray, options: TrainStepOptions): number;
+  /**
+   * Logits (and optionally attention maps) of batch·length tokens in [0, vocabSize-1].
+   * @throws {RangeError} bad options or tokens; a 'learned' model with learnedPolicy
+   *   'error' and length > maxLength; ropeScaling on a model that is not 'rope'.
+   */
+  forward(tokens: IntArray, options: ForwardOptions & { attention: true }): ForwardResult<Float32Array>;
+  forward(tokens: IntArray, options: ForwardOptions & { attention?: false }): ForwardResult<null>;
+  forward(tokens: IntArray, options: ForwardOptions): ForwardResult;
+  /** Loss and accuracy over the scored targets (-1 = not scored). */
+  evaluate(tokens: IntArray, targets: IntArray, options: ForwardOptions & { attention: true }): EvaluateResult<Float32Array>;
+  evaluate(tokens: IntArray, targets: IntArray, options: ForwardOptions & { attention?: false }): EvaluateResult<null>;
+  evaluate(tokens: IntArray, targets: IntArray, options: ForwardOptions): EvaluateResult;
+  /**
+   * For positions 0..length-1 (length int [0, 16384]): 0 trained, 1 never trained (a
+   * learned row that never got a gradient), 2 past the learned table.
+   */
+  positionStatus(length: number): Uint8Array;
+  /** A versioned checkpoint: header, config, weights and checksum. Loads natively and in wasm. */
+  save(): Uint8Array;
+  /** Frees the model's wasm memory. Safe to call twice. */
+  delete(): void;
+}
+
+// ---------------------------------------------------------------------------
+// Tasks and training
+
+/**
+ * Task configuration. Vocabulary (every task): 0 PAD, 1 BOS, 2 SEP, then the `symbols`
+ * task symbols from 3 (packed retrieval adds one token per key-value pair; use
+ * `vocabSize`).
+ */
+export interface TaskConfig {
+  /**
+   * `'copy'` [BOS, x, SEP, x]; `'reverse'` [BOS, x, SEP, reversed x]; `'retrieval'`
+   * key-value pairs then SEP, a query key and its value; `'markov'` a fixed sparse
+   * Markov chain.
+   * @default 'copy'
+   */
+  task?: TaskName;
+  /**
+   * Number of task symbols, int [1, 65000]; 'retrieval' [4, 500] packed, [4, 65000]
+   * unpacked; 'markov' symbols^order <= 2^20.
+   * @default 8
+   */
+  symbols?: number;
+  /** Random content lengths per sequence (copy, reverse). @default false */
+  variableLength?: boolean;
+  /** 'retrieval': where the needle pair sits, 0 first to 1 last; null or unset: random. */
+  depth?: number | null;
+  /** 'retrieval': one token per key-value pair (true) or two. @default true */
+  packed?: boolean;
+  /** 'retrieval', unpacked: also score repeated keys. @default false */
+  scoreRepeats?: boolean;
+  /** 'markov': context length, int [1, 4]. @default 2 */
+  order?: number;
+  /** 'markov': next symbols per context, int [1, min(symbols, 16)]. @default 3 */
+  branching?: number;
+  /** 'markov': seed of the chain's table (shared by every `seed`), int [0, 2^53-1]. @default 1 */
+  tableSeed?: number;
+}
+
+/** Options of {@link Posenc.createTask}. */
+export interface TaskOptions extends TaskConfig {
+  /** Sampling seed, int [0, 2^53-1]: same options and seed give the same batches as natively. @default 1 */
+  seed?: number;
+}
+
+/** Result of {@link Posenc.taskInfo}, and part of every {@link Task}. */
+export interface TaskInfo {
+  /** Token ids are in [0, vocabSize-1]: pass it to createModel. */
+  vocabSize: number;
+  /** The shortest length `sample` accepts. */
+  minLength: number;
+}
+
+/** Options of {@link Task.sample}. */
+export interface SampleOptions {
+  /** int [1, 4096]. @default 1 */
+  batch?: number;
+  /** int [minLength, 16384]. */
+  length: number;
+}
+
+/** A batch from {@link Task.sample}. */
+export interface Sample {
+  /** batch·length token ids. */
+  tokens: Int32Array;
+  /** batch·length next-token targets, -1 where not scored. */
+  targets: Int32Array;
+}
+
+/** A seeded batch generator. Call {@link Task.delete} when done (forgotten ones are freed by GC). */
+export interface Task extends TaskInfo {
+  /** The task name, with the default filled in. */
+  task: TaskName;
+  /**
+   * A fresh batch.
+   * @throws {TypeError} after delete().
+   */
+  sample(options: SampleOptions): Sample;
+  /** Frees the generator. Safe to call twice. */
+  delete(): void;
+}
+
+/** Progress reported by {@link Posenc.train}. */
+export interface TrainProgress {
+  /** Steps done (1-based). */
+  step: number;
+  /** Steps asked for. */
+  steps: number;
+  /** Loss of this step. */
+  loss: number;
+  /** Training accuracy of this step's batch. */
+  accuracy: number;
+  /** Seconds since train() started. */
+  seconds: number;
+}
+
+/** Options of {@link Posenc.train}: a task configuration plus the loop's settings. */
+export interface TrainOptions extends TaskOptions {
+  /** int [1, 10^7]. @default 500 */
+  steps?: number;
+  /** int [1, 4096]. @default 16 */
+  batch?: number;
+  /** Sequence length, int [1, 16384] (and >= the task's minLength). @default model.config.maxLength */
+  length?: number;
+  /** Peak learning rate, finite in [0, 10]. @default 0.006 */
+  lr?: number;
+  /** Final learning rate of the cosine decay, finite in [0, lr]. @default lr / 10 */
+  minLr?: number;
+  /** Linear warmup steps, int [0, steps]. @default Math.min(250, Math.floor(steps / 10)) */
+  warmup?: number;
+  /** Called every `progressEvery` steps and after the last one. */
+  onProgress?: (progress: TrainProgress) => void;
+  /** int [1, 10^7]. @default 10 */
+  progressEvery?: number;
+  /** Cancels between steps; the result then has `stopped: true`. */
+  signal?: AbortSignal;
+  /** Stop as soon as a step's training accuracy reaches this, finite in [0, 1]. */
+  targetAccuracy?: number;
+}
+
+/** Result of {@link Posenc.train}. */
+export interface TrainResult {
+  /** Steps done. */
+  steps: number;
+  /** Loss of the last step (NaN if no step ran). */
+  loss: number;
+  /** Accuracy of the last step (NaN if no step ran). */
+  accuracy: number;
+  /** Wall time. */
+  seconds: number;
+  /** Whether `signal` cancelled it. */
+  stopped: boolean;
+}
+
+// ---------------------------------------------------------------------------
+// The API object
+
+/** What {@link loadPosenc} resolves to (frozen). */
+export interface Posenc {
+  /** Which build is running. */
+  readonly build: Build;
+  /** The SIMD instruction set the kernels were compiled for (e.g. `'sse4.1'` = wasm SIMD128, or `'scalar'`). */
+  readonly simdArch: string;
+  /** Bytes currently allocated in the wasm heap (for leak checks). */
+  heapBytes(): number;
+  /** Size of the wasm memory in bytes. */
+  memoryBytes(): number;
+
+  /**
+   * The sinusoidal table of Vaswani et al.
+   * @returns Float32Array(length·dim), row-major [position, dim].
+   * @throws {TypeError|RangeError} naming the bad option.
+   */
+  sinusoidal(options: SinusoidalOptions): Float32Array;
+  /**
+   * RoPE inverse frequencies for an HF `rope_scaling` block, as HF computes them
+   * (in float64).
+   * @throws {TypeError|RangeError} naming the bad option or scaling key.
+   */
+  ropeFrequencies(options: RopeFrequenciesOptions): RopeFrequencies;
+  /**
+   * Rotates `x` (length·dim values, row-major) by RoPE; the input is not modified.
+   * @returns a new Float32Array(length·dim).
+   * @throws {TypeError|RangeError} naming the bad option; RangeError when x times the
+   *   attention scale overflows float32.
+   */
+  applyRope(x: FloatArray, options: ApplyRopeOptions): Float32Array;
+  /**
+   * ALiBi slopes of Press et al. (geometric; interpolated for non-powers of two, as in the reference).
+   * @param heads int [1, 4096].
+   */
+  alibiSlopes(heads: number): Float32Array;
+  /**
+   * ALiBi biases: causal `-m_h·(i - j)` for keys j <= i and -Infinity after; otherwise `-m_h·|i - j|`.
+   * @returns Float32Array(heads·queryLength·keyLength), row-major [head, query, key].
+   */
+  alibiBias(options: AlibiBiasOptions): Float32Array;
+  /**
+   * T5 relative position buckets (HF `_relative_position_bucket`).
+   * @param relative `key_pos - query_pos`: one integer or many, each in [-(2^31-1), 2^31-1].
+   * @returns an Int32Array with one bucket per input (length 1 for a single number).
+   */
+  t5Bucket(relative: number | IntArray, options?: T5BucketOptions): Int32Array;
+  /**
+   * Shaw et al. relative indices `clip(j - i, -k, k) + k`.
+   * @returns Int32Array(queryLength·keyLength), values in [0, 2k].
+   */
+  shawIndex(options: ShawIndexOptions): Int32Array;
+  /**
+   * Rows of a learned position table. Never extrapolates silently: past the table is an
+   * error unless `outOfRange` says otherwise.
+   * @param table rows·dim finite values.
+   * @returns Float32Array(positions.length·dim).
+   */
+  learnedLookup(table: FloatArray, options: LearnedLookupOptions): Float32Array;
+  /**
+   * One head's attention probabilities: softmax(scale·QKᵀ - slope·|i - j| + bias), masked
+   * above the diagonal when causal.
+   * @param q queryLength·dim finite values.
+   * @param k keyLength·dim finite values.
+   * @returns Float32Array(queryLength·keyLength); each row sums to 1.
+   * @throws {TypeError|RangeError} naming the bad option; RangeError when scale·q·k plus the
+   *   bias overflows float32 (never a NaN result).
+   */
+  attention(q: FloatArray, k: FloatArray, options: AttentionOptions): Float32Array;
+
+  /**
+   * A new model initialised from `seed`.
+   * @throws {TypeError|RangeError} naming the bad option (ranges that depend on other
+   *   options, e.g. heads dividing dModel, are checked too).
+   */
+  createModel(options: ModelOptions): Model;
+  /**
+   * A model from a checkpoint made by {@link Model.save} (native or wasm).
+   * @throws {TypeError} `bytes` is not a Uint8Array or ArrayBuffer.
+   * @throws {RangeError} truncated, corrupted or wrong-version checkpoint (the message says which).
+   */
+  loadModel(bytes: Uint8Array | ArrayBuffer): Model;
+  /** A seeded batch generator. */
+  createTask(options?: TaskOptions): Task;
+  /**
+   * `vocabSize` and `minLength` of a task configuration, without creating a generator
+   * (`seed` is accepted, so createTask's options can be passed as they are).
+   */
+  taskInfo(options?: TaskOptions): TaskInfo;
+  /**
+   * Trains `model` on a task with warmup + cosine decay, yielding to the event loop about
+   * every 50 ms. Options are checked before the first step (the promise rejects).
+   */
+  train(model: Model, options?: TrainOptions): Promise<TrainResult>;
+  /**
+   * The learning rate train() uses at `step` (0-based) of `total`: linear warmup over
+   * `warmup` steps to `maxLr`, then cosine decay to `minLr` at `total`, `minLr` after.
+   * `step` and `warmup` are integers >= 0, `total` an integer >= 1, 0 <= minLr <= maxLr.
+   * @throws {TypeError|RangeError} naming the bad argument.
+   */
+  lrAt(step: number, total: number, warmup: number, maxLr: number, minLr: number): number;
+}

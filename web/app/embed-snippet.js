@@ -1,0 +1,38 @@
+// "Embed this": the current sweep as a <posenc-explorer> tag or an iframe of
+// embed.html, for a blog post (as TensorFlow Playground offers its iframe).
+import { toSearch } from './state.js';
+
+const kebab = (key) => key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+const escapeAttr = (v) => String(v).replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
+// Page-only keys that mean nothing in an embed.
+const PAGE_ONLY = new Set(['perf', 'sinDim', 'sinLength', 'ropePos', 'alibiHeads']);
+
+/** The element's attributes for `state`: the keys that differ from the defaults, as in the URL. */
+export function embedAttributes(state) {
+  const attrs = [];
+  for (const [key, value] of new URLSearchParams(toSearch(state))) {
+    if (PAGE_ONLY.has(key) || key === 'play') continue;
+    attrs.push([kebab(key), value]);
+  }
+  if (state.play) attrs.push(['autoplay', '']);
+  return attrs;
+}
+
+/**
+ * Snippets for `state`. `base` is the URL of the directory holding explorer.js and embed.html
+ * (the site root in development, dist/ in the package).
+ */
+export function embedSnippets(state, base, { controls = true } = {}) {
+  const attrs = embedAttributes(state);
+  const tagAttrs = [...attrs, ...(controls ? [] : [['controls', 'none']])]
+    .map(([k, v]) => (v === '' ? ` ${k}` : ` ${k}="${escapeAttr(v)}"`)).join('');
+  const script = new URL('explorer.js', base).href;
+  const query = new URLSearchParams(attrs.map(([k, v]) => [k, v === '' ? '1' : v]));
+  if (!controls) query.set('controls', '0');
+  const src = `${new URL('embed.html', base).href}?${query}`;
+  const height = 90 + 165 * state.encodings.length;
+  return {
+    component: `<script type="module" src="${escapeAttr(script)}"></script>\n<posenc-explorer${tagAttrs}></posenc-explorer>`,
+    iframe: `<iframe src="${escapeAttr(src)}" width="100%" height="${height}" style="border:0" loading="lazy" title="posenc explorer"></iframe>`,
+  };
+}
