@@ -1,5 +1,5 @@
 // Bundles with Vite (its library mode, offline).
-//   node scripts/build-dist.js vendor   web/vendor/d3.js, the d3 parts the pages import (no import map needed)
+//   node scripts/build-dist.js vendor   web/vendor/{d3,gifenc}.js, the packages the pages import (no import map needed)
 //   node scripts/build-dist.js          dist/: the npm package (see README "Use it from JavaScript")
 import { build } from 'vite';
 import { statSync } from 'node:fs';
@@ -9,12 +9,15 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const at = (p) => fileURLToPath(new URL(`../${p}`, import.meta.url));
 const mtime = (p) => { try { return statSync(at(p)).mtimeMs; } catch { return 0; } };
 
+const VENDOR = ['d3', 'gifenc'];
+
 async function vendor() {
-  if (mtime('web/vendor/d3.js') > Math.max(mtime('web/vendor/d3-entry.js'), mtime('package-lock.json'))) return;
+  const built = Math.min(...VENDOR.map((n) => mtime(`web/vendor/${n}.js`)));
+  if (built > Math.max(...VENDOR.map((n) => mtime(`web/vendor/${n}-entry.js`)), mtime('package-lock.json'))) return;
   await build({
     configFile: false, logLevel: 'warn', root,
     build: {
-      lib: { entry: at('web/vendor/d3-entry.js'), formats: ['es'], fileName: () => 'd3.js' },
+      lib: { entry: Object.fromEntries(VENDOR.map((n) => [n, at(`web/vendor/${n}-entry.js`)])), formats: ['es'], fileName: (_, name) => `${name}.js` },
       outDir: at('web/vendor'), emptyOutDir: false, minify: true, copyPublicDir: false,
     },
   });

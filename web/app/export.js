@@ -62,18 +62,26 @@ export async function exportView(section, format, data) {
   return { name, blob: await new Promise((r) => canvas.toBlob(r, 'image/png')) };
 }
 
-/** Adds PNG / SVG / JSON buttons to every `.export[data-view]` span. */
-export function attachExports(dataFor) {
+const LABELS = { webm: 'WebM' };
+
+/**
+ * Adds PNG / SVG / JSON buttons to every `.export[data-view]` span. `custom[view][format](span)` replaces a format's
+ * export or adds one (the sweep's labelled stills, GIF and WebM); it resolves to {name, blob}, or null for no file.
+ */
+export function attachExports(dataFor, custom = {}) {
   for (const span of document.querySelectorAll('.export[data-view]')) {
     const section = document.getElementById(span.dataset.view);
-    for (const format of FORMATS) {
+    const own = custom[span.dataset.view] ?? {};
+    for (const format of new Set([...FORMATS, ...Object.keys(own)])) {
+      const label = LABELS[format] ?? format.toUpperCase();
       const b = document.createElement('button');
       b.type = 'button';
-      b.textContent = format.toUpperCase();
-      b.setAttribute('aria-label', `export ${section.querySelector('h2')?.textContent ?? span.dataset.view} as ${format.toUpperCase()}`);
+      b.textContent = label;
+      b.dataset.format = format;
+      b.setAttribute('aria-label', `export ${section.querySelector('h2')?.textContent ?? span.dataset.view} as ${label}`);
       b.addEventListener('click', async () => {
-        const { name, blob } = await exportView(section, format, () => dataFor(span.dataset.view));
-        download(name, blob);
+        const file = await (own[format] ? own[format](span) : exportView(section, format, () => dataFor(span.dataset.view)));
+        if (file) download(file.name, file.blob);
       });
       span.append(b);
     }

@@ -12,7 +12,11 @@ import { trainTask } from './experiment.js';
 import { createTrainView } from './train-view.js';
 import { createPerf } from './perf.js';
 import { attachExports, exportView } from './export.js';
+import { createSweepExporter } from './sweep-export.js';
+import { sweepExportHandlers } from './sweep-export-ui.js';
 import { NAMES } from './meta.js';
+import { embedSnippets } from './embed-snippet.js';
+import { scalingObject } from './rope-scaling.js';
 import { drawSinusoid } from './views/sinusoid.js';
 import { drawClocks, drawOffsetCurve } from './views/rope.js';
 import { drawAlibi } from './views/alibi.js';
@@ -31,16 +35,6 @@ const timeline = createTimeline(state);
 const { maxLength, grid } = timeline;
 const ordered = () => timeline.ordered();
 
-function scalingObject(s = state) {
-  const orig = { original_max_position_embeddings: s.trainLength };
-  switch (s.ropeScaling) {
-    case 'linear': return { rope_type: 'linear', factor: s.factor };
-    case 'dynamic': return { rope_type: 'dynamic', factor: s.factor, ...orig, max_position_embeddings: s.trainLength };
-    case 'yarn': return { rope_type: 'yarn', factor: s.factor, ...orig, beta_fast: s.betaFast, beta_slow: s.betaSlow };
-    case 'llama3': return { rope_type: 'llama3', factor: s.factor, ...orig, low_freq_factor: s.lowFreq, high_freq_factor: s.highFreq };
-    default: return null;
-  }
-}
 
 // ---------- theme ----------
 function applyTheme() {
@@ -54,20 +48,34 @@ let client, sweepView, trainer, trainView, perf;
 let urlTimer = 0;
 const saveUrl = () => {
   clearTimeout(urlTimer);
-  urlTimer = setTimeout(() => writeState(state), 150);
+  urlTimer = setTimeout(() => {
+    writeState(state);
+    updateEmbed();
+  }, 150);
 };
 
+// "Embed this sweep": snippets for the current state (filled when the panel is open)
+function updateEmbed() {
+  const panel = $('details.embed-this');
+  if (!panel?.open) return;
+  const { component, iframe } = embedSnippets(state, new URL('../', location.href), { controls: panel.querySelector('input').checked });
+  panel.querySelector('.embed-component').value = component;
+  panel.querySelector('.embed-iframe').value = iframe;
+}
+
+/** What the sweep Worker computes for an encoding (lengths, RoPE scaling, layer, head, task, seed). */
+const sweepViewOf = (enc) => ({ lengths: ordered(), scaling: enc === 'rope' ? validScaling() : null, layer: state.layer, head: state.head,
+  task: state.task, seed: state.seed });
 function requestSweep(enc) {
   if (!state.encodings.includes(enc)) return;
-  client.request(enc, { lengths: ordered(), scaling: enc === 'rope' ? validScaling() : null, layer: state.layer, head: state.head,
-    task: state.task, seed: state.seed });
+  client.request(enc, sweepViewOf(enc));
 }
 const requestAll = () => state.encodings.forEach(requestSweep);
 
 // A scaling the core accepts, or null (the note under the spectrum says why).
 let scalingError = '';
 function validScaling() {
-  const sc = scalingObject();
+  const sc = scalingObject(state);
   if (!sc) return null;
   try {
     pe.ropeFrequencies({ dim: state.dModel / state.heads, scaling: sc, seqLen: maxLength() });
@@ -200,6 +208,9 @@ function bindControls() {
   });
   $('#stop-all').addEventListener('click', () => trainer.stopAll());
   $('#play').addEventListener('click', () => setPlay(!state.play));
+  $('details.embed-this').addEventListener('toggle', updateEmbed);
+  $('details.embed-this input').addEventListener('change', updateEmbed);
+  for (const t of document.querySelectorAll('details.embed-this textarea')) t.addEventListener('focus', () => t.select());
   // encodings shown
   const box = document.createElement('fieldset');
   box.className = 'controls encodings';
@@ -321,13 +332,18 @@ async function main() {
       dirty = true;
     },
     onProgress: (enc, r) => trainView.update(enc, r),
+    // A damaged shipped checkpoint is not used (that encoding trains instead), and the page says why.
+    checkCheckpoint: (bytes) => pe.loadModel(bytes).delete(),
+    onNotice: (message) => { $('#status').textContent = message; },
   });
   bindControls();
-  attachExports(dataFor);
+  const sweepExport = createSweepExporter({ client, trainer, state, grid, view: sweepViewOf, lut: lutFor(interpolateViridis),
+    style: () => getComputedStyle(document.documentElement) });
+  attachExports(dataFor, { sweep: sweepExportHandlers(sweepExport) });
   startExperiment();
   redrawStatic();
   retrievalData = await drawRetrieval($('#retrieval .retrieval-grid'), $('#retrieval-note'));
-  window.posenc = { state, client, trainer, perf, grid, setLength, setPlay, dataFor,
+  window.posenc = { state, client, trainer, perf, grid, setLength, setPlay, dataFor, exportSweep: sweepExport.run,
     exportView: (id, format) => exportView(document.getElementById(id), format, () => dataFor(id)) };
   document.body.dataset.ready = 'true';
   requestAnimationFrame(frame);

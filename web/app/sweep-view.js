@@ -18,19 +18,31 @@ export function drawMapsCanvas(canvas, r, s, height = MAP_H) {
   const [w, h, ctx] = fitCanvas(canvas, height);
   ctx.clearRect(0, 0, w, h);
   if (!r) {
-    ctx.fillStyle = cssVar('--muted');
+    ctx.fillStyle = cssVar('--muted', undefined, canvas);
     ctx.font = '12px system-ui, sans-serif';
     ctx.fillText('computing…', 8, 20);
     return;
   }
+  paintMaps(ctx, w, h, r, s, mapColours(canvas));
+}
+
+/** The theme colours paintMaps needs, as CSS custom properties seen by `el`. */
+export const mapColours = (el) => ({
+  masked: cssVar('--masked', '#8884', el), train: cssVar('--train', '#e0a000', el), muted: cssVar('--muted', undefined, el),
+  status: [cssVar('--ok', '#3a9d5d', el), cssVar('--untrained', '#e08a00', el), cssVar('--past', '#d0342c', el)],
+});
+
+/**
+ * One result's maps in a w x h box at the context's origin, with the colours passed in (no style lookups),
+ * so the animation export (web/app/animate-export.js, OffscreenCanvas or SVG) draws exactly what the page draws.
+ */
+export function paintMaps(ctx, w, h, r, s, { masked, train: trainColour, muted, status: colours }) {
   const n = r.bitmaps.length, gap = 6, strip = 6, label = 12;
   const size = Math.max(16, Math.min(h - strip - label - 2, (w - gap * (n - 1)) / n));
   const T = r.length, train = s.trainLength;
-  const masked = cssVar('--masked', '#8884');
-  const trainColour = cssVar('--train', '#e0a000');
-  const colours = [cssVar('--ok', '#3a9d5d'), cssVar('--untrained', '#e08a00'), cssVar('--past', '#d0342c')];
   ctx.imageSmoothingEnabled = false;
   ctx.font = '10px system-ui, sans-serif';
+  let labelsEnd = 0;
   for (let k = 0; k < n; k++) {
     const x = k * (size + gap), y = label;
     ctx.fillStyle = masked;
@@ -59,14 +71,43 @@ export function drawMapsCanvas(canvas, r, s, height = MAP_H) {
         start = p;
       }
     }
-    ctx.fillStyle = cssVar('--muted');
-    if (n < 4 || k === 0 || size > 60) ctx.fillText(n > 1 ? `H${r.heads[k] + 1}` : `L${s.layer + 1} H${r.heads[k] + 1}`, x, 9);
+    ctx.fillStyle = muted;
+    if (n < 4 || k === 0 || size > 60) {
+      const text = n > 1 ? `H${r.heads[k] + 1}` : `L${s.layer + 1} H${r.heads[k] + 1}`;
+      ctx.fillText(text, x, 9);
+      labelsEnd = x + ctx.measureText(text).width;
+    }
   }
-  ctx.fillStyle = cssVar('--muted');
-  ctx.textAlign = 'right';
-  if (n * size > 300 || n === 1) ctx.fillText(r.length !== s.length ? `T=${r.length} (computing ${s.length}…)` : `T=${r.length} · accuracy ${r.accuracy.toFixed(2)}`,
-    Math.min(w, n * (size + gap) - gap), 9);
-  ctx.textAlign = 'left';
+  // the length and accuracy, right-aligned above the maps where they fit beside the head labels
+  ctx.fillStyle = muted;
+  const text = r.length !== s.length ? `T=${r.length} (computing ${s.length}…)` : `T=${r.length} · accuracy ${r.accuracy.toFixed(2)}`;
+  const right = Math.min(w, n * (size + gap) - gap);
+  if (right - ctx.measureText(text).width > labelsEnd + 8) {
+    ctx.textAlign = 'right';
+    ctx.fillText(text, right, 9);
+    ctx.textAlign = 'left';
+  }
+}
+
+/**
+ * drawChart options for a row's accuracy (solid) and loss/5 (dashed) against length, results up to s.length,
+ * x from lo to hi (log). `colours`: {accent, loss, train, fg, and optionally muted, grid}.
+ */
+export function curveOptions(shown, s, [lo, hi], colours) {
+  const lossMax = 5;
+  return {
+    x: [lo, hi], y: [0, 1], xLog: true, colours,
+    series: [
+      { points: shown.map((r) => [r.length, r.accuracy]), colour: colours.accent, width: 2, dots: true },
+      { points: shown.map((r) => [r.length, Math.min(r.loss, lossMax) / lossMax]), colour: colours.loss, dash: [4, 3] },
+    ],
+    marks: [
+      { x: s.trainLength, label: 'train', colour: colours.train },
+      ...(s.length !== s.trainLength ? [{ x: s.length, label: `T=${s.length}`, colour: colours.fg, dash: [1, 2] }] : []),
+    ],
+    xTicks: [...new Set([s.trainLength, 4 * s.trainLength, 8 * s.trainLength, hi])].filter((x) => x <= hi),
+    yLabel: 'accuracy — · loss/5 - -',
+  };
 }
 
 export function createSweepView(container, client) {
@@ -104,20 +145,9 @@ export function createSweepView(container, client) {
     const [w, h, ctx] = fitCanvas(row.curve, row.curve.clientHeight || MAP_H);
     ctx.clearRect(0, 0, w, h);
     const shown = results.filter((r) => r.length <= s.length);
-    const lossMax = 5;
-    drawChart(ctx, { x: 4, y: 4, w: w - 8, h: h - 20 }, {
-      x: [grid[0], grid.at(-1)], y: [0, 1], xLog: true,
-      series: [
-        { points: shown.map((r) => [r.length, r.accuracy]), colour: cssVar('--accent'), width: 2, dots: true },
-        { points: shown.map((r) => [r.length, Math.min(r.loss, lossMax) / lossMax]), colour: cssVar('--loss', '#d9480f'), dash: [4, 3] },
-      ],
-      marks: [
-        { x: s.trainLength, label: 'train', colour: cssVar('--train', '#e0a000') },
-        ...(s.length !== s.trainLength ? [{ x: s.length, label: `T=${s.length}`, colour: cssVar('--fg'), dash: [1, 2] }] : []),
-      ],
-      xTicks: [...new Set([s.trainLength, 4 * s.trainLength, 8 * s.trainLength, grid.at(-1)])].filter((x) => x <= grid.at(-1)),
-      yLabel: 'accuracy — · loss/5 - -',
-    });
+    const c = (name, fallback) => cssVar(name, fallback, row.curve);
+    drawChart(ctx, { x: 4, y: 4, w: w - 8, h: h - 20 }, curveOptions(shown, s, [grid[0], grid.at(-1)],
+      { accent: c('--accent'), loss: c('--loss', '#d9480f'), train: c('--train', '#e0a000'), fg: c('--fg') }));
     const at = (T) => results.find((r) => r.length === T);
     const a1 = at(s.trainLength), aNow = at(s.length) ?? shown.at(-1);
     row.measured.textContent = a1 && aNow
