@@ -82,9 +82,11 @@ const same = (spec, a, b) => format(spec, a) === format(spec, b);
 
 /** Validate one key's value (from a control) against its schema; returns the value or the default. */
 export function coerce(key, value) {
-  const spec = SCHEMA[key];
-  if (!spec) throw new RangeError(`unknown state key ${key}`);
-  return parse(spec, spec.type === 'set' ? [].concat(value).join(',') : format(spec, value));
+  const spec = Object.hasOwn(SCHEMA, key) ? SCHEMA[key] : null; // not 'toString' or '__proto__'
+  if (!spec) throw new RangeError(`unknown state key ${String(key)}`);
+  if (spec.type === 'set') return parse(spec, [].concat(value).join(','));
+  // A boolean from a checkbox; anything else is parsed as the URL would be ('false' is false).
+  return parse(spec, spec.type === 'bool' && typeof value === 'boolean' ? format(spec, value) : String(value));
 }
 
 /** Cross-field constraints: layer and length must fit the model and the sweep. */

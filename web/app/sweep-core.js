@@ -30,6 +30,7 @@ export function createSweepCore(api, post) {
 
   function setModel({ encoding, bytes, config }) {
     models.get(encoding)?.delete();
+    models.delete(encoding); // if the new model fails to load, no deleted one is left behind
     jobs.delete(encoding);
     let model;
     if (bytes) model = pe.loadModel(withLearnedPolicy(bytes, 'clamp'));

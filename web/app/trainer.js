@@ -28,8 +28,12 @@ export function fetchCheckpoints(base = new URL(SHIPPED, import.meta.url)) {
 /**
  * `checkpoints` is where shipped checkpoints come from: {list(): Promise<string[]>, load(file): Promise<Uint8Array|null>}.
  * `loadOptions` go to each training Worker's loadPosenc (e.g. a shared {wasmModule, build}).
+ * `checkCheckpoint(bytes)` throws if a shipped checkpoint will not load (truncated, corrupted, another
+ * version); that encoding then trains instead and `onNotice(message)` says why.
+ * A Worker that sends nothing for `stallMs` (killed, hung) is ended and its row marked as an error.
  */
-export function createTrainer({ vocabSize, onModel, onProgress, concurrency = 2, checkpoints = fetchCheckpoints(), loadOptions }) {
+export function createTrainer({ vocabSize, onModel, onProgress, concurrency = 2, checkpoints = fetchCheckpoints(), loadOptions,
+  checkCheckpoint, onNotice = () => {}, stallMs = 60000 }) {
   const runs = new Map(); // encoding -> {status, step, steps, losses: [[step, loss]], accuracy, worker}
   let queue = [];
   let active = 0;
@@ -61,6 +65,24 @@ export function createTrainer({ vocabSize, onModel, onProgress, concurrency = 2,
     pump();
   }
 
+  // Workers die without a word when killed (terminate() elsewhere, a crashed tab process):
+  // a run that has heard nothing for api.stallMs is given up, so its slot and the page move on.
+  let watchdog = 0;
+  function watch() {
+    watchdog ||= setInterval(() => {
+      for (const [enc, r] of runs) {
+        if (r.worker && performance.now() - r.heard > api.stallMs) {
+          r.error = `the training Worker stopped responding (nothing for ${Math.round(api.stallMs / 1000)} s)`;
+          finish(enc, r, 'error');
+        }
+      }
+      if (![...runs.values()].some((r) => r.worker)) {
+        clearInterval(watchdog);
+        watchdog = 0;
+      }
+    }, 1000);
+  }
+
   function start(enc) {
     const e = experiment;
     const r = run(enc);
@@ -74,8 +96,11 @@ export function createTrainer({ vocabSize, onModel, onProgress, concurrency = 2,
       return finish(enc, r, 'error');
     }
     r.worker = worker;
+    r.heard = performance.now();
+    watch();
     worker.onmessage = ({ data }) => {
       if (r.worker !== worker) return;
+      r.heard = performance.now();
       if (data.type === 'progress') {
         r.step = data.step;
         r.accuracy = data.accuracy;
@@ -92,7 +117,9 @@ export function createTrainer({ vocabSize, onModel, onProgress, concurrency = 2,
       }
     };
     worker.onerror = (ev) => {
-      r.error = ev.message;
+      ev.preventDefault(); // handled here: the row says what happened
+      if (r.worker !== worker) return;
+      r.error = ev.message || 'the training Worker failed';
       finish(enc, r, 'error');
     };
     worker.postMessage({ type: 'train', snapshotMs: 2000, load: loadOptions, model: modelConfig(enc, e),
@@ -100,14 +127,25 @@ export function createTrainer({ vocabSize, onModel, onProgress, concurrency = 2,
         minLr: EXPERIMENT.minLr, warmup: Math.min(EXPERIMENT.warmup, Math.floor(e.steps / 10)), seed: e.seed, progressEvery: 5 } });
   }
 
+  const notice = (file, why) => {
+    onNotice(`The shipped checkpoint ${file} cannot be used (${why}); training instead.`);
+    return false;
+  };
+
   async function tryCheckpoint(enc, e, available) {
     const file = `${e.task}-${enc}.ckpt`;
     if (!available.includes(file)) return false;
     try {
       const bytes = await checkpoints.load(file);
       const c = bytes && peekConfig(bytes);
+      if (bytes && !c) return notice(file, 'not a posenc checkpoint');
       if (!c || c.encoding !== enc || c.layers !== e.layers || c.heads !== e.heads || c.dModel !== e.dModel ||
           c.trainedLength !== e.trainLength || c.vocabSize !== vocabSize(e.task)) return false;
+      try {
+        checkCheckpoint?.(bytes);
+      } catch (err) {
+        return notice(file, err.message);
+      }
       Object.assign(run(enc), { status: 'checkpoint', step: 0, steps: 0, losses: [] });
       onModel(enc, bytes, 'checkpoint');
       onProgress(enc, run(enc));
@@ -140,8 +178,9 @@ export function createTrainer({ vocabSize, onModel, onProgress, concurrency = 2,
     }
   }
 
-  return {
+  const api = {
     runs,
+    stallMs,
     modelConfig: (enc) => modelConfig(enc, experiment),
     /** Start an experiment: every encoding untrained at once, then checkpoints (unless `retrain`) or training. */
     async begin(e, encodings, { retrain = false } = {}) {
@@ -179,4 +218,5 @@ export function createTrainer({ vocabSize, onModel, onProgress, concurrency = 2,
     stopAll,
     busy: () => active > 0 || queue.length > 0,
   };
+  return api;
 }

@@ -179,6 +179,8 @@ export class PosencExplorer extends HTMLElement {
       concurrency: 1,
       checkpoints: checkpointSource(),
       loadOptions,
+      checkCheckpoint: (bytes) => this.pe.loadModel(bytes).delete(),
+      onNotice: (message) => this.status(message, true),
       onModel: (enc, bytes, source) => {
         this.client.setModel(enc, bytes ? { bytes } : { config: this.trainer.modelConfig(enc) });
         this.sweepView.setSource(enc, source === 'checkpoint' ? '(shipped checkpoint)' : `(${source})`);

@@ -40,16 +40,19 @@ export function createEncodings(mod) {
   function frequencies(dim, baseArg, scalingArg, seqLenArg) {
     const sc = normaliseScaling(scalingArg, dim / 2);
     const base = v.number('base', baseArg ?? sc.theta ?? 10000, { min: 1, minExclusive: true });
-    const seqLen = seqLenArg === undefined ? 0 : v.integer('seqLen', seqLenArg, 1, MAX_POS);
-    return scope(mod, (m) => {
+    const seqLen = seqLenArg == null ? 0 : v.integer('seqLen', seqLenArg, 1, MAX_POS);
+    const { invFreq64, attentionScale } = scope(mod, (m) => {
       const slots = m.put('f64', sc.slots.length, sc.slots);
       const lf = sc.longFactor ? m.put('f64', sc.longFactor.length, sc.longFactor) : 0;
       const sf = sc.shortFactor ? m.put('f64', sc.shortFactor.length, sc.shortFactor) : 0;
       const out = m.put('f64', dim / 2 + 1);
       check(mod, mod.ropeFrequencies(dim, base, slots, lf, sf, dim / 2, seqLen, out));
       const all = m.take('f64', out, dim / 2 + 1);
-      return { invFreq: Float32Array.from(all.subarray(0, dim / 2)), attentionScale: all[dim / 2], invFreq64: all.subarray(0, dim / 2) };
+      return { invFreq64: all.subarray(0, dim / 2), attentionScale: all[dim / 2] };
     });
+    // A tiny factor or base gives frequencies no float32 (the returned invFreq) can hold.
+    const invFreq = v.finiteResult('invFreq', Float32Array.from(invFreq64), 'base or scaling.factor is outside any meaningful range');
+    return { invFreq, attentionScale, invFreq64 };
   }
 
   function applyRope(x, opts) {
@@ -60,16 +63,17 @@ export function createEncodings(mod) {
     const rotaryDim = v.evenInteger('rotaryDim', o.rotaryDim ?? dim, 2, dim);
     const layout = v.oneOf('layout', o.layout ?? 'interleaved', ['interleaved', 'half']);
     const n = v.elementBudget('applyRope(length*dim)', length * dim);
-    v.floatArray('x', x, n);
-    if (o.positions !== undefined) v.intArray('positions', o.positions, length, 0, MAX_POS);
     const { invFreq64, attentionScale } = frequencies(rotaryDim, o.base, o.scaling, o.seqLen);
-    return scope(mod, (m) => {
-      const px = m.put('f32', n, x);
+    const xs = v.floatArray('x', x, n);
+    const positions = o.positions == null ? null : v.intArray('positions', o.positions, length, 0, MAX_POS);
+    const out = scope(mod, (m) => {
+      const px = m.put('f32', n, xs);
       const pf = m.put('f64', invFreq64.length, invFreq64);
-      const pp = o.positions !== undefined ? m.put('i32', length, o.positions) : 0;
+      const pp = positions ? m.put('i32', length, positions) : 0;
       check(mod, mod.applyRope(px, px, length, dim, rotaryDim, layout === 'half', pf, attentionScale, pp));
       return m.take('f32', px, n);
     });
+    return v.finiteResult('applyRope', out, `x times the attention scale (${attentionScale}) is too large; scale x down`);
   }
 
   function alibiSlopes(heads) {
@@ -100,10 +104,7 @@ export function createEncodings(mod) {
   function t5Bucket(relative, opts) {
     const o = v.options('t5Bucket options', opts);
     v.knownKeys('t5Bucket options', o, ['bidirectional', 'numBuckets', 'maxDistance']);
-    const scalar = typeof relative === 'number';
-    const rel = scalar ? [relative] : relative;
-    v.intArray('relative', rel, undefined, -MAX_POS, MAX_POS);
-    v.elementBudget('t5Bucket(relative)', rel.length);
+    const rel = v.intArray('relative', typeof relative === 'number' ? [relative] : relative, undefined, -MAX_POS, MAX_POS);
     const bidirectional = v.boolean('bidirectional', o.bidirectional ?? true);
     const numBuckets = v.integer('numBuckets', o.numBuckets ?? 32, 2, 1 << 20);
     const maxDistance = v.integer('maxDistance', o.maxDistance ?? 128, 1, MAX_POS);
@@ -135,19 +136,19 @@ export function createEncodings(mod) {
     v.knownKeys('learnedLookup options', o, ['rows', 'dim', 'positions', 'outOfRange']);
     const rows = v.integer('rows', o.rows, 1, MAX_LEN);
     const dim = v.integer('dim', o.dim, 1, MAX_DIM);
-    v.floatArray('table', table, v.elementBudget('learned table (rows*dim)', rows * dim));
     const policy = v.oneOf('outOfRange', o.outOfRange ?? 'error', ['error', 'clamp', 'zero']);
-    v.intArray('positions', o.positions, undefined, 0, MAX_POS);
-    const count = o.positions.length;
+    const tab = v.floatArray('table', table, v.elementBudget('learned table (rows*dim)', rows * dim));
+    const positions = v.intArray('positions', o.positions, undefined, 0, MAX_POS);
+    const count = positions.length;
     if (policy === 'error') {
-      const bad = Array.prototype.findIndex.call(o.positions, (p) => p >= rows);
+      const bad = positions.findIndex((p) => p >= rows);
       if (bad >= 0)
-        throw new RangeError(`positions[${bad}] = ${o.positions[bad]} is past the learned table: allowed 0..${rows - 1}, or choose outOfRange 'clamp' or 'zero'`);
+        throw new RangeError(`positions[${bad}] = ${positions[bad]} is past the learned table: allowed 0..${rows - 1}, or choose outOfRange 'clamp' or 'zero'`);
     }
     const n = v.elementBudget('learnedLookup(positions*dim)', count * dim);
     return scope(mod, (m) => {
-      const pt = m.put('f32', rows * dim, table);
-      const pp = m.put('i32', count, o.positions);
+      const pt = m.put('f32', rows * dim, tab);
+      const pp = m.put('i32', count, positions);
       const out = m.put('f32', n);
       check(mod, mod.learnedLookup(pt, rows, dim, pp, count, ['error', 'clamp', 'zero'].indexOf(policy), out));
       return m.take('f32', out, n);
@@ -162,21 +163,22 @@ export function createEncodings(mod) {
     const tk = v.integer('keyLength', o.keyLength ?? tq, 1, MAX_LEN);
     if (tq > tk) throw new RangeError(`queryLength must be <= keyLength (${tk}) (got ${tq})`);
     const d = v.integer('dim', o.dim, 1, MAX_DIM);
-    const scale = v.number('scale', o.scale ?? 1 / Math.sqrt(d));
+    const scale = v.float32('scale', o.scale ?? 1 / Math.sqrt(d));
     const causal = v.boolean('causal', o.causal ?? true);
-    const slope = v.number('alibiSlope', o.alibiSlope ?? 0);
+    const slope = v.float32('alibiSlope', o.alibiSlope ?? 0);
     const n = v.elementBudget('attention(queryLength*keyLength)', tq * tk);
-    v.floatArray('q', q, v.elementBudget('q', tq * d));
-    v.floatArray('k', k, v.elementBudget('k', tk * d));
-    if (o.bias !== undefined) v.floatArray('bias', o.bias, n);
-    return scope(mod, (m) => {
-      const pq = m.put('f32', tq * d, q);
-      const pk = m.put('f32', tk * d, k);
-      const pb = o.bias !== undefined ? m.put('f32', n, o.bias) : 0;
+    const qs = v.floatArray('q', q, v.elementBudget('q', tq * d));
+    const ks = v.floatArray('k', k, v.elementBudget('k', tk * d));
+    const bias = o.bias == null ? null : v.floatArray('bias', o.bias, n);
+    const out = scope(mod, (m) => {
+      const pq = m.put('f32', tq * d, qs);
+      const pk = m.put('f32', tk * d, ks);
+      const pb = bias ? m.put('f32', n, bias) : 0;
       const ps = m.put('f32', n);
       check(mod, mod.attention(pq, pk, ps, tq, tk, d, scale, causal, slope, pb));
       return m.take('f32', ps, n);
     });
+    return v.finiteResult('attention', out, 'scale * q.k plus the bias must stay within float32; scale q, k or the bias down');
   }
 
   return { sinusoidal, ropeFrequencies, applyRope, alibiSlopes, alibiBias, t5Bucket, shawIndex, learnedLookup, attention };

@@ -76,7 +76,12 @@ function locate(options) {
   return { flavour, url };
 }
 
-const failed = (url, e) => new Error(`posenc: could not load the wasm module from ${String(url)}: ${e && e.message ? e.message : e}`);
+/** The error for a module that would not load, naming where it came from. */
+function failed(options, url, e) {
+  const from = options.wasmModule ? 'the given wasmModule' : options.wasmBinary ? 'the given wasmBinary' : String(url);
+  const why = String(e && e.message ? e.message : e).replace(/\s*\(?Build with -s ASSERTIONS=1 for more info\.?\)?/, '');
+  return new Error(`posenc: could not load the wasm module from ${from}: ${why}`);
+}
 
 /**
  * Compile the .wasm once, to share: pass `{wasmModule: module, build}` to loadPosenc here or in a Worker
@@ -96,7 +101,7 @@ export async function compileWasm(options = {}) {
     }
     return { module: await WebAssembly.compile(bytes), build: flavour };
   } catch (e) {
-    throw failed(url, e);
+    throw failed(options, url, e);
   }
 }
 
@@ -127,6 +132,6 @@ export async function instantiate(options = {}) {
     const mod = await Promise.race([create(moduleArgs), instantiateFailed]);
     return { mod, flavour };
   } catch (e) {
-    throw failed(url, e);
+    throw failed(options, url, e);
   }
 }

@@ -20,6 +20,8 @@ export function scope(mod, fn) {
   const api = {
     // Allocate `count` values of `kind`, optionally filled from `data`.
     put(kind, count, data) {
+      // Never write past the block: callers pass validated snapshots, this keeps it so.
+      if (data && data.length > count) throw new RangeError(`internal: ${data.length} values do not fit in ${count}`);
       const p = alloc(kind, count);
       if (data) mod[VIEWS[kind]].set(data, p / CTORS[kind].BYTES_PER_ELEMENT);
       return p;

@@ -9,6 +9,11 @@ export const ENCODINGS = ['none', 'sinusoidal', 'learned', 't5', 'alibi', 'rope'
 const LAYOUTS = ['interleaved', 'half'];
 const POLICIES = ['error', 'clamp', 'zero'];
 const MAX_T = 16384;
+const OVERFLOW_HINT = 'the model or its ropeScaling (e.g. attention_factor) drives activations past float32';
+const required = (targets) => {
+  if (targets === null) throw new TypeError('targets must be an Int32Array or an array of integers (got null)');
+  return targets;
+};
 const CONFIG_KEYS = ['encoding', 'layers', 'heads', 'dModel', 'mlpRatio', 'vocabSize', 'maxLength', 'seed', 'ropeLayout',
   'ropeBase', 'rotaryDim', 't5NumBuckets', 't5MaxDistance', 'shawK', 'learnedPolicy'];
 
@@ -39,6 +44,22 @@ function configFromSlots(s, f) {
   };
 }
 
+// Every live or deleted Model of any loaded module (train() checks its argument with it).
+const allModels = new WeakSet();
+export const isModel = (x) => allModels.has(x);
+
+// A copy of checkpoint bytes, made from the internal length (an own `length`
+// property cannot lie about it); a detached buffer reads as empty.
+function checkpointBytes(bytes) {
+  let copy = null;
+  try {
+    if (bytes instanceof Uint8Array) copy = new Uint8Array(bytes);
+    else if (bytes instanceof ArrayBuffer) copy = bytes.byteLength ? new Uint8Array(bytes.slice(0)) : new Uint8Array(0);
+  } catch {} // a revoked Proxy
+  if (!copy) throw new TypeError(`bytes must be a Uint8Array or ArrayBuffer (got ${v.show(bytes)})`);
+  return copy;
+}
+
 export function createModelApi(mod) {
   const registry = new FinalizationRegistry((handle) => {
     mod.modelDelete(handle);
@@ -55,6 +76,7 @@ export function createModelApi(mod) {
     #config;
     constructor(handle) {
       this.#handle = handle;
+      allModels.add(this);
       registry.register(this, handle, this);
       this.#config = scope(mod, (m) => {
         const s = m.put('i32', 13), f = m.put('f64', 2);
@@ -77,42 +99,45 @@ export function createModelApi(mod) {
     /** The longest sequence length trained on (0 before training). */
     get trainedLength() { return mod.modelTrainedLength(this.#live()); }
 
-    #batchArgs(tokens, targets, opts, what) {
+    // Options first, then the arrays (copied while checked), so no caller code
+    // runs between a check and the use of what it checked. `targets` null: forward only.
+    #batchArgs(tokens, targets, opts, what, keys) {
       const o = v.options(`${what} options`, opts);
+      v.knownKeys(`${what} options`, o, keys);
       const batch = v.integer('batch', o.batch ?? 1, 1, 4096);
       const length = v.integer('length', o.length, 1, MAX_T);
       const n = v.elementBudget(`${what}(batch*length)`, batch * length);
-      v.intArray('tokens', tokens, n, 0, this.#config.vocabSize - 1);
-      if (targets !== null) v.intArray('targets', targets, n, -1, this.#config.vocabSize - 1);
-      return { o, batch, length, n };
+      const vocab = this.#config.vocabSize;
+      const toks = v.intArray('tokens', tokens, n, 0, vocab - 1);
+      const tgts = targets === null ? null : v.intArray('targets', targets, n, -1, vocab - 1);
+      return { o, batch, length, n, toks, tgts };
     }
 
     /** One AdamW step on a batch. Returns the loss before the update. */
     trainStep(tokens, targets, opts) {
       const h = this.#live();
-      const { o, batch, length, n } = this.#batchArgs(tokens, targets, opts, 'trainStep');
-      v.knownKeys('trainStep options', o, ['batch', 'length', 'lr']);
+      const { o, batch, length, n, toks, tgts } = this.#batchArgs(tokens, required(targets), opts, 'trainStep', ['batch', 'length', 'lr']);
       const lr = v.number('lr', o.lr ?? 1e-3, { min: 0, max: 10 });
       const r = scope(mod, (m) => {
-        const pt = m.put('i32', n, tokens), pg = m.put('i32', n, targets), out = m.put('f64', 7);
+        const pt = m.put('i32', n, toks), pg = m.put('i32', n, tgts), out = m.put('f64', 7);
         check(mod, mod.modelTrainStep(h, pt, pg, batch, length, lr, out));
         return m.take('f64', out, 5);
       });
       this.lastStep = { loss: r[0], accuracy: r[1], scored: r[2], gradNorm: r[4] };
+      if (!Number.isFinite(r[0])) throw new RangeError(`trainStep: the loss is ${r[0]} (training diverged); lower lr`);
       return r[0];
     }
 
-    #run(tokens, targets, opts, what, keys) {
+    #run(tokens, targets, opts, what) {
       const h = this.#live();
-      const { o, batch, length, n } = this.#batchArgs(tokens, targets, opts, what);
-      v.knownKeys(`${what} options`, o, keys);
+      const { o, batch, length, n, toks, tgts } = this.#batchArgs(tokens, targets, opts, what, ['batch', 'length', 'attention', 'ropeScaling']);
       const wantAttention = v.boolean('attention', o.attention ?? false);
       const cfg = this.#config;
       if (wantAttention) v.elementBudget('attention maps (layers*heads*length^2)', cfg.layers * cfg.heads * length * length);
-      const scaling = o.ropeScaling === undefined ? null : normaliseScaling(o.ropeScaling, (cfg.rotaryDim || cfg.dModel / cfg.heads) / 2);
+      const scaling = o.ropeScaling == null ? null : normaliseScaling(o.ropeScaling, (cfg.rotaryDim || cfg.dModel / cfg.heads) / 2);
       if (scaling && cfg.encoding !== 'rope') throw new RangeError(`ropeScaling only applies to a 'rope' model (this one is '${cfg.encoding}')`);
       return scope(mod, (m) => {
-        const pt = m.put('i32', n, tokens), pg = targets === null ? 0 : m.put('i32', n, targets), out = m.put('f64', 7);
+        const pt = m.put('i32', n, toks), pg = tgts === null ? 0 : m.put('i32', n, tgts), out = m.put('f64', 7);
         const ps = scaling ? m.put('f64', scaling.slots.length, scaling.slots) : 0;
         const lf = scaling?.longFactor ? m.put('f64', scaling.longFactor.length, scaling.longFactor) : 0;
         const sf = scaling?.shortFactor ? m.put('f64', scaling.shortFactor.length, scaling.shortFactor) : 0;
@@ -127,13 +152,14 @@ export function createModelApi(mod) {
 
     /** Logits [batch, length, vocab] and, with attention: true, the maps [layers, heads, length, length] of sequence 0. */
     forward(tokens, opts) {
-      const { logits, maps } = this.#run(tokens, null, opts, 'forward', ['batch', 'length', 'attention', 'ropeScaling']);
-      return { logits, attention: maps };
+      const { logits, maps } = this.#run(tokens, null, opts, 'forward');
+      return { logits: v.finiteResult('logits', logits, OVERFLOW_HINT), attention: maps };
     }
 
     /** Mean loss and accuracy over scored targets (-1 = not scored). */
     evaluate(tokens, targets, opts) {
-      const { r, maps } = this.#run(tokens, targets, opts, 'evaluate', ['batch', 'length', 'attention', 'ropeScaling']);
+      const { r, maps } = this.#run(tokens, required(targets), opts, 'evaluate');
+      v.finiteResult('loss', r.subarray(0, 1), OVERFLOW_HINT);
       return { loss: r[0], accuracy: r[1], scored: r[2], correct: r[3], attention: maps };
     }
 
@@ -188,12 +214,11 @@ export function createModelApi(mod) {
   }
 
   function loadModel(bytes) {
-    if (bytes instanceof ArrayBuffer) bytes = new Uint8Array(bytes);
-    if (!(bytes instanceof Uint8Array)) throw new TypeError(`bytes must be a Uint8Array or ArrayBuffer (got ${typeof bytes})`);
+    const copy = checkpointBytes(bytes);
     return new Model(newHandle((m, out) => {
-      const p = m.put('i32', Math.ceil(bytes.length / 4));
-      mod.HEAPU8.set(bytes, p);
-      check(mod, mod.modelLoad(p, bytes.length, out));
+      const p = m.put('i32', Math.ceil(copy.length / 4));
+      mod.HEAPU8.set(copy, p);
+      check(mod, mod.modelLoad(p, copy.length, out));
     }));
   }
 

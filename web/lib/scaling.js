@@ -33,7 +33,7 @@ const ALL_KEYS = [...TYPE_KEYS, ...NUMERIC.flat(), ...ARRAYS.flat(), ...IGNORED]
 export const SLOT_COUNT = 1 + NUMERIC.length;
 
 function pick(obj, [snake, camel]) {
-  if (obj[snake] !== undefined && obj[camel] !== undefined && snake !== camel && obj[snake] !== obj[camel])
+  if (obj[snake] != null && obj[camel] != null && snake !== camel && obj[snake] !== obj[camel])
     throw new RangeError(`scaling has both ${snake} and ${camel} with different values`);
   return obj[snake] ?? obj[camel];
 }
@@ -43,10 +43,11 @@ export function normaliseScaling(scaling, halfDim) {
   const slots = new Float64Array(SLOT_COUNT).fill(NaN);
   slots[0] = 0;
   if (scaling === undefined || scaling === null) return { slots, longFactor: null, shortFactor: null, theta: undefined };
-  if (typeof scaling !== 'object' || Array.isArray(scaling))
-    throw new TypeError(`scaling must be an HF rope_scaling object such as {rope_type: 'linear', factor: 4} (got ${typeof scaling})`);
+  if (typeof scaling !== 'object' || Array.isArray(scaling) || ArrayBuffer.isView(scaling))
+    throw new TypeError(`scaling must be an HF rope_scaling object such as {rope_type: 'linear', factor: 4} (got ${v.show(scaling)})`);
+  scaling = { ...scaling }; // read each key once (see validate.options)
   v.knownKeys('scaling', scaling, ALL_KEYS);
-  const typeKey = TYPE_KEYS.find((k) => scaling[k] !== undefined);
+  const typeKey = TYPE_KEYS.find((k) => scaling[k] != null);
   const type = typeKey ? v.oneOf(`scaling.${typeKey}`, scaling[typeKey], ROPE_TYPES) : 'default';
   slots[0] = ROPE_TYPES.indexOf(type);
   NUMERIC.forEach((keys, i) => {
@@ -59,8 +60,10 @@ export function normaliseScaling(scaling, halfDim) {
   });
   const [longFactor, shortFactor] = ARRAYS.map((keys) => {
     const a = pick(scaling, keys);
-    return a === undefined || a === null ? null : Float64Array.from(v.floatArray(`scaling.${keys[0]}`, a, halfDim));
+    return a === undefined || a === null ? null : v.floatArray(`scaling.${keys[0]}`, a, halfDim, Float64Array);
   });
-  const theta = pick(scaling, ['rope_theta', 'ropeTheta']);
+  const rawTheta = pick(scaling, ['rope_theta', 'ropeTheta']);
+  const theta = rawTheta === undefined || rawTheta === null ? undefined
+    : v.number('scaling.rope_theta', rawTheta, { min: 1, minExclusive: true });
   return { slots, longFactor, shortFactor, theta };
 }

@@ -51,6 +51,7 @@ export function createTaskApi(mod) {
   /** {vocabSize, minLength} of a task configuration. */
   function taskInfo(opts) {
     const o = v.options('taskInfo options', opts);
+    v.knownKeys('taskInfo options', o, [...TASK_KEYS, 'seed']);
     const { kind, args } = taskArgs(o);
     return scope(mod, (m) => {
       const out = m.put('i32', 2);
@@ -79,10 +80,12 @@ export function createTaskApi(mod) {
       ...info,
       task: TASKS[kind],
       /** A fresh batch: tokens and targets, Int32Array(batch*length) each (-1 = not scored). */
-      sample({ batch = 1, length } = {}) {
+      sample(opts) {
         if (!handle) throw new TypeError('this task has been deleted');
-        v.integer('batch', batch, 1, 4096);
-        v.integer('length', length, info.minLength, 16384);
+        const o = v.options('sample options', opts);
+        v.knownKeys('sample options', o, ['batch', 'length']);
+        const batch = v.integer('batch', o.batch ?? 1, 1, 4096);
+        const length = v.integer('length', o.length, info.minLength, 16384);
         const n = v.elementBudget('sample(batch*length)', batch * length);
         return scope(mod, (m) => {
           const pt = m.put('i32', n), pg = m.put('i32', n);
