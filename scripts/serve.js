@@ -63,5 +63,10 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     console.error(e.code === 'EADDRINUSE' ? `posenc: port ${port} is in use; try PORT=8081 npm start` : e.message);
     process.exit(1);
   });
-  server.listen(port, host, () => console.log(`posenc explorer: http://${host === '0.0.0.0' ? 'localhost' : host}:${port}/`));
+  server.listen(port, host, () => {
+    const base = `http://${host === '0.0.0.0' ? 'localhost' : host}:${port}`;
+    console.log(`posenc explorer: ${base}/`);
+    console.log(`  embed page:    ${base}/embed.html?encodings=rope,alibi&autoplay=1`);
+    console.log(`  sample post:   ${base}/examples/blog-post.html`);
+  });
 }
