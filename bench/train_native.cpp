@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "cli.hpp"
 #include "posenc/error.hpp"
 #include "posenc/kernels.hpp"
 #include "posenc/model.hpp"
@@ -132,15 +133,9 @@ Run train_one(const std::string& name, const Args& a) {
 
 int main(int argc, char** argv) {
   Args a;
-  for (int i = 1; i < argc; ++i) {
-    const std::string k = argv[i];
-    auto next = [&]() -> const char* {
-      if (i + 1 >= argc) {
-        std::fprintf(stderr, "%s needs a value\n", k.c_str());
-        std::exit(2);
-      }
-      return argv[++i];
-    };
+  posenc::bench::Cli cli(argc, argv);
+  auto next = [&] { return cli.value(); };
+  for (std::string k; cli.next(k);) {
     if (k == "--encoding") a.encoding = next();
     else if (k == "--steps") a.steps = std::atoi(next());
     else if (k == "--batch") a.batch = std::atoi(next());

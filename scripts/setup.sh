@@ -9,8 +9,9 @@ jobs=2
 
 # --- Debian packages ---------------------------------------------------------
 # emscripten (em++, wasm-ld, binaryen), xsimd headers, headless Chromium for
-# the browser tests, and the native toolchain with GoogleTest.
-packages=(emscripten libxsimd-dev chromium cmake g++ make libgtest-dev)
+# the browser tests, the native toolchain with GoogleTest, and clang-14 with its
+# sanitizer and libFuzzer runtimes for the hardening build (build/asan).
+packages=(emscripten libxsimd-dev chromium cmake g++ make libgtest-dev clang-14 libclang-rt-14-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -63,10 +64,19 @@ done
 # dist/: the npm package, the embed and standalone pages (Vite; about 2 s)
 node scripts/build-dist.js
 
-if [[ $what == all ]]; then
-  if [[ ! -f build/native/CMakeCache.txt ]]; then
-    cmake -S . -B build/native -DCMAKE_BUILD_TYPE=Release >/dev/null
+native_build() {  # $1 = build dir, then its configure options (first build only)
+  local dir=$1
+  shift
+  if [[ ! -f $dir/CMakeCache.txt ]]; then
+    cmake -S . -B "$dir" "$@" >/dev/null
   fi
-  cmake --build build/native -j"$jobs" | grep -vE '^\[ *[0-9]+%\] (Building|Linking)|^\[[0-9 ]+%\] Built' || true
+  cmake --build "$dir" -j"$jobs" | grep -vE '^\[ *[0-9]+%\] (Building|Linking)|^\[[0-9 ]+%\] Built' || true
   test "${PIPESTATUS[0]}" -eq 0
+}
+
+if [[ $what == all ]]; then
+  native_build build/native -DCMAKE_BUILD_TYPE=Release
+  # The hardening build (cmake/sanitize.cmake): the GoogleTest suite under ASan+UBSan and
+  # the libFuzzer targets; clang only. Debug + the module's -O1 keeps assertions on.
+  CC=clang-14 CXX=clang++-14 native_build build/asan -DCMAKE_BUILD_TYPE=Debug -DPOSENC_SANITIZE=ON -DPOSENC_FUZZ=ON
 fi

@@ -2,7 +2,7 @@
 // in Node, and the browser tests in headless Chromium). Ends with one line
 // over all suites: "N passed, N failed".
 import { spawnSync } from 'node:child_process';
-import { readFileSync, rmSync, mkdirSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
 const root = new URL('..', import.meta.url).pathname;
@@ -18,17 +18,38 @@ function run(cmd, args, opts = {}) {
 }
 
 // --- C++ ---------------------------------------------------------------------
-const ctest = run('ctest', ['--test-dir', 'build/native', '--output-on-failure', '-j2']);
-const m = /(\d+)% tests passed, (\d+) tests failed out of (\d+)/.exec(ctest.stdout ?? '');
-if (m) {
-  const failed = Number(m[2]);
-  totals.passed += Number(m[3]) - failed;
-  totals.failed += failed;
-} else {
-  console.error('posenc: could not read the CTest summary');
-  totals.failed += 1;
+// One CTest run; its "N% tests passed, F tests failed out of T" line goes into the totals.
+function ctestSuite(dir) {
+  const r = run('ctest', ['--test-dir', dir, '--output-on-failure', '-j2']);
+  const m = /(\d+)% tests passed, (\d+) tests failed out of (\d+)/.exec(r.stdout ?? '');
+  if (m) {
+    const failed = Number(m[2]);
+    totals.passed += Number(m[3]) - failed;
+    totals.failed += failed;
+  } else {
+    console.error(`posenc: could not read the CTest summary of ${dir}`);
+    totals.failed += 1;
+  }
+  if (r.status !== 0) ok = false;
 }
-if (ctest.status !== 0) ok = false;
+
+// libFuzzer's final count of each bounded fuzz run (tests/fuzz/run-fuzz.sh keeps the logs).
+function fuzzSummary(dir, since) {
+  const counts = [];
+  for (const target of ['fuzz_encodings', 'fuzz_checkpoint', 'fuzz_model']) {
+    const log = join(root, dir, 'fuzz-logs', `${target}.log`);
+    if (!existsSync(log) || statSync(log).mtimeMs < since) continue;  // not run this time
+    const runs = /stat::number_of_executed_units:\s*(\d+)/.exec(readFileSync(log, 'utf8'));
+    counts.push(`${target} ${runs ? runs[1] : 'no count (crashed?)'}`);
+  }
+  if (counts.length) console.log(`\nfuzz executions: ${counts.join(', ')}`);
+}
+
+ctestSuite('build/native');
+// The hardening build: the same GoogleTest suite under ASan+UBSan, and bounded fuzz runs.
+const fuzzStart = Date.now();
+ctestSuite('build/asan');
+fuzzSummary('build/asan', fuzzStart);
 
 // --- Jest (Node + browser) ---------------------------------------------------
 const outDir = join(root, 'build', 'jest');

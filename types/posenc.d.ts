@@ -382,6 +382,11 @@ export interface AttentionOptions {
   alibiSlope?: number;
   /** Added to the scaled scores: queryLength·keyLength finite values (no -Infinity: use `causal`). */
   bias?: FloatArray;
+  /**
+   * Write the result into this array (queryLength·keyLength values) and return it, instead of
+   * allocating a new one per call. `null`: a new array.
+   */
+  out?: Float32Array | null;
 }
 
 // ---------------------------------------------------------------------------
@@ -454,6 +459,11 @@ export interface ForwardOptions {
   length: number;
   /** Return the attention maps of sequence 0 (layers·heads·length² values). @default false */
   attention?: boolean;
+  /**
+   * With `attention: true`: write the maps into this array (layers·heads·length² values) and
+   * return it as `attention`, instead of allocating a new one per call. `null`: a new array.
+   */
+  attentionOut?: Float32Array | null;
   /**
    * 'rope' models only (RangeError otherwise): evaluate with scaled frequencies without
    * retraining; `seqLen` is `length`, the rotary dim is rotaryDim or dModel/heads. `null`: none.

@@ -10,6 +10,7 @@
 
 #include "posenc/kernels.hpp"
 #include "posenc/simd.hpp"
+#include "softmax_row.hpp"
 
 namespace posenc::kernels {
 namespace {
@@ -27,34 +28,15 @@ inline int visible(int i, int rows, int cols, bool causal) {
 }
 
 // Row softmax over the first n entries; entries n..cols-1 are set to 0.
-void softmax_row(float* s, int n, int cols) {
+void softmax_row(float* s, int n, int cols, const simd::ExpConstants& ek) {
   if (n > 0) {
-    int j = 0;
-    float m = -std::numeric_limits<float>::infinity();
-    if (n >= W) {
-      fbatch vm = simd::load(s);
-      for (j = W; j + W <= n; j += W) vm = simd::max(vm, simd::load(s + j));
-      m = simd::reduce_max(vm);
-    } else {
-      j = 0;
-    }
-    for (; j < n; ++j) m = s[j] > m ? s[j] : m;
+    float m = detail::row_max(s, n);
     if (m == -std::numeric_limits<float>::infinity()) m = 0.0f;  // every score masked by a -inf bias
-    const fbatch vmax = simd::splat(m);
-    fbatch vsum = simd::splat(0.0f);
-    for (j = 0; j + W <= n; j += W) {
-      fbatch e = simd::exp(simd::load(s + j) - vmax);
-      simd::store(s + j, e);
-      vsum += e;
-    }
-    float sum = simd::reduce_add(vsum);
-    for (; j < n; ++j) {
-      s[j] = std::exp(s[j] - m);
-      sum += s[j];
-    }
+    const float sum = detail::exp_shift_sum(s, n, m, ek);
     const float inv = sum > 0.0f ? 1.0f / sum : 0.0f;
     const fbatch vinv = simd::splat(inv);
-    for (j = 0; j + W <= n; j += W) simd::store(s + j, simd::load(s + j) * vinv);
+    int j = 0;
+    for (; j + W <= n; j += W) simd::store(s + j, simd::load(s + j) * vinv);
     for (; j < n; ++j) s[j] *= inv;
   }
   for (int j = n; j < cols; ++j) s[j] = 0.0f;
@@ -104,6 +86,7 @@ void attention_scores_softmax(const float* Q, const float* K, float* S, int Tq, 
 
   const int offset = Tk - Tq;
   const fbatch vscale = simd::splat(scale);
+  const simd::ExpConstants ek = simd::exp_constants();
   for (int r0 = 0; r0 < Tq; r0 += RB) {
     const int rb = Tq - r0 < RB ? Tq - r0 : RB;
     // Only compute the columns the last row of the tile can see.
@@ -137,13 +120,14 @@ void attention_scores_softmax(const float* Q, const float* K, float* S, int Tq, 
         }
         for (; j < n; ++j) srow[j] = srow[j] * scale + (brow ? brow[j] : 0.0f);
       }
-      softmax_row(srow, n, Tk);
+      softmax_row(srow, n, Tk, ek);
     }
   }
 }
 
 void softmax_rows(float* S, int rows, int cols, bool causal) {
-  for (int i = 0; i < rows; ++i) softmax_row(S + static_cast<size_t>(i) * cols, visible(i, rows, cols, causal), cols);
+  const simd::ExpConstants ek = simd::exp_constants();
+  for (int i = 0; i < rows; ++i) softmax_row(S + static_cast<size_t>(i) * cols, visible(i, rows, cols, causal), cols, ek);
 }
 
 void softmax_rows_backward(const float* P, const float* dP, float* dS, int rows, int cols) {

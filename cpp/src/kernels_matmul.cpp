@@ -15,7 +15,10 @@
 //
 // Blocking: the reduction is cut in KC-long slices and the columns in NC-wide
 // panels so that the B block being reused (KC x NC) stays in L2 and each
-// KC x (NV*W) micro-panel stays in L1 while all row tiles stream past it.
+// KC x (NV*W) micro-panel stays in L1 while all row tiles stream past it. The
+// micro-panel is first copied into a contiguous block (when more than two row
+// tiles reuse it): read in place, rows a power-of-two apart map to one L1 set
+// and evict each other (QK^T at T = 1024 ran at half speed, natively and in wasm).
 // Columns left over after the last full vector are computed from a
 // zero-padded copy of those B columns, so every column uses the SIMD kernel.
 #include <algorithm>
@@ -46,6 +49,7 @@ constexpr int NC = 256;   // column panel (multiple of NR not required)
 // Scratch reused across calls (grows, never shrinks): no allocation in steady state.
 struct Scratch {
   std::vector<float> bt;    // matmul_bt: B transposed [K, N]
+  std::vector<float> panel;  // one B micro-panel, contiguous [KC, NR]
   std::vector<float> edge;  // leftover columns of B, zero padded [KC, W]
   std::vector<float> tile;  // C tile for leftover columns [MR, W]
 };
@@ -145,6 +149,17 @@ void edge_pass(int M, int kc, const float* A, idx lda, const float* B, idx ldb, 
   }
 }
 
+// B[0..kc, 0..NR) (row stride ldb) -> a contiguous [kc, NR] block.
+const float* pack_panel(const float* B, idx ldb, int kc) {
+  Scratch& s = scratch();
+  if (s.panel.size() < static_cast<size_t>(KC) * NR) s.panel.resize(static_cast<size_t>(KC) * NR);
+  float* out = s.panel.data();
+  for (int p = 0; p < kc; ++p)
+#pragma GCC unroll 8
+    for (int v = 0; v < NV; ++v) simd::store(out + p * NR + v * W, simd::load(B + p * ldb + v * W));
+  return out;
+}
+
 // C[M,N] (+)= A'[M,K] @ B[K,N] with A'(i,p) = A[i*lda + p] (RowA) or A[i + p*lda] (ColA);
 // row strides ldb of B and ldc of C.
 template <AMode AM>
@@ -165,7 +180,16 @@ void gemm(int M, int K, int N, const float* A, idx lda, const float* B, idx ldb,
     for (int n0 = 0; n0 < N; n0 += NC) {
       const int nc = std::min(NC, N - n0);
       int j = 0;
-      for (; j + NR <= nc; j += NR) rows_pass<NV, AM>(M, kc, Ak, lda, Bk + n0 + j, ldb, C + n0 + j, ldc, acc);
+      for (; j + NR <= nc; j += NR) {
+        // Rows of B a power-of-two apart (ldb = 1024, 2048...) share an L1 set, so a strided
+        // micro-panel evicts itself; a contiguous copy stays in L1 while the row tiles reuse it.
+        if (M > 2 * MR) {
+          const float* panel = pack_panel(Bk + n0 + j, ldb, kc);
+          rows_pass<NV, AM>(M, kc, Ak, lda, panel, NR, C + n0 + j, ldc, acc);
+        } else {
+          rows_pass<NV, AM>(M, kc, Ak, lda, Bk + n0 + j, ldb, C + n0 + j, ldc, acc);
+        }
+      }
       if constexpr (NV > 2) {
         if (j + 2 * W <= nc) {
           rows_pass<2, AM>(M, kc, Ak, lda, Bk + n0 + j, ldb, C + n0 + j, ldc, acc);

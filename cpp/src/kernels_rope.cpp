@@ -84,8 +84,9 @@ void rotate_interleaved(const float* x, float* out, const float* cos, const floa
 
 void sin_scaled(const float* angle, float* out, std::size_t n, float scale) {
   const fbatch vscale = simd::splat(scale);
+  const simd::SinConstants k = simd::sin_constants();
   std::size_t i = 0;
-  for (; i + W <= n; i += W) simd::store(out + i, simd::sin_reduced(simd::load(angle + i)) * vscale);
+  for (; i + W <= n; i += W) simd::store(out + i, simd::sin_reduced(simd::load(angle + i), k) * vscale);
   for (; i < n; ++i) out[i] = std::sin(angle[i]) * scale;
 }
 

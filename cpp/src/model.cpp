@@ -136,7 +136,8 @@ Model::Impl::Impl(const ModelConfig& c) : cfg(c) {
   F = cfg.mlp_ratio * C;
   V = cfg.vocab_size;
   rd = cfg.effective_rotary_dim();
-  nrel = 2 * cfg.shaw_k + 1;
+  // shaw_k is only validated for Shaw; elsewhere it may be anything (2k+1 overflowed: fuzz_model).
+  nrel = cfg.encoding == Encoding::Shaw ? 2 * cfg.shaw_k + 1 : 0;
   scale = 1.0f / std::sqrt(static_cast<float>(hd));
   build_layout();
   params.assign(nparams, 0.0f);
@@ -244,11 +245,18 @@ void Model::Impl::prepare(int B_, int T_, bool train, bool want_attention) {
   require_int_range("B", B_, 1, 1 << 20);
   const uint64_t N = uint64_t(B_) * uint64_t(T_), TT = uint64_t(T_) * uint64_t(T_);
   const uint64_t c = C, f = F, v = V, h = H, hdim = hd, nr = (cfg.encoding == Encoding::Shaw) ? nrel : 0;
-  const uint64_t nbias = (cfg.encoding == Encoding::T5 || cfg.encoding == Encoding::Shaw) ? TT : 0;
+  // Inference without maps streams attention (kernels::attention_forward): no [T, T] buffer at
+  // all; T5 needs one bias value per distance, Shaw only its [T, 2k+1] rel rows.
+  const bool stream = !train && !want_attention;
+  const uint64_t nbias = cfg.encoding == Encoding::T5 ? (stream ? uint64_t(T_) : TT)
+                         : cfg.encoding == Encoding::Shaw ? (stream ? 0 : TT) : 0;
+  // Inference keeps no activations for a backward pass, so every layer reuses one set
+  // (layer l reads x = res3 of layer l-1 before it writes its own res3).
+  const uint64_t layer_sets = train ? uint64_t(L) : 1;
   // Sizes in floats, in the order they are carved below.
   uint64_t per_layer = N * c * 8 + N * 3 * c + N * f * 3 + N * 4;  // ln1 q k v atty res2 ln2 res3, qkv, fch fcg fct, stats
-  uint64_t total = N * c + L * per_layer + N * c + N * 2 + N * v * 2;
-  total += train ? uint64_t(L) * B_ * h * TT : TT;  // attention probabilities
+  uint64_t total = N * c + layer_sets * per_layer + N * c + N * 2 + N * v * 2;
+  total += train ? uint64_t(L) * B_ * h * TT : (stream ? 0 : TT);  // attention probabilities
   total += nbias + uint64_t(T_) * nr + uint64_t(T_) * hdim;  // bias, rel, yh
   if (train) total += N * c * 3 + N * f + N * 3 * c + N * c * 3 + 2 * uint64_t(T_) * hdim + TT + uint64_t(T_) * nr;
   const uint64_t maps = want_attention ? uint64_t(L) * h * TT : 0;
@@ -269,9 +277,13 @@ void Model::Impl::prepare(int B_, int T_, bool train, bool want_attention) {
   a.x0 = take(N * c);
   a.layer.resize(L);
   float* shared_att = nullptr;
-  if (!train) shared_att = take(TT);
+  if (!train && !stream) shared_att = take(TT);
   for (int l = 0; l < L; ++l) {
     LayerActs& la = a.layer[l];
+    if (static_cast<uint64_t>(l) >= layer_sets) {
+      la = a.layer[0];
+      continue;
+    }
     la.ln1 = take(N * c);
     la.ln1_mean = take(N);
     la.ln1_rstd = take(N);
@@ -315,6 +327,7 @@ void Model::Impl::prepare(int B_, int T_, bool train, bool want_attention) {
   B = B_;
   T = T_;
   training = train;
+  streaming = stream;
   if (want_attention)
     att_maps.resize(static_cast<std::size_t>(maps));
   else
@@ -626,11 +639,39 @@ void transpose(const float* x, float* xt, int rows, int cols) {  // x [rows, col
 
 // ===========================================================================
 // Causal multi-head attention of one layer, for the queries t >= q0 (q0 = 0
-// except in training's last layer, see Impl::q0). Tq = T - q0.
+// except in the last layer of training and evaluate, see Impl::q0). Tq = T - q0.
 //   forward:  q, k, v [B,H,T,hd] (q, k rotated for RoPE)
 //             P[b,h] = softmax(scale q k^T - alibi_h (p - j) + bias, causal)  [Tq, T], query i at p = i + q0
 //             atty[b, i, h*hd..] = (P v)[i]                                  [B, Tq, C]
 
+// One head (b, h) through kernels::attention_forward, which never forms [Tq, T]; the biases
+// become functions of the distance (kernels::RelativeBias):
+//   T5:   t5_by_distance[x] = t5[h, bucket(x - (T - 1))], x = j - p + T - 1     [T]
+//   Shaw: row i = scale * rel[i, 0..k], read at k - min(p - j, k)               [Tq, 2k+1]
+// The output goes straight into the head's columns of atty.
+void stream_head(Model::Impl& m, const LayerActs& la, int l, int b, int h, int q0, float slope,
+                 const float* t5_by_distance) {
+  const int T = m.T, hd = m.hd, Tq = T - q0, k = m.cfg.shaw_k;
+  const idx bh = static_cast<idx>(b) * m.H + h, head = static_cast<idx>(T) * hd;
+  const float* q = la.q + bh * head + static_cast<idx>(q0) * hd;  // the Tq queries kept
+  kernels::RelativeBias rb;
+  const kernels::RelativeBias* bias = nullptr;
+  if (m.cfg.encoding == Encoding::T5) {
+    rb = {t5_by_distance, 0, T - 1, T};
+    bias = &rb;
+  } else if (m.cfg.encoding == Encoding::Shaw) {
+    kernels::matmul_bt(q, m.P(m.layer[l].shaw), m.acts.rel, Tq, hd, m.nrel, false);  // [Tq, 2k+1]
+    for (idx i = 0; i < static_cast<idx>(Tq) * m.nrel; ++i) m.acts.rel[i] *= m.scale;
+    rb = {m.acts.rel, m.nrel, k, k + 1};
+    bias = &rb;
+  }
+  kernels::attention_forward(q, la.k + bh * head, la.v + bh * head,
+                             la.atty + static_cast<idx>(b) * Tq * m.C + static_cast<idx>(h) * hd, Tq, T, hd, hd, m.C,
+                             m.scale, true, slope, bias);
+}
+
+// Inference materialises only what it returns (the maps of sequence 0) and streams every
+// other head; training keeps every [Tq, T] probability matrix for the backward pass.
 void attention_forward(Model::Impl& m, int l, int q0, bool want_attention) {
   LayerActs& la = m.acts.layer[l];
   const int T = m.T, H = m.H, hd = m.hd, Tq = T - q0;
@@ -643,11 +684,21 @@ void attention_forward(Model::Impl& m, int l, int q0, bool want_attention) {
   for (int h = 0; h < H; ++h) {
     const float slope = enc == Encoding::Alibi ? m.alibi[h] : 0.0f;
     const float* bias = nullptr;
-    if (enc == Encoding::T5) {
+    const float* t5_by_distance = nullptr;
+    if (enc == Encoding::T5 && m.streaming) {
+      const float* table = m.params.data() + m.t5 + static_cast<idx>(h) * m.cfg.t5_num_buckets;
+      for (int x = 0; x < T; ++x) m.acts.bias[x] = table[m.t5_bucket_by_distance[T - 1 - x]];
+      t5_by_distance = m.acts.bias;
+    } else if (enc == Encoding::T5) {
       t5_bias_forward(m, h, m.acts.bias);
       bias = m.acts.bias + static_cast<idx>(q0) * T;  // rows of the queries kept
+      t5_by_distance = m.acts.bias + (TT - T);        // its last row is the bias per distance
     }
     for (int b = 0; b < m.B; ++b) {
+      if (!m.training && !(want_attention && b == 0)) {
+        stream_head(m, la, l, b, h, q0, slope, t5_by_distance);
+        continue;
+      }
       const idx bh = static_cast<idx>(b) * H + h;
       const float* q = la.q + bh * head;
       const float* k = la.k + bh * head;
@@ -886,11 +937,17 @@ LossResult Model::forward_backward(const int32_t* tokens, const int32_t* targets
 
 LossResult Model::train_step(const int32_t* tokens, const int32_t* targets, int B, int T, float lr) {
   require_finite("lr", lr);
-  if (lr < 0) range_error("lr", "a finite number >= 0", format_number(lr));
+  if (lr < 0 || lr > kMaxLearningRate) range_error("lr", "a finite number in [0, 10]", format_number(lr));
   validate_adamw(impl_->opt);
   LossResult r = forward_backward(tokens, targets, B, T);
   const float clip = impl_->opt.grad_clip;
   r.grad_norm = clip > 0 ? clip_gradients(clip) : gradient_norm();
+  // A diverged model (too large an lr) overflows its gradients to inf/NaN; the update would
+  // silently turn every weight into NaN (found by fuzz_model). Refuse it, weights untouched.
+  if (!std::isfinite(r.grad_norm))
+    throw Error(ErrorKind::Range, "training diverged: the gradient norm is " + format_number(r.grad_norm) +
+                                      " (loss " + format_number(r.loss) +
+                                      "); the weights were left unchanged: use a smaller lr");
   adamw_update(lr);
   return r;
 }

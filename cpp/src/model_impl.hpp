@@ -24,7 +24,8 @@ struct LayerOffsets {
   std::size_t fcp_w, fcp_b;    // [F, C], [C]
 };
 
-// Activations of one block (pointers into Impl::arena). N = B*T.
+// Activations of one block (pointers into Impl::arena). N = B*T. In inference every layer
+// points at the same set (nothing is kept for a backward pass).
 struct LayerActs {
   float* ln1;       // [N, C]
   float* ln1_mean;  // [N]
@@ -33,7 +34,8 @@ struct LayerActs {
   float* q;         // [B, H, T, hd] (rotated, for RoPE)
   float* k;         // [B, H, T, hd] (rotated, for RoPE)
   float* v;         // [B, H, T, hd]
-  float* att;       // training: [B, H, T, T] probabilities; inference: one shared [T, T] scratch
+  float* att;       // training: [B, H, T, T] probabilities; inference with maps: one shared [T, T]
+                    // scratch; streaming inference: none
   float* atty;      // [N, C] heads merged (P @ v)   (last layer in training: [B, T - q0, C], also below)
   float* res2;      // [N, C] after the attention residual
   float* ln2;       // [N, C]
@@ -54,7 +56,7 @@ struct Acts {
   float* logits = nullptr;    // [N, V]
   float* probs = nullptr;     // [N, V] softmax (scored rows), then dlogits in backward
   // per-head scratch
-  float* bias = nullptr;  // [T, T] additive score bias (T5, Shaw)
+  float* bias = nullptr;  // [T, T] additive score bias (T5, Shaw); streaming T5: [T], one value per distance
   float* rel = nullptr;   // [T, 2k+1] Shaw: q . a_r
   float* yh = nullptr;    // [T, hd] one head's output
   // backward scratch (training only)
@@ -106,6 +108,7 @@ struct Model::Impl {
   Acts acts;
   int B = 0, T = 0;
   bool training = false;
+  bool streaming = false;  // inference without attention maps: attention never forms [T, T]
   // First query row of the LAST layer: training sets it to the first scored position
   // (rows before it need no logits), so that layer's attention output, MLP, final LN
   // and head run on [B, T - q0] rows; inference uses 0.

@@ -131,67 +131,77 @@ void linear_backward(float* dinp, float* dW, float* dbias, const float* dout, co
 // (generic_fast_tanh_float: x P(x^2) / Q(x^2) on [-7.9, 7.9], saturated outside):
 // max abs error 3.3e-7, and about twice as fast as going through exp in wasm.
 
+namespace detail {
+// GELU's constants and Eigen's tanh coefficients, in a mutable table (why: simd::Constants):
+// sqrt(2/pi), 0.044715, 3 * 0.044715, 0.5, 1, the tanh clamp, P (7, in x^2, highest degree
+// first; times x), Q (4).
+float gelu_table[17] = {
+    0.7978845608028654f, 0.044715f, 3.0f * 0.044715f, 0.5f, 1.0f, 7.90531110763549805f,
+    -2.76076847742355e-16f, 2.00018790482477e-13f, -8.60467152213735e-11f, 5.12229709037114e-08f,
+    1.48572235717979e-05f, 6.37261928875436e-04f, 4.89352455891786e-03f,
+    1.19825839466702e-06f, 1.18534705686654e-04f, 2.26843463243900e-03f, 4.89352518554385e-03f,
+};
+}  // namespace detail
+
 namespace {
-constexpr float kGeluS = 0.7978845608028654f;  // sqrt(2/pi)
-constexpr float kGeluC = 0.044715f;
-constexpr float kTanhClamp = 7.90531110763549805f;
-constexpr float kTanhP[] = {-2.76076847742355e-16f, 2.00018790482477e-13f, -8.60467152213735e-11f,
-                            5.12229709037114e-08f,  1.48572235717979e-05f, 6.37261928875436e-04f,
-                            4.89352455891786e-03f};  // highest degree first, in x^2; times x
-constexpr float kTanhQ[] = {1.19825839466702e-06f, 1.18534705686654e-04f, 2.26843463243900e-03f,
-                            4.89352518554385e-03f};
-inline fbatch tanh_batch(fbatch x) {
-  const fbatch c = simd::splat(kTanhClamp);
-  x = simd::max(x, -c);
-  x = -simd::max(-x, -c);
+using GeluConstants = simd::Constants<17>;
+enum GeluConstant { kS, kC, kC3, kHalf, kOne, kClamp, kP0 = 6, kQ0 = 13 };
+constexpr int kPTerms = 7, kQTerms = 4;
+
+inline fbatch tanh_batch(fbatch x, const GeluConstants& k) {
+  x = simd::max(x, -k[kClamp]);
+  x = -simd::max(-x, -k[kClamp]);
   const fbatch x2 = x * x;
-  fbatch p = simd::splat(kTanhP[0]);
-  for (int i = 1; i < 7; ++i) p = simd::fma(p, x2, simd::splat(kTanhP[i]));
-  fbatch q = simd::splat(kTanhQ[0]);
-  for (int i = 1; i < 4; ++i) q = simd::fma(q, x2, simd::splat(kTanhQ[i]));
+  fbatch p = k[kP0];
+  for (int i = 1; i < kPTerms; ++i) p = simd::fma(p, x2, k[kP0 + i]);
+  fbatch q = k[kQ0];
+  for (int i = 1; i < kQTerms; ++i) q = simd::fma(q, x2, k[kQ0 + i]);
   return p * x / q;
 }
 inline float tanh_scalar(float x) {
-  x = x > kTanhClamp ? kTanhClamp : (x < -kTanhClamp ? -kTanhClamp : x);
+  const float* t = detail::gelu_table;
+  x = x > t[kClamp] ? t[kClamp] : (x < -t[kClamp] ? -t[kClamp] : x);
   const float x2 = x * x;
-  float p = kTanhP[0];
-  for (int i = 1; i < 7; ++i) p = p * x2 + kTanhP[i];
-  float q = kTanhQ[0];
-  for (int i = 1; i < 4; ++i) q = q * x2 + kTanhQ[i];
+  float p = t[kP0];
+  for (int i = 1; i < kPTerms; ++i) p = p * x2 + t[kP0 + i];
+  float q = t[kQ0];
+  for (int i = 1; i < kQTerms; ++i) q = q * x2 + t[kQ0 + i];
   return p * x / q;
 }
 }  // namespace
 
 void gelu_forward(float* out, float* th, const float* inp, std::size_t n) {
-  const fbatch s = simd::splat(kGeluS), c = simd::splat(kGeluC), half = simd::splat(0.5f), one = simd::splat(1.0f);
+  const GeluConstants k(detail::gelu_table);
   std::size_t i = 0;
   for (; i + W <= n; i += W) {
     const fbatch x = simd::load(inp + i);
-    const fbatch t = tanh_batch(s * simd::fma(c * x, x * x, x));
+    const fbatch t = tanh_batch(k[kS] * simd::fma(k[kC] * x, x * x, x), k);
     simd::store(th + i, t);
-    simd::store(out + i, half * x * (one + t));
+    simd::store(out + i, k[kHalf] * x * (k[kOne] + t));
   }
+  const float* c = detail::gelu_table;
   for (; i < n; ++i) {
     const float x = inp[i];
-    th[i] = tanh_scalar(kGeluS * (x + kGeluC * x * x * x));
+    th[i] = tanh_scalar(c[kS] * (x + c[kC] * x * x * x));
     out[i] = 0.5f * x * (1.0f + th[i]);
   }
 }
 
 // d/dx = 0.5 (1 + t) + 0.5 x (1 - t^2) s (1 + 3 c x^2),  t = tanh(s (x + c x^3)) kept from forward
 void gelu_backward(float* dinp, const float* inp, const float* th, const float* dout, std::size_t n) {
-  const fbatch s = simd::splat(kGeluS), c3 = simd::splat(3.0f * kGeluC), half = simd::splat(0.5f),
-               one = simd::splat(1.0f);
+  const GeluConstants k(detail::gelu_table);
+  const fbatch half = k[kHalf], one = k[kOne];
   std::size_t i = 0;
   for (; i + W <= n; i += W) {
     const fbatch x = simd::load(inp + i);
     const fbatch t = simd::load(th + i);
-    const fbatch local = half * (one + t) + half * x * (one - t * t) * s * simd::fma(c3, x * x, one);
+    const fbatch local = half * (one + t) + half * x * (one - t * t) * k[kS] * simd::fma(k[kC3], x * x, one);
     simd::store(dinp + i, local * simd::load(dout + i));
   }
+  const float* c = detail::gelu_table;
   for (; i < n; ++i) {
     const float x = inp[i], t = th[i];
-    const float local = 0.5f * (1.0f + t) + 0.5f * x * (1.0f - t * t) * kGeluS * (1.0f + 3.0f * kGeluC * x * x);
+    const float local = 0.5f * (1.0f + t) + 0.5f * x * (1.0f - t * t) * c[kS] * (1.0f + c[kC3] * x * x);
     dinp[i] = local * dout[i];
   }
 }

@@ -70,7 +70,7 @@ void Model::adamw_update(float lr) {
   const AdamWOptions& o = m.opt;
   validate_adamw(o);
   require_finite("lr", lr);
-  if (lr < 0) range_error("lr", "a finite number >= 0", format_number(lr));
+  if (lr < 0 || lr > kMaxLearningRate) range_error("lr", "a finite number in [0, 10]", format_number(lr));
   m.step += 1;
   const float bc1 = static_cast<float>(1.0 - std::pow(static_cast<double>(o.beta1), static_cast<double>(m.step)));
   const float bc2 = static_cast<float>(1.0 - std::pow(static_cast<double>(o.beta2), static_cast<double>(m.step)));

@@ -30,46 +30,70 @@ void validate_shape(const RopeApplyOptions& o) {
                 std::to_string(o.rotary_dim));
   if (o.layout != RopeLayout::Interleaved && o.layout != RopeLayout::Half)
     range_error("layout", "'interleaved' or 'half'", std::to_string(static_cast<int>(o.layout)));
-  if (!std::isfinite(o.attention_scale) || o.attention_scale <= 0)
-    range_error("attention_scale", "a finite number > 0", format_number(o.attention_scale));
+  // cos and sin are float tables: a larger scale would make them inf, and 0 * inf NaN (found by fuzz_encodings).
+  if (!(o.attention_scale > 0 && o.attention_scale <= std::numeric_limits<float>::max()))
+    range_error("attention_scale", "a finite number in (0, 3.4028234663852886e+38] (float32)",
+                format_number(o.attention_scale));
 }
 
-void validate_frequencies(const RopeApplyOptions& o) {
-  if (!o.inv_freq) type_error("inv_freq", "a non-null buffer of rotary_dim/2 doubles", "null");
-  for (int i = 0; i < o.rotary_dim / 2; ++i)
-    if (!std::isfinite(o.inv_freq[i]) || o.inv_freq[i] < 0)
-      range_error("inv_freq[" + std::to_string(i) + "]", "a finite number >= 0", format_number(o.inv_freq[i]));
-}
-
-void validate_positions(const RopeApplyOptions& o) {
-  if (!o.positions) return;  // 0..length-1
-  for (int r = 0; r < o.length; ++r)
+// Returns the largest position (0 when there are no rows).
+int validate_positions(const RopeApplyOptions& o) {
+  if (!o.positions) return o.length > 0 ? o.length - 1 : 0;  // 0..length-1
+  int largest = 0;
+  for (int r = 0; r < o.length; ++r) {
     if (o.positions[r] < 0)
       range_error("positions[" + std::to_string(r) + "]", "an integer >= 0", std::to_string(o.positions[r]));
+    largest = o.positions[r] > largest ? o.positions[r] : largest;
+  }
+  return largest;
+}
+
+// Every angle p*w must be a finite double (a huge w times a large p overflows: found by fuzz_encodings).
+void validate_frequencies(const RopeApplyOptions& o, int largest_position) {
+  if (!o.inv_freq) type_error("inv_freq", "a non-null buffer of rotary_dim/2 doubles", "null");
+  for (int i = 0; i < o.rotary_dim / 2; ++i)
+    if (!std::isfinite(o.inv_freq[i] * largest_position) || o.inv_freq[i] < 0)
+      range_error("inv_freq[" + std::to_string(i) + "]",
+                  "a finite number >= 0 whose angle at position " + std::to_string(largest_position) + " is finite",
+                  format_number(o.inv_freq[i]));
 }
 
 void validate(const RopeApplyOptions& o) {
   validate_shape(o);
-  validate_frequencies(o);
-  validate_positions(o);
+  validate_frequencies(o, validate_positions(o));
 }
+
+constexpr double kHalfPi = kTwoPi / 4;
+// Up to this angle the sin (a) and cos (a + pi/2) angles are each reduced directly, to within
+// ~1e-6 rad of each other; every int32 position times a frequency <= 1 stays below it.
+constexpr double kDirectAngle = 4294967296.0;  // 2^32
 
 // Angle reduced to [-pi, pi], in double: exact enough at p = 1e6 and beyond.
 inline float reduce(double a) { return static_cast<float>(a - kTwoPi * std::nearbyint(a / kTwoPi)); }
+
+// The sin and cos angles of a, in [-pi, pi]. Past kDirectAngle the direct form drifts (the quick
+// reduction can leave [-pi, pi], and a + pi/2 rounds to a past 2^53: found by fuzz_encodings), so
+// a is reduced exactly with std::remainder and the cos angle derived from it. Such an angle is
+// only as good as its double, but sin and cos stay a rotation.
+inline void reduce_angles(double a, float& sin_angle, float& cos_angle) {
+  if (std::fabs(a) <= kDirectAngle) {
+    sin_angle = reduce(a);
+    cos_angle = reduce(a + kHalfPi);
+    return;
+  }
+  const double s = std::remainder(a, kTwoPi), c = s + kHalfPi;
+  sin_angle = static_cast<float>(s);
+  cos_angle = static_cast<float>(c > kTwoPi / 2 ? c - kTwoPi : c);
+}
 
 // Tables for already-validated options: the angles p*w (and p*w + pi/2 for
 // cos) are formed and reduced in double, then sin runs in float SIMD.
 void fill_tables(const RopeApplyOptions& o, float* cos_out, float* sin_out) {
   const int half = o.rotary_dim / 2;
-  constexpr double kHalfPi = kTwoPi / 4;
   for (int r = 0; r < o.length; ++r) {
     const double p = o.positions ? o.positions[r] : r;
     const std::size_t row = static_cast<std::size_t>(r) * half;
-    for (int i = 0; i < half; ++i) {
-      const double a = p * o.inv_freq[i];
-      sin_out[row + i] = reduce(a);
-      cos_out[row + i] = reduce(a + kHalfPi);
-    }
+    for (int i = 0; i < half; ++i) reduce_angles(p * o.inv_freq[i], sin_out[row + i], cos_out[row + i]);
   }
   const std::size_t n = static_cast<std::size_t>(o.length) * half;
   const float scale = static_cast<float>(o.attention_scale);

@@ -32,6 +32,7 @@ namespace {
 
 constexpr double kPi = 3.14159265358979323846;
 constexpr int kMaxInt = std::numeric_limits<int>::max();
+constexpr int kMaxDim = 1 << 16;
 const char* const kTypeNames[] = {"default", "linear", "dynamic", "yarn", "llama3", "longrope"};
 
 std::string key(const char* name) { return std::string("rope_scaling.") + name; }
@@ -206,7 +207,8 @@ RopeFrequencies longrope(int dim, double base, const RopeScaling& s, std::option
 }
 
 void check_finite_result(const RopeFrequencies& r, RopeType t) {
-  bool ok = std::isfinite(r.attention_scale) && r.attention_scale > 0;
+  // The scale multiplies float cos/sin tables (rope.hpp), so it must fit in a float.
+  bool ok = r.attention_scale > 0 && r.attention_scale <= std::numeric_limits<float>::max();
   for (double f : r.inv_freq) ok = ok && std::isfinite(f);
   if (!ok)
     range_error("rope_scaling",
@@ -228,7 +230,8 @@ const char* rope_type_name(RopeType t) {
 }
 
 RopeFrequencies rope_frequencies(int dim, double base, const RopeScaling& s, std::optional<int> seq_len) {
-  if (dim < 2 || dim % 2 != 0) range_error("dim", "an even integer >= 2", std::to_string(dim));
+  // Bounded like the JS API's dims: dim alone sizes the result (found by fuzz_encodings).
+  if (dim < 2 || dim > kMaxDim || dim % 2 != 0) range_error("dim", "an even integer in [2, 65536]", std::to_string(dim));
   if (!std::isfinite(base) || base <= 1) range_error("base", "a finite number > 1", format_number(base));
   if (seq_len) require_int_range("seq_len", *seq_len, 0, kMaxInt);
   RopeFrequencies r;

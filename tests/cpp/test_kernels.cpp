@@ -6,16 +6,10 @@
 #include <vector>
 
 #include "posenc/kernels.hpp"
+#include "test_util.hpp"
 
 namespace {
 
-std::vector<float> random_vec(size_t n, unsigned seed, float scale = 1.0f) {
-  std::mt19937 g(seed);
-  std::uniform_real_distribution<float> u(-scale, scale);
-  std::vector<float> v(n);
-  for (auto& x : v) x = u(g);
-  return v;
-}
 
 // Reference: scores, bias, mask and softmax in double.
 std::vector<double> reference_attention(const std::vector<float>& Q, const std::vector<float>& K, int Tq, int Tk, int d,

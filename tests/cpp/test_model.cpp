@@ -14,6 +14,7 @@
 #include "posenc/model.hpp"
 #include "posenc/rng.hpp"
 #include "posenc/tasks.hpp"
+#include "test_util.hpp"
 
 namespace {
 
@@ -42,12 +43,6 @@ ModelConfig small_config(Encoding e, int vocab = 11) {
   return c;
 }
 
-std::vector<int32_t> random_tokens(int n, int vocab, uint64_t seed) {
-  posenc::Rng r(seed);
-  std::vector<int32_t> t(n);
-  for (auto& x : t) x = static_cast<int32_t>(r.below(vocab));
-  return t;
-}
 
 // Runs f and returns the posenc::Error message; fails if nothing (or something else) is thrown.
 template <class F>

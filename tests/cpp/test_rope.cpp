@@ -238,7 +238,7 @@ TEST(Rope, Errors) {
   o.length = 2, o.dim = 0;
   ExpectError(apply(o), ErrorKind::Range, "dim");
   o.dim = 8, o.attention_scale = 0;
-  ExpectError(apply(o), ErrorKind::Range, "attention_scale must be a finite number > 0 (got 0)");
+  ExpectError(apply(o), ErrorKind::Range, "attention_scale must be a finite number in (0, 3.4028234663852886e+38] (float32) (got 0)");
   o.attention_scale = NAN;
   ExpectError(apply(o), ErrorKind::Range, "attention_scale");
   o.attention_scale = 1, o.layout = static_cast<RopeLayout>(5);

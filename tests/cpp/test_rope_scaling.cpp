@@ -288,7 +288,7 @@ TEST(RopeScaling, LongRopeAttentionFactor) {
 TEST(RopeScaling, ErrorsNameTheKey) {
   using posenc::ErrorKind;
   const RopeScaling none;
-  ExpectError([&] { Freqs(7, 1e4, none); }, ErrorKind::Range, "dim must be an even integer >= 2 (got 7)");
+  ExpectError([&] { Freqs(7, 1e4, none); }, ErrorKind::Range, "dim must be an even integer in [2, 65536] (got 7)");
   ExpectError([&] { Freqs(0, 1e4, none); }, ErrorKind::Range, "dim");
   ExpectError([&] { Freqs(8, 1.0, none); }, ErrorKind::Range, "base must be a finite number > 1 (got 1)");
   ExpectError([&] { Freqs(8, NAN, none); }, ErrorKind::Range, "base");

@@ -3,9 +3,30 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <random>
 #include <string>
+#include <vector>
 
 #include "posenc/error.hpp"
+#include "posenc/rng.hpp"
+
+// n floats uniform in [-scale, scale), from std::mt19937(seed).
+inline std::vector<float> random_vec(size_t n, unsigned seed, float scale = 1.0f) {
+  std::mt19937 g(seed);
+  std::uniform_real_distribution<float> u(-scale, scale);
+  std::vector<float> v(n);
+  for (auto& x : v) x = u(g);
+  return v;
+}
+
+// n token ids in [0, vocab), from posenc::Rng(seed).
+inline std::vector<int32_t> random_tokens(int n, int vocab, uint64_t seed) {
+  posenc::Rng r(seed);
+  std::vector<int32_t> t(n);
+  for (auto& x : t) x = static_cast<int32_t>(r.below(vocab));
+  return t;
+}
 
 // Expects f() to throw posenc::Error of `kind` whose message contains `needle`.
 template <class F>

@@ -178,7 +178,8 @@ describe('extreme model configs', () => {
     refused({ vocabSize: 65537 }, /vocabSize must be an integer in \[2, 65536\]/);
     const m = pe.createModel({ encoding: 'rope', heads: 1, dModel: 2, layers: 1, vocabSize: 11 });
     expect(() => m.forward(new Int32Array(1_000_000), { length: 1_000_000 })).toThrow(/length must be an integer in \[1, 16384\]/);
-    expect(() => m.forward(new Int32Array(16384), { length: 16384 })).toThrow(/MB of activations \(limit 512 MB\)/);
+    // Without maps attention is streamed (no T×T buffer): the longest length runs.
+    expect(m.forward(new Int32Array(16384), { length: 16384 }).logits.every(Number.isFinite)).toBe(true);
     expect(() => m.forward(new Int32Array(8192), { length: 8192, attention: true })).toThrow(/attention maps needs \d+ MB of activations \(limit 512 MB\)/);
     const wide = pe.createModel({ encoding: 'none', heads: 64, dModel: 128, layers: 4, vocabSize: 11, maxLength: 64 });
     expect(() => wide.forward(new Int32Array(1024), { length: 1024, attention: true })).toThrow(/attention maps .* more than the limit of 67108864/);

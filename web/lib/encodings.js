@@ -11,6 +11,19 @@ const MAX_DIM = 2 ** 16;
 const MAX_POS = 2 ** 31 - 1;
 const MAX_HEADS = 4096;
 
+/** A caller's output buffer: a Float32Array of exactly n values. */
+export function outputArray(name, out, n) {
+  if (!(out instanceof Float32Array)) throw new TypeError(`${name} must be a Float32Array of ${n} values (got ${v.show(out)})`);
+  if (out.length !== n) throw new RangeError(`${name} must have length ${n} (got ${out.length})`);
+  return out;
+}
+
+/** Copies n = out.length floats at address p of wasm memory into out; returns out. */
+export function copyInto(mod, p, out) {
+  out.set(mod.HEAPF32.subarray(p / 4, p / 4 + out.length));
+  return out;
+}
+
 export function createEncodings(mod) {
   function sinusoidal(opts) {
     const o = v.options('sinusoidal options', opts);
@@ -158,7 +171,7 @@ export function createEncodings(mod) {
   // Attention probabilities for one head: softmax(scale * Q K^T - slope |i - j| + bias), causal by default.
   function attention(q, k, opts) {
     const o = v.options('attention options', opts);
-    v.knownKeys('attention options', o, ['queryLength', 'keyLength', 'dim', 'scale', 'causal', 'alibiSlope', 'bias']);
+    v.knownKeys('attention options', o, ['queryLength', 'keyLength', 'dim', 'scale', 'causal', 'alibiSlope', 'bias', 'out']);
     const tq = v.integer('queryLength', o.queryLength, 1, MAX_LEN);
     const tk = v.integer('keyLength', o.keyLength ?? tq, 1, MAX_LEN);
     if (tq > tk) throw new RangeError(`queryLength must be <= keyLength (${tk}) (got ${tq})`);
@@ -170,13 +183,16 @@ export function createEncodings(mod) {
     const qs = v.floatArray('q', q, v.elementBudget('q', tq * d));
     const ks = v.floatArray('k', k, v.elementBudget('k', tk * d));
     const bias = o.bias == null ? null : v.floatArray('bias', o.bias, n);
+    // `out`: the caller's Float32Array to fill, instead of a new one per call (allocating and
+    // zeroing a fresh T×T array costs more than the copy itself).
+    const into = o.out == null ? null : outputArray('out', o.out, n);
     const out = scope(mod, (m) => {
       const pq = m.put('f32', tq * d, qs);
       const pk = m.put('f32', tk * d, ks);
       const pb = bias ? m.put('f32', n, bias) : 0;
       const ps = m.put('f32', n);
       check(mod, mod.attention(pq, pk, ps, tq, tk, d, scale, causal, slope, pb));
-      return m.take('f32', ps, n);
+      return into ? copyInto(mod, ps, into) : m.take('f32', ps, n);
     });
     return v.finiteResult('attention', out, 'scale * q.k plus the bias must stay within float32; scale q, k or the bias down');
   }

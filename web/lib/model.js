@@ -4,6 +4,7 @@
 import * as v from './validate.js';
 import { scope, check } from './memory.js';
 import { normaliseScaling } from './scaling.js';
+import { outputArray, copyInto } from './encodings.js';
 
 export const ENCODINGS = ['none', 'sinusoidal', 'learned', 't5', 'alibi', 'rope', 'shaw'];
 const LAYOUTS = ['interleaved', 'half'];
@@ -130,10 +131,15 @@ export function createModelApi(mod) {
 
     #run(tokens, targets, opts, what) {
       const h = this.#live();
-      const { o, batch, length, n, toks, tgts } = this.#batchArgs(tokens, targets, opts, what, ['batch', 'length', 'attention', 'ropeScaling']);
+      const { o, batch, length, n, toks, tgts } = this.#batchArgs(tokens, targets, opts, what, ['batch', 'length', 'attention', 'attentionOut', 'ropeScaling']);
       const wantAttention = v.boolean('attention', o.attention ?? false);
       const cfg = this.#config;
-      if (wantAttention) v.elementBudget('attention maps (layers*heads*length^2)', cfg.layers * cfg.heads * length * length);
+      const nMaps = cfg.layers * cfg.heads * length * length;
+      if (wantAttention) v.elementBudget('attention maps (layers*heads*length^2)', nMaps);
+      // attentionOut: the caller's Float32Array for the maps, reused across calls (a fresh array
+      // per call costs more to allocate and zero than the copy itself).
+      if (o.attentionOut != null && !wantAttention) throw new RangeError('attentionOut needs attention: true');
+      const mapsInto = o.attentionOut == null ? null : outputArray('attentionOut', o.attentionOut, nMaps);
       const scaling = o.ropeScaling == null ? null : normaliseScaling(o.ropeScaling, (cfg.rotaryDim || cfg.dModel / cfg.heads) / 2);
       if (scaling && cfg.encoding !== 'rope') throw new RangeError(`ropeScaling only applies to a 'rope' model (this one is '${cfg.encoding}')`);
       return scope(mod, (m) => {
@@ -144,13 +150,16 @@ export function createModelApi(mod) {
         const count = scaling?.longFactor?.length ?? scaling?.shortFactor?.length ?? 0;
         check(mod, mod.modelForward(h, pt, pg, batch, length, ps, lf, sf, count, wantAttention, out));
         const r = m.take('f64', out, 7);
-        const maps = r[6] ? m.take('f32', r[6], cfg.layers * cfg.heads * length * length) : null;
+        const maps = !r[6] ? null : mapsInto ? copyInto(mod, r[6], mapsInto) : m.take('f32', r[6], nMaps);
         const logits = r[5] ? m.take('f32', r[5], n * cfg.vocabSize) : null;
         return { r, maps, logits };
       });
     }
 
-    /** Logits [batch, length, vocab] and, with attention: true, the maps [layers, heads, length, length] of sequence 0. */
+    /**
+     * Logits [batch, length, vocab] and, with attention: true, the maps [layers, heads, length, length] of
+     * sequence 0 (written into attentionOut when given).
+     */
     forward(tokens, opts) {
       const { logits, maps } = this.#run(tokens, null, opts, 'forward');
       return { logits: v.finiteResult('logits', logits, OVERFLOW_HINT), attention: maps };

@@ -30,9 +30,29 @@ void matmul_at(const float* A, const float* B, float* C, int M, int K, int N, bo
 // --- Attention scores and softmax (one head).
 // S[Tq,Tk] = scale * Q[Tq,d] K[Tk,d]^T - alibi_slope * |i_pos - j| + bias[Tq,Tk] (if bias != nullptr),
 // then a row softmax in place. Query i sits at position i_pos = i + (Tk - Tq).
-// causal: keys j > i_pos are masked and end as exactly 0. Requires Tq <= Tk.
+// causal: keys j > i_pos are masked and end as exactly 0. Requires 0 <= Tq <= Tk and d >= 1 (unchecked:
+// callers validate; d = 0 is undefined behaviour, found by fuzz_encodings).
 void attention_scores_softmax(const float* Q, const float* K, float* S, int Tq, int Tk, int d, float scale,
                               bool causal, float alibi_slope, const float* bias);
+// Position bias for attention_forward, a function of the query row and of the key's offset from
+// it, so that it is never materialised as [Tq, Tk]:
+//   bias(i, j) = table[i * row_stride + clamp(j - i_pos + offset, 0, len - 1)].
+// T5: one table per head, table[x] = t5[bucket(x - offset)] (row_stride 0, offset = len - 1 = Tk - 1).
+// Shaw: row i holds scale * q_i . a_r for r = 0..k (row_stride >= len = k + 1, offset = k).
+struct RelativeBias {
+  const float* table = nullptr;
+  std::ptrdiff_t row_stride = 0;
+  int offset = 0;
+  int len = 0;
+};
+
+// Attention output without the [Tq, Tk] matrix (streaming, online softmax over key blocks):
+//   O[Tq, dv] = softmax(scale Q K^T - alibi_slope |i_pos - j| + bias, causal) V
+// Q [Tq, d], K [Tk, d], V [Tk, dv]; O rows at O + i * ldo. Query i sits at i_pos = i + (Tk - Tq);
+// requires Tq <= Tk. Equal to attention_scores_softmax followed by P @ V up to rounding.
+void attention_forward(const float* Q, const float* K, const float* V, float* O, int Tq, int Tk, int d, int dv,
+                       int ldo, float scale, bool causal, float alibi_slope, const RelativeBias* bias);
+
 // Row softmax in place. With causal, row i uses entries j <= i + (cols - rows) and zeroes the rest.
 void softmax_rows(float* S, int rows, int cols, bool causal);
 // Backward of a row softmax: dS = P * (dP - rowsum(dP * P)). P, dP, dS: rows*cols (dS may alias dP).

@@ -23,11 +23,13 @@
 //    `kSinusoidalScale` (see below) so that at init it is on the scale of wte.
 //  - All parameters live in one contiguous float buffer, gradients in another of
 //    the same layout; tensors() names each (name, offset, shape, decay).
-//  - Speed: single thread, no allocation per step once buffers have grown (the
-//    RoPE 'interleaved' kernel of kernels_rope.cpp still allocates per call).
+//  - Speed: single thread, no allocation per step once buffers have grown.
 //    Attention products skip the masked upper triangle; when training (and in
 //    evaluate) the last layer only runs its queries, MLP, final LN and head for
 //    positions from the first scored one on (copy: the second half).
+//  - Memory: inference without attention maps streams attention (online softmax over key
+//    blocks, kernels::attention_forward) and reuses one set of activations for every layer,
+//    so it grows linearly with T (T = 16384 fits); maps and training materialise [T, T].
 #pragma once
 
 #include <cstddef>
@@ -134,6 +136,9 @@ float lr_at(long long step, long long total_steps, long long warmup, float max_l
 inline constexpr int kMaxSequenceLength = 16384;
 inline constexpr std::size_t kMaxParameters = std::size_t(1) << 25;          // 32M floats
 inline constexpr std::size_t kMaxActivationFloats = std::size_t(1) << 27;    // 512 MB of activations
+// Learning rates allowed by train_step / adamw_update (the JS API's bound): a larger one turns the
+// weights to inf/NaN in a single step (found by fuzz_model).
+inline constexpr float kMaxLearningRate = 10.0f;
 
 class Model {
  public:
@@ -178,7 +183,8 @@ class Model {
   float clip_gradients(float max_norm);  // scales gradients to norm <= max_norm; returns the norm before
   void adamw_update(float lr);        // one AdamW step on gradients() (step counter + 1); validates the options
   // forward_backward + clip (options.grad_clip) + adamw_update. Returns loss/accuracy
-  // of the batch before the update, and the gradient norm before clipping.
+  // of the batch before the update, and the gradient norm before clipping. A step whose
+  // gradient norm is not finite (a diverged model) throws RangeError and updates nothing.
   LossResult train_step(const int32_t* tokens, const int32_t* targets, int B, int T, float lr);
   AdamWOptions& optimizer_options();
   const AdamWOptions& optimizer_options() const;

@@ -11,7 +11,6 @@
 
 #include <cmath>
 #include <cstddef>
-#include <initializer_list>
 #include <utility>
 
 #if !POSENC_SCALAR
@@ -35,39 +34,59 @@ inline fbatch max(const fbatch& a, const fbatch& b) { return xsimd::max(a, b); }
 // versions convert float -> int32, which Emscripten 3.1.6 lowers to a scalar
 // loop (_mm_cvttps_epi32). These use only add/mul/compare/bit ops, which map
 // to single wasm SIMD128 and AVX2 instructions.
+// Constants of the polynomial kernels (exp, sin; GELU's tanh in model_layers.cpp), splatted
+// once before a loop and passed in. Why: V8 builds every wasm v128.const it meets inside a loop
+// from general-purpose registers (about four instructions per use), which doubled the cost of
+// exp in wasm. The values come from mutable global tables (cpp/src/simd_constants.cpp) so that
+// the compiler cannot fold them back into v128.const: loaded once, they stay in registers (or
+// in one stack slot). Native code is unaffected (x86 reads constants from memory anyway).
+template <int N>
+struct Constants {
+  fbatch v[N];
+  explicit Constants(const float* table) {
+    for (int i = 0; i < N; ++i) v[i] = fbatch(table[i]);
+  }
+  const fbatch& operator[](int i) const { return v[i]; }
+};
 namespace detail {
-inline fbatch horner(const fbatch& x, std::initializer_list<float> c) {  // c: highest degree first
-  auto it = c.begin();
-  fbatch acc = fbatch(*it++);
-  for (; it != c.end(); ++it) acc = xsimd::fma(acc, x, fbatch(*it));
-  return acc;
-}
+// exp: 88.3, log2(e), magic, -ln2 (hi, lo), 8 Taylor coefficients, -87.3, magic_bias; sin: pi, pi/2, 7 coefficients.
+extern float exp_table[15];
+extern float sin_table[9];
 }  // namespace detail
+using ExpConstants = Constants<15>;
+using SinConstants = Constants<9>;
+inline ExpConstants exp_constants() { return ExpConstants(detail::exp_table); }
+inline SinConstants sin_constants() { return SinConstants(detail::sin_table); }
 
 // e^x; exactly 0 for x < -87.3 (so -inf scores give 0), accurate to ~2 ulp elsewhere.
-inline fbatch exp(const fbatch& x) {
+// magic = 1.5 * 2^23: adding it rounds to an integer in the low mantissa bits; the bits of
+// nm = x log2(e) + magic, minus magic_bias (the bits of magic, less the exponent bias 127),
+// shifted into the exponent field give 2^n.
+inline fbatch exp(const fbatch& x, const ExpConstants& k) {
   using ibatch = xsimd::batch<int32_t>;
-  const fbatch magic(12582912.0f);  // 1.5 * 2^23: adding it rounds to an integer in the low mantissa bits
-  const fbatch xc = xsimd::min(x, fbatch(88.3f));
-  const fbatch nm = xsimd::fma(xc, fbatch(1.44269504088896341f), magic);
-  const fbatch n = nm - magic;
+  const fbatch xc = xsimd::min(x, k[0]);
+  const fbatch nm = xsimd::fma(xc, k[1], k[2]);
+  const fbatch n = nm - k[2];
   // r = x - n ln2, with ln2 split in two so the first product is exact (hi first, then lo).
-  const fbatch r = xsimd::fma(n, fbatch(-1.42860682030941723e-06f), xsimd::fma(n, fbatch(-0.693145751953125f), xc));
-  const fbatch p = detail::horner(r, {1.0f / 5040, 1.0f / 720, 1.0f / 120, 1.0f / 24, 1.0f / 6, 0.5f, 1.0f, 1.0f});
-  const ibatch ni = xsimd::bitwise_cast<ibatch>(nm) - xsimd::bitwise_cast<ibatch>(magic);
-  const fbatch scale = xsimd::bitwise_cast<fbatch>((ni + ibatch(127)) << 23);
-  return xsimd::select(x < fbatch(-87.3f), fbatch(0.0f), p * scale);
+  const fbatch r = xsimd::fma(n, k[4], xsimd::fma(n, k[3], xc));
+  fbatch p = k[5];  // Horner, highest degree first: 1/7! ... 1/2, 1, 1
+  for (int i = 6; i < 13; ++i) p = xsimd::fma(p, r, k[i]);
+  const ibatch e = xsimd::bitwise_cast<ibatch>(nm) - xsimd::bitwise_cast<ibatch>(k[14]);
+  const fbatch scale = xsimd::bitwise_cast<fbatch>(e << 23);
+  return xsimd::select(x < k[13], fbatch(0.0f), p * scale);
 }
+inline fbatch exp(const fbatch& x) { return exp(x, exp_constants()); }
 
 // sin on [-pi, pi] (callers reduce the angle in double first): fold into
 // [-pi/2, pi/2] with sin(x) = sin(+-pi - x), then an odd Taylor polynomial.
 // For cos, callers pass the reduced angle + pi/2.
-inline fbatch sin_reduced(const fbatch& x) {
-  const fbatch pi(3.14159265358979f), half_pi(1.57079632679490f);
+inline fbatch sin_reduced(const fbatch& x, const SinConstants& k) {
+  const fbatch pi = k[0], half_pi = k[1];
   const fbatch f = xsimd::select(x > half_pi, pi - x, xsimd::select(x < -half_pi, -pi - x, x));
   const fbatch f2 = f * f;
-  return f * detail::horner(f2, {1.0f / 6227020800.0f, -1.0f / 39916800.0f, 1.0f / 362880.0f, -1.0f / 5040.0f,
-                                 1.0f / 120.0f, -1.0f / 6.0f, 1.0f});
+  fbatch p = k[2];  // 1/13!, -1/11!, ..., -1/3!, 1
+  for (int i = 3; i < 9; ++i) p = xsimd::fma(p, f2, k[i]);
+  return f * p;
 }
 inline float reduce_add(const fbatch& a) { return xsimd::hadd(a); }
 inline float reduce_max(const fbatch& a) {
@@ -113,8 +132,21 @@ inline fbatch& operator+=(fbatch& a, const fbatch& b) { return a = a + b; }
 inline fbatch& operator*=(fbatch& a, const fbatch& b) { return a = a * b; }
 inline fbatch fma(const fbatch& a, const fbatch& b, const fbatch& c) { POSENC_LANES(a.v[i] * b.v[i] + c.v[i]); }
 inline fbatch max(const fbatch& a, const fbatch& b) { POSENC_LANES(a.v[i] > b.v[i] ? a.v[i] : b.v[i]); }
+template <int N>
+struct Constants {  // as in the SIMD build: N splatted values from a table
+  fbatch v[N];
+  explicit Constants(const float* table) {
+    for (int i = 0; i < N; ++i) v[i] = splat(table[i]);
+  }
+  const fbatch& operator[](int i) const { return v[i]; }
+};
+struct ExpConstants {};
+struct SinConstants {};
+inline ExpConstants exp_constants() { return {}; }
+inline SinConstants sin_constants() { return {}; }
+inline fbatch exp(const fbatch& a, const ExpConstants&) { POSENC_LANES(std::exp(a.v[i])); }
 inline fbatch exp(const fbatch& a) { POSENC_LANES(std::exp(a.v[i])); }
-inline fbatch sin_reduced(const fbatch& a) { POSENC_LANES(std::sin(a.v[i])); }
+inline fbatch sin_reduced(const fbatch& a, const SinConstants&) { POSENC_LANES(std::sin(a.v[i])); }
 inline float reduce_add(const fbatch& a) { float s = 0; for (float x : a.v) s += x; return s; }
 inline float reduce_max(const fbatch& a) { float m = a.v[0]; for (float x : a.v) m = x > m ? x : m; return m; }
 inline fbatch swap_pairs(const fbatch& a) { POSENC_LANES(a.v[i ^ 1u]); }

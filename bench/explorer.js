@@ -1,0 +1,124 @@
+// The animation budget: what the explorer costs per frame at T = 512 with all
+// seven encodings visible, in headless Chromium. Two figures:
+//  - the main thread's work per frame (web/app/perf.js: the time spent in the
+//    frame callback), redrawing every row at T = 512 on every frame (the length
+//    alternates between the grid's last two lengths, 496 and 512);
+//  - the Worker's work to make one length's pictures: for every encoding, the
+//    sweep core (web/app/sweep-core.js) evaluates the shipped checkpoint at
+//    T = 512 (batch 4, attention maps) and renders the maps of one layer, all heads.
+//    It runs once per length and is cached, so it is not part of a frame.
+//
+//   node bench/explorer.js        (also run by bench/run.js)
+import { startServer, launchBrowser } from '../tests/browser/harness.js';
+
+const T = 512;
+const ENCODINGS = ['none', 'sinusoidal', 'learned', 't5', 'alibi', 'rope', 'shaw'];
+
+async function poll(page, fn, arg, timeoutMs) {
+  const t0 = Date.now();
+  for (;;) {
+    const v = await page.evaluate(fn, arg);
+    if (v) return v;
+    if (Date.now() - t0 > timeoutMs) throw new Error(`timed out waiting for ${fn}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+async function mainThread(browser, url) {
+  const page = await browser.newPage();
+  await page.setViewportSize({ width: 1400, height: 1000 });
+  await page.goto(`${url}/?perf=1&play=0&length=${T}`);
+  await poll(page, () => document.body.dataset.ready === 'true', null, 60000);
+  // every encoding's pictures at the last two lengths of the grid
+  await poll(page, ({ T, encs }) => encs.every((e) => window.posenc.client.fresh(e, T) && window.posenc.client.fresh(e, T - 16)),
+    { T, encs: ENCODINGS }, 180000);
+  const stats = await page.evaluate(async (T) => {
+    const { posenc } = window;
+    posenc.perf.reset();
+    let n = 0;
+    await new Promise((resolve) => {
+      const tick = () => {
+        posenc.setLength(n++ % 2 ? T - 16 : T); // a change of length redraws every row
+        if (n < 240) requestAnimationFrame(tick);
+        else resolve();
+      };
+      requestAnimationFrame(tick);
+    });
+    return { ...posenc.perf.stats(), rows: document.querySelectorAll('.sweep-row').length, heads: posenc.state.head };
+  }, T);
+  if (page.errors.length) throw new Error(`explorer errors: ${page.errors.join('; ')}`);
+  await page.close();
+  return stats;
+}
+
+async function worker(browser, url) {
+  const page = await browser.newPage();
+  await page.goto(`${url}/app/blank.html`);
+  const r = await page.evaluate(async ({ T, encs }) => {
+    const { loadPosenc } = await import('/lib/index.js');
+    const { createSweepCore } = await import('/app/sweep-core.js');
+    const pe = loadPosenc();
+    let resolveResult;
+    const handle = createSweepCore(() => pe, (msg) => msg.type === 'result' && resolveResult(msg));
+    const lut = new Uint8Array(256 * 3).map((_, i) => i % 256);
+    await handle({ type: 'init', lut, maxPx: 192 });
+    for (const enc of encs) {
+      const bytes = new Uint8Array(await (await fetch(`/checkpoints/copy-${enc}.ckpt`)).arrayBuffer());
+      await handle({ type: 'model', encoding: enc, bytes });
+    }
+    const once = async (enc, gen, seed) => {
+      const done = new Promise((r) => (resolveResult = r));
+      const t0 = performance.now();
+      await handle({ type: 'sweep', encoding: enc, gen, lengths: [T], scaling: null, layer: 0, head: -1, task: 'copy', seed });
+      const msg = await done;
+      msg.bitmaps.forEach((b) => b.close());
+      return performance.now() - t0;
+    };
+    for (const enc of encs) await once(enc, 0, 1); // warm-up
+    const rounds = [];
+    for (let k = 0; k < 5; k++) {
+      const per = {};
+      for (const enc of encs) per[enc] = await once(enc, k + 1, k + 2);
+      rounds.push(per);
+    }
+    return rounds;
+  }, { T, encs: ENCODINGS });
+  await page.close();
+  const median = (xs) => xs.slice().sort((a, b) => a - b)[xs.length >> 1];
+  const perEncoding = Object.fromEntries(ENCODINGS.map((e) => [e, +median(r.map((x) => x[e])).toFixed(1)]));
+  return { perEncoding, total: +median(r.map((x) => Object.values(x).reduce((a, b) => a + b, 0))).toFixed(1) };
+}
+
+export async function measureExplorer(log = console.log) {
+  const server = await startServer();
+  const browser = await launchBrowser();
+  try {
+    log(`\n== explorer at T=${T}, all ${ENCODINGS.length} encodings`);
+    const frame = await mainThread(browser, server.url);
+    log(`  main thread per frame: mean ${frame.draws.mean.toFixed(2)} ms, p95 ${frame.draws.p95.toFixed(2)}, max ${frame.draws.max.toFixed(2)} (${frame.count} frames; frame interval mean ${frame.frames.mean.toFixed(1)} ms)`);
+    const work = await worker(browser, server.url);
+    log(`  Worker, one length for all encodings: ${work.total} ms (${Object.entries(work.perEncoding).map(([e, v]) => `${e} ${v}`).join(', ')})`);
+    const round = (s) => Object.fromEntries(Object.entries(s).map(([k, v]) => [k, +v.toFixed(2)]));
+    const result = { T, encodings: ENCODINGS, frame: { draws: round(frame.draws), frames: round(frame.frames), count: frame.count, rows: frame.rows }, worker: work };
+    result.met = frame.draws.p95 < 16;
+    result.markdown = [
+      `Measured in headless Chromium (${browser.context.browser()?.version() ?? ''}) on the explorer (\`/?perf=1\`) at T = ${T} with all ${ENCODINGS.length} encodings visible, all heads of layer 1, every row redrawn on every frame (the length alternates between ${T - 16} and ${T}):`,
+      '',
+      '| work | mean | p95 | max | budget |',
+      '|---|---:|---:|---:|---|',
+      `| main thread, per frame (draw ${frame.rows} rows of maps, curves, status strips) | ${frame.draws.mean.toFixed(2)} ms | ${frame.draws.p95.toFixed(2)} ms | ${frame.draws.max.toFixed(2)} ms | < 16 ms: **${result.met ? 'met' : 'not met'}** |`,
+      `| frame interval while doing it | ${frame.frames.mean.toFixed(1)} ms | ${frame.frames.p95.toFixed(1)} ms | ${frame.frames.max.toFixed(1)} ms | ${(1000 / frame.frames.mean).toFixed(0)} fps |`,
+      '',
+      `The forward passes are not in the frame: the sweep Worker computes each length once (evaluate at batch 4 with attention maps, then render the maps of one layer into ImageBitmaps) and the page caches the pictures. Making one length's pictures for all ${ENCODINGS.length} encodings at T = ${T} takes ${work.total} ms of Worker time (median of 5; ${Object.entries(work.perEncoding).map(([e, v]) => `${e} ${v}`).join(', ')} ms).`,
+    ].join('\n');
+    return result;
+  } finally {
+    await browser.close();
+    await server.close();
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const r = await measureExplorer();
+  console.log(JSON.stringify(r, null, 1));
+}

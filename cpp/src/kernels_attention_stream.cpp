@@ -1,0 +1,166 @@
+// Streaming attention (online softmax, as in FlashAttention-2), written once
+// with posenc::simd (xsimd). Memory is O(T d) instead of O(T^2): the scores
+// exist only as one [kBr, kBc] block at a time, small enough to stay in L1.
+//
+// For each block of kBr queries, the key blocks it can see are visited in
+// order; per query row the running maximum m and sum l of exp(s - m) are
+// kept, and the output row is rescaled by exp(m_old - m_new) whenever the
+// maximum grows:
+//   S = Q_blk K_blk^T              (the register-tiled matmul kernel, on K^T)
+//   s = scale S + bias, masked      (ALiBi from the distance; T5 / Shaw from RelativeBias)
+//   P = exp(s - m_new);  l = l exp(m_old - m_new) + rowsum(P);  O = O exp(m_old - m_new) + P V_blk
+//   finally O /= l.
+// Masked entries of a diagonal block become exact zeros in P, so the P V
+// product can run over the whole block.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+#include "matmul_strided.hpp"
+#include "posenc/kernels.hpp"
+#include "posenc/simd.hpp"
+#include "softmax_row.hpp"
+
+namespace posenc::kernels {
+namespace {
+
+using simd::fbatch;
+using idx = std::ptrdiff_t;
+constexpr int W = static_cast<int>(simd::width);
+constexpr int kBr = 64;  // queries per block
+constexpr int kBc = 64;  // keys per block: S block 16 KB, K^T and V blocks 4 KB at d = 16
+constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+
+struct Scratch {
+  std::vector<float> kt;   // K^T [d, Tk]
+  std::vector<float> q;    // one query block, times scale [kBr, d]
+  std::vector<float> s;    // one score block [kBr, kBc]
+  std::vector<float> m, l;  // running max and sum per query row of the block
+};
+Scratch& scratch() {
+  thread_local Scratch s;
+  return s;
+}
+
+fbatch iota() {
+  alignas(64) float v[W];
+  for (int i = 0; i < W; ++i) v[i] = static_cast<float>(i);
+  return simd::load(v);
+}
+
+// s[0..n) -= slope * |j0 + j - ipos|   (ALiBi: the distance between key and query)
+void add_alibi(float* s, int n, float slope, int j0, int ipos) {
+  const fbatch neg_slope = simd::splat(-slope);
+  const float base = static_cast<float>(j0 - ipos);
+  fbatch off = simd::splat(base) + iota();
+  const fbatch step = simd::splat(static_cast<float>(W));
+  int j = 0;
+  for (; j + W <= n; j += W, off += step)
+    simd::store(s + j, simd::fma(neg_slope, simd::max(off, -off), simd::load(s + j)));
+  for (; j < n; ++j) s[j] -= slope * std::fabs(base + static_cast<float>(j));
+}
+
+// s[j] += row[clamp(x0 + j, 0, len - 1)] for j in [0, n): a constant left part, a contiguous
+// middle and a constant right part.
+void add_relative(float* s, int n, const float* row, int x0, int len) {
+  const int lo = std::clamp(-x0, 0, n);              // j < lo: index < 0
+  const int hi = std::clamp(len - x0, lo, n);        // j >= hi: index > len - 1
+  for (int j = 0; j < lo; ++j) s[j] += row[0];
+  int j = lo;
+  const float* r = row + x0;
+  for (; j + W <= hi; j += W) simd::store(s + j, simd::load(s + j) + simd::load(r + j));
+  for (; j < hi; ++j) s[j] += r[j];
+  for (; j < n; ++j) s[j] += row[len - 1];
+}
+
+// s[j] = exp(s[j] - m) for j < n, 0 for n <= j < cols; returns the sum.
+float exp_row(float* s, int n, int cols, float m, const simd::ExpConstants& ek) {
+  const float sum = detail::exp_shift_sum(s, n, m, ek);
+  if (n < cols) std::memset(s + std::max(n, 0), 0, sizeof(float) * static_cast<std::size_t>(cols - std::max(n, 0)));
+  return sum;
+}
+
+void scale_row(float* o, int n, float k) {
+  const fbatch vk = simd::splat(k);
+  int j = 0;
+  for (; j + W <= n; j += W) simd::store(o + j, simd::load(o + j) * vk);
+  for (; j < n; ++j) o[j] *= k;
+}
+
+}  // namespace
+
+void attention_forward(const float* Q, const float* K, const float* V, float* O, int Tq, int Tk, int d, int dv,
+                       int ldo, float scale, bool causal, float alibi_slope, const RelativeBias* bias) {
+  if (Tq <= 0 || dv <= 0) return;
+  Scratch& sc = scratch();
+  const int q_off = Tk - Tq;  // query i sits at position i + q_off
+  sc.kt.resize(static_cast<std::size_t>(d) * Tk);
+  for (int j = 0; j < Tk; ++j)
+    for (int c = 0; c < d; ++c) sc.kt[static_cast<idx>(c) * Tk + j] = K[static_cast<idx>(j) * d + c];
+  sc.q.resize(static_cast<std::size_t>(kBr) * d);
+  sc.s.resize(static_cast<std::size_t>(kBr) * kBc);
+  sc.m.resize(kBr);
+  sc.l.resize(kBr);
+  float* S = sc.s.data();
+  const float* kt = sc.kt.data();
+  const simd::ExpConstants ek = simd::exp_constants();
+
+  for (int r0 = 0; r0 < Tq; r0 += kBr) {
+    const int rb = std::min(kBr, Tq - r0);
+    // keys visible to the block's last row
+    const int c_end = causal ? std::min(Tk, r0 + rb - 1 + q_off + 1) : Tk;
+    std::fill(sc.m.begin(), sc.m.end(), kNegInf);
+    std::fill(sc.l.begin(), sc.l.end(), 0.0f);
+    float* Ob = O + static_cast<idx>(r0) * ldo;
+    if (c_end <= 0) {  // no key visible (Tk = 0): zero output
+      for (int r = 0; r < rb; ++r) std::memset(Ob + static_cast<idx>(r) * ldo, 0, sizeof(float) * dv);
+      continue;
+    }
+    // scale folded into the queries once per block, instead of into every score
+    float* qs = sc.q.data();
+    std::memcpy(qs, Q + static_cast<idx>(r0) * d, sizeof(float) * static_cast<std::size_t>(rb) * d);
+    scale_row(qs, rb * d, scale);
+    for (int c0 = 0; c0 < c_end; c0 += kBc) {
+      const int nc = std::min(kBc, c_end - c0);
+      detail::matmul_strided(qs, d, kt + c0, Tk, S, kBc, rb, d, nc, false);
+      for (int r = 0; r < rb; ++r) {
+        float* s = S + static_cast<idx>(r) * kBc;
+        const int ipos = r0 + r + q_off;
+        const int n = causal ? std::min(nc, ipos - c0 + 1) : nc;  // may be <= 0
+        float* o = Ob + static_cast<idx>(r) * ldo;
+        if (n <= 0) {
+          std::memset(s, 0, sizeof(float) * nc);
+          continue;
+        }
+        if (alibi_slope != 0.0f) add_alibi(s, n, alibi_slope, c0, ipos);
+        if (bias)
+          add_relative(s, n, bias->table + static_cast<idx>(r0 + r) * bias->row_stride, c0 - ipos + bias->offset,
+                       bias->len);
+        const float m_old = sc.m[r];
+        const float m_new = std::max(m_old, detail::row_max(s, n));
+        if (m_new == kNegInf) {  // every score so far is -inf (an infinite bias): nothing to add yet
+          std::memset(s, 0, sizeof(float) * nc);
+          if (c0 == 0) std::memset(o, 0, sizeof(float) * dv);
+          continue;
+        }
+        const float sum = exp_row(s, n, nc, m_new, ek);
+        if (c0 > 0 && m_old != m_new) {
+          const float corr = m_old == kNegInf ? 0.0f : std::exp(m_old - m_new);
+          scale_row(o, dv, corr);
+          sc.l[r] *= corr;
+        }
+        sc.l[r] += sum;
+        sc.m[r] = m_new;
+      }
+      detail::matmul_strided(S, kBc, V + static_cast<idx>(c0) * dv, dv, Ob, ldo, rb, nc, dv, c0 > 0);
+    }
+    for (int r = 0; r < rb; ++r) {
+      const float l = sc.l[r];
+      scale_row(Ob + static_cast<idx>(r) * ldo, dv, l > 0.0f ? 1.0f / l : 0.0f);
+    }
+  }
+}
+
+}  // namespace posenc::kernels
