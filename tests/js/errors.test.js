@@ -30,7 +30,7 @@ const cases = [
   ['zero heads', () => pe.alibiSlopes(0), RangeError, 'heads'],
   ['heads as a string', () => pe.alibiSlopes('8'), TypeError, 'heads'],
   ['Tq > Tk', () => pe.alibiBias({ heads: 2, queryLength: 5, keyLength: 3 }), RangeError, 'queryLength'],
-  ['too many T5 buckets for max_distance', () => pe.t5Bucket([1], { numBuckets: 32, maxDistance: 4 }), RangeError, 'max_distance'],
+  ['too many T5 buckets for maxDistance', () => pe.t5Bucket([1], { numBuckets: 32, maxDistance: 4 }), RangeError, 'maxDistance'],
   ['shaw k = 0', () => pe.shawIndex({ queryLength: 3, maxDistance: 0 }), RangeError, 'maxDistance'],
   ['a huge allocation is refused up front', () => pe.alibiBias({ heads: 64, queryLength: 1_000_000, keyLength: 1_000_000 }), RangeError, 'limit'],
   ['options not an object', () => pe.sinusoidal(5), TypeError, 'options'],

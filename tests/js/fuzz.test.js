@@ -20,7 +20,7 @@ const CALLS = Number(process.env.POSENC_FUZZ_CALLS ?? 12000);
 // holds beyond the warmed-up baseline, and growth of the wasm memory itself.
 // What remains is the core's one-time scratch reaching a new high-water mark
 // (0 to 8.4 KB over the seeds tried, no more after 4x as many calls), not a leak.
-const HEAP_BOUND = 16 * 1024;
+const HEAP_BOUND = 4 * 1024; // measured: +0 bytes on the second pass for every seed tried
 const MEMORY_BOUND = 0;
 
 let pe;
@@ -407,7 +407,8 @@ const specs = {
     call: (q, k, o) => pe.attention(q, k, o),
     check(out, q, k, o) {
       typed(out, Float32Array, o.queryLength * (o.keyLength ?? o.queryLength), 'attention');
-      within(out, ref.attentionReference(q, k, o), 1e-5, 'attention');
+      // float32 scores up to |scale|*d = 32 carry ~2e-6 relative error into exp: 3e-5 absolute on probabilities
+      within(out, ref.attentionReference(q, k, o), 3e-5, 'attention');
     },
     tooLarge: () => [new Float32Array(0), new Float32Array(0), { queryLength: 1e6, dim: 64 }],
   },
@@ -659,7 +660,7 @@ function runCall(name, spec) {
 
 const describe = (args) => {
   try {
-    return JSON.stringify(args.map(resolve)).slice(0, 400);
+    return JSON.stringify(args.map(resolve)).slice(0, Number(process.env.POSENC_FUZZ_ARGS ?? 400));
   } catch {
     return '(unreadable)';
   }
@@ -679,54 +680,55 @@ function runTooLarge(name, spec) {
 test(`${CALLS} randomised calls fail only with named TypeError/RangeError, valid ones stay exact, heap flat (seed ${SEED})`, async () => {
   console.log(`fuzz seed ${SEED} (POSENC_FUZZ_SEED=${SEED} reproduces), ${CALLS} calls`);
   const names = Object.keys(specs);
-  // Warm up the allocator with every kind of call on a first set of models, delete them,
-  // and take the baseline with nothing alive; the measured run starts from the seed again.
-  const warmup = makeModels();
-  for (let i = 0; i < 400; i++) runOne(names[i % names.length], specs[names[i % names.length]]);
-  for (const name of names) if (specs[name].tooLarge) runTooLarge(name, specs[name]);
-  deleteModels(warmup);
+  // One pass of the workload: fresh models, CALLS calls and 200 train() runs from the seed, then the checks.
+  async function pass() {
+    rnd = ref.mulberry32(SEED);
+    makeModels();
+    for (let i = 0; i < CALLS; i++) {
+      const name = pick(names);
+      if (specs[name].tooLarge && chance(0.02)) runTooLarge(name, specs[name]);
+      else runOne(name, specs[name]);
+    }
+    // train(): async, fewer calls (each valid one runs up to 3 steps).
+    for (let i = 0; i < 200; i++) {
+      const [enc, o] = trainSpec.valid();
+      const args = [models[enc].trainee, o];
+      let what = 'train valid';
+      if (chance(0.15)) {
+        args[0] = pick([hostile(), models.deleted.model, { trainStep() {}, config: { maxLength: 8 } }]);
+        what = 'train: not a model';
+      } else if (!chance(0.1)) what = `train ${mutate(args, 1)}`;
+      stats.calls++;
+      try {
+        const r = await pe.train(...args);
+        stats.ok++;
+        if (!(r.steps >= 1 && Number.isFinite(r.loss))) failures.push(`${what}: result ${JSON.stringify(r)}`);
+      } catch (e) {
+        classify(e, trainSpec.names, what);
+      }
+    }
+
+    // The untouched models still give their pre-fuzz logits, bit for bit, and reload from their checkpoints.
+    for (const enc of ENCODINGS) {
+      within(models[enc].model.forward(FIXED, { length: 8 }).logits, models[enc].baseline, 0, `${enc} after the fuzz`);
+      const again = pe.loadModel(models[enc].bytes);
+      within(again.forward(FIXED, { length: 8 }).logits, models[enc].baseline, 0, `${enc} reloaded after the fuzz`);
+      again.delete();
+    }
+    const x = Float32Array.from([1, 0, 0, 1, 0.5, -2]);
+    within(pe.applyRope(x, { length: 3, dim: 2, positions: [1, 1000000, 7] }),
+      ref.ropeReference(x, { length: 3, dim: 2, positions: [1, 1e6, 7], invFreq: [1] }), 1e-6, 'RoPE after the fuzz');
+
+    deleteModels(models);
+  }
+  // The same pass twice: the first brings buffers that grow to the largest size seen (the kernels' scratch,
+  // kept for the next call; the allocator's free lists) to their high-water mark, so whatever the second,
+  // identical pass leaves behind is a leak, not a one-time cost.
+  await pass();
   Object.assign(stats, { calls: 0, ok: 0, TypeError: 0, RangeError: 0, caller: 0, tooLarge: 0 });
   for (const k of Object.keys(heapBy)) delete heapBy[k];
   const heap0 = pe.heapBytes(), memory0 = pe.memoryBytes();
-  rnd = ref.mulberry32(SEED);
-  makeModels();
-
-  for (let i = 0; i < CALLS; i++) {
-    const name = pick(names);
-    if (specs[name].tooLarge && chance(0.02)) runTooLarge(name, specs[name]);
-    else runOne(name, specs[name]);
-  }
-  // train(): async, fewer calls (each valid one runs up to 3 steps).
-  for (let i = 0; i < 200; i++) {
-    const [enc, o] = trainSpec.valid();
-    const args = [models[enc].trainee, o];
-    let what = 'train valid';
-    if (chance(0.15)) {
-      args[0] = pick([hostile(), models.deleted.model, { trainStep() {}, config: { maxLength: 8 } }]);
-      what = 'train: not a model';
-    } else if (!chance(0.1)) what = `train ${mutate(args, 1)}`;
-    stats.calls++;
-    try {
-      const r = await pe.train(...args);
-      stats.ok++;
-      if (!(r.steps >= 1 && Number.isFinite(r.loss))) failures.push(`${what}: result ${JSON.stringify(r)}`);
-    } catch (e) {
-      classify(e, trainSpec.names, what);
-    }
-  }
-
-  // The untouched models still give their pre-fuzz logits, bit for bit, and reload from their checkpoints.
-  for (const enc of ENCODINGS) {
-    within(models[enc].model.forward(FIXED, { length: 8 }).logits, models[enc].baseline, 0, `${enc} after the fuzz`);
-    const again = pe.loadModel(models[enc].bytes);
-    within(again.forward(FIXED, { length: 8 }).logits, models[enc].baseline, 0, `${enc} reloaded after the fuzz`);
-    again.delete();
-  }
-  const x = Float32Array.from([1, 0, 0, 1, 0.5, -2]);
-  within(pe.applyRope(x, { length: 3, dim: 2, positions: [1, 1000000, 7] }),
-    ref.ropeReference(x, { length: 3, dim: 2, positions: [1, 1e6, 7], invFreq: [1] }), 1e-6, 'RoPE after the fuzz');
-
-  deleteModels(models);
+  await pass(); // the same calls, give or take the few that depend on state outside the seed
   const heapGrowth = pe.heapBytes() - heap0, memoryGrowth = pe.memoryBytes() - memory0;
   console.log(`fuzz: ${stats.calls} calls: ${stats.ok} returned (each checked against a reference), ${stats.TypeError} TypeError, ` +
     `${stats.RangeError} RangeError, ${stats.tooLarge} too-large requests refused, ${stats.caller} caller errors passed through; ` +

@@ -121,6 +121,13 @@ export function createEncodings(mod) {
     const bidirectional = v.boolean('bidirectional', o.bidirectional ?? true);
     const numBuckets = v.integer('numBuckets', o.numBuckets ?? 32, 2, 1 << 20);
     const maxDistance = v.integer('maxDistance', o.maxDistance ?? 128, 1, MAX_POS);
+    // the core's cross-option rules (t5.cpp), with this API's option names
+    const minBuckets = bidirectional ? 4 : 2;
+    if (numBuckets < minBuckets)
+      throw new RangeError(`numBuckets must be an integer >= ${minBuckets} when ${bidirectional ? 'bidirectional' : 'unidirectional'} (got ${numBuckets})`);
+    const maxExact = Math.floor((bidirectional ? Math.floor(numBuckets / 2) : numBuckets) / 2);
+    if (maxDistance <= maxExact)
+      throw new RangeError(`maxDistance must be > ${maxExact}, the exact buckets on one side for numBuckets ${numBuckets} (got ${maxDistance})`);
     return scope(mod, (m) => {
       const pr = m.put('i32', rel.length, rel);
       const out = m.put('i32', rel.length);
@@ -178,7 +185,9 @@ export function createEncodings(mod) {
     const d = v.integer('dim', o.dim, 1, MAX_DIM);
     const scale = v.float32('scale', o.scale ?? 1 / Math.sqrt(d));
     const causal = v.boolean('causal', o.causal ?? true);
-    const slope = v.float32('alibiSlope', o.alibiSlope ?? 0);
+    // ALiBi penalises distance: a negative slope would reward it, and at float32 magnitudes it erases the scores'
+    // differences (found by the JS fuzz: slope -2^31 tied far keys that float64 tells apart)
+    const slope = v.number('alibiSlope', o.alibiSlope ?? 0, { min: 0, max: v.FLOAT32_MAX });
     const n = v.elementBudget('attention(queryLength*keyLength)', tq * tk);
     const qs = v.floatArray('q', q, v.elementBudget('q', tq * d));
     const ks = v.floatArray('k', k, v.elementBudget('k', tk * d));
