@@ -57,6 +57,15 @@ export interface ExplorerSettings {
 export declare function configure(options?: ExplorerSettings): void;
 
 /**
+ * A checkpoint source for {@link configure}: lists `index.json` and fetches the files from the
+ * directory `base` (default: the `checkpoints/` shipped next to the module).
+ */
+export declare function fetchCheckpoints(base?: string | URL): {
+  list: () => Promise<string[]>;
+  load: (file: string) => Promise<Uint8Array | null>;
+};
+
+/**
  * `<posenc-explorer>`: the explorer's length sweep as one embeddable element, with its
  * styles in its shadow DOM. Every element on a page shares one wasm module. An element
  * starts work only when scrolled into view, and pauses when off screen or when the tab

@@ -26,6 +26,8 @@ import { sharedApi, sharedLoadOptions, sweepPool, checkpointSource, explorerLink
 import { CSS } from './styles.js';
 
 export { configure } from './engine.js';
+/** A checkpoint source fetching `index.json` and the files from a directory URL, for configure({ checkpoints }). */
+export { fetchCheckpoints } from '../app/trainer.js';
 
 const kebab = (key) => key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
 const STATE_ATTRIBUTES = Object.fromEntries(Object.keys(SCHEMA).map((key) => [kebab(key), key]));
