@@ -93,7 +93,7 @@ test('the RoPE scaling sliders change the trained RoPE model\'s attention and ac
   console.log(`RoPE at T=128 (4x training): accuracy ${before.acc.toFixed(3)} plain, ${after.acc.toFixed(3)} with linear interpolation x4`);
   expect(after.hash).not.toBe(before.hash);
   expect(await canvasHash(page, 'canvas.spectrum')).not.toBe(spectrumBefore);
-  expect(page.url()).toContain('ropeScaling=linear');
+  await waitFor(page, () => location.search.includes('ropeScaling=linear'), { timeout: 10000, what: 'the URL to hold the scaling' });
   expect(page.errors).toEqual([]);
 });
 
@@ -109,7 +109,8 @@ test('the URL holds the state (validated), keyboard, reduced motion, themes, 375
   expect(await page.evaluate(() => getComputedStyle(document.body).backgroundColor)).toBe('rgb(20, 20, 23)');
   // round trip: the written URL, loaded again, gives the same state
   await page.evaluate(() => posenc.setLength(64));
-  await page.waitForTimeout(300);
+  // the URL is written 150 ms after the last change (debounced): poll, since a loaded machine can delay the timer
+  await waitFor(page, () => location.search.includes('length=64'), { timeout: 10000, what: 'the URL to hold length=64' });
   const url = page.url();
   expect(url).toContain('length=64');
   const again = await browser.newPage();

@@ -1,7 +1,7 @@
 // The page served by `npm start`: it loads, draws the encoding views from the
 // module (non-blank canvases), keeps its state in the URL, and logs no errors.
 import { useBrowser } from './harness.js';
-import { waitReady, waitSwept, canvasStats } from './page-helpers.js';
+import { waitFor, waitReady, waitSwept, canvasStats } from './page-helpers.js';
 import { mkdirSync } from 'node:fs';
 
 const browser = useBrowser();
@@ -36,8 +36,8 @@ test('state round-trips through the URL and bad values fall back to defaults', a
   expect(await page.inputValue('input[name=ropePos]')).toBe('10');
   await page.fill('input[name=alibiHeads]', '6');
   await page.dispatchEvent('input[name=alibiHeads]', 'input');
-  await page.waitForTimeout(300); // the URL is written after a short debounce
-  expect(page.url()).toContain('alibiHeads=6');
+  // the URL is written 150 ms after the last change (debounced): poll, since a loaded machine can delay the timer
+  await waitFor(page, () => location.search.includes('alibiHeads=6'), { timeout: 10000, what: 'the URL to hold alibiHeads=6' });
   expect(await page.$$eval('#alibi canvas', (c) => c.length)).toBe(6);
   expect(page.errors).toEqual([]);
 });
