@@ -62,6 +62,24 @@ function noFetchedAssets() {
 
 const common = (root) => ({ configFile: false, logLevel: 'warn', root, publicDir: false, plugins: [] });
 
+/** Bundles `entry` into one ES module with the wasm (and checkpoints) inlined; returns its code. */
+async function buildOneFile({ root, at, out, entry }) {
+  const tmp = join(out, 'one-file-tmp');
+  await build({
+    ...common(root),
+    plugins: [inlineAssets(at), noFetchedAssets()],
+    build: {
+      outDir: tmp, emptyOutDir: true, target: 'es2022', minify: true, assetsInlineLimit: 0,
+      copyPublicDir: false, reportCompressedSize: false,
+      lib: { entry: at(entry), formats: ['es'], fileName: () => 'out.js' },
+      rollupOptions: { output: { codeSplitting: false } },
+    },
+  });
+  const code = readFileSync(join(tmp, 'out.js'), 'utf8');
+  rmSync(tmp, { recursive: true, force: true });
+  return code;
+}
+
 export async function buildDist({ root, at }) {
   const out = at('dist');
   rmSync(out, { recursive: true, force: true });
@@ -96,35 +114,13 @@ export async function buildDist({ root, at }) {
   writeFileSync(join(out, 'explorer.js'), "export * from './assets/explorer.js';\n");
 
   // 2. The single-file library: one module, both .wasm builds inlined.
-  await build({
-    ...common(root),
-    plugins: [inlineAssets(at), noFetchedAssets()],
-    build: {
-      outDir: join(out, 'single-tmp'), emptyOutDir: true, target: 'es2022', minify: true, assetsInlineLimit: 0,
-      copyPublicDir: false, reportCompressedSize: false,
-      lib: { entry: at('web/lib/single.js'), formats: ['es'], fileName: () => 'posenc.single.js' },
-      rollupOptions: { output: { codeSplitting: false } },
-    },
-  });
-  cpSync(join(out, 'single-tmp', 'posenc.single.js'), join(out, 'posenc.single.js'));
-  rmSync(join(out, 'single-tmp'), { recursive: true, force: true });
+  writeFileSync(join(out, 'posenc.single.js'), await buildOneFile({ root, at, out, entry: 'web/lib/single.js' }));
 
   // 3. standalone.html: the component, the wasm and the copy-task checkpoints in one file, for file://.
-  await build({
-    ...common(root),
-    plugins: [inlineAssets(at), noFetchedAssets()],
-    build: {
-      outDir: join(out, 'standalone-tmp'), emptyOutDir: true, target: 'es2022', minify: true, assetsInlineLimit: 0,
-      copyPublicDir: false, reportCompressedSize: false,
-      lib: { entry: at('web/component/standalone.js'), formats: ['es'], fileName: () => 'standalone.js' },
-      rollupOptions: { output: { codeSplitting: false } },
-    },
-  });
-  const js = readFileSync(join(out, 'standalone-tmp', 'standalone.js'), 'utf8').replace(/<\/(script)/gi, '<\\/$1');
+  const js = (await buildOneFile({ root, at, out, entry: 'web/component/standalone.js' })).replace(/<\/(script)/gi, '<\\/$1');
   const page = readFileSync(at('web/component/standalone.html'), 'utf8').replace('<!-- posenc:script -->',
     () => `<script type="module">${js}</script>`);
   writeFileSync(join(out, 'standalone.html'), page);
-  rmSync(join(out, 'standalone-tmp'), { recursive: true, force: true });
 
   // 4. Checkpoints, types.
   mkdirSync(join(out, 'checkpoints'), { recursive: true });

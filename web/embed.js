@@ -3,8 +3,8 @@
 // attribute (camelCase or kebab-case names, as in the explorer's URL); the
 // element validates them. `controls=0` hides the controls.
 import './component/posenc-explorer.js';
+import { kebab } from './app/state.js';
 
-const kebab = (key) => key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
 const el = document.createElement('posenc-explorer');
 for (const [key, value] of new URLSearchParams(location.search)) {
   const name = kebab(key);

@@ -1,8 +1,7 @@
 // "Embed this": the current sweep as a <posenc-explorer> tag or an iframe of
 // embed.html, for a blog post (as TensorFlow Playground offers its iframe).
-import { toSearch } from './state.js';
+import { toSearch, kebab } from './state.js';
 
-const kebab = (key) => key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
 const escapeAttr = (v) => String(v).replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
 // Page-only keys that mean nothing in an embed.
 const PAGE_ONLY = new Set(['perf', 'sinDim', 'sinLength', 'ropePos', 'alibiHeads']);

@@ -148,3 +148,6 @@ export function writeState(state) {
 }
 
 export const schema = SCHEMA;
+
+/** A state key as an HTML attribute name: trainLength -> train-length (<posenc-explorer>, embed.html). */
+export const kebab = (key) => key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);

@@ -13,7 +13,7 @@
 // nothing until it is scrolled into view, and its animation pauses while it
 // is off screen or the tab is hidden.
 import { interpolateViridis } from '../vendor/d3.js';
-import { readState, rejected, fixUp, toSearch, SCHEMA } from '../app/state.js';
+import { readState, rejected, fixUp, toSearch, kebab, SCHEMA } from '../app/state.js';
 import { createTimeline } from '../app/timeline.js';
 import { createSweepClient } from '../app/sweep-client.js';
 import { createSweepView } from '../app/sweep-view.js';
@@ -29,7 +29,6 @@ export { configure } from './engine.js';
 /** A checkpoint source fetching `index.json` and the files from a directory URL, for configure({ checkpoints }). */
 export { fetchCheckpoints } from '../app/trainer.js';
 
-const kebab = (key) => key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
 const STATE_ATTRIBUTES = Object.fromEntries(Object.keys(SCHEMA).map((key) => [kebab(key), key]));
 const EXPERIMENT = ['task', 'seed', 'trainLength', 'layers', 'heads', 'dModel', 'steps'];
 
