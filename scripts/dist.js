@@ -2,7 +2,8 @@
 //
 //   dist/posenc.js            the library (ES module; fetches its .wasm from dist/assets/)
 //   dist/posenc.single.js     the library with both .wasm builds inlined (no .wasm to serve)
-//   dist/explorer.js          <posenc-explorer>, the web component (its Workers and the library in dist/assets/)
+//   dist/explorer.js          <posenc-explorer>, the web component (the library in dist/assets/)
+//   dist/assets/{sweep,train}-worker.js  its two Workers, self-contained, at stable paths
 //   dist/*.d.ts               the hand-written TypeScript declarations (types/)
 //   dist/app/, dist/embed.html  the full explorer and the iframe embed page
 //   dist/standalone.html      one file, works from file:// (everything inlined; the sweep runs on the main thread)
@@ -43,8 +44,8 @@ function inlineAssets(at) {
 /**
  * For the one-file builds: the .wasm bytes come inlined, so the code's
  * `new URL('x.wasm', import.meta.url)` (ours and Emscripten's) become plain names
- * instead of more inlined copies, and Workers (which file:// cannot start
- * anyway) are not bundled in.
+ * instead of more inlined copies (Workers, which file:// cannot start anyway,
+ * stay references to files that are not there: the handlers run on the main thread).
  */
 function noFetchedAssets() {
   return {
@@ -53,21 +54,52 @@ function noFetchedAssets() {
     transform(code, id) {
       if (!/\.m?js$/.test(id) || id.includes('node_modules')) return null;
       const out = code
-        .replace(/new URL\((['"])([^'"]*?)([\w.-]+\.wasm)\1,\s*import\.meta\.url\)/g, (_, q, dir, name) => JSON.stringify(name))
-        .replace(/new Worker\(new URL\([^)]*\)[^)]*\)/g, "(() => { throw new Error('Workers are not available in this build'); })()");
+        .replace(/new URL\((['"])([^'"]*?)([\w.-]+\.wasm)\1,\s*import\.meta\.url\)/g, (_, q, dir, name) => JSON.stringify(name));
       return out === code ? null : { code: out, map: null };
     },
   };
 }
 
-const common = (root) => ({ configFile: false, logLevel: 'warn', root, publicDir: false, plugins: [] });
+/**
+ * What the package's code must look like to a user's bundler:
+ * - the Worker scripts and the checkpoint index stay literal references next to the chunk
+ *   (`new URL("./sweep-worker.js", import.meta.url)`, `import("../checkpoints/index.js")`), which
+ *   webpack, Vite, Parcel and Rollup (with its import-meta-assets plugin) recognise and copy; the Workers
+ *   are built separately as self-contained files, and the checkpoints ship in dist/checkpoints/;
+ * - no bare `process` (the Emscripten glue tests `typeof process`): Parcel takes that for Node's
+ *   global and pulls in a polyfill.
+ */
+const WORKER_FILES = { './sweep-worker.js': './sweep-worker.js', '../lib/train-worker.js': './train-worker.js' };
+const CHECKPOINTS = 'posenc-checkpoints-index'; // a placeholder, external during the build
+/** With `wasmBeside`, the .wasm references are left to run time too (a Worker given a compiled module never fetches it). */
+function packageReferences({ wasmBeside = false } = {}) {
+  return {
+    name: 'posenc-package-references',
+    enforce: 'pre',
+    resolveId: (id) => (id === CHECKPOINTS ? { id, external: true } : null),
+    transform(code, id) {
+      if (!/\.m?js$/.test(id) || id.includes('node_modules')) return null;
+      let out = code.replace(/new URL\((['"])(\.{1,2}\/[\w/.-]+\.js)\1,\s*import\.meta\.url\)/g, (m, q, path) =>
+        WORKER_FILES[path] ? `new URL(/* @vite-ignore */ ${JSON.stringify(WORKER_FILES[path])}, import.meta.url)` : m);
+      out = out.replace(/import\((['"])\.\.\/checkpoints\/index\.js\1\)/g, `import(${JSON.stringify(CHECKPOINTS)})`);
+      if (wasmBeside) out = out.replace(/new URL\((['"])(?:\.\.\/wasm\/)?(posenc-(?:simd|scalar)\.wasm)\1,\s*import\.meta\.url\)/g,
+        (_, q, name) => `new URL(/* @vite-ignore */ ${JSON.stringify(`./${name}`)}, import.meta.url)`);
+      if (/[\\/]web[\\/]wasm[\\/][^/\\]+\.mjs$/.test(id)) out = out.replace(/(?<![.\w$])process(?![\w$])/g, 'globalThis.process');
+      return out === code ? null : { code: out, map: null };
+    },
+    renderChunk: (code) => (code.includes(CHECKPOINTS)
+      ? code.replace(new RegExp(`(["'\`])${CHECKPOINTS}\\1`, 'g'), '"../checkpoints/index.js"') : null),
+  };
+}
+
+const common = (root) => ({ configFile: false, logLevel: 'warn', root, publicDir: false, plugins: [packageReferences()] });
 
 /** Bundles `entry` into one ES module with the wasm (and checkpoints) inlined; returns its code. */
 async function buildOneFile({ root, at, out, entry }) {
   const tmp = join(out, 'one-file-tmp');
   await build({
     ...common(root),
-    plugins: [inlineAssets(at), noFetchedAssets()],
+    plugins: [inlineAssets(at), noFetchedAssets(), packageReferences()],
     build: {
       outDir: tmp, emptyOutDir: true, target: 'es2022', minify: true, assetsInlineLimit: 0,
       copyPublicDir: false, reportCompressedSize: false,
@@ -80,22 +112,35 @@ async function buildOneFile({ root, at, out, entry }) {
   return code;
 }
 
+/** A Worker script as one self-contained ES module at dist/assets/<name> (its .wasm beside it), at a stable path. */
+async function buildWorker({ at, out, entry, name }) {
+  await build({
+    ...common(at('web')),
+    plugins: [packageReferences({ wasmBeside: true })],
+    build: {
+      outDir: join(out, 'assets'), emptyOutDir: false, target: 'es2022', minify: true, assetsInlineLimit: 0, modulePreload: false,
+      copyPublicDir: false, reportCompressedSize: false,
+      rollupOptions: { input: at(entry), preserveEntrySignatures: false,
+        output: { format: 'es', entryFileNames: name, codeSplitting: false, assetFileNames: '[name][extname]' } },
+    },
+  });
+}
+
 export async function buildDist({ root, at }) {
   const out = at('dist');
   rmSync(out, { recursive: true, force: true });
   const t0 = Date.now();
 
+  // 0. The Workers, self-contained (a user's bundler copies each as one file).
+  await buildWorker({ at, out, entry: 'web/app/sweep-worker.js', name: 'sweep-worker.js' });
+  await buildWorker({ at, out, entry: 'web/lib/train-worker.js', name: 'train-worker.js' });
+
   // 1. The library, the component and the pages, sharing chunks.
   await build({
     ...common(at('web')),
     base: './',
-    worker: {
-      format: 'es',
-      // one file per Worker (no chunks), so a user's bundler can rebuild each Worker from it alone
-      rollupOptions: { output: { entryFileNames: 'assets/[name]-[hash].js', assetFileNames: 'assets/[name][extname]', codeSplitting: false } },
-    },
     build: {
-      outDir: out, emptyOutDir: false, target: 'es2022', minify: true, modulePreload: { polyfill: false },
+      outDir: out, emptyOutDir: false, target: 'es2022', minify: true, modulePreload: false,
       assetsInlineLimit: 0, copyPublicDir: false, reportCompressedSize: false,
       rollupOptions: {
         input: {

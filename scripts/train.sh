@@ -13,5 +13,5 @@ node scripts/figures.js
 # (a static host has no directory listing, so the list is a file).
 # Only what the page draws (the retrieval grids) ships next to the checkpoints, not all of results.json.
 node -e "const fs=require('fs');const r=JSON.parse(fs.readFileSync('docs/results.json'));fs.writeFileSync('web/checkpoints/results.json', JSON.stringify({version:r.version, config:r.config, runs:r.runs.filter(x=>x.grid).map(({task,encoding,seed,scaling,grid})=>({task,encoding,seed,scaling,grid}))}))"
-(cd web/checkpoints && node -e "const fs=require('fs');fs.writeFileSync('index.json', JSON.stringify(fs.readdirSync('.').filter(f=>f.endsWith('.ckpt')||f==='results.json').sort()))")
+node scripts/checkpoint-index.js   # index.json and index.js (literal URLs that bundlers copy)
 echo "posenc: npm run train took $(( $(date +%s) - start )) s"

@@ -3,6 +3,8 @@
 // docs/results.json records for it (1x accuracy, seed 0) on fresh data.
 import { readFileSync } from 'node:fs';
 import { loadPosenc } from '../../web/lib/index.js';
+import { indexes } from '../../scripts/checkpoint-index.js';
+import shippedUrls from '../../web/checkpoints/index.js';
 
 const dir = new URL('../../web/checkpoints/', import.meta.url);
 const index = JSON.parse(readFileSync(new URL('index.json', dir), 'utf8'));
@@ -18,6 +20,13 @@ test('every task x encoding of the results ships a checkpoint, small enough for 
   expect(files.sort()).toEqual(tasks.flatMap((t) => encodings.map((e) => `${t}-${e}.ckpt`)).sort());
   const total = files.reduce((a, f) => a + readFileSync(new URL(f, dir)).length, 0);
   expect(total).toBeLessThan(3 * 1024 * 1024);
+});
+
+test('index.json and index.js list exactly the files in web/checkpoints (as scripts/checkpoint-index.js writes them)', () => {
+  for (const [name, text] of Object.entries(indexes())) expect([name, readFileSync(new URL(name, dir), 'utf8')]).toEqual([name, text]);
+  // index.js: one literal URL per checkpoint, each resolving to that file next to it.
+  expect(Object.keys(shippedUrls).sort()).toEqual(files.sort());
+  for (const [file, url] of Object.entries(shippedUrls)) expect(url.href).toBe(new URL(file, dir).href);
 });
 
 test.each(files)('%s loads and reproduces its recorded 1x accuracy', (file) => {

@@ -314,8 +314,9 @@ async function main() {
   $('#status').textContent = '';
   $('#build').textContent = `wasm build: ${pe.build} (${pe.simdArch})`;
   perf = createPerf($('#perf-readout'), () => `· cached maps ${client.cachedCount()} · training ${trainer.busy() ? 'busy' : 'idle'}`);
+  const notice = (message) => { $('#status').textContent = message; };
   client = createSweepClient({
-    lut: lutFor(interpolateViridis),
+    lut: lutFor(interpolateViridis), api: async () => pe, onNotice: notice,
     onUpdate: () => { dirty = true; },
     onError: (enc, message) => {
       $('#status').textContent = `${enc ? NAMES[enc] : 'sweep'}: ${message}`;
@@ -324,6 +325,7 @@ async function main() {
   sweepView = createSweepView($('#sweep-rows'), client);
   trainView = createTrainView($('#train-rows'), { onStop: (enc) => trainer.stop(enc), onRetrain: (enc) => trainer.retrainOne(enc) });
   trainer = createTrainer({
+    api: async () => pe,
     vocabSize: (task) => pe.taskInfo(trainTask(task)).vocabSize,
     onModel: (enc, bytes, source) => {
       client.setModel(enc, bytes ? { bytes } : { config: trainer.modelConfig(enc) });
@@ -334,7 +336,7 @@ async function main() {
     onProgress: (enc, r) => trainView.update(enc, r),
     // A damaged shipped checkpoint is not used (that encoding trains instead), and the page says why.
     checkCheckpoint: (bytes) => pe.loadModel(bytes).delete(),
-    onNotice: (message) => { $('#status').textContent = message; },
+    onNotice: notice,
   });
   bindControls();
   const sweepExport = createSweepExporter({ client, trainer, state, grid, view: sweepViewOf, lut: lutFor(interpolateViridis),

@@ -7,9 +7,13 @@
 // of worker-like objects shared with other clients (several <posenc-explorer>
 // elements on one page share one pool); `prefix` keeps clients' encodings
 // apart in a shared worker.
-export function createSweepClient({ lut, workers: given = 1, prefix = '', onUpdate = () => {}, onError = () => {} }) {
+import { startWorker } from './workers.js';
+
+// `api()` gives the page's posenc API (a promise), for running the sweep on this thread when an owned
+// Worker cannot start; `onNotice(message)` is told why.
+export function createSweepClient({ lut, workers: given = 1, prefix = '', onUpdate = () => {}, onError = () => {}, api, onNotice = () => {} }) {
   const owned = typeof given === 'number';
-  const workers = owned ? Array.from({ length: given }, () => new Worker(new URL('./sweep-worker.js', import.meta.url), { type: 'module' })) : given;
+  const workers = owned ? Array.from({ length: given }, () => startWorker('sweep', { api, onFallback: onNotice })) : given;
   const assigned = new Map(); // encoding -> worker
   const state = new Map(); // encoding -> {version, view, gen, cur: Map, prev: Map, info}
   let next = 0;

@@ -3,24 +3,69 @@
 // the bookkeeping the training panel draws: step, loss history, source.
 import { peekConfig } from './checkpoint.js';
 import { EXPERIMENT, trainTask } from './experiment.js';
+import { startWorker } from './workers.js';
 
-/** Shipped checkpoints fetched from web/checkpoints/ (`base` overrides where they live). */
-const SHIPPED = '../checkpoints/'; // a variable, so bundlers leave the URL to run time
-export function fetchCheckpoints(base = new URL(SHIPPED, import.meta.url)) {
+const here = import.meta.url; // a variable base: bundlers rewrite only `new URL('literal', import.meta.url)`
+const SERVE_HINT = 'copy node_modules/posenc/dist/checkpoints/ to your site and call configure({ checkpoints: \'/that/url/\' }) ' +
+  'before the first element';
+
+async function fetchBytes(url) {
+  let res;
+  try {
+    res = await fetch(url);
+  } catch (e) {
+    throw new Error(`${url} could not be fetched (${e.message}; from another origin it needs CORS)`);
+  }
+  if (!res.ok) throw new Error(`${url} was not found (HTTP ${res.status})`);
+  return new Uint8Array(await res.arrayBuffer());
+}
+
+/**
+ * Shipped checkpoints from a directory URL holding `index.json` (a list of file names) and the files,
+ * e.g. `fetchCheckpoints('https://cdn.jsdelivr.net/npm/posenc/dist/checkpoints/')`.
+ * list() and load() reject with an Error that says what was not found and how to serve it.
+ */
+export function fetchCheckpoints(base) {
+  const dir = new URL(base, globalThis.location?.href);
+  if (!dir.pathname.endsWith('/')) dir.pathname += '/';
   return {
+    where: dir.href,
     async list() {
+      let list;
       try {
-        const res = await fetch(new URL('index.json', base));
-        if (!res.ok) return [];
-        const list = await res.json();
-        return Array.isArray(list) ? list.filter((f) => typeof f === 'string') : [];
-      } catch {
-        return [];
+        list = JSON.parse(new TextDecoder().decode(await fetchBytes(new URL('index.json', dir))));
+      } catch (e) {
+        throw new Error(`The shipped checkpoints were not found: ${e.message}. Serve dist/checkpoints/ of the posenc package there.`);
       }
+      return Array.isArray(list) ? list.filter((f) => typeof f === 'string' && f.endsWith('.ckpt')) : [];
     },
+    load: (file) => fetchBytes(new URL(file, dir)),
+  };
+}
+
+/**
+ * The checkpoints that ship next to this module. web/checkpoints/index.js (written by
+ * scripts/checkpoint-index.js) names each file with a literal `new URL('./file', import.meta.url)`,
+ * so a bundler (webpack, Vite, Parcel, Rollup with its import-meta-assets plugin) copies them all.
+ */
+export function shippedCheckpoints() {
+  let index = null;
+  const where = new URL('../checkpoints/', here).href;
+  const files = () => (index ??= import('../checkpoints/index.js').then((m) => m.default, (e) => {
+    throw new Error(`The shipped checkpoints were not found next to posenc (${where}index.js: ${e.message}). ` +
+      `If a bundler built this page, ${SERVE_HINT}.`);
+  }));
+  return {
+    where,
+    list: async () => Object.keys(await files()),
     async load(file) {
-      const res = await fetch(new URL(file, base));
-      return res.ok ? new Uint8Array(await res.arrayBuffer()) : null;
+      const url = (await files())[file];
+      if (!url) throw new Error(`${file} is not a shipped checkpoint`);
+      try {
+        return await fetchBytes(url);
+      } catch (e) {
+        throw new Error(`The shipped checkpoint ${e.message}. If a bundler built this page, ${SERVE_HINT}.`);
+      }
     },
   };
 }
@@ -28,11 +73,12 @@ export function fetchCheckpoints(base = new URL(SHIPPED, import.meta.url)) {
 /**
  * `checkpoints` is where shipped checkpoints come from: {list(): Promise<string[]>, load(file): Promise<Uint8Array|null>}.
  * `loadOptions` go to each training Worker's loadPosenc (e.g. a shared {wasmModule, build}).
+ * `api()` gives the page's own posenc API (a promise), for training on this thread where no Worker can start.
  * `checkCheckpoint(bytes)` throws if a shipped checkpoint will not load (truncated, corrupted, another
  * version); that encoding then trains instead and `onNotice(message)` says why.
  * A Worker that sends nothing for `stallMs` (killed, hung) is ended and its row marked as an error.
  */
-export function createTrainer({ vocabSize, onModel, onProgress, concurrency = 2, checkpoints = fetchCheckpoints(), loadOptions,
+export function createTrainer({ vocabSize, onModel, onProgress, concurrency = 2, checkpoints = shippedCheckpoints(), loadOptions, api: mainApi,
   checkCheckpoint, onNotice = () => {}, stallMs = 60000 }) {
   const runs = new Map(); // encoding -> {status, step, steps, losses: [[step, loss]], accuracy, worker}
   let queue = [];
@@ -88,13 +134,7 @@ export function createTrainer({ vocabSize, onModel, onProgress, concurrency = 2,
     const r = run(enc);
     active++;
     Object.assign(r, { status: 'training', step: 0, steps: e.steps, losses: [], accuracy: NaN });
-    let worker;
-    try {
-      worker = new Worker(new URL('../lib/train-worker.js', import.meta.url), { type: 'module' });
-    } catch (err) { // e.g. a page opened from file://, where Workers cannot start
-      r.error = `training needs a Worker, which this page cannot start (${err.message})`;
-      return finish(enc, r, 'error');
-    }
+    const worker = startWorker('train', { api: mainApi, onFallback: (why) => fellBack(why) });
     r.worker = worker;
     r.heard = performance.now();
     watch();
@@ -127,6 +167,13 @@ export function createTrainer({ vocabSize, onModel, onProgress, concurrency = 2,
         minLr: EXPERIMENT.minLr, warmup: Math.min(EXPERIMENT.warmup, Math.floor(e.steps / 10)), seed: e.seed, progressEvery: 5 } });
   }
 
+  // Said once: the training Workers could not start, so models train on this thread.
+  let fallbackSaid = false;
+  const fellBack = (why) => {
+    if (!fallbackSaid) onNotice(`Training: ${why}.`);
+    fallbackSaid = true;
+  };
+
   const notice = (file, why) => {
     onNotice(`The shipped checkpoint ${file} cannot be used (${why}); training instead.`);
     return false;
@@ -150,8 +197,8 @@ export function createTrainer({ vocabSize, onModel, onProgress, concurrency = 2,
       onModel(enc, bytes, 'checkpoint');
       onProgress(enc, run(enc));
       return true;
-    } catch {
-      return false;
+    } catch (err) {
+      return notice(file, err.message);
     }
   }
 
@@ -191,7 +238,14 @@ export function createTrainer({ vocabSize, onModel, onProgress, concurrency = 2,
         onModel(enc, null, 'untrained');
         onProgress(enc, run(enc));
       }
-      const available = retrain ? [] : await checkpoints.list();
+      let available = [];
+      if (!retrain) {
+        try {
+          available = await checkpoints.list();
+        } catch (err) {
+          onNotice(`${err.message} Training in your browser instead.`);
+        }
+      }
       for (const enc of encodings) {
         if (await tryCheckpoint(enc, experiment, available)) continue;
         run(enc).status = 'queued';

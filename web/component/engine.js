@@ -5,23 +5,41 @@
 // cannot start (a page opened from file://), the sweep runs on the main
 // thread through the same handler (sweep-core.js).
 import { loadPosenc, compileWasm } from '../lib/index.js';
-import { createSweepCore } from '../app/sweep-core.js';
-import { fetchCheckpoints } from '../app/trainer.js';
+import { fetchCheckpoints, shippedCheckpoints } from '../app/trainer.js';
+import { startWorker, configureWorkers } from '../app/workers.js';
 
+const here = import.meta.url; // a variable base: bundlers rewrite only `new URL('literal', import.meta.url)`
+const OPTIONS = ['loadOptions', 'workers', 'sweepWorkerUrl', 'trainWorkerUrl', 'checkpoints', 'explorerUrl'];
 const settings = {
   loadOptions: {}, // passed to loadPosenc (wasmUrl, locateFile, wasmBinary, build)
-  workers: 'auto', // 'auto' | true | false
-  checkpoints: null, // {list, load}; default: fetched from ../checkpoints/ next to this module
-  explorerUrl: '../app/', // the full explorer, relative to this module; null: no link
+  workers: 'auto', // 'auto' | true | false (false: everything on the main thread)
+  checkpoints: null, // a directory URL (with index.json), or {list, load}; default: the ones next to this module
+  explorerUrl: undefined, // the full explorer's URL; default ../app/ next to this module, if it is there; null: no link
 };
 let compiled = null;
 let api = null;
 let pool = null;
+const notices = new Set(); // what went wrong in the shared parts, shown by every element
 
-/** Change the shared settings; call before the first element starts. */
+/**
+ * Change the shared settings; call before the first element starts.
+ * `sweepWorkerUrl`/`trainWorkerUrl`: where the Worker scripts are (default: next to this module,
+ * `posenc/sweep-worker.js` and `posenc/train-worker.js` in the package).
+ */
 export function configure(options = {}) {
+  if (options === null || typeof options !== 'object') throw new TypeError('configure() takes an options object');
+  for (const key of Object.keys(options))
+    if (!OPTIONS.includes(key)) throw new TypeError(`configure(): unknown option ${JSON.stringify(key)} (allowed: ${OPTIONS.join(', ')})`);
   if (compiled || pool) throw new Error('posenc-explorer: configure() must be called before the first element starts');
-  Object.assign(settings, options);
+  const { sweepWorkerUrl, trainWorkerUrl, workers, checkpoints, ...rest } = options;
+  if (checkpoints !== undefined && checkpoints !== null && typeof checkpoints !== 'string' && !(checkpoints instanceof URL) &&
+      (typeof checkpoints.list !== 'function' || typeof checkpoints.load !== 'function'))
+    throw new TypeError('configure(): checkpoints must be a directory URL or {list(), load(file)}');
+  Object.assign(settings, rest);
+  if (workers !== undefined) settings.workers = workers;
+  if (checkpoints !== undefined) settings.checkpoints = typeof checkpoints === 'string' || checkpoints instanceof URL
+    ? fetchCheckpoints(checkpoints) : checkpoints;
+  configureWorkers({ mode: settings.workers, sweep: sweepWorkerUrl, train: trainWorkerUrl });
 }
 
 /** loadPosenc options that reuse the page's compiled module: {wasmModule, build}. */
@@ -37,35 +55,51 @@ export function sharedApi() {
   return api;
 }
 
-export const workersAvailable = () =>
-  settings.workers === true || (settings.workers === 'auto' && typeof Worker === 'function' && location.protocol !== 'file:');
-
-/** A Worker-shaped object that runs the sweep handler on this thread. */
-function inlineWorker() {
-  const target = new EventTarget();
-  const handle = createSweepCore(sharedApi, (data) => setTimeout(() => target.dispatchEvent(new MessageEvent('message', { data })), 0));
-  target.postMessage = (data) => setTimeout(() => handle(data), 0);
-  target.terminate = () => {};
-  return target;
+/** Something every element should say (e.g. why the Workers run on the main thread), and the listeners to tell. */
+const listeners = new Set();
+export function onNotice(fn) {
+  listeners.add(fn);
+  for (const n of notices) fn(n);
+  return () => listeners.delete(fn);
+}
+export function notify(message) {
+  if (notices.has(message)) return;
+  notices.add(message);
+  console.warn(`posenc-explorer: ${message}`);
+  for (const fn of listeners) fn(message);
 }
 
 /** The sweep workers every element shares (one), given the compiled module. */
 export function sweepPool() {
   pool ??= (async () => {
-    if (!workersAvailable()) return [inlineWorker()];
     const options = await sharedLoadOptions();
-    const worker = new Worker(new URL('../app/sweep-worker.js', import.meta.url), { type: 'module' });
+    const worker = startWorker('sweep', { api: sharedApi, onFallback: notify });
     worker.postMessage({ type: 'load', options });
     return [worker];
   })();
   return pool;
 }
 
-export const checkpointSource = () => settings.checkpoints ?? fetchCheckpoints();
+export const checkpointSource = () => (settings.checkpoints ??= shippedCheckpoints());
 
-/** The full explorer's URL for a state's query string, or null. */
-export function explorerLink(search) {
+let explorerPage = null;
+/**
+ * The full explorer's URL for a state's query string, or null: the configured explorerUrl, or the
+ * explorer next to this module (dist/app/) when it is really there (a bundled copy of this module has none).
+ */
+export async function explorerLink(search) {
   if (settings.explorerUrl === null) return null;
-  const base = new URL(settings.explorerUrl, import.meta.url); // not a literal: bundlers leave it to run time
-  return new URL(search || '.', base).href;
+  explorerPage ??= (async () => {
+    if (settings.explorerUrl !== undefined) return new URL(settings.explorerUrl, globalThis.location?.href).href;
+    const url = new URL('../app/', here);
+    if (!/^https?:$/.test(url.protocol)) return null;
+    try {
+      const res = await fetch(url, { method: 'HEAD' });
+      return res.ok ? url.href : null;
+    } catch {
+      return null;
+    }
+  })();
+  const base = await explorerPage;
+  return base && new URL(search || '.', base).href;
 }

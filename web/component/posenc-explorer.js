@@ -22,7 +22,7 @@ import { trainTask } from '../app/experiment.js';
 import { lutFor } from '../app/heatmap.js';
 import { NAMES } from '../app/meta.js';
 import { scalingObject } from '../app/rope-scaling.js';
-import { sharedApi, sharedLoadOptions, sweepPool, checkpointSource, explorerLink } from './engine.js';
+import { sharedApi, sharedLoadOptions, sweepPool, checkpointSource, explorerLink, onNotice } from './engine.js';
 import { CSS } from './styles.js';
 
 export { configure } from './engine.js';
@@ -71,7 +71,10 @@ export function stateFromAttributes(el) {
   return { state: readState(`?${params}`), problems };
 }
 
-export class PosencExplorer extends HTMLElement {
+// Outside a browser (Node, server-side rendering) importing this module defines nothing and throws nothing.
+const ElementBase = globalThis.HTMLElement ?? class {};
+
+export class PosencExplorer extends ElementBase {
   static get observedAttributes() {
     return [...Object.keys(STATE_ATTRIBUTES), 'max-length', 'autoplay'];
   }
@@ -87,6 +90,7 @@ export class PosencExplorer extends HTMLElement {
         <progress class="progress" max="1" value="0" hidden aria-label="training progress"></progress>
         <span class="status" role="status"></span>
       </div>
+      <div class="notices" part="notices" role="status" hidden></div>
       <div class="rows" part="rows"></div>
       <div class="foot"><span class="about"></span><a class="open" target="_blank" rel="noopener">open in the explorer</a></div>`;
     adoptStyles(root);
@@ -121,6 +125,7 @@ export class PosencExplorer extends HTMLElement {
     this.raf = 0;
     this.trainer?.stopAll();
     this.client?.terminate();
+    this.offNotice?.();
     this.started = false;
     this.client = this.trainer = null;
   }
@@ -150,9 +155,15 @@ export class PosencExplorer extends HTMLElement {
 
   /** The "open in the explorer" link (settings may change until the element starts: see configure()). */
   updateLink() {
-    const link = explorerLink(toSearch(this.state));
-    this.$('.open').hidden = !link;
-    if (link) this.$('.open').href = link;
+    const a = this.$('.open');
+    const search = toSearch(this.state);
+    this.linkFor = search;
+    if (!this.started) return void (a.hidden = true); // decided when the element starts (see configure())
+    explorerLink(search).then((link) => {
+      if (this.linkFor !== search) return;
+      a.hidden = !link;
+      if (link) a.href = link;
+    });
   }
 
   async start() {
@@ -162,9 +173,14 @@ export class PosencExplorer extends HTMLElement {
     let workers, loadOptions;
     try {
       this.pe = await sharedApi();
-      [workers, loadOptions] = await Promise.all([sweepPool(), sharedLoadOptions()]);
     } catch (e) {
       this.status(`Could not load the WebAssembly module: ${e.message}`, true);
+      return;
+    }
+    try {
+      [workers, loadOptions] = await Promise.all([sweepPool(), sharedLoadOptions()]);
+    } catch (e) {
+      this.status(`Could not start the sweep: ${e.message}`, true);
       return;
     }
     if (!this.started) return; // removed meanwhile
@@ -175,13 +191,15 @@ export class PosencExplorer extends HTMLElement {
       onError: (enc, message) => this.status(`${enc ? NAMES[enc] : 'sweep'}: ${message}`, true),
     });
     this.sweepView = createSweepView(this.$('.rows'), this.client);
+    this.offNotice = onNotice((message) => this.notice(message));
     this.trainer = createTrainer({
+      api: sharedApi,
       vocabSize: (task) => this.pe.taskInfo(trainTask(task)).vocabSize,
       concurrency: 1,
       checkpoints: checkpointSource(),
       loadOptions,
       checkCheckpoint: (bytes) => this.pe.loadModel(bytes).delete(),
-      onNotice: (message) => this.status(message, true),
+      onNotice: (message) => this.notice(message),
       onModel: (enc, bytes, source) => {
         this.client.setModel(enc, bytes ? { bytes } : { config: this.trainer.modelConfig(enc) });
         this.sweepView.setSource(enc, source === 'checkpoint' ? '(shipped checkpoint)' : `(${source})`);
@@ -240,6 +258,16 @@ export class PosencExplorer extends HTMLElement {
       this.status(failed ? `training failed: ${failed.error}` : '', !!failed);
     }
     for (const [enc, r] of this.trainer.runs) if (r.status === 'training') this.sweepView.setSource(enc, `(training, step ${r.step})`);
+  }
+
+  /** A lasting message (why checkpoints or Workers are not used); each said once, kept above the rows. */
+  notice(message) {
+    const box = this.$('.notices');
+    if ([...box.children].some((p) => p.textContent === message)) return;
+    const p = document.createElement('p');
+    p.textContent = message;
+    box.append(p);
+    box.hidden = false;
   }
 
   status(text, error = false) {
@@ -345,4 +373,4 @@ reflect('controls', function () {
   this.setAttribute('controls', String(v));
 });
 
-if (!customElements.get('posenc-explorer')) customElements.define('posenc-explorer', PosencExplorer);
+if (globalThis.customElements && !customElements.get('posenc-explorer')) customElements.define('posenc-explorer', PosencExplorer);

@@ -21,6 +21,9 @@ input[type=range] { flex: 1 1 10rem; accent-color: var(--accent); }
 output { font-variant-numeric: tabular-nums; min-width: 13em; }
 .status { color: var(--muted); font-size: .8rem; }
 .status.error { color: var(--past); }
+.notices { font-size: .78rem; color: var(--muted); border-left: 3px solid var(--past); padding: 2px 8px; margin: 4px 0; }
+.notices p { margin: 2px 0; overflow-wrap: anywhere; }
+[hidden] { display: none !important; }
 progress { width: 8em; accent-color: var(--accent); }
 progress[hidden] { display: none; }
 .sweep-row { display: grid; grid-template-columns: minmax(120px, 1fr) 2.4fr minmax(150px, 1.2fr); gap: .6rem; align-items: start;

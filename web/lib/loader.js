@@ -15,7 +15,10 @@ export function simdSupported() {
   }
 }
 
-const isNode = typeof process === 'object' && process.versions != null && process.versions.node != null &&
+// `globalThis.process`, never a bare `process`: bundlers (Parcel) see a bare one as a
+// use of Node's global and pull in a polyfill.
+const nodeProcess = globalThis.process;
+const isNode = typeof nodeProcess === 'object' && nodeProcess.versions != null && nodeProcess.versions.node != null &&
   typeof window === 'undefined' && typeof importScripts === 'undefined';
 
 const glue = {
@@ -32,9 +35,9 @@ const wasmUrls = {
 async function readNodeFile(url) {
   // Only reached under Node. The specifier is made at run time (a minifier
   // cannot fold it into a literal), so bundlers never see a Node built-in.
-  const fs = typeof process.getBuiltinModule === 'function'
-    ? process.getBuiltinModule('fs/promises')
-    : await import(/* @vite-ignore */ `${process.release.name}:fs/promises`);
+  const fs = typeof nodeProcess.getBuiltinModule === 'function'
+    ? nodeProcess.getBuiltinModule('fs/promises')
+    : await import(/* @vite-ignore */ `${nodeProcess.release.name}:fs/promises`);
   return fs.readFile(url);
 }
 

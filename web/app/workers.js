@@ -1,0 +1,158 @@
+// Starting the explorer's two Workers (the sweep and training) wherever their
+// scripts are served from, and running the same handler on this thread when
+// no Worker can start.
+//
+// - Same origin as the page: `new Worker(url, {type: 'module'})`.
+// - Another origin (a CDN): browsers refuse `new Worker(crossOriginUrl)`
+//   whatever its CORS headers say, so the Worker starts from a same-origin
+//   `blob:` module that imports the script (which needs CORS, as npm CDNs send,
+//   and a CSP `worker-src` that allows `blob:`).
+// - Neither possible (file://, a CSP without blob:, the script missing): the
+//   handler runs on the main thread, and `onFallback` is told the real cause.
+//
+// What is returned is Worker-shaped (postMessage, terminate, onmessage,
+// onerror, addEventListener), and holds messages until the Worker has
+// answered {type: 'hello'} with {type: 'alive'}, so callers never wait and
+// never know which of the three it is.
+import { createSweepCore } from './sweep-core.js';
+import { createTrainCore } from '../lib/train-core.js';
+
+// Literal `new URL('…', import.meta.url)`s: bundlers recognise these and copy the files
+// (scripts/dist.js points them at the self-contained scripts of dist/assets/).
+const SCRIPTS = {
+  sweep: () => new URL('./sweep-worker.js', import.meta.url),
+  train: () => new URL('../lib/train-worker.js', import.meta.url),
+};
+const DESCRIPTION = { sweep: 'sweep', train: 'training' };
+
+const settings = { mode: 'auto', urls: { sweep: null, train: null } };
+
+/** `mode`: 'auto' | true (always try a Worker) | false (always this thread); `sweep`/`train`: script URLs. */
+export function configureWorkers({ mode, sweep, train } = {}) {
+  if (mode !== undefined) settings.mode = mode;
+  if (sweep !== undefined) settings.urls.sweep = sweep === null ? null : String(sweep);
+  if (train !== undefined) settings.urls.train = train === null ? null : String(train);
+}
+
+/** Where `kind`'s Worker script is loaded from (configured, or next to this module). */
+export const workerUrl = (kind) => new URL(settings.urls[kind] ?? SCRIPTS[kind](), globalThis.location?.href).href;
+
+const tryWorkers = () => settings.mode === true ||
+  (settings.mode === 'auto' && typeof Worker === 'function' && globalThis.location?.protocol !== 'file:');
+
+/** A module Worker for `url`: direct when same-origin, else through a blob: module that imports it. Throws if refused. */
+function moduleWorker(url) {
+  if (new URL(url).origin === globalThis.location?.origin) return new Worker(url, { type: 'module' });
+  const blob = new Blob([`import ${JSON.stringify(url)};\n`], { type: 'text/javascript' });
+  const blobUrl = URL.createObjectURL(blob);
+  try {
+    return new Worker(blobUrl, { type: 'module' });
+  } finally {
+    setTimeout(() => URL.revokeObjectURL(blobUrl), 30000); // long enough for the import to start
+  }
+}
+
+/** Why the Worker script at `url` did not start, in words a page author can act on. */
+async function explain(kind, url, cause) {
+  const what = `the ${DESCRIPTION[kind]} Worker script ${url}`;
+  const crossOrigin = new URL(url).origin !== globalThis.location?.origin;
+  let res;
+  try {
+    res = await fetch(url, { mode: 'cors', cache: 'no-store' });
+  } catch (e) {
+    return `${what} could not be fetched (${e.message}): ` + (crossOrigin
+      ? 'it must be served with CORS (Access-Control-Allow-Origin), and a CSP connect-src must allow its origin'
+      : 'check that it is served');
+  }
+  if (!res.ok) return `${what} was not found (HTTP ${res.status}): serve node_modules/posenc/dist/assets/ ` +
+    `or set configure({ ${kind}WorkerUrl })`;
+  if (crossOrigin) return `${what} is on another origin, and this page refused a Worker started from a blob: URL ` +
+    `(a Content-Security-Policy worker-src must allow blob:) (${cause})`;
+  return `the browser refused to start ${what} (${cause}); a Content-Security-Policy worker-src must allow 'self'`;
+}
+
+const TIMEOUT_MS = 20000; // a Worker that has not started by then is given up
+
+/**
+ * Start `kind` ('sweep' | 'train'). `api()` gives a promise of the page's posenc API, used only when
+ * the handler runs on this thread. `onFallback(message)` says why, when it does.
+ */
+export function startWorker(kind, { api, onFallback = () => {} }) {
+  const target = new EventTarget();
+  let queue = [];
+  let impl = null; // {post(data, transfer), terminate()}
+  let dead = false;
+  // onmessage/onerror as on a real Worker (also for events dispatched on the wrapper from outside)
+  for (const type of ['message', 'error']) target.addEventListener(type, (ev) => target[`on${type}`]?.(ev));
+  const emit = (ev) => target.dispatchEvent(ev);
+  const flush = () => {
+    for (const [data, transfer] of queue) impl.post(data, transfer);
+    queue = [];
+  };
+
+  function inline() {
+    if (dead) return;
+    const post = (data) => setTimeout(() => dead || emit(new MessageEvent('message', { data })), 0);
+    const handle = kind === 'sweep' ? sweepHandler(api, post) : createTrainCore(() => api(), post);
+    impl = { post: (data) => setTimeout(() => dead || handle(data), 0), terminate() {} };
+    flush();
+  }
+  const fallBack = (cause) => {
+    if (dead || impl) return;
+    clearTimeout(timer);
+    worker?.terminate();
+    const url = workerUrl(kind);
+    explain(kind, url, cause).then((why) => {
+      onFallback(`${why}; running it on the page's main thread instead`);
+      inline();
+    });
+  };
+
+  let worker = null;
+  let timer = 0;
+  if (!tryWorkers()) inline();
+  else {
+    try {
+      worker = moduleWorker(workerUrl(kind));
+    } catch (e) {
+      fallBack(e.message);
+    }
+  }
+  if (worker) {
+    worker.postMessage({ type: 'hello' }); // answered with {type: 'alive'} once the script runs
+    timer = setTimeout(() => fallBack(`it did not start within ${TIMEOUT_MS / 1000} s`), TIMEOUT_MS);
+    worker.addEventListener('message', (ev) => {
+      if (impl) return emit(new MessageEvent('message', { data: ev.data }));
+      if (ev.data?.type !== 'alive') return;
+      clearTimeout(timer);
+      impl = { post: (data, transfer) => worker.postMessage(data, transfer), terminate: () => worker.terminate() };
+      flush();
+    });
+    worker.addEventListener('error', (ev) => {
+      if (!impl) {
+        ev.preventDefault?.();
+        return fallBack(ev.message || 'the script failed to load');
+      }
+      const copy = new ErrorEvent('error', { message: ev.message, filename: ev.filename, lineno: ev.lineno, cancelable: true });
+      emit(copy);
+      if (copy.defaultPrevented) ev.preventDefault();
+    });
+  }
+
+  target.onmessage = null;
+  target.onerror = null;
+  target.postMessage = (data, transfer = []) => (impl ? impl.post(data, transfer) : queue.push([data, transfer]));
+  target.terminate = () => {
+    dead = true;
+    clearTimeout(timer);
+    queue = [];
+    (impl ?? { terminate: () => worker?.terminate() }).terminate();
+  };
+  return target;
+}
+
+/** The sweep handler on this thread ('load' messages are for Workers, which load their own module). */
+function sweepHandler(api, post) {
+  const handle = createSweepCore(api, post);
+  return (data) => (data?.type === 'load' ? undefined : handle(data));
+}
