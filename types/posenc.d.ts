@@ -15,6 +15,21 @@
 //  - No single output may exceed 2^26 values (256 MiB of float32): larger requests
 //    throw a RangeError before any work.
 
+// The few platform types these declarations use, declared so that they also check in a
+// project without the DOM lib (Node, no @types/node). Each merges with the full
+// declaration where the DOM lib or @types/node provides one.
+declare global {
+  namespace WebAssembly {
+    interface Module {}
+  }
+  interface URL {
+    href: string;
+  }
+  interface AbortSignal {
+    readonly aborted: boolean;
+  }
+}
+
 /** Position encodings a {@link Model} can use. `'none'` is NoPE. */
 export type Encoding = 'none' | 'sinusoidal' | 'learned' | 't5' | 'alibi' | 'rope' | 'shaw';
 /** Seeded training tasks (see {@link TaskOptions}). */

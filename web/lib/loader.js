@@ -33,12 +33,9 @@ const wasmUrls = {
 };
 
 async function readNodeFile(url) {
-  // Only reached under Node. The specifier is made at run time (a minifier
-  // cannot fold it into a literal), so bundlers never see a Node built-in.
-  const fs = typeof nodeProcess.getBuiltinModule === 'function'
-    ? nodeProcess.getBuiltinModule('fs/promises')
-    : await import(/* @vite-ignore */ `${nodeProcess.release.name}:fs/promises`);
-  return fs.readFile(url);
+  // Only reached under Node (>= 20.19, package.json engines, so getBuiltinModule exists). No
+  // import() of a Node built-in: a bundler would see one and try to resolve or stub it.
+  return nodeProcess.getBuiltinModule('fs/promises').readFile(url);
 }
 
 const OPTIONS = ['build', 'wasmUrl', 'locateFile', 'wasmBinary', 'wasmModule'];
@@ -75,8 +72,11 @@ function locate(options) {
   const flavour = build === 'auto' ? (simdSupported() ? 'simd' : 'scalar') : build;
   if (flavour === 'simd' && !simdSupported()) throw new RangeError("build 'simd' was asked for, but this engine has no wasm SIMD");
   const file = `posenc-${flavour}.wasm`;
-  const url = toUrl(options.wasmUrl ?? (options.locateFile ? options.locateFile(file) : wasmUrls[flavour]()));
-  return { flavour, url };
+  // Given the module or its bytes, no URL is formed at all (a bundler may have left none: Parcel
+  // rewrites the literal into a lookup that only works inside its own bundles).
+  const given = options.wasmModule || options.wasmBinary;
+  const url = options.wasmUrl ?? (options.locateFile ? options.locateFile(file) : given ? null : wasmUrls[flavour]());
+  return { flavour, url: url === null ? null : toUrl(url) };
 }
 
 /** The error for a module that would not load, naming where it came from. */
@@ -129,7 +129,8 @@ export async function instantiate(options = {}) {
     });
   } else if (options.wasmBinary) moduleArgs.wasmBinary = options.wasmBinary;
   else if (isNode && String(url).startsWith('file:')) moduleArgs.wasmBinary = await readNodeFile(new URL(String(url)));
-  else moduleArgs.locateFile = () => String(url);
+  // Always given, so the glue never forms its own default URL either.
+  moduleArgs.locateFile = () => String(url ?? `posenc-${flavour}.wasm`);
   const { default: create } = await glue[flavour]();
   try {
     const mod = await Promise.race([create(moduleArgs), instantiateFailed]);
