@@ -3,7 +3,7 @@
 // 'wasm-unsafe-eval', no 'unsafe-eval', no inline script).
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { useBrowser } from './harness.js';
+import { useBrowser, docsShot } from './harness.js';
 import { waitFor, canvasStats } from './page-helpers.js';
 import { CSP } from '../../scripts/serve.js';
 
@@ -69,9 +69,9 @@ test('examples/blog-post.html renders two live explorers under the strict CSP, s
   expect(sweepWorkers).toHaveLength(1); // one wasm instance serves both explorers' sweeps
   expect(await page.evaluate(() => window.__csp)).toEqual([]);
   expect(page.errors).toEqual([]);
-  // the committed screenshot (docs/blog-post.png): both explorers drawn
+  // the screenshot docs/blog-post.png (written there only by `npm run docs`): both explorers drawn
   await page.evaluate(() => window.scrollTo(0, 0));
-  await page.screenshot({ path: `${root}docs/blog-post.png`, fullPage: true });
+  await page.screenshot({ path: docsShot('blog-post.png'), fullPage: true });
   await page.close();
 });
 

@@ -14,8 +14,19 @@
 //                       ('posenc-explorer >>> input.length'). Run a case everywhere with
 //                         describe.each(ENGINES)('%s', (engine) => { const b = useEngine(engine); … })
 //                       WebKit sessions are serialised machine-wide (a lock file), so suites may use it freely.
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { startServer, launchBrowser } from '../../scripts/browser.js';
 import { ENGINES, launchEngine, screenshotDir } from '../../scripts/engines.js';
+
+/**
+ * Where a test writes the screenshot that docs/ commits (`name`, e.g. 'blog-post.png'): the tmp screenshot dir,
+ * or docs/ itself under `npm run docs` (scripts/docs.js sets POSENC_DOCS=1). Tests never write into the tree.
+ */
+export function docsShot(name) {
+  const dir = process.env.POSENC_DOCS === '1' ? fileURLToPath(new URL('../../docs', import.meta.url)) : screenshotDir();
+  return join(dir, name);
+}
 
 export { startServer, launchBrowser, ENGINES, screenshotDir };
 
