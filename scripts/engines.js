@@ -102,15 +102,13 @@ class EnginePage {
   }
 }
 
-// ---------- Chromium (playwright-core) ----------
-class ChromiumPage extends EnginePage {
-  constructor(raw, version) {
-    super('chromium', version);
+// ---------- Chromium (playwright-core) and Firefox (puppeteer-core): the same mouse/keyboard/screenshot API ----------
+class PuppetPage extends EnginePage {
+  constructor(engine, raw, version) {
+    super(engine, version);
     this.raw = raw;
   }
-  goto(url) { return this.raw.goto(url); }
   evaluate(fn, arg) { return this.raw.evaluate(fn, arg); }
-  setViewport(width, height) { return this.raw.setViewportSize({ width, height }); }
   mouseClick(x, y) { return this.raw.mouse.click(x, y); }
   async mouseDrag(x0, x1, y, steps) {
     await this.raw.mouse.move(x0, y);
@@ -120,8 +118,14 @@ class ChromiumPage extends EnginePage {
   }
   key(k) { return this.raw.keyboard.press(k === ' ' ? 'Space' : k); }
   png() { return this.raw.screenshot(); }
-  async errors() { return [...this.raw.errors]; }
   close() { return this.raw.close(); }
+}
+
+class ChromiumPage extends PuppetPage {
+  constructor(raw, version) { super('chromium', raw, version); }
+  goto(url) { return this.raw.goto(url); }
+  setViewport(width, height) { return this.raw.setViewportSize({ width, height }); }
+  async errors() { return [...this.raw.errors]; } // scripts/browser.js collects them
 }
 
 async function launchChromium() {
@@ -139,28 +143,16 @@ async function launchChromium() {
 }
 
 // ---------- Firefox (puppeteer-core, WebDriver BiDi) ----------
-class FirefoxPage extends EnginePage {
+class FirefoxPage extends PuppetPage {
   constructor(raw, version) {
-    super('firefox', version);
-    this.raw = raw;
+    super('firefox', raw, version);
     this.errs = [];
     raw.on('pageerror', (e) => this.errs.push(String(e?.message ?? e)));
     raw.on('console', (m) => m.type() === 'error' && this.errs.push(m.text()));
   }
   goto(url) { return this.raw.goto(url, { waitUntil: 'load' }); }
-  evaluate(fn, arg) { return this.raw.evaluate(fn, arg); }
   setViewport(width, height) { return this.raw.setViewport({ width, height }); }
-  mouseClick(x, y) { return this.raw.mouse.click(x, y); }
-  async mouseDrag(x0, x1, y, steps) {
-    await this.raw.mouse.move(x0, y);
-    await this.raw.mouse.down();
-    await this.raw.mouse.move(x1, y, { steps });
-    await this.raw.mouse.up();
-  }
-  key(k) { return this.raw.keyboard.press(k === ' ' ? 'Space' : k); }
-  png() { return this.raw.screenshot(); }
   async errors() { return [...this.errs]; }
-  close() { return this.raw.close(); }
 }
 
 async function launchFirefox() {
@@ -216,8 +208,8 @@ const freePort = () => new Promise((resolve, reject) => {
 /** Starts Xvfb on a display it picks itself (-displayfd); resolves to { display, stop }. */
 function startXvfb() {
   return new Promise((resolve, reject) => {
-    const p = spawn('Xvfb', ['-displayfd', '3', '-screen', '0', '1600x1200x24', '-nolisten', 'tcp'],
-      { stdio: ['ignore', 'ignore', 'pipe', 'pipe'] });
+    const p = own(spawn('Xvfb', ['-displayfd', '3', '-screen', '0', '1600x1200x24', '-nolisten', 'tcp'],
+      { stdio: ['ignore', 'ignore', 'pipe', 'pipe'] }));
     let out = '', err = '';
     p.stderr.on('data', (d) => { err += d; });
     p.stdio[3].on('data', (d) => {
@@ -227,6 +219,14 @@ function startXvfb() {
     p.once('error', reject);
     p.once('exit', (code) => reject(new Error(`Xvfb exited (${code}): ${err.slice(-400)}`)));
   });
+}
+
+/** A child process that is killed when this process exits, whatever ends it. */
+function own(p) {
+  const kill = () => p.kill('SIGKILL');
+  process.once('exit', kill);
+  p.once('exit', () => process.removeListener('exit', kill));
+  return p;
 }
 
 function stopChild(p) {
@@ -240,7 +240,8 @@ function stopChild(p) {
 
 async function startWebKitDriver(display) {
   const port = await freePort();
-  const p = spawn('WebKitWebDriver', [`--port=${port}`, '--host=127.0.0.1'], { env: { ...process.env, DISPLAY: display }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const p = own(spawn('WebKitWebDriver', [`--port=${port}`, '--host=127.0.0.1'],
+    { env: { ...process.env, DISPLAY: display }, stdio: ['ignore', 'ignore', 'pipe'] }));
   let err = '';
   p.stderr.on('data', (d) => { err += d; });
   const end = Date.now() + 15000;
