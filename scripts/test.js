@@ -22,6 +22,13 @@ function run(cmd, args, opts = {}) {
   return r;
 }
 
+// Tests never write into the tree: what `git status` lists must be the same after the run as before it.
+const gitStatus = () => {
+  const r = spawnSync('git', ['status', '--porcelain'], { cwd: root, encoding: 'utf8' });
+  return r.status === 0 ? r.stdout : null; // null: not a git checkout (an unpacked tarball)
+};
+const statusBefore = gitStatus();
+
 // --- C++ ---------------------------------------------------------------------
 // One CTest run; its "N% tests passed, F tests failed out of T" line goes into the totals.
 function ctestSuite(dir, extra = []) {
@@ -89,6 +96,12 @@ try {
 }
 if (jest.status !== 0) ok = false;
 
+const statusAfter = gitStatus();
+if (statusBefore !== null && statusAfter !== statusBefore) {
+  const before = new Set(statusBefore.split('\n'));
+  console.error(`posenc: the tests changed the tree (git status):\n${statusAfter.split('\n').filter((l) => l && !before.has(l)).join('\n')}`);
+  totals.failed += 1;
+}
 if (totals.failed > 0) ok = false;
 console.log(`\n${totals.passed} passed, ${totals.failed} failed`);
 process.exit(ok ? 0 : 1);

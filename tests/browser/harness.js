@@ -49,14 +49,17 @@ export function useBrowser() {
 
 /**
  * One server and one `engine` for a suite. `env.url`, `env.version` and `env.newPage()` are ready inside tests;
- * `env.newPage()` closes the suite's previous page first (WebKit drives one window).
+ * `env.newPage()` closes the suite's previous page first (WebKit drives one window). `serve: false`: no server
+ * (a suite with its own origins; for WebKit, start them with startServer({ recordErrors: true }) to see page errors).
  */
-export function useEngine(engine, { launchTimeout = 16 * 60 * 1000 } = {}) {
+export function useEngine(engine, { serve = true, launchTimeout = 16 * 60 * 1000 } = {}) {
   const env = { engine };
   let page = null;
   beforeAll(async () => {
-    env.server = await startServer({ recordErrors: engine === 'webkit' });
-    env.url = env.server.url;
+    if (serve) {
+      env.server = await startServer({ recordErrors: engine === 'webkit' });
+      env.url = env.server.url;
+    }
     env.browser = await launchEngine(engine); // WebKit may wait here for another suite's session to end
     env.version = env.browser.version;
   }, launchTimeout);
