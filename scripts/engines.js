@@ -238,10 +238,10 @@ function stopChild(p) {
   });
 }
 
-async function startWebKitDriver(display) {
+async function startWebKitDriver(display, env = {}) {
   const port = await freePort();
   const p = own(spawn('WebKitWebDriver', [`--port=${port}`, '--host=127.0.0.1'],
-    { env: { ...process.env, DISPLAY: display }, stdio: ['ignore', 'ignore', 'pipe'] }));
+    { env: { ...process.env, ...env, DISPLAY: display }, stdio: ['ignore', 'ignore', 'pipe'] }));
   let err = '';
   p.stderr.on('data', (d) => { err += d; });
   const end = Date.now() + 15000;
@@ -300,13 +300,13 @@ class WebKitPage extends EnginePage {
   async close() { await this.raw.get('about:blank').catch(() => {}); }
 }
 
-async function launchWebKit() {
+async function launchWebKit({ env } = {}) {
   const release = await lockWebKit();
   const started = [];
   try {
     const xvfb = await startXvfb();
     started.push(xvfb);
-    const server = await startWebKitDriver(xvfb.display);
+    const server = await startWebKitDriver(xvfb.display, env); // MiniBrowser inherits its environment
     started.push(server);
     const { Builder } = await import('selenium-webdriver');
     const driver = await new Builder().usingServer(server.url).withCapabilities({
@@ -341,9 +341,13 @@ async function launchWebKit() {
   }
 }
 
-/** Launches one engine; resolves to { engine, version, newPage(), close() }. */
-export function launchEngine(engine) {
+/**
+ * Launches one engine; resolves to { engine, version, newPage(), close() }. options.env (WebKit only): extra
+ * environment for MiniBrowser, e.g. { JSC_useWasmSIMD: 'false' } to run the scalar wasm fallback.
+ */
+export function launchEngine(engine, options = {}) {
   const launch = { chromium: launchChromium, firefox: launchFirefox, webkit: launchWebKit }[engine];
   if (!launch) throw new RangeError(`engine must be one of ${ENGINES.join(', ')}; got ${engine}`);
-  return launch();
+  if (options.env && engine !== 'webkit') throw new RangeError(`options.env is for webkit only; got it for ${engine}`);
+  return launch(options);
 }

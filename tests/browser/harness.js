@@ -51,8 +51,9 @@ export function useBrowser() {
  * One server and one `engine` for a suite. `env.url`, `env.version` and `env.newPage()` are ready inside tests;
  * `env.newPage()` closes the suite's previous page first (WebKit drives one window). `serve: false`: no server
  * (a suite with its own origins; for WebKit, start them with startServer({ recordErrors: true }) to see page errors).
+ * `env`: extra environment for WebKit's MiniBrowser (launchEngine).
  */
-export function useEngine(engine, { serve = true, launchTimeout = 16 * 60 * 1000 } = {}) {
+export function useEngine(engine, { serve = true, env: browserEnv, launchTimeout = 16 * 60 * 1000 } = {}) {
   const env = { engine };
   let page = null;
   beforeAll(async () => {
@@ -60,7 +61,7 @@ export function useEngine(engine, { serve = true, launchTimeout = 16 * 60 * 1000
       env.server = await startServer({ recordErrors: engine === 'webkit' });
       env.url = env.server.url;
     }
-    env.browser = await launchEngine(engine); // WebKit may wait here for another suite's session to end
+    env.browser = await launchEngine(engine, browserEnv ? { env: browserEnv } : {}); // WebKit may wait here for another suite's session to end
     env.version = env.browser.version;
   }, launchTimeout);
   afterAll(async () => {

@@ -41,6 +41,6 @@ canvas.maps, canvas.curve { height: 150px; }
 @container (max-width: 560px) {
   .sweep-row, :host([view]) .sweep-row { grid-template-columns: 1fr; gap: .2rem; }
   canvas.curve { height: 100px; }
-  .rows:empty { min-height: calc(var(--rows, 1) * 260px); }
+  .rows:empty { min-height: calc(var(--rows, 1) * 290px); }
 }
 `;
