@@ -240,6 +240,9 @@ describe.each(ENGINES)('%s', (engine) => {
 // WebKit with wasm SIMD switched off (JSC_useWasmSIMD=false): the loader picks the scalar build by itself.
 describe('webkit without wasm SIMD', () => {
   const env = useEngine('webkit', { env: { JSC_useWasmSIMD: 'false' } });
+  let t0;
+  beforeAll(() => { t0 = Date.now(); });
+  afterAll(() => { timings['webkit without SIMD'] = Date.now() - t0; });
   test("the loader falls back to the scalar build, and its results equal Chromium's", async () => {
     const page = await env.newPage();
     await page.goto(`${env.url}/app/?play=0&encodings=alibi`);
