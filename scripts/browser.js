@@ -5,10 +5,67 @@ import { chromium } from 'playwright-core';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import http from 'node:http';
 import { createServer } from './serve.js';
 
-export async function startServer() {
-  const server = createServer();
+// An error recorder for WebKit (no log endpoint there): served as a same-origin script and put
+// first into every HTML page (startServer({ recordErrors: true })). It sees the page's uncaught
+// errors, rejections and console.error, not those inside Workers.
+export const ERROR_RECORDER_PATH = '/__posenc-errors.js';
+export const ERROR_RECORDER = `(() => {
+  const errors = (window.__posencErrors ??= []);
+  addEventListener('error', (e) => errors.push(String(e.error ?? e.message) + (e.filename ? \` (\${e.filename}:\${e.lineno})\` : '')));
+  addEventListener('unhandledrejection', (e) => errors.push(\`unhandled rejection: \${e.reason}\`));
+  const error = console.error.bind(console);
+  console.error = (...a) => { errors.push(a.map(String).join(' ')); error(...a); };
+})();`;
+
+
+// Buffers an HTML response and puts <script src=ERROR_RECORDER_PATH> first into it.
+function injectRecorder(res) {
+  const { writeHead, write, end } = res;
+  let html = null;
+  const isHtml = (headers) => /text\/html/.test(String(headers?.['content-type'] ?? headers?.['Content-Type'] ?? res.getHeader('content-type') ?? ''));
+  res.writeHead = function (code, ...rest) {
+    const headers = rest.find((h) => h && typeof h === 'object');
+    if (isHtml(headers)) {
+      html = [];
+      res.removeHeader('content-length');
+      if (headers) for (const k of Object.keys(headers)) if (k.toLowerCase() === 'content-length') delete headers[k];
+    }
+    return writeHead.call(this, code, ...rest);
+  };
+  res.write = function (chunk, ...rest) {
+    if (html === null && !res.headersSent && isHtml()) { html = []; res.removeHeader('content-length'); }
+    if (html === null) return write.call(this, chunk, ...rest);
+    html.push(Buffer.from(chunk));
+    return true;
+  };
+  res.end = function (chunk, ...rest) {
+    if (html === null && chunk && typeof chunk !== 'function' && !res.headersSent && isHtml()) { html = []; res.removeHeader('content-length'); }
+    if (html === null) return end.call(this, chunk, ...rest);
+    if (chunk && typeof chunk !== 'function') html.push(Buffer.from(chunk));
+    const text = Buffer.concat(html).toString('utf8');
+    const tag = `<script src="${ERROR_RECORDER_PATH}"></script>`;
+    const out = /<head[^>]*>/i.test(text) ? text.replace(/<head[^>]*>/i, (m) => m + tag) : tag + text;
+    return end.call(this, out);
+  };
+}
+
+/**
+ * The project's static server on a free loopback port. `recordErrors`: every HTML page gets the error recorder
+ * (scripts/engines.js ERROR_RECORDER) as its first script, for engines whose driver reports no page errors (WebKit).
+ */
+export async function startServer({ recordErrors = false } = {}) {
+  const inner = createServer();
+  const server = recordErrors ? http.createServer((req, res) => {
+    if (req.url === ERROR_RECORDER_PATH) {
+      res.writeHead(200, { 'content-type': 'text/javascript', 'cache-control': 'no-cache' });
+      return res.end(ERROR_RECORDER);
+    }
+    injectRecorder(res);
+    inner.emit('request', req, res);
+  }) : inner;
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address();
   return { url: `http://127.0.0.1:${port}`, close: () => new Promise((r) => server.close(r)) };

@@ -8,10 +8,13 @@ what="${1:-all}"
 jobs=2
 
 # --- Debian packages ---------------------------------------------------------
-# emscripten (em++, wasm-ld, binaryen), xsimd headers, headless Chromium for
-# the browser tests, the native toolchain with GoogleTest, and clang-14 with its
-# sanitizer and libFuzzer runtimes for the hardening build (build/asan).
-packages=(emscripten libxsimd-dev chromium cmake g++ make libgtest-dev clang-14 libclang-rt-14-dev)
+# emscripten (em++, wasm-ld, binaryen), xsimd headers, the browser tests' engines
+# (headless Chromium; Firefox ESR; WebKitGTK's MiniBrowser with WebKitWebDriver,
+# on an Xvfb display the tests start themselves), the native toolchain with
+# GoogleTest, and clang-14 with its sanitizer and libFuzzer runtimes for the
+# hardening build (build/asan).
+packages=(emscripten libxsimd-dev chromium firefox-esr webkit2gtk-driver libwebkit2gtk-4.1-0 xvfb cmake g++ make libgtest-dev
+  clang-14 libclang-rt-14-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -1,11 +1,16 @@
 // Runs every suite: C++ (GoogleTest through CTest) and Jest (the wasm module
-// in Node, and the browser tests in headless Chromium). Ends with one line
-// over all suites: "N passed, N failed".
+// in Node, and the browser tests in Chromium, Firefox and WebKit). Ends with
+// one line over all suites: "N passed, N failed".
+//   node scripts/test.js [jest args]   everything (npm test: after building everything)
+//   node scripts/test.js --quick       npm run test:quick: the native unit tests and the Node (JS) unit tests,
+//                                      no ASan, fuzzing or browsers; builds build/native only if it is missing
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
 const root = new URL('..', import.meta.url).pathname;
+const quick = process.argv.includes('--quick');
+const jestArgs = process.argv.slice(2).filter((a) => a !== '--quick');
 const totals = { passed: 0, failed: 0 };
 let ok = true;
 
@@ -17,10 +22,17 @@ function run(cmd, args, opts = {}) {
   return r;
 }
 
+// Tests never write into the tree: what `git status` lists must be the same after the run as before it.
+const gitStatus = () => {
+  const r = spawnSync('git', ['status', '--porcelain'], { cwd: root, encoding: 'utf8' });
+  return r.status === 0 ? r.stdout : null; // null: not a git checkout (an unpacked tarball)
+};
+const statusBefore = gitStatus();
+
 // --- C++ ---------------------------------------------------------------------
 // One CTest run; its "N% tests passed, F tests failed out of T" line goes into the totals.
-function ctestSuite(dir) {
-  const r = run('ctest', ['--test-dir', dir, '--output-on-failure', '-j2']);
+function ctestSuite(dir, extra = []) {
+  const r = run('ctest', ['--test-dir', dir, '--output-on-failure', '-j2', ...extra]);
   const m = /(\d+)% tests passed, (\d+) tests failed out of (\d+)/.exec(r.stdout ?? '');
   if (m) {
     const failed = Number(m[2]);
@@ -45,18 +57,33 @@ function fuzzSummary(dir, since) {
   if (counts.length) console.log(`\nfuzz executions: ${counts.join(', ')}`);
 }
 
-ctestSuite('build/native');
-// The hardening build: the same GoogleTest suite under ASan+UBSan, and bounded fuzz runs.
-const fuzzStart = Date.now();
-ctestSuite('build/asan');
-fuzzSummary('build/asan', fuzzStart);
+if (quick && !existsSync(join(root, 'web/wasm/posenc-simd.wasm'))) {
+  // the Node tests load the wasm builds (about 3 min, once)
+  if (run('bash', ['scripts/setup.sh', 'wasm']).status !== 0) ok = false;
+}
+if (quick && !existsSync(join(root, 'build/native/CTestTestfile.cmake'))) {
+  // the one build test:quick may need (about 2 min on 2 cores, once)
+  const configure = run('cmake', ['-S', '.', '-B', 'build/native', '-DCMAKE_BUILD_TYPE=Release']);
+  const build = configure.status === 0 && run('cmake', ['--build', 'build/native', '-j2']);
+  if (!build || build.status !== 0) ok = false;
+}
+// quick: the GoogleTest suites only (posenc_train.reproducible trains twice)
+ctestSuite('build/native', quick ? ['-E', '^posenc_train\\.'] : []);
+if (!quick) {
+  // The hardening build: the same GoogleTest suite under ASan+UBSan, and bounded fuzz runs.
+  const fuzzStart = Date.now();
+  ctestSuite('build/asan');
+  fuzzSummary('build/asan', fuzzStart);
+}
 
 // --- Jest (Node + browser) ---------------------------------------------------
 const outDir = join(root, 'build', 'jest');
 rmSync(outDir, { recursive: true, force: true });
 mkdirSync(outDir, { recursive: true });
 const report = join(outDir, 'results.json');
-const jest = run(process.execPath, ['node_modules/jest/bin/jest.js', '--json', `--outputFile=${report}`, ...process.argv.slice(2)], {
+// quick: the Node unit tests (tests/js) without the JS fuzz
+const selection = quick ? ['--testPathPatterns=/tests/js/', '--testPathIgnorePatterns=/tests/js/fuzz\\.test\\.js$'] : [];
+const jest = run(process.execPath, ['node_modules/jest/bin/jest.js', '--json', `--outputFile=${report}`, ...selection, ...jestArgs], {
   env: { ...process.env, NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --experimental-vm-modules`.trim() },
 });
 try {
@@ -69,6 +96,12 @@ try {
 }
 if (jest.status !== 0) ok = false;
 
+const statusAfter = gitStatus();
+if (statusBefore !== null && statusAfter !== statusBefore) {
+  const before = new Set(statusBefore.split('\n'));
+  console.error(`posenc: the tests changed the tree (git status):\n${statusAfter.split('\n').filter((l) => l && !before.has(l)).join('\n')}`);
+  totals.failed += 1;
+}
 if (totals.failed > 0) ok = false;
 console.log(`\n${totals.passed} passed, ${totals.failed} failed`);
 process.exit(ok ? 0 : 1);

@@ -3,7 +3,7 @@
 // 'wasm-unsafe-eval', no 'unsafe-eval', no inline script).
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { useBrowser } from './harness.js';
+import { useBrowser, docsShot } from './harness.js';
 import { waitFor, canvasStats } from './page-helpers.js';
 import { CSP } from '../../scripts/serve.js';
 
@@ -20,8 +20,8 @@ const waitResults = (page, min = 3, timeout = 60000) =>
     el.state && el.client && el.state.encodings.every((enc) => (el.results()[enc] ?? []).length >= n)), { arg: min, timeout, what: `${min} swept lengths per row` });
 
 /** Maps canvases must be painted with many colours (a blank or flat canvas fails). */
-async function expectPainted(page, selector) {
-  const stats = await canvasStats(page, selector);
+async function expectPainted(page, selector, host = 'posenc-explorer') {
+  const stats = await canvasStats(page, selector, host);
   expect(stats.length).toBeGreaterThan(0);
   for (const s of stats) {
     expect(s.painted).toBeGreaterThan(0.05);
@@ -64,14 +64,14 @@ test('examples/blog-post.html renders two live explorers under the strict CSP, s
     return el.results().none?.some((r) => r.length === el.state.length);
   }, { what: 'the second explorer at its current length' });
   await page.waitForTimeout(300);
-  await expectPainted(page, 'posenc-explorer canvas.maps');
+  await expectPainted(page, 'canvas.maps');
   const sweepWorkers = workers.filter((u) => /sweep-worker/.test(u));
   expect(sweepWorkers).toHaveLength(1); // one wasm instance serves both explorers' sweeps
   expect(await page.evaluate(() => window.__csp)).toEqual([]);
   expect(page.errors).toEqual([]);
-  // the committed screenshot (docs/blog-post.png): both explorers drawn
+  // the screenshot docs/blog-post.png (written there only by `npm run docs`): both explorers drawn
   await page.evaluate(() => window.scrollTo(0, 0));
-  await page.screenshot({ path: `${root}docs/blog-post.png`, fullPage: true });
+  await page.screenshot({ path: docsShot('blog-post.png'), fullPage: true });
   await page.close();
 });
 
@@ -161,7 +161,7 @@ test('embed.html?controls=0 hides the controls and keeps the maps', async () => 
   expect(await page.locator('posenc-explorer input.length').isVisible()).toBe(false);
   await waitFor(page, () => document.querySelector('posenc-explorer').results().alibi.some((r) => r.length === 96), { what: 'T=96' });
   await page.waitForTimeout(200);
-  await expectPainted(page, 'posenc-explorer canvas.maps');
+  await expectPainted(page, 'canvas.maps');
   expect(page.errors).toEqual([]);
   await page.close();
 });
@@ -171,7 +171,7 @@ test('dist/standalone.html works from file:// with no server', async () => {
   await page.goto(`file://${root}dist/standalone.html`);
   await waitResults(page, 3, 90000);
   await page.waitForTimeout(300);
-  await expectPainted(page, 'posenc-explorer canvas.maps');
+  await expectPainted(page, 'canvas.maps');
   const sources = await page.locator('posenc-explorer .source').allTextContents();
   expect(sources.every((s) => s.includes('shipped checkpoint'))).toBe(true);
   expect(await page.locator('posenc-explorer a.open').isVisible()).toBe(false);

@@ -2,11 +2,10 @@
 // curves), training in Workers, RoPE scaling sliders acting on the trained RoPE
 // model, URL state, keyboard, reduced motion, themes, 375 px, exports, and the
 // frame time while sweeping to T=512 with every encoding visible (measured and
-// reported, not asserted). Writes docs/explorer-{1,4,8}x.png.
+// reported, not asserted). Screenshots explorer-{1,4,8}x.png (docs/ under `npm run docs`).
 import { jest } from '@jest/globals';
-import { useBrowser } from './harness.js';
+import { useBrowser, docsShot } from './harness.js';
 import { waitFor, waitReady, waitSwept, waitTrained, canvasStats, canvasHash } from './page-helpers.js';
-import { mkdirSync } from 'node:fs';
 
 jest.setTimeout(240000);
 const browser = useBrowser();
@@ -170,13 +169,12 @@ test('sweeping to T=512 with every encoding: frame time measured; screenshots at
   expect(perf.count).toBeGreaterThan(10);
   expect(await page.textContent('#perf-readout')).toMatch(/fps/);
   await page.evaluate(() => posenc.setPlay(false));
-  mkdirSync('docs', { recursive: true });
   for (const x of [1, 4, 8]) {
     await page.evaluate((k) => posenc.setLength(k * posenc.state.trainLength), x);
     await waitSwept(page);
     await page.waitForTimeout(150);
     for (const st of await canvasStats(page, '#sweep canvas.maps')) expect(st.colours).toBeGreaterThan(8);
-    await page.locator('#sweep').screenshot({ path: `docs/explorer-${x}x.png` });
+    await page.locator('#sweep').screenshot({ path: docsShot(`explorer-${x}x.png`) });
   }
   expect(page.errors).toEqual([]);
 });

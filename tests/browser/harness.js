@@ -1,8 +1,34 @@
-// Browser tests: one static server and one headless Chromium per suite
-// (scripts/browser.js starts them; the export CLI uses the same code).
+// Browser tests: one static server and one browser per suite (scripts/browser.js
+// and scripts/engines.js start them; the export CLI uses the same code).
+//
+//   useBrowser()        headless Chromium through playwright-core; newPage() gives a playwright Page
+//                       (with `page.errors`), for the Chromium-only suites.
+//   useEngine(engine)   'chromium' | 'firefox' | 'webkit'; newPage() gives the common page API of
+//                       scripts/engines.js, the same in every engine:
+//                         goto(url) · evaluate(fn, arg) (fn may be async) · waitFor(fn, {arg, timeout, what})
+//                         click(selector, nth) · dragRange(selector, value, nth) (real mouse drag)
+//                         press(...keys) (real key events to the focused element) · setViewport(w, h)
+//                         screenshot(name) -> a path under the tmp screenshot dir · errors() -> page errors
+//                         raw (the driver's own page object) · engine · version
+//                       Selectors may step into open shadow roots with ' >>> '
+//                       ('posenc-explorer >>> input.length'). Run a case everywhere with
+//                         describe.each(ENGINES)('%s', (engine) => { const b = useEngine(engine); … })
+//                       WebKit sessions are serialised machine-wide (a lock file), so suites may use it freely.
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { startServer, launchBrowser } from '../../scripts/browser.js';
+import { ENGINES, launchEngine, screenshotDir } from '../../scripts/engines.js';
 
-export { startServer, launchBrowser };
+/**
+ * Where a test writes the screenshot that docs/ commits (`name`, e.g. 'blog-post.png'): the tmp screenshot dir,
+ * or docs/ itself under `npm run docs` (scripts/docs.js sets POSENC_DOCS=1). Tests never write into the tree.
+ */
+export function docsShot(name) {
+  const dir = process.env.POSENC_DOCS === '1' ? fileURLToPath(new URL('../../docs', import.meta.url)) : screenshotDir();
+  return join(dir, name);
+}
+
+export { startServer, launchBrowser, ENGINES, screenshotDir };
 
 // Registers beforeAll/afterAll for a suite: one server and one browser.
 // Returns an object whose `url` and `newPage()` are ready inside tests.
@@ -18,5 +44,35 @@ export function useBrowser() {
     await env.server?.close();
   });
   env.newPage = () => env.browser.newPage();
+  return env;
+}
+
+/**
+ * One server and one `engine` for a suite. `env.url`, `env.version` and `env.newPage()` are ready inside tests;
+ * `env.newPage()` closes the suite's previous page first (WebKit drives one window). `serve: false`: no server
+ * (a suite with its own origins; for WebKit, start them with startServer({ recordErrors: true }) to see page errors).
+ * `env`: extra environment for WebKit's MiniBrowser (launchEngine).
+ */
+export function useEngine(engine, { serve = true, env: browserEnv, launchTimeout = 16 * 60 * 1000 } = {}) {
+  const env = { engine };
+  let page = null;
+  beforeAll(async () => {
+    if (serve) {
+      env.server = await startServer({ recordErrors: engine === 'webkit' });
+      env.url = env.server.url;
+    }
+    env.browser = await launchEngine(engine, browserEnv ? { env: browserEnv } : {}); // WebKit may wait here for another suite's session to end
+    env.version = env.browser.version;
+  }, launchTimeout);
+  afterAll(async () => {
+    await page?.close().catch(() => {});
+    await env.browser?.close();
+    await env.server?.close();
+  }, 60000);
+  env.newPage = async () => {
+    await page?.close().catch(() => {});
+    page = await env.browser.newPage();
+    return page;
+  };
   return env;
 }

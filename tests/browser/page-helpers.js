@@ -24,19 +24,26 @@ export const waitTrained = (page, timeout = 120000) =>
   waitFor(page, () => !posenc.trainer.busy() && [...posenc.trainer.runs.values()].every((r) => ['trained', 'checkpoint'].includes(r.status)),
     { timeout, interval: 250, what: 'training to finish' });
 
-/** Share of painted pixels and number of distinct colours of each canvas matching `selector`. */
-export const canvasStats = (page, selector) =>
-  page.$$eval(selector, (canvases) =>
-    canvases.map((c) => {
-      const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
-      const colours = new Set();
-      let painted = 0;
-      for (let i = 0; i < d.length; i += 4) {
-        if (d[i + 3] > 0) painted++;
-        colours.add((d[i] << 16) | (d[i + 1] << 8) | d[i + 2]);
-      }
-      return { label: c.getAttribute('aria-label'), painted: painted / (d.length / 4), colours: colours.size, w: c.width, h: c.height };
-    }));
+/**
+ * Runs in the page (any engine): share of painted pixels and number of distinct colours of each canvas matching
+ * `selector`, in the document, or with `host` in each matching element's shadow root too.
+ */
+export function canvasStatsInPage([selector, host = null]) {
+  const scopes = host ? [...document.querySelectorAll(host)].map((h) => h.shadowRoot ?? h) : [document];
+  return scopes.flatMap((s) => [...s.querySelectorAll(selector)]).map((c) => {
+    const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+    const colours = new Set();
+    let painted = 0;
+    for (let i = 0; i < d.length; i += 4) {
+      if (d[i + 3] > 0) painted++;
+      colours.add((d[i] << 16) | (d[i + 1] << 8) | d[i + 2]);
+    }
+    return { label: c.getAttribute('aria-label'), painted: painted / (d.length / 4 || 1), colours: colours.size, w: c.width, h: c.height };
+  });
+}
+
+/** canvasStatsInPage for a playwright page (`host`: look in these elements' shadow roots). */
+export const canvasStats = (page, selector, host) => page.evaluate(canvasStatsInPage, [selector, host]);
 
 /** A cheap fingerprint of a canvas's pixels. */
 export const canvasHash = (page, selector) =>

@@ -1,8 +1,7 @@
 // The page served by `npm start`: it loads, draws the encoding views from the
 // module (non-blank canvases), keeps its state in the URL, and logs no errors.
-import { useBrowser } from './harness.js';
+import { useBrowser, docsShot } from './harness.js';
 import { waitFor, waitReady, waitSwept, canvasStats } from './page-helpers.js';
-import { mkdirSync } from 'node:fs';
 
 const browser = useBrowser();
 
@@ -22,8 +21,7 @@ test('every encoding view draws real content, with no console errors', async () 
   expect(sin.colours).toBeGreaterThan(100);
   expect(await page.textContent('#build')).toContain('simd');
   await waitSwept(page);
-  mkdirSync('docs', { recursive: true });
-  await page.screenshot({ path: 'docs/first-page.png', fullPage: true });
+  await page.screenshot({ path: docsShot('first-page.png'), fullPage: true }); // docs/ only under `npm run docs`
   expect(page.errors).toEqual([]);
 });
 

@@ -34,11 +34,24 @@ function checkTheme(theme) {
   return theme;
 }
 
-/** Is WebM recording (MediaRecorder on a canvas stream) available here? */
-export function webmSupported() {
-  return typeof MediaRecorder === 'function' && typeof HTMLCanvasElement === 'function' &&
-    typeof HTMLCanvasElement.prototype.captureStream === 'function' && WEBM_TYPES.some((t) => MediaRecorder.isTypeSupported(t));
+/**
+ * Why WebM recording (MediaRecorder on a canvas stream) is not available here, or '' when it is. WebKitGTK's
+ * MediaRecorder, for one, offers only MP4, and recorded 0-byte files: the page offers GIF there and says why.
+ */
+export function webmUnsupportedReason() {
+  if (typeof MediaRecorder !== 'function') return 'this browser has no MediaRecorder';
+  if (typeof HTMLCanvasElement !== 'function' || typeof HTMLCanvasElement.prototype.captureStream !== 'function') {
+    return 'this browser cannot capture a canvas as a video stream';
+  }
+  if (!WEBM_TYPES.some((t) => MediaRecorder.isTypeSupported(t))) {
+    const other = ['video/mp4', 'video/ogg'].filter((t) => MediaRecorder.isTypeSupported(t));
+    return `this browser's MediaRecorder cannot record WebM${other.length ? ` (it offers only ${other.join(', ')})` : ''}`;
+  }
+  return '';
 }
+
+/** Is WebM recording available here? */
+export const webmSupported = () => !webmUnsupportedReason();
 
 // ---------- options ----------
 function int(name, v, lo, hi) {
@@ -274,6 +287,13 @@ async function recordWebm(bitmaps, w, h, o, progress) {
   // captureStream(0): a video frame only when requestFrame() is called, so each sweep frame is one video frame
   const stream = canvas.captureStream(0);
   const track = stream.getVideoTracks()[0];
+  // Chromium has requestFrame() on the track (CanvasCaptureMediaStreamTrack), Firefox on the stream (CanvasCaptureMediaStream)
+  const requestFrame = typeof track.requestFrame === 'function' ? () => track.requestFrame()
+    : typeof stream.requestFrame === 'function' ? () => stream.requestFrame() : null;
+  if (!requestFrame) {
+    track.stop();
+    throw new Error('WebM recording needs requestFrame() on a canvas stream, which this browser lacks; export a GIF instead');
+  }
   const recorder = new MediaRecorder(stream, { mimeType, videoBitsPerSecond: 4e6 });
   const chunks = [];
   recorder.ondataavailable = (ev) => ev.data.size && chunks.push(ev.data);
@@ -286,13 +306,13 @@ async function recordWebm(bitmaps, w, h, o, progress) {
     // MediaRecorder timestamps frames by the clock: the frames are played at their speed (the export takes as long as the video).
     for (let i = 0; i < bitmaps.length; i++) {
       ctx.drawImage(bitmaps[i], 0, 0);
-      track.requestFrame();
+      requestFrame();
       progress('record', i + 1, bitmaps.length);
       await sleep(i === bitmaps.length - 1 ? o.delay + o.hold : o.delay, o.signal);
     }
     // one more video frame (a redraw: an unchanged canvas gives none) so the last frame lasts its delay and hold
     ctx.drawImage(bitmaps.at(-1), 0, 0);
-    track.requestFrame();
+    requestFrame();
     await sleep(50, o.signal);
   } finally {
     recorder.stop();

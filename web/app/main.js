@@ -13,7 +13,7 @@ import { createTrainView } from './train-view.js';
 import { createPerf } from './perf.js';
 import { attachExports, exportView } from './export.js';
 import { createSweepExporter } from './sweep-export.js';
-import { sweepExportHandlers } from './sweep-export-ui.js';
+import { sweepExportHandlers, explainMissingFormats } from './sweep-export-ui.js';
 import { NAMES } from './meta.js';
 import { embedSnippets } from './embed-snippet.js';
 import { scalingObject } from './rope-scaling.js';
@@ -163,6 +163,12 @@ let spectrumData = null;
 function onControl(name, el, apply = false) {
   if (EXPERIMENT.includes(name) && !apply) return; // the experiment form is applied by "Retrain all"
   const raw = el.type === 'checkbox' ? el.checked : el.value;
+  // The length goes through the timeline, which snaps it and redraws only if it changed (storing it first
+  // left the maps and the label at the old length). Moving the slider pauses, like the arrow keys.
+  if (name === 'length') {
+    if (state.play) setPlay(false);
+    return setLength(coerce(name, raw));
+  }
   state[name] = coerce(name, raw);
   const out = el.parentElement.querySelector('output');
   if (out) out.value = String(state[name]);
@@ -170,7 +176,6 @@ function onControl(name, el, apply = false) {
   fixUp(state);
   saveUrl();
   switch (name) {
-    case 'length': setLength(state.length); break;
     case 'speed': break;
     case 'layer': case 'head': client && requestAll(); dirty = true; break;
     case 'sweepFactor': syncControls(); setLength(state.length); requestAll(); redrawSpectrum(); break;
@@ -342,6 +347,7 @@ async function main() {
   const sweepExport = createSweepExporter({ client, trainer, state, grid, view: sweepViewOf, lut: lutFor(interpolateViridis),
     style: () => getComputedStyle(document.documentElement) });
   attachExports(dataFor, { sweep: sweepExportHandlers(sweepExport) });
+  explainMissingFormats($('.export[data-view=sweep]'));
   startExperiment();
   redrawStatic();
   retrievalData = await drawRetrieval($('#retrieval .retrieval-grid'), $('#retrieval-note'));

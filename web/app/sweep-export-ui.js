@@ -2,7 +2,7 @@
 // SVG) at the current length and the animation (GIF, and WebM where this
 // browser can record it), with a progress bar and Cancel while they work.
 // Plugs into export.js's attachExports(dataFor, {sweep: handlers}).
-import { webmSupported } from './animate-export.js';
+import { webmSupported, webmUnsupportedReason } from './animate-export.js';
 
 const WHAT = { png: 'PNG', svg: 'SVG', gif: 'GIF', webm: 'WebM' };
 
@@ -66,4 +66,14 @@ export function sweepExportHandlers(exporter) {
   };
   const formats = ['png', 'svg', 'gif', ...(webmSupported() ? ['webm'] : [])];
   return Object.fromEntries(formats.map((f) => [f, handler(f)]));
+}
+
+/** Says in the export span why a format is not offered here (WebM where MediaRecorder cannot record it). */
+export function explainMissingFormats(span) {
+  const reason = webmUnsupportedReason();
+  if (!reason || !span || span.querySelector('.export-note')) return;
+  const note = document.createElement('small');
+  note.className = 'export-note';
+  note.textContent = `No WebM: ${reason}. GIF works.`;
+  span.append(note);
 }

@@ -135,6 +135,10 @@ export function createSweepView(container, client) {
     if (!force && row.drawn === key) return;
     row.drawn = key;
     drawMapsCanvas(row.maps, r, s, MAP_H);
+    // what the maps show, for screen readers (and tests): the length drawn, or that it is still computing
+    const name = NAMES[row.el.dataset.encoding];
+    row.maps.setAttribute('aria-label', r?.length === s.length ? `${name} attention maps at T = ${r.length}`
+      : `${name} attention maps, computing T = ${s.length}`);
   }
 
   function drawCurve(row, enc, s, grid, force) {

@@ -101,8 +101,9 @@ export class PosencExplorer extends ElementBase {
     this.raf = 0;
     this.$('.play').addEventListener('click', () => this.setPlay(!this.state.play));
     this.$('.length').addEventListener('input', (ev) => {
+      const T = Number(ev.target.value); // read first: setPlay redraws the controls from the state, thumb included
       this.setPlay(false);
-      this.setLength(Number(ev.target.value));
+      this.setLength(T);
     });
     this.onVisibility = () => this.schedule();
   }
@@ -150,6 +151,7 @@ export class PosencExplorer extends ElementBase {
     for (const p of problems) console.warn(`<posenc-explorer> ${p}`);
     this.state = state;
     this.timeline = createTimeline(this.state);
+    this.$('.rows').style.setProperty('--rows', String(state.encodings.length)); // its height before it starts (styles.js)
     this.updateLink();
   }
 

@@ -36,10 +36,14 @@ canvas.maps, canvas.curve { height: 150px; }
 :host([view=maps]) .sweep-row { grid-template-columns: minmax(120px, 1fr) 3fr; } :host([view=maps]) canvas.curve { display: none; }
 :host([view=curves]) .sweep-row { grid-template-columns: minmax(120px, 1fr) 3fr; } :host([view=curves]) canvas.maps { display: none; }
 :host([compact]) .blurb { display: none; }
+/* Before the rows are built, the element takes about the height they will need (--rows is set from the encodings),
+   so one further down a page is still off screen at load and does not start until it is scrolled to. */
+.rows:empty { min-height: calc(var(--rows, 1) * 162px); }
 .foot { display: flex; justify-content: space-between; flex-wrap: wrap; gap: .5rem; font-size: .72rem; color: var(--muted); margin-top: .3rem; }
 .foot a { color: var(--accent); }
 @container (max-width: 560px) {
   .sweep-row, :host([view]) .sweep-row { grid-template-columns: 1fr; gap: .2rem; }
   canvas.curve { height: 100px; }
+  .rows:empty { min-height: calc(var(--rows, 1) * 290px); }
 }
 `;

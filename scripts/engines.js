@@ -1,0 +1,353 @@
+// One small page API over three engines, for tests that run the same case in
+// Chromium, Firefox and WebKit (tests/browser/harness.js useEngine):
+//   chromium  Debian's /usr/bin/chromium through playwright-core (scripts/browser.js launchBrowser)
+//   firefox   Debian's Firefox ESR through puppeteer-core over WebDriver BiDi (no geckodriver)
+//   webkit    WebKitGTK's MiniBrowser through WebKitWebDriver and selenium-webdriver, on a private
+//             Xvfb display; this module starts and stops both, and holds a machine-wide lock so
+//             only one WebKit session runs at a time (WebKitWebDriver serves one).
+// Every input goes through the engine's real input pipeline (mouse and key events from the driver).
+import { spawn, execFileSync } from 'node:child_process';
+import { mkdtempSync, openSync, closeSync, readFileSync, writeFileSync, unlinkSync } from 'node:fs';
+import { createServer as netServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { launchBrowser, ERROR_RECORDER } from './browser.js';
+
+export const ENGINES = ['chromium', 'firefox', 'webkit'];
+const MINIBROWSER = '/usr/lib/x86_64-linux-gnu/webkit2gtk-4.1/MiniBrowser';
+const VIEWPORT = { width: 1280, height: 900 };
+
+/** Where tests write screenshots: never the tree (a fresh directory under the system tmp dir, kept for a look). */
+let shotDir = null;
+export function screenshotDir() {
+  shotDir ??= mkdtempSync(join(tmpdir(), 'posenc-shots-'));
+  return shotDir;
+}
+
+// Runs in the page (sent by each driver as source, so it must be self-contained): the element a
+// selector names (' >>> ' steps into an open shadow root), scrolled into view, with its box in
+// viewport CSS px and, for a range input, its value range.
+function boxInPage([selector, nth]) {
+  let scope = document, el = null;
+  const parts = selector.split('>>>').map((s) => s.trim());
+  for (let i = 0; i < parts.length && scope; i++) {
+    const all = scope.querySelectorAll(parts[i]);
+    el = i === parts.length - 1 ? all[nth] : all[0];
+    scope = el?.shadowRoot ?? el;
+  }
+  if (!el) return null;
+  el.scrollIntoView({ block: 'center', inline: 'center' });
+  const r = el.getBoundingClientRect();
+  return { x: r.left, y: r.top, w: r.width, h: r.height, min: Number(el.min), max: Number(el.max), value: Number(el.value) };
+}
+
+/** The viewport x of a range input's thumb at `value` (the thumb is about 16 px wide in every engine). */
+function thumbX(box, value) {
+  const f = (value - box.min) / (box.max - box.min || 1);
+  const thumb = Math.min(16, box.w / 4);
+  return box.x + thumb / 2 + Math.max(0, Math.min(1, f)) * (box.w - thumb);
+}
+
+class EnginePage {
+  constructor(engine, version) {
+    this.engine = engine;
+    this.version = version;
+  }
+
+  /** Calls `fn(arg)` in the page (it may be async) and returns its (JSON-serialisable) result. */
+  async evaluate(fn, arg) { throw new Error(`evaluate not implemented for ${this.engine} (${fn}, ${arg})`); }
+
+  /** Polls `fn(arg)` in the page until it returns a truthy value, and returns that value. */
+  async waitFor(fn, { arg, timeout = 30000, interval = 100, what = 'condition' } = {}) {
+    const end = Date.now() + timeout;
+    for (;;) {
+      const v = await this.evaluate(fn, arg);
+      if (v) return v;
+      if (Date.now() > end) throw new Error(`${this.engine}: timed out waiting for ${what}`);
+      await new Promise((r) => setTimeout(r, interval));
+    }
+  }
+
+  /** The element's box (scrolled into view first); throws if the selector matches nothing. */
+  async box(selector, nth = 0) {
+    const b = await this.evaluate(boxInPage, [selector, nth]);
+    if (!b) throw new Error(`${this.engine}: no element matches ${selector}${nth ? ` [${nth}]` : ''}`);
+    return b;
+  }
+
+  /** A real mouse click at the centre of the element. */
+  async click(selector, nth = 0) {
+    const b = await this.box(selector, nth);
+    await this.mouseClick(Math.round(b.x + b.w / 2), Math.round(b.y + b.h / 2));
+  }
+
+  /** Drags a range input's thumb with the mouse (press on the thumb, move in steps, release) to about `value`. */
+  async dragRange(selector, value, nth = 0) {
+    const b = await this.box(selector, nth);
+    const y = Math.round(b.y + b.h / 2);
+    const from = Math.round(thumbX(b, b.value)), to = Math.round(thumbX(b, value));
+    await this.mouseDrag(from, to, y, 8);
+  }
+
+  /** Presses keys ('ArrowRight', 'Home', ' ', …) one after the other, to the focused element. */
+  async press(...keys) {
+    for (const k of keys) await this.key(k);
+  }
+
+  /** A viewport screenshot written to the tmp screenshot dir; returns its path. */
+  async screenshot(name) {
+    const path = join(screenshotDir(), `${this.engine}-${name}.png`);
+    writeFileSync(path, await this.png());
+    return path;
+  }
+}
+
+// ---------- Chromium (playwright-core) and Firefox (puppeteer-core): the same mouse/keyboard/screenshot API ----------
+class PuppetPage extends EnginePage {
+  constructor(engine, raw, version) {
+    super(engine, version);
+    this.raw = raw;
+  }
+  evaluate(fn, arg) { return this.raw.evaluate(fn, arg); }
+  mouseClick(x, y) { return this.raw.mouse.click(x, y); }
+  async mouseDrag(x0, x1, y, steps) {
+    await this.raw.mouse.move(x0, y);
+    await this.raw.mouse.down();
+    await this.raw.mouse.move(x1, y, { steps });
+    await this.raw.mouse.up();
+  }
+  key(k) { return this.raw.keyboard.press(k === ' ' ? 'Space' : k); }
+  png() { return this.raw.screenshot(); }
+  close() { return this.raw.close(); }
+}
+
+class ChromiumPage extends PuppetPage {
+  constructor(raw, version) { super('chromium', raw, version); }
+  goto(url) { return this.raw.goto(url); }
+  setViewport(width, height) { return this.raw.setViewportSize({ width, height }); }
+  async errors() { return [...this.raw.errors]; } // scripts/browser.js collects them
+}
+
+async function launchChromium() {
+  const b = await launchBrowser();
+  const version = b.context.browser()?.version() ?? execFileSync('/usr/bin/chromium', ['--version'], { encoding: 'utf8' }).trim();
+  return {
+    engine: 'chromium', version,
+    async newPage() {
+      const raw = await b.newPage();
+      await raw.setViewportSize(VIEWPORT);
+      return new ChromiumPage(raw, version);
+    },
+    close: () => b.close(),
+  };
+}
+
+// ---------- Firefox (puppeteer-core, WebDriver BiDi) ----------
+class FirefoxPage extends PuppetPage {
+  constructor(raw, version) {
+    super('firefox', raw, version);
+    this.errs = [];
+    raw.on('pageerror', (e) => this.errs.push(String(e?.message ?? e)));
+    raw.on('console', (m) => m.type() === 'error' && this.errs.push(m.text()));
+  }
+  goto(url) { return this.raw.goto(url, { waitUntil: 'load' }); }
+  setViewport(width, height) { return this.raw.setViewport({ width, height }); }
+  async errors() { return [...this.errs]; }
+}
+
+async function launchFirefox() {
+  const { default: puppeteer } = await import('puppeteer-core');
+  const browser = await puppeteer.launch({
+    browser: 'firefox', executablePath: '/usr/bin/firefox-esr', headless: true, defaultViewport: VIEWPORT,
+    // no network beyond loopback: no updates, telemetry, captive-portal or remote-settings requests
+    extraPrefsFirefox: { 'app.update.enabled': false, 'network.captive-portal-service.enabled': false,
+      'datareporting.policy.dataSubmissionEnabled': false, 'toolkit.telemetry.enabled': false, 'browser.safebrowsing.malware.enabled': false,
+      'browser.safebrowsing.phishing.enabled': false, 'network.connectivity-service.enabled': false },
+  });
+  const version = await browser.version();
+  return {
+    engine: 'firefox', version,
+    async newPage() { return new FirefoxPage(await browser.newPage(), version); },
+    close: () => browser.close(),
+  };
+}
+
+// ---------- WebKit (MiniBrowser, WebKitWebDriver, selenium-webdriver) ----------
+const LOCK = join(tmpdir(), 'posenc-webkit.lock');
+const alive = (pid) => { try { process.kill(pid, 0); return true; } catch (e) { return e.code === 'EPERM'; } };
+
+/** Waits for the machine-wide WebKit lock (a file holding the owner's pid; a dead owner's lock is taken over). */
+async function lockWebKit(timeout = 15 * 60 * 1000) {
+  const end = Date.now() + timeout;
+  for (;;) {
+    try {
+      const fd = openSync(LOCK, 'wx');
+      writeFileSync(fd, String(process.pid));
+      closeSync(fd);
+      const release = () => { try { if (readFileSync(LOCK, 'utf8') === String(process.pid)) unlinkSync(LOCK); } catch { /* gone */ } };
+      process.once('exit', release);
+      return release;
+    } catch (e) {
+      if (e.code !== 'EEXIST') throw e;
+      let owner = 0;
+      try { owner = Number(readFileSync(LOCK, 'utf8')); } catch { continue; }
+      if (owner && !alive(owner)) { try { unlinkSync(LOCK); } catch { /* raced */ } continue; }
+      if (Date.now() > end) throw new Error(`webkit: ${LOCK} is held by process ${owner} for too long`);
+      await new Promise((r) => setTimeout(r, 500));
+    }
+  }
+}
+
+const freePort = () => new Promise((resolve, reject) => {
+  const s = netServer().once('error', reject).listen(0, '127.0.0.1', () => {
+    const { port } = s.address();
+    s.close(() => resolve(port));
+  });
+});
+
+/** Starts Xvfb on a display it picks itself (-displayfd); resolves to { display, stop }. */
+function startXvfb() {
+  return new Promise((resolve, reject) => {
+    const p = own(spawn('Xvfb', ['-displayfd', '3', '-screen', '0', '1600x1200x24', '-nolisten', 'tcp'],
+      { stdio: ['ignore', 'ignore', 'pipe', 'pipe'] }));
+    let out = '', err = '';
+    p.stderr.on('data', (d) => { err += d; });
+    p.stdio[3].on('data', (d) => {
+      out += d;
+      if (out.includes('\n')) resolve({ display: `:${out.trim()}`, stop: () => stopChild(p) });
+    });
+    p.once('error', reject);
+    p.once('exit', (code) => reject(new Error(`Xvfb exited (${code}): ${err.slice(-400)}`)));
+  });
+}
+
+/** A child process that is killed when this process exits, whatever ends it. */
+function own(p) {
+  const kill = () => p.kill('SIGKILL');
+  process.once('exit', kill);
+  p.once('exit', () => process.removeListener('exit', kill));
+  return p;
+}
+
+function stopChild(p) {
+  if (p.exitCode !== null || p.signalCode) return Promise.resolve();
+  return new Promise((resolve) => {
+    const t = setTimeout(() => p.kill('SIGKILL'), 3000);
+    p.once('exit', () => { clearTimeout(t); resolve(); });
+    p.kill('SIGTERM');
+  });
+}
+
+async function startWebKitDriver(display, env = {}) {
+  const port = await freePort();
+  const p = own(spawn('WebKitWebDriver', [`--port=${port}`, '--host=127.0.0.1'],
+    { env: { ...process.env, ...env, DISPLAY: display }, stdio: ['ignore', 'ignore', 'pipe'] }));
+  let err = '';
+  p.stderr.on('data', (d) => { err += d; });
+  const end = Date.now() + 15000;
+  for (;;) {
+    if (p.exitCode !== null) throw new Error(`WebKitWebDriver exited (${p.exitCode}): ${err.slice(-400)}`);
+    try {
+      const r = await fetch(`http://127.0.0.1:${port}/status`);
+      if (r.ok) break;
+    } catch { /* not listening yet */ }
+    if (Date.now() > end) throw new Error(`WebKitWebDriver did not start: ${err.slice(-400)}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return { url: `http://127.0.0.1:${port}`, stop: () => stopChild(p) };
+}
+
+const KEYS = { ArrowRight: '\uE014', ArrowLeft: '\uE012', ArrowUp: '\uE013', ArrowDown: '\uE015', Home: '\uE011', End: '\uE010',
+  Enter: '\uE007', Tab: '\uE004', Escape: '\uE00C', ' ': ' ' };
+
+class WebKitPage extends EnginePage {
+  constructor(driver, version) {
+    super('webkit', version);
+    this.raw = driver;
+  }
+  async goto(url) {
+    await this.raw.get(url);
+    // a page not served with the recorder (file://, a route): record from here on
+    await this.raw.executeScript(`if (!window.__posencErrors) { ${ERROR_RECORDER} }`);
+  }
+  async evaluate(fn, arg) {
+    const r = await this.raw.executeAsyncScript(`const done = arguments[arguments.length - 1];
+      Promise.resolve().then(() => (${fn})(arguments[0])).then((value) => done({ value: value === undefined ? null : value }),
+        (e) => done({ error: String(e && e.stack || e) }));`, arg === undefined ? null : arg);
+    if (r?.error) throw new Error(`webkit: evaluate failed: ${r.error}`);
+    return r?.value;
+  }
+  async setViewport(width, height) {
+    // the window includes MiniBrowser's toolbar: size it, then correct by what the page sees
+    const win = this.raw.manage().window();
+    await win.setRect({ width, height, x: 0, y: 0 });
+    const inner = await this.raw.executeScript('return [innerWidth, innerHeight]');
+    await win.setRect({ width: width + (width - inner[0]), height: height + (height - inner[1]) });
+  }
+  actions() { return this.raw.actions({ async: true }); }
+  mouseClick(x, y) { return this.actions().move({ x, y, duration: 0 }).press().release().perform(); }
+  async mouseDrag(x0, x1, y, steps) {
+    let a = this.actions().move({ x: x0, y, duration: 0 }).press();
+    for (let i = 1; i <= steps; i++) a = a.move({ x: Math.round(x0 + ((x1 - x0) * i) / steps), y, duration: 20 });
+    await a.release().perform();
+  }
+  async key(k) {
+    const code = KEYS[k] ?? k;
+    await this.actions().keyDown(code).keyUp(code).perform();
+  }
+  async png() { return Buffer.from(await this.raw.takeScreenshot(), 'base64'); }
+  async errors() { return (await this.raw.executeScript('return window.__posencErrors || []')) ?? []; }
+  async close() { await this.raw.get('about:blank').catch(() => {}); }
+}
+
+async function launchWebKit({ env } = {}) {
+  const release = await lockWebKit();
+  const started = [];
+  try {
+    const xvfb = await startXvfb();
+    started.push(xvfb);
+    const server = await startWebKitDriver(xvfb.display, env); // MiniBrowser inherits its environment
+    started.push(server);
+    const { Builder } = await import('selenium-webdriver');
+    const driver = await new Builder().usingServer(server.url).withCapabilities({
+      browserName: 'MiniBrowser',
+      'webkitgtk:browserOptions': { binary: MINIBROWSER, args: ['--automation'] },
+    }).build();
+    const caps = await driver.getCapabilities();
+    const version = `MiniBrowser (WebKitGTK ${caps.get('browserVersion')})`;
+    await driver.manage().setTimeouts({ script: 300000, pageLoad: 60000 });
+    let page = null;
+    return {
+      engine: 'webkit', version,
+      /** WebKitWebDriver drives one window: a new page is that window, cleared. */
+      async newPage() {
+        if (!page) {
+          page = new WebKitPage(driver, version);
+          await page.setViewport(VIEWPORT.width, VIEWPORT.height);
+        }
+        await driver.get('about:blank');
+        return page;
+      },
+      async close() {
+        await driver.quit().catch(() => {});
+        for (const s of started.reverse()) await s.stop();
+        release();
+      },
+    };
+  } catch (e) {
+    for (const s of started.reverse()) await s.stop();
+    release();
+    throw e;
+  }
+}
+
+/**
+ * Launches one engine; resolves to { engine, version, newPage(), close() }. options.env (WebKit only): extra
+ * environment for MiniBrowser, e.g. { JSC_useWasmSIMD: 'false' } to run the scalar wasm fallback.
+ */
+export function launchEngine(engine, options = {}) {
+  const launch = { chromium: launchChromium, firefox: launchFirefox, webkit: launchWebKit }[engine];
+  if (!launch) throw new RangeError(`engine must be one of ${ENGINES.join(', ')}; got ${engine}`);
+  if (options.env && engine !== 'webkit') throw new RangeError(`options.env is for webkit only; got it for ${engine}`);
+  return launch(options);
+}
