@@ -170,7 +170,7 @@ export function createTrainer({ vocabSize, onModel, onProgress, concurrency = 2,
   // Said once: the training Workers could not start, so models train on this thread.
   let fallbackSaid = false;
   const fellBack = (why) => {
-    if (!fallbackSaid) onNotice(`Training: ${why}.`);
+    if (!fallbackSaid) onNotice(`${why}.`);
     fallbackSaid = true;
   };
 

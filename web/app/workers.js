@@ -6,7 +6,8 @@
 // - Another origin (a CDN): browsers refuse `new Worker(crossOriginUrl)`
 //   whatever its CORS headers say, so the Worker starts from a same-origin
 //   `blob:` module that imports the script (which needs CORS, as npm CDNs send,
-//   and a CSP `worker-src` that allows `blob:`).
+//   and a CSP `worker-src` that allows `blob:` and the script's origin: a module
+//   Worker's imports are checked against worker-src).
 // - Neither possible (file://, a CSP without blob:, the script missing): the
 //   handler runs on the main thread, and `onFallback` is told the real cause.
 //
@@ -54,7 +55,7 @@ function moduleWorker(url) {
 
 /** Why the Worker script at `url` did not start, in words a page author can act on. */
 async function explain(kind, url, cause) {
-  const what = `the ${DESCRIPTION[kind]} Worker script ${url}`;
+  const what = `The ${DESCRIPTION[kind]} Worker script ${url}`;
   const crossOrigin = new URL(url).origin !== globalThis.location?.origin;
   let res;
   try {
@@ -66,9 +67,9 @@ async function explain(kind, url, cause) {
   }
   if (!res.ok) return `${what} was not found (HTTP ${res.status}): serve node_modules/posenc/dist/assets/ ` +
     `or set configure({ ${kind}WorkerUrl })`;
-  if (crossOrigin) return `${what} is on another origin, and this page refused a Worker started from a blob: URL ` +
-    `(a Content-Security-Policy worker-src must allow blob:) (${cause})`;
-  return `the browser refused to start ${what} (${cause}); a Content-Security-Policy worker-src must allow 'self'`;
+  if (crossOrigin) return `${what} is on another origin, and this page refused a Worker started from a blob: URL that ` +
+    `imports it (a Content-Security-Policy worker-src must allow blob: and ${new URL(url).origin}) (${cause})`;
+  return `${what} was refused by the browser (${cause}); a Content-Security-Policy worker-src must allow 'self'`;
 }
 
 const TIMEOUT_MS = 20000; // a Worker that has not started by then is given up
