@@ -4,11 +4,9 @@ import { loadPosenc, ENCODINGS, TASKS } from '../lib/index.js';
 import { interpolateViridis } from '../vendor/d3.js';
 import { readState, writeState, coerce, fixUp, SCHEMA } from './state.js';
 import { lutFor, clearCssCache } from './heatmap.js';
-import { createSweepClient } from './sweep-client.js';
 import { createSweepView, drawMapsCanvas } from './sweep-view.js';
-import { createTrainer } from './trainer.js';
+import { createController, EXPERIMENT_KEYS as EXPERIMENT, lengthLabel } from './controller.js';
 import { createTimeline } from './timeline.js';
-import { trainTask } from './experiment.js';
 import { createTrainView } from './train-view.js';
 import { createPerf } from './perf.js';
 import { attachExports, exportView } from './export.js';
@@ -16,7 +14,6 @@ import { createSweepExporter } from './sweep-export.js';
 import { sweepExportHandlers, explainMissingFormats } from './sweep-export-ui.js';
 import { NAMES } from './meta.js';
 import { embedSnippets } from './embed-snippet.js';
-import { scalingObject } from './rope-scaling.js';
 import { drawSinusoid } from './views/sinusoid.js';
 import { drawClocks, drawOffsetCurve } from './views/rope.js';
 import { drawAlibi } from './views/alibi.js';
@@ -25,7 +22,6 @@ import { drawSpectrum } from './views/spectrum.js';
 import { drawRetrieval } from './views/retrieval.js';
 
 const $ = (sel) => document.querySelector(sel);
-const EXPERIMENT = ['task', 'seed', 'trainLength', 'layers', 'heads', 'dModel', 'steps'];
 const state = readState();
 const reducedMotion = matchMedia('(prefers-reduced-motion: reduce)').matches;
 if (reducedMotion && !new URLSearchParams(location.search).has('play')) state.play = false;
@@ -33,7 +29,6 @@ if (reducedMotion && !new URLSearchParams(location.search).has('play')) state.pl
 // ---------- lengths of the sweep ----------
 const timeline = createTimeline(state);
 const { maxLength, grid } = timeline;
-const ordered = () => timeline.ordered();
 
 
 // ---------- theme ----------
@@ -44,7 +39,7 @@ applyTheme();
 
 let pe = null;
 let dirty = true;
-let client, sweepView, trainer, trainView, perf;
+let controller, client, sweepView, trainer, trainView, perf;
 let urlTimer = 0;
 const saveUrl = () => {
   clearTimeout(urlTimer);
@@ -63,29 +58,8 @@ function updateEmbed() {
   panel.querySelector('.embed-iframe').value = iframe;
 }
 
-/** What the sweep Worker computes for an encoding (lengths, RoPE scaling, layer, head, task, seed). */
-const sweepViewOf = (enc) => ({ lengths: ordered(), scaling: enc === 'rope' ? validScaling() : null, layer: state.layer, head: state.head,
-  task: state.task, seed: state.seed });
-function requestSweep(enc) {
-  if (!state.encodings.includes(enc)) return;
-  client.request(enc, sweepViewOf(enc));
-}
-const requestAll = () => state.encodings.forEach(requestSweep);
-
-// A scaling the core accepts, or null (the note under the spectrum says why).
-let scalingError = '';
-function validScaling() {
-  const sc = scalingObject(state);
-  if (!sc) return null;
-  try {
-    pe.ropeFrequencies({ dim: state.dModel / state.heads, scaling: sc, seqLen: maxLength() });
-    scalingError = '';
-    return sc;
-  } catch (e) {
-    scalingError = e.message;
-    return null;
-  }
-}
+const requestSweep = (enc) => controller.requestSweep(enc);
+const requestAll = () => controller.requestAll();
 
 // ---------- controls ----------
 function fillSelect(name, options) {
@@ -119,8 +93,7 @@ function syncControls() {
 }
 
 function updateLengthLabel() {
-  const x = state.length / state.trainLength;
-  $('#length-out').value = `T = ${state.length} (${Number.isInteger(x) ? x : x.toFixed(2)}× training)`;
+  $('#length-out').value = lengthLabel(state);
   const scrub = document.querySelector('input[name=length]');
   if (scrub.value !== String(state.length)) scrub.value = String(state.length);
   scrub.setAttribute('aria-valuetext', $('#length-out').value);
@@ -150,7 +123,8 @@ const encodingViews = () => {
 };
 
 function redrawSpectrum() {
-  const sc = validScaling();
+  const sc = controller.validScaling();
+  const scalingError = controller.scalingError();
   const info = drawSpectrum(pe, $('#rope-scaling canvas.spectrum'), { headDim: state.dModel / state.heads, trainLength: state.trainLength,
     maxLength: maxLength(), scaling: sc });
   spectrumData = { ...info, scaling: sc };
@@ -254,18 +228,12 @@ function bindControls() {
 }
 
 // ---------- experiment ----------
-function sourceLabel(source, enc) {
-  const r = trainer.runs.get(enc);
-  return { untrained: '(untrained)', training: `(training, step ${r?.step ?? 0})`, trained: `(trained ${r?.step} steps)`,
-    stopped: `(stopped at step ${r?.step})`, checkpoint: '(shipped checkpoint)' }[source] ?? '';
-}
-
 function startExperiment({ retrain = false } = {}) {
   syncControls();
   sweepView.build(state.encodings);
   trainView.build(state.encodings);
   setLength(state.length);
-  trainer.begin(state, state.encodings, { retrain });
+  controller.begin({ retrain });
   redrawSpectrum();
 }
 
@@ -319,32 +287,19 @@ async function main() {
   $('#status').textContent = '';
   $('#build').textContent = `wasm build: ${pe.build} (${pe.simdArch})`;
   perf = createPerf($('#perf-readout'), () => `· cached maps ${client.cachedCount()} · training ${trainer.busy() ? 'busy' : 'idle'}`);
-  const notice = (message) => { $('#status').textContent = message; };
-  client = createSweepClient({
-    lut: lutFor(interpolateViridis), api: async () => pe, onNotice: notice,
-    onUpdate: () => { dirty = true; },
-    onError: (enc, message) => {
-      $('#status').textContent = `${enc ? NAMES[enc] : 'sweep'}: ${message}`;
-    },
-  });
-  sweepView = createSweepView($('#sweep-rows'), client);
   trainView = createTrainView($('#train-rows'), { onStop: (enc) => trainer.stop(enc), onRetrain: (enc) => trainer.retrainOne(enc) });
-  trainer = createTrainer({
-    api: async () => pe,
-    vocabSize: (task) => pe.taskInfo(trainTask(task)).vocabSize,
-    onModel: (enc, bytes, source) => {
-      client.setModel(enc, bytes ? { bytes } : { config: trainer.modelConfig(enc) });
-      sweepView.setSource(enc, sourceLabel(source, enc));
-      requestSweep(enc);
-      dirty = true;
-    },
+  controller = createController({
+    pe, state: () => state, timeline: () => timeline,
+    onUpdate: () => { dirty = true; },
+    onSource: (enc, label) => sweepView.setSource(enc, label),
     onProgress: (enc, r) => trainView.update(enc, r),
-    // A damaged shipped checkpoint is not used (that encoding trains instead), and the page says why.
-    checkCheckpoint: (bytes) => pe.loadModel(bytes).delete(),
-    onNotice: notice,
+    onNotice: (message) => { $('#status').textContent = message; },
+    onError: (enc, message) => { $('#status').textContent = `${enc ? NAMES[enc] : 'sweep'}: ${message}`; },
   });
+  ({ client, trainer } = controller);
+  sweepView = createSweepView($('#sweep-rows'), client);
   bindControls();
-  const sweepExport = createSweepExporter({ client, trainer, state, grid, view: sweepViewOf, lut: lutFor(interpolateViridis),
+  const sweepExport = createSweepExporter({ client, trainer, state, grid, view: controller.viewOf, lut: lutFor(interpolateViridis),
     style: () => getComputedStyle(document.documentElement) });
   attachExports(dataFor, { sweep: sweepExportHandlers(sweepExport) });
   explainMissingFormats($('.export[data-view=sweep]'));

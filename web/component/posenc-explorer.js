@@ -12,16 +12,11 @@
 // Every element on a page shares one wasm module (engine.js). An element does
 // nothing until it is scrolled into view, and its animation pauses while it
 // is off screen or the tab is hidden.
-import { interpolateViridis } from '../vendor/d3.js';
 import { readState, rejected, fixUp, toSearch, kebab, SCHEMA } from '../app/state.js';
 import { createTimeline } from '../app/timeline.js';
-import { createSweepClient } from '../app/sweep-client.js';
 import { createSweepView } from '../app/sweep-view.js';
-import { createTrainer } from '../app/trainer.js';
-import { trainTask } from '../app/experiment.js';
-import { lutFor } from '../app/heatmap.js';
+import { createController, experimentChanged, lengthLabel, sourceLabel } from '../app/controller.js';
 import { NAMES } from '../app/meta.js';
-import { scalingObject } from '../app/rope-scaling.js';
 import { sharedApi, sharedLoadOptions, sweepPool, checkpointSource, explorerLink, onNotice } from './engine.js';
 import { CSS } from './styles.js';
 
@@ -30,7 +25,6 @@ export { configure } from './engine.js';
 export { fetchCheckpoints } from '../app/trainer.js';
 
 const STATE_ATTRIBUTES = Object.fromEntries(Object.keys(SCHEMA).map((key) => [kebab(key), key]));
-const EXPERIMENT = ['task', 'seed', 'trainLength', 'layers', 'heads', 'dModel', 'steps'];
 
 let nextId = 0;
 let sheet = null;
@@ -124,11 +118,10 @@ export class PosencExplorer extends ElementBase {
     document.removeEventListener('visibilitychange', this.onVisibility);
     cancelAnimationFrame(this.raf);
     this.raf = 0;
-    this.trainer?.stopAll();
-    this.client?.terminate();
+    this.controller?.terminate();
     this.offNotice?.();
     this.started = false;
-    this.client = this.trainer = null;
+    this.controller = this.client = this.trainer = null;
   }
 
   attributeChangedCallback() {
@@ -136,7 +129,7 @@ export class PosencExplorer extends ElementBase {
     const before = this.state;
     this.readAttributes();
     if (!this.started) return;
-    if (EXPERIMENT.some((k) => before[k] !== this.state[k]) || before.encodings.join() !== this.state.encodings.join()) this.experiment();
+    if (experimentChanged(before, this.state)) this.experiment();
     else this.requestAll();
     this.syncControls();
   }
@@ -187,28 +180,18 @@ export class PosencExplorer extends ElementBase {
     }
     if (!this.started) return; // removed meanwhile
     this.status('');
-    this.client = createSweepClient({
-      lut: lutFor(interpolateViridis), workers, prefix: `e${this.id_}/`,
+    this.offNotice = onNotice((message) => this.notice(message));
+    this.controller = createController({
+      pe: this.pe, state: () => this.state, timeline: () => this.timeline,
+      workers, prefix: `e${this.id_}/`, concurrency: 1, checkpoints: checkpointSource(), loadOptions,
       onUpdate: () => { this.dirty = true; this.schedule(); },
+      onSource: (enc, label) => this.sweepView.setSource(enc, label),
+      onProgress: () => this.progress(),
+      onNotice: (message) => this.notice(message),
       onError: (enc, message) => this.status(`${enc ? NAMES[enc] : 'sweep'}: ${message}`, true),
     });
+    ({ client: this.client, trainer: this.trainer } = this.controller);
     this.sweepView = createSweepView(this.$('.rows'), this.client);
-    this.offNotice = onNotice((message) => this.notice(message));
-    this.trainer = createTrainer({
-      api: sharedApi,
-      vocabSize: (task) => this.pe.taskInfo(trainTask(task)).vocabSize,
-      concurrency: 1,
-      checkpoints: checkpointSource(),
-      loadOptions,
-      checkCheckpoint: (bytes) => this.pe.loadModel(bytes).delete(),
-      onNotice: (message) => this.notice(message),
-      onModel: (enc, bytes, source) => {
-        this.client.setModel(enc, bytes ? { bytes } : { config: this.trainer.modelConfig(enc) });
-        this.sweepView.setSource(enc, source === 'checkpoint' ? '(shipped checkpoint)' : `(${source})`);
-        this.requestSweep(enc);
-      },
-      onProgress: () => this.progress(),
-    });
     this.experiment();
   }
 
@@ -216,33 +199,17 @@ export class PosencExplorer extends ElementBase {
     fixUp(this.state);
     this.sweepView.build(this.state.encodings);
     this.syncControls();
-    this.trainer.begin(this.state, this.state.encodings);
+    this.controller.begin();
     this.dirty = true;
     this.schedule();
   }
 
-  requestSweep(enc) {
-    if (!this.state.encodings.includes(enc)) return;
-    const s = this.state;
-    this.client.request(enc, { lengths: this.timeline.ordered(), scaling: enc === 'rope' ? this.scaling() : null, layer: s.layer, head: s.head,
-      task: s.task, seed: s.seed });
-  }
-
-  /** The rope-scaling attributes as an HF rope_scaling object, or null (with a message if the core refuses them). */
-  scaling() {
-    const sc = scalingObject(this.state);
-    if (!sc) return null;
-    try {
-      this.pe.ropeFrequencies({ dim: this.state.dModel / this.state.heads, scaling: sc, seqLen: this.timeline.maxLength() });
-      return sc;
-    } catch (e) {
-      this.status(`rope-scaling ignored: ${e.message}`, true);
-      return null;
-    }
-  }
-
   requestAll() {
-    if (this.client) this.state.encodings.forEach((enc) => this.requestSweep(enc));
+    if (this.controller) {
+      this.controller.requestAll();
+      const why = this.controller.scalingError();
+      if (why) this.status(`rope-scaling ignored: ${why}`, true);
+    }
     this.dirty = true;
     this.schedule();
   }
@@ -259,7 +226,7 @@ export class PosencExplorer extends ElementBase {
       const failed = runs.find((r) => r.status === 'error');
       this.status(failed ? `training failed: ${failed.error}` : '', !!failed);
     }
-    for (const [enc, r] of this.trainer.runs) if (r.status === 'training') this.sweepView.setSource(enc, `(training, step ${r.step})`);
+    for (const [enc, r] of this.trainer.runs) if (r.status === 'training') this.sweepView.setSource(enc, sourceLabel('training', r));
   }
 
   /** A lasting message (why checkpoints or Workers are not used); each said once, kept above the rows. */
@@ -284,8 +251,7 @@ export class PosencExplorer extends ElementBase {
     range.max = String(this.timeline.maxLength());
     range.step = String(grid[0]);
     range.value = String(s.length);
-    const x = s.length / s.trainLength;
-    const label = `T = ${s.length} (${Number.isInteger(x) ? x : x.toFixed(2)}× training)`;
+    const label = lengthLabel(s);
     this.$('.length-out').value = label;
     range.setAttribute('aria-valuetext', label);
     this.$('.play').textContent = s.play ? 'Pause' : 'Play';

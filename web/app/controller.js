@@ -1,0 +1,91 @@
+// The explorer's controller, shared by the page (main.js) and <posenc-explorer>:
+// the sweep client and the trainer wired together for one state and timeline.
+// A model arriving (a shipped checkpoint, a training snapshot, the trained
+// model) goes to the sweep; the sweep is asked for the lengths of the timeline
+// with the current view (layer, head, task, seed, and RoPE's scaling when the
+// core accepts it). The views, controls and frame loop stay with the caller.
+import { interpolateViridis } from '../vendor/d3.js';
+import { lutFor } from './heatmap.js';
+import { createSweepClient } from './sweep-client.js';
+import { createTrainer } from './trainer.js';
+import { trainTask } from './experiment.js';
+import { scalingObject } from './rope-scaling.js';
+
+/** The state keys that define an experiment: changing one means other models (checkpoints or training). */
+export const EXPERIMENT_KEYS = ['task', 'seed', 'trainLength', 'layers', 'heads', 'dModel', 'steps'];
+export const experimentChanged = (a, b) => EXPERIMENT_KEYS.some((k) => a[k] !== b[k]) || a.encodings.join() !== b.encodings.join();
+
+/** "T = 64 (2× training)". */
+export function lengthLabel(s) {
+  const x = s.length / s.trainLength;
+  return `T = ${s.length} (${Number.isInteger(x) ? x : x.toFixed(2)}× training)`;
+}
+
+/** What a row says about where its model came from. */
+export function sourceLabel(source, run) {
+  return { untrained: '(untrained)', training: `(training, step ${run?.step ?? 0})`, trained: `(trained ${run?.step} steps)`,
+    stopped: `(stopped at step ${run?.step})`, checkpoint: '(shipped checkpoint)' }[source] ?? '';
+}
+
+/**
+ * `pe`: the page's posenc API (loaded). `state()`, `timeline()`: the explorer's current state and timeline
+ * (state.js, timeline.js; functions, since the element replaces both when its attributes change).
+ * `workers`, `prefix`: see createSweepClient; `concurrency`, `checkpoints`, `loadOptions`: see createTrainer.
+ * Callbacks: `onUpdate()` (something to draw), `onSource(enc, label)`, `onProgress(enc, run)`,
+ * `onNotice(message)`, `onError(enc, message)`.
+ */
+export function createController({ pe, state: currentState, timeline: currentTimeline, workers, prefix, concurrency, checkpoints, loadOptions,
+  onUpdate = () => {}, onSource = () => {}, onProgress = () => {}, onNotice = () => {}, onError = () => {} }) {
+  const api = async () => pe;
+  const client = createSweepClient({ lut: lutFor(interpolateViridis), workers, prefix, api, onNotice, onUpdate, onError });
+  let scalingError = '';
+
+  /** The RoPE scaling of the state if the core accepts it, else null (scalingError says why). */
+  function validScaling() {
+    const state = currentState();
+    const sc = scalingObject(state);
+    scalingError = '';
+    if (!sc) return null;
+    try {
+      pe.ropeFrequencies({ dim: state.dModel / state.heads, scaling: sc, seqLen: currentTimeline().maxLength() });
+      return sc;
+    } catch (e) {
+      scalingError = e.message;
+      return null;
+    }
+  }
+
+  /** What the sweep computes for an encoding. */
+  const viewOf = (enc) => {
+    const state = currentState();
+    return { lengths: currentTimeline().ordered(), scaling: enc === 'rope' ? validScaling() : null, layer: state.layer,
+      head: state.head, task: state.task, seed: state.seed };
+  };
+  const requestSweep = (enc) => currentState().encodings.includes(enc) && client.request(enc, viewOf(enc));
+  const requestAll = () => currentState().encodings.forEach(requestSweep);
+
+  const trainer = createTrainer({
+    api, concurrency, checkpoints, loadOptions, onNotice,
+    vocabSize: (task) => pe.taskInfo(trainTask(task)).vocabSize,
+    // A damaged shipped checkpoint is not used (that encoding trains instead), and onNotice says why.
+    checkCheckpoint: (bytes) => pe.loadModel(bytes).delete(),
+    onModel: (enc, bytes, source) => {
+      client.setModel(enc, bytes ? { bytes } : { config: trainer.modelConfig(enc) });
+      onSource(enc, sourceLabel(source, trainer.runs.get(enc)));
+      requestSweep(enc);
+      onUpdate();
+    },
+    onProgress,
+  });
+
+  return {
+    client, trainer, viewOf, requestSweep, requestAll, validScaling,
+    scalingError: () => scalingError,
+    /** Start the state's experiment: checkpoints where they match (unless `retrain`), else training. */
+    begin: ({ retrain = false } = {}) => trainer.begin(currentState(), currentState().encodings, { retrain }),
+    terminate() {
+      trainer.stopAll();
+      client.terminate();
+    },
+  };
+}
