@@ -5,6 +5,7 @@
 import * as v from './validate.js';
 import { scope, check } from './memory.js';
 import { normaliseScaling } from './scaling.js';
+import { createRopeConfig } from './rope-config.js';
 
 const MAX_LEN = 2 ** 24; // positions / lengths
 const MAX_DIM = 2 ** 16;
@@ -50,8 +51,8 @@ export function createEncodings(mod) {
     return frequencies(dim, o.base, o.scaling, o.seqLen);
   }
 
-  function frequencies(dim, baseArg, scalingArg, seqLenArg) {
-    const sc = normaliseScaling(scalingArg, dim / 2);
+  function frequencies(dim, baseArg, scalingArg, seqLenArg, name = 'scaling') {
+    const sc = normaliseScaling(scalingArg, dim / 2, name);
     const base = v.number('base', baseArg ?? sc.theta ?? 10000, { min: 1, minExclusive: true });
     const seqLen = seqLenArg == null ? 0 : v.integer('seqLen', seqLenArg, 1, MAX_POS);
     const { invFreq64, attentionScale } = scope(mod, (m) => {
@@ -206,5 +207,6 @@ export function createEncodings(mod) {
     return v.finiteResult('attention', out, 'scale * q.k plus the bias must stay within float32; scale q, k or the bias down');
   }
 
-  return { sinusoidal, ropeFrequencies, applyRope, alibiSlopes, alibiBias, t5Bucket, shawIndex, learnedLookup, attention };
+  const { ropeFromConfig } = createRopeConfig(mod, frequencies);
+  return { sinusoidal, ropeFrequencies, ropeFromConfig, applyRope, alibiSlopes, alibiBias, t5Bucket, shawIndex, learnedLookup, attention };
 }
