@@ -316,7 +316,8 @@ export function createRopeConfig(mod, frequencies) {
           v.number(`${g.scalingPath}.mscale_all_dim`, g.softmaxScaleFrom.mscaleAllDim, { min: 0 }));
         Object.assign(out, { ropeType: rt, theta: d.rope_theta, rotaryDim: rt === 'proportional' ? 2 * rotating : dim, factor, originalContext: origCtx,
           invFreq: f.invFreq64, pairs, counts, cosSinScale: f.attentionScale, softmaxScale,
-          knownKeys: known.map((k2) => ({ key: k2, value: d[k2], use: KNOWN_UNUSED[k2] })) });
+          knownKeys: known.map((k2) => ({ key: k2, value: d[k2], use: KNOWN_UNUSED[k2] })),
+          ropeParameters: { ...d } }); // as HF standardises them (rope_type, rope_theta, original_max_position_embeddings filled in)
       }
       // The factor on the attention logits at position p beyond the model's 1/sqrt(d):
       // cos/sin scale on both q and k (squared), DeepSeek's softmax correction, the query scale.
