@@ -30,12 +30,11 @@ export function createEncodings(mod) {
     const o = v.options('sinusoidal options', opts);
     v.knownKeys('sinusoidal options', o, ['length', 'dim', 'base', 'layout', 'spacing', 'start']);
     const length = v.integer('length', o.length, 0, MAX_LEN);
-    const dim = v.evenInteger('dim', o.dim, 2, MAX_DIM);
+    const dim = v.integer('dim', o.dim, 2, MAX_DIM); // odd: one more channel, as tensor2tensor pads (see sinusoidal.cpp)
     const base = v.number('base', o.base ?? 10000, { min: 1, minExclusive: true });
     const layout = v.oneOf('layout', o.layout ?? 'interleaved', ['interleaved', 'concat']);
     const spacing = v.oneOf('spacing', o.spacing ?? 'paper', ['paper', 'tensor2tensor']);
     const start = v.integer('start', o.start ?? 0, 0, MAX_POS);
-    if (spacing === 'tensor2tensor' && dim < 4) throw new RangeError(`dim must be >= 4 with spacing 'tensor2tensor' (got ${dim})`);
     const n = v.elementBudget('sinusoidal(length*dim)', length * dim);
     return scope(mod, (m) => {
       const out = m.put('f32', n);
