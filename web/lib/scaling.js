@@ -72,7 +72,7 @@ export function normaliseScaling(scaling, halfDim, name = 'scaling') {
   const typeKey = TYPE_KEYS.find((k) => scaling[k] != null);
   const rawType = typeKey ? scaling[typeKey] : 'default';
   const type = typeof rawType === 'string' && Object.hasOwn(LEGACY_TYPES, rawType) ? LEGACY_TYPES[rawType]
-    : typeKey ? v.oneOf(`${name}.${typeKey}`, rawType, [...ROPE_TYPES, ...Object.keys(LEGACY_TYPES)]) : 'default';
+    : typeKey ? v.oneOf(`${name}.${typeKey}`, rawType, ROPE_TYPES) : 'default';
   slots[0] = ROPE_TYPES.indexOf(type);
   const known = {};
   for (const k of Object.keys(KNOWN_UNUSED)) if (scaling[k] != null) known[k] = KNOWN_CHECKS[k](`${name}.${k}`, scaling[k]);
