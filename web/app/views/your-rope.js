@@ -25,7 +25,7 @@ function frame(canvas, height) {
   ctx.clearRect(0, 0, w, h);
   ctx.fillStyle = cssVar('--bg', '#fff');
   ctx.fillRect(0, 0, w, h);
-  return { w, h, ctx, box: { x: 58, y: 26, w: w - 72, h: h - 70 } };
+  return { w, h, ctx, box: { x: 58, y: 40, w: w - 72, h: h - 84 } };
 }
 
 // Axes from d3 scales: ticks, tick labels, axis titles with units.
@@ -76,7 +76,7 @@ function hline(ctx, box, y, value, label, colour) {
   ctx.restore();
 }
 
-function vline(ctx, box, x, value, label, colour) {
+function vline(ctx, box, x, value, label, colour, row = 0) {
   const px = Math.round(x(value)) + 0.5;
   if (px < box.x || px > box.x + box.w + 1) return;
   ctx.save();
@@ -86,7 +86,7 @@ function vline(ctx, box, x, value, label, colour) {
   ctx.fillStyle = colour;
   ctx.font = '11px system-ui, sans-serif';
   ctx.textAlign = px > box.x + box.w - 90 ? 'right' : 'left';
-  ctx.fillText(label, px + (ctx.textAlign === 'left' ? 4 : -4), box.y + 12);
+  ctx.fillText(label, px + (ctx.textAlign === 'left' ? 4 : -4), box.y + 12 + 14 * row);
   ctx.restore();
 }
 
@@ -94,24 +94,26 @@ function vline(ctx, box, x, value, label, colour) {
 function legend(ctx, w, items) {
   ctx.save();
   ctx.font = '11px system-ui, sans-serif';
-  let x = 58;
+  let x = 58, y = 11;
   for (const it of items) {
+    const width = 28 + ctx.measureText(it.label).width;
+    if (x > 58 && x + width > w) { x = 58; y += 14; } // wrap onto a second row
+    if (y > 25) break;
     ctx.strokeStyle = ctx.fillStyle = it.colour;
     ctx.lineWidth = 2;
     if (it.kind === 'line' || it.kind === 'dash') {
       ctx.setLineDash(it.kind === 'dash' ? [5, 3] : []);
-      ctx.beginPath(); ctx.moveTo(x, 11); ctx.lineTo(x + 16, 11); ctx.stroke();
+      ctx.beginPath(); ctx.moveTo(x, y); ctx.lineTo(x + 16, y); ctx.stroke();
       ctx.setLineDash([]);
     } else if (it.kind === 'ring') {
       ctx.lineWidth = 1;
-      ctx.beginPath(); ctx.arc(x + 6, 11, 3.5, 0, 2 * Math.PI); ctx.stroke();
+      ctx.beginPath(); ctx.arc(x + 6, y, 3.5, 0, 2 * Math.PI); ctx.stroke();
     } else {
-      ctx.beginPath(); ctx.arc(x + 6, 11, 4, 0, 2 * Math.PI); ctx.fill();
+      ctx.beginPath(); ctx.arc(x + 6, y, 4, 0, 2 * Math.PI); ctx.fill();
     }
     ctx.fillStyle = cssVar('--fg', '#222');
-    ctx.fillText(it.label, x + 20, 15);
-    x += 28 + ctx.measureText(it.label).width;
-    if (x > w - 60) break;
+    ctx.fillText(it.label, x + 20, y + 4);
+    x += width;
   }
   ctx.restore();
 }
@@ -165,7 +167,7 @@ export function drawScales(canvas, r) {
   const x = scaleLog([1, maxPos], [box.x, box.x + box.w]);
   axes(ctx, box, x, y, { xTitle: 'query position (tokens, log scale)', yTitle: 'logit scale (× 1/√d)', logX: true });
   vline(ctx, box, x, r.originalContext, `original ${fmt(r.originalContext)}`, cssVar('--train', '#b7791f'));
-  if (ext && ext !== r.originalContext) vline(ctx, box, x, ext, `extended ${fmt(ext)}`, cssVar('--past', '#c53030'));
+  if (ext && ext !== r.originalContext) vline(ctx, box, x, ext, `extended ${fmt(ext)}`, cssVar('--past', '#c53030'), 1);
   series.forEach((s, k) => {
     ctx.save();
     ctx.strokeStyle = s.colour;
@@ -211,7 +213,7 @@ export function drawDecay(canvas, lt, r) {
   const y = scaleLinear([0, Math.max(...base, ...scaled) * 1.05], [box.y + box.h, box.y]).nice();
   axes(ctx, box, x, y, { xTitle: 'relative distance Δ (tokens, log scale)', yTitle: 'q·k bound (RoFormer)', logX: true });
   vline(ctx, box, x, lt.originalContext, `original ${fmt(lt.originalContext)}`, cssVar('--train', '#b7791f'));
-  if (ext && ext !== lt.originalContext) vline(ctx, box, x, ext, `extended ${fmt(ext)}`, cssVar('--past', '#c53030'));
+  if (ext && ext !== lt.originalContext) vline(ctx, box, x, ext, `extended ${fmt(ext)}`, cssVar('--past', '#c53030'), 1);
   const line = (vals, colour, until, dash) => {
     ctx.save();
     ctx.strokeStyle = colour;
