@@ -204,7 +204,7 @@ export interface YarnScalingFields {
   mscale_all_dim?: number;
   /** Floor/ceil the correction range. @default true */
   truncate?: boolean;
-  /** llama.cpp's YaRN ext_factor (not an HF key): scales the ramp; 0 = every pair divided by factor. Finite, >= 0. @default 1 */
+  /** llama.cpp's YaRN ext_factor (not an HF key): scales the ramp; 0 = every pair divided by factor. In [0, 1]. @default 1 */
   ext_factor?: number;
 }
 /**

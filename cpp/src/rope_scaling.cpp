@@ -154,7 +154,7 @@ RopeFrequencies yarn(int dim, double base, const RopeScaling& s) {
 
   // llama.cpp's ext_factor scales the mix (HF: 1).
   const double ext = s.ext_factor.value_or(1.0);
-  if (!std::isfinite(ext) || ext < 0) range_error(key("ext_factor"), "a finite number >= 0", format_number(ext));
+  if (!(ext >= 0 && ext <= 1)) range_error(key("ext_factor"), "a number in [0, 1]", format_number(ext));
 
   RopeFrequencies r{std::vector<double>(dim / 2), attention};
   for (int i = 0; i < dim / 2; ++i) {
@@ -233,10 +233,10 @@ RopeFrequencies proportional(int head_dim, double base, const RopeScaling& s) {
 void check_finite_result(const RopeFrequencies& r, RopeType t) {
   // The scale multiplies float cos/sin tables (rope.hpp), so it must fit in a float.
   bool ok = r.attention_scale > 0 && r.attention_scale <= std::numeric_limits<float>::max();
-  for (double f : r.inv_freq) ok = ok && std::isfinite(f);
+  for (double f : r.inv_freq) ok = ok && std::isfinite(f) && f >= 0;  // negative: factor < 1 with ext_factor > 1 (fuzz)
   if (!ok)
     range_error("rope_scaling",
-                std::string("values giving finite frequencies for rope_type '") + rope_type_name(t) + "'",
+                std::string("values giving finite, non-negative frequencies for rope_type '") + rope_type_name(t) + "'",
                 "an overflow");
 }
 
@@ -309,6 +309,10 @@ void query_scale(QueryScaleKind kind, double a, double b, const double* position
       default:
         out[i] = 1;
     }
+    // A huge factor times the log overflows (found by fuzz_encodings).
+    if (!std::isfinite(out[i]))
+      range_error(kind == QueryScaleKind::Llama4Temperature ? "attn_scale" : "llama_4_scaling_beta",
+                  "small enough that the query scale stays finite", format_number(a));
   }
 }
 
@@ -318,6 +322,8 @@ double deepseek_softmax_scale(double factor, double mscale_all_dim) {
     range_error("rope_scaling.mscale_all_dim", "a finite number >= 0", format_number(mscale_all_dim));
   if (mscale_all_dim == 0) return 1.0;
   const double m = get_mscale(factor, mscale_all_dim);
+  if (!std::isfinite(m * m))  // found by fuzz_encodings
+    range_error("rope_scaling.mscale_all_dim", "small enough that the softmax scale stays finite", format_number(mscale_all_dim));
   return m * m;
 }
 

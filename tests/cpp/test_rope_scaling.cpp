@@ -438,6 +438,10 @@ TEST(RopeScaling, YarnExtFactor) {
     ExpectRelNear(zero.inv_freq[i], DefaultInv(i, 64, 1e4) / 8, 1e-14, "ext 0");
   }
   s.ext_factor = -1;
+  ExpectError([&] { Freqs(64, 1e4, s); }, posenc::ErrorKind::Range, "rope_scaling.ext_factor must be a number in [0, 1] (got -1)");
+  s.ext_factor = 2, s.factor = 0.5;  // would give negative frequencies (found by fuzz_encodings)
+  ExpectError([&] { Freqs(64, 1e4, s); }, posenc::ErrorKind::Range, "rope_scaling.ext_factor");
+  s.ext_factor = NAN;
   ExpectError([&] { Freqs(64, 1e4, s); }, posenc::ErrorKind::Range, "rope_scaling.ext_factor");
 }
 
@@ -462,6 +466,9 @@ TEST(RopeScaling, QueryScales) {
               posenc::ErrorKind::Range, "position must be a finite number >= 0 (got -1)");
   ExpectError([&] { posenc::query_scale(posenc::QueryScaleKind::Llama4ScalingBeta, 0.1, 0, pos.data(), 1, out.data()); },
               posenc::ErrorKind::Range, "original_max_position_embeddings");
+  // a factor so large that the scale overflows is refused (found by fuzz_encodings)
+  ExpectError([&] { posenc::query_scale(posenc::QueryScaleKind::Llama4Temperature, 1e308, 1, pos.data(), 5, out.data()); },
+              posenc::ErrorKind::Range, "attn_scale must be small enough that the query scale stays finite");
 }
 
 TEST(RopeScaling, DeepSeekSoftmaxScale) {
@@ -471,6 +478,8 @@ TEST(RopeScaling, DeepSeekSoftmaxScale) {
   EXPECT_EQ(posenc::deepseek_softmax_scale(40, 0), 1.0);
   EXPECT_EQ(posenc::deepseek_softmax_scale(1, 1), 1.0);
   ExpectError([] { posenc::deepseek_softmax_scale(40, -1); }, posenc::ErrorKind::Range, "rope_scaling.mscale_all_dim");
+  ExpectError([] { posenc::deepseek_softmax_scale(40, 1e300); }, posenc::ErrorKind::Range,
+              "rope_scaling.mscale_all_dim must be small enough");  // found by fuzz_encodings
 }
 
 }  // namespace

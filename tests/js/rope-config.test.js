@@ -232,7 +232,7 @@ describe('hostile pasted JSON', () => {
     const { err, ms } = timed(() => pe.ropeFromConfig(text));
     expect(err).toBeInstanceOf(Error);
     expect(err.message).toMatch(msg);
-    expect(ms).toBeLessThan(3000);
+    expect(ms).toBeLessThan(5000); // "never a hang": generous for a loaded 2-core machine
     expect(pe.heapBytes()).toBe(before);
     expect(pe.ropeFromConfig(config('llama-3.1-8b')).layerTypes[0].counts.kept).toBeGreaterThan(0);
   });

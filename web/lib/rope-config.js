@@ -79,7 +79,12 @@ function ropeDicts(c, modelType, types, path) {
   }
   // RotaryEmbeddingConfigMixin.convert_rope_params_to_dict: `rope_scaling or rope_parameters`.
   const d = scaling && Object.keys(scaling).length ? scaling : params;
-  if (nested(d)) return Object.fromEntries(Object.entries(d).map(([k, x]) => [k, { ...x }]));
+  if (nested(d)) {
+    return Object.fromEntries(Object.entries(d).map(([k, x]) => {
+      if (!isObj(x)) throw new TypeError(`${path}rope_parameters.${k} must be an object of rope parameters (got ${v.show(x)})`);
+      return [k, { ...x }];
+    }));
+  }
   if (modelType.startsWith('gemma4') && d == null) // Gemma4TextConfig defaults
     return { sliding_attention: { rope_type: 'default', rope_theta: 1e4 },
       full_attention: { rope_type: 'proportional', partial_rotary_factor: 0.25, rope_theta: 1e6 } };
@@ -139,6 +144,8 @@ function describeHf(c, top) {
         d.rope_type = 'default';
       }
       const rt = d.rope_type ?? 'default';
+      if (rt === 'llama3' && typeof d.high_freq_factor === 'number' && typeof d.low_freq_factor === 'number' && d.high_freq_factor <= d.low_freq_factor)
+        notes.push(`${name}: high_freq_factor (${d.high_freq_factor}) <= low_freq_factor (${d.low_freq_factor}); HF only warns, and then no pair is smoothed: each is kept or divided by factor`);
       if (['llama3', 'yarn', 'longrope'].includes(rt)) {
         // Phi-3 (and any config carrying it) keeps the pretraining length outside the rope dict; HF gives it priority.
         if (topOrig != null) d.original_max_position_embeddings = topOrig;
@@ -205,7 +212,7 @@ function describeGguf(c) {
     // llama.cpp: ext_factor < 0 (the default) means 1 for YaRN; the cos/sin scale is
     // attn_factor * (1 + 0.1 * ln(factor)) (rope_yarn's mscale) when ext_factor != 0;
     // corr dims always floor/ceil (no `truncate`).
-    const ext = optNumber(k('rope.scaling.yarn_ext_factor'), val('rope.scaling.yarn_ext_factor'));
+    const ext = optNumber(k('rope.scaling.yarn_ext_factor'), val('rope.scaling.yarn_ext_factor'), { max: 1 }); // < 0: llama.cpp's 'unset'
     const extFactor = ext == null || ext < 0 ? 1 : ext;
     const attn = optNumber(k('rope.scaling.yarn_attn_factor'), val('rope.scaling.yarn_attn_factor'), { min: 0, minExclusive: true }) ?? 1;
     const logMul = optNumber(k('rope.scaling.yarn_log_multiplier'), val('rope.scaling.yarn_log_multiplier'), { min: 0 });
@@ -221,7 +228,7 @@ function describeGguf(c) {
     throw new RangeError(`${k('rope.scaling.type')} 'longrope': llama.cpp keeps the long/short factors in the tensors rope_factors_long / rope_factors_short, not in the metadata; pass the model's HF config.json instead`);
   }
   const group = { name: 'full_attention', layers: Array.from({ length: int(k('block_count'), val('block_count') ?? 1, 1, MAX_LAYERS) }, (_, i) => i),
-    rope: true, headDim, rotaryDim: rotary, scaling, scalingPath: `${arch}.rope`, queryScale: null, layout: 'see llama.cpp rope type' };
+    rope: true, headDim, rotaryDim: rotary, scaling, scalingPath: `${arch}.rope.scaling`, queryScale: null, layout: 'see llama.cpp rope type' };
   return { source: 'gguf', modelType: arch, maxPositionEmbeddings: ctxTrain, originalContext: origCtx, groups: [group], notes };
 }
 
