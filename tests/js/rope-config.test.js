@@ -195,6 +195,12 @@ describe('llama.cpp GGUF metadata', () => {
     // gpt-oss in HF (truncate: false) blends a different band than llama.cpp's floor/ceil
     const hf = pe.ropeFromConfig(config('gpt-oss-20b')).layerTypes[0];
     expect(Array.from(hf.invFreq).some((f, i) => Math.abs(f - y.invFreq[i]) > 1e-6 * f)).toBe(true);
+    // the older names: rope.scale_linear for the factor, rope.scaling.attn_factor for the attention factor
+    const { 'llama.rope.scaling.factor': f32, ...noFactor } = meta;
+    const old = pe.ropeFromConfig(gguf({ ...noFactor, 'llama.rope.scale_linear': f32, 'llama.rope.scaling.attn_factor': 0.9 })).layerTypes[0];
+    relClose(old.invFreq, want.inv, 1e-12, 'scale_linear');
+    expect(Math.abs(old.cosSinScale - 0.9 * want.scale)).toBeLessThan(1e-12);
+    expect(() => pe.ropeFromConfig(gguf({ ...meta, 'llama.rope.scaling.yarn_ext_factor': 2 }))).toThrow(/llama.rope.scaling.yarn_ext_factor must be a number <= 1 \(negative: unset, i.e. 1\) \(got 2\)/);
     const ext = pe.ropeFromConfig(gguf({ ...meta, 'llama.rope.scaling.yarn_ext_factor': 0.5, 'llama.rope.scaling.yarn_attn_factor': 0.9 })).layerTypes[0];
     const want2 = ref.refLlamaCppYarn(64, 150000, { factor: 32, nCtxOrig: 4096, extFactor: 0.5, attnFactor: 0.9 });
     relClose(ext.invFreq, want2.inv, 1e-12, 'ext 0.5');

@@ -202,7 +202,8 @@ function describeGguf(c) {
   const rotary = int(k('rope.dimension_count'), val('rope.dimension_count') ?? headDim, 2, headDim);
   const ctxTrain = val('context_length') == null ? undefined : int(k('context_length'), val('context_length'), 1, 2 ** 31 - 1);
   const type = v.oneOf(k('rope.scaling.type'), val('rope.scaling.type') ?? 'none', GGUF_SCALING);
-  const factor = optNumber(k('rope.scaling.factor'), val('rope.scaling.factor'), { min: 0 }) || 1; // llama.cpp: 0 means 1
+  // llama.cpp: rope.scaling.factor, else the older rope.scale_linear; 0 means 1; ignored for 'none'
+  const factor = optNumber(k('rope.scaling.factor'), val('rope.scaling.factor') ?? val('rope.scale_linear'), { min: 0 }) || 1;
   const origCtx = val('rope.scaling.original_context_length') == null ? ctxTrain
     : int(k('rope.scaling.original_context_length'), val('rope.scaling.original_context_length'), 1, 2 ** 31 - 1);
   const theta = v.number(k('rope.freq_base'), val('rope.freq_base') ?? 10000, { min: 1, minExclusive: true });
@@ -212,9 +213,11 @@ function describeGguf(c) {
     // llama.cpp: ext_factor < 0 (the default) means 1 for YaRN; the cos/sin scale is
     // attn_factor * (1 + 0.1 * ln(factor)) (rope_yarn's mscale) when ext_factor != 0;
     // corr dims always floor/ceil (no `truncate`).
-    const ext = optNumber(k('rope.scaling.yarn_ext_factor'), val('rope.scaling.yarn_ext_factor'), { max: 1 }); // < 0: llama.cpp's 'unset'
+    const ext = optNumber(k('rope.scaling.yarn_ext_factor'), val('rope.scaling.yarn_ext_factor'));
+    if (ext > 1) throw new RangeError(`${k('rope.scaling.yarn_ext_factor')} must be a number <= 1 (negative: unset, i.e. 1) (got ${ext})`);
     const extFactor = ext == null || ext < 0 ? 1 : ext;
-    const attn = optNumber(k('rope.scaling.yarn_attn_factor'), val('rope.scaling.yarn_attn_factor'), { min: 0, minExclusive: true }) ?? 1;
+    const attnKey = val('rope.scaling.yarn_attn_factor') != null ? 'rope.scaling.yarn_attn_factor' : 'rope.scaling.attn_factor';
+    const attn = optNumber(k(attnKey), val(attnKey), { min: 0, minExclusive: true }) ?? 1;
     const logMul = optNumber(k('rope.scaling.yarn_log_multiplier'), val('rope.scaling.yarn_log_multiplier'), { min: 0 });
     if (origCtx == null) throw new RangeError(`${k('rope.scaling.original_context_length')} (or ${k('context_length')}) is needed for YaRN`);
     Object.assign(scaling, { rope_type: 'yarn', factor, original_max_position_embeddings: origCtx, ext_factor: extFactor,
