@@ -1,6 +1,6 @@
 // The shipped public model configs (config.json data only, no weights): id, label, HF hub repo.
-// Where each file's values were read is in web/configs/README.md. `loadShippedConfig` fetches one
-// (a relative URL, so the page, the dist/ build and a user's bundle all find the files).
+// Where each file's values were read is in web/configs/README.md. load.js fetches one. (This file
+// stays metadata only: state.js imports it, and so does every bundle of the explorer.)
 export const SHIPPED_CONFIGS = Object.freeze([
   { id: 'llama-3.1-8b', label: 'Llama 3.1 8B', repo: 'meta-llama/Llama-3.1-8B' },
   { id: 'llama-3.2-1b', label: 'Llama 3.2 1B', repo: 'meta-llama/Llama-3.2-1B' },
@@ -19,11 +19,3 @@ export const SHIPPED_CONFIGS = Object.freeze([
 ]);
 
 export const SHIPPED_IDS = SHIPPED_CONFIGS.map((c) => c.id);
-
-/** The config.json object of a shipped model. */
-export async function loadShippedConfig(id) {
-  if (!SHIPPED_IDS.includes(id)) throw new RangeError(`model must be one of ${SHIPPED_IDS.join(', ')} (got ${String(id).slice(0, 40)})`);
-  const res = await fetch(new URL(`./${id}.json`, import.meta.url));
-  if (!res.ok) throw new Error(`could not load the shipped config ${id} (HTTP ${res.status})`);
-  return res.json();
-}

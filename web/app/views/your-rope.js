@@ -7,7 +7,8 @@
 // trained and the scaled frequencies.
 import { scaleLinear, scaleLog } from '../../vendor/d3.js';
 import { cssVar, fitCanvas } from '../heatmap.js';
-import { SHIPPED_CONFIGS, loadShippedConfig } from '../../configs/index.js';
+import { SHIPPED_CONFIGS } from '../../configs/index.js';
+import { loadShippedConfig } from '../../configs/load.js';
 
 const REGIME_COLOURS = { kept: '--ok', interpolated: '--accent', blended: '--train', dropped: '--past' };
 const REGIME_WORDS = {
