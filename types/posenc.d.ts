@@ -35,7 +35,7 @@ export type Encoding = 'none' | 'sinusoidal' | 'learned' | 't5' | 'alibi' | 'rop
 /** Seeded training tasks (see {@link TaskOptions}). */
 export type TaskName = 'copy' | 'reverse' | 'retrieval' | 'markov';
 /** HF transformers `rope_type`s, computed as `modeling_rope_utils.py` computes them. */
-export type RopeType = 'default' | 'linear' | 'dynamic' | 'yarn' | 'llama3' | 'longrope';
+export type RopeType = 'default' | 'linear' | 'dynamic' | 'yarn' | 'llama3' | 'longrope' | 'proportional';
 /** Which wasm build is running: SIMD128, or the scalar fallback compiled from the same source. */
 export type Build = 'simd' | 'scalar';
 /**
@@ -54,7 +54,7 @@ export declare const ENCODINGS: readonly ['none', 'sinusoidal', 'learned', 't5',
 /** Every {@link TaskName}, in the order of the C++ enum. */
 export declare const TASKS: readonly ['copy', 'reverse', 'retrieval', 'markov'];
 /** Every supported {@link RopeType}. */
-export declare const ROPE_TYPES: readonly ['default', 'linear', 'dynamic', 'yarn', 'llama3', 'longrope'];
+export declare const ROPE_TYPES: readonly ['default', 'linear', 'dynamic', 'yarn', 'llama3', 'longrope', 'proportional'];
 
 /** Whether this engine validates a wasm SIMD128 module (what `build: 'auto'` uses to choose). */
 export declare function simdSupported(): boolean;
@@ -166,8 +166,25 @@ export interface RopeScalingCommonFields {
   max_position_embeddings?: number;
   /** Used as `base` when the call gives none. */
   rope_theta?: number;
-  /** Accepted and ignored (pass `rotaryDim` instead). */
+  /** Read by `proportional` only (the share of pairs that rotate, [0, 1]); other types ignore it (pass `rotaryDim` instead). */
   partial_rotary_factor?: number;
+}
+/**
+ * Keys HF knows that do not change the frequencies (snake_case only): accepted, and
+ * reported by {@link Posenc.ropeFromConfig}. A legacy `type: 'mrope'` (Qwen2-VL) is
+ * computed as `'default'`, as HF's Qwen2VLConfig does.
+ */
+export interface HfKnownUnusedFields {
+  /** Qwen2-VL / Qwen3-VL: pairs per (temporal, height, width) section; ints >= 0. */
+  mrope_section?: ArrayLike<number>;
+  /** Qwen3-VL: sections interleaved over the pairs. */
+  mrope_interleaved?: boolean;
+  /** Ministral 3 / Mistral 4: queries times 1 + beta * log(1 + floor(position / original_max_position_embeddings)). */
+  llama_4_scaling_beta?: number;
+  /** Phi-3.5-MoE. Finite, > 0. */
+  long_mscale?: number;
+  /** Phi-3.5-MoE. Finite, > 0. */
+  short_mscale?: number;
 }
 /** `rope_type: 'linear'` (position interpolation): every frequency divided by `factor`. */
 export interface LinearScalingFields {
@@ -202,6 +219,17 @@ export interface YarnScalingFields {
   mscale_all_dim?: number;
   /** Floor/ceil the correction range. @default true */
   truncate?: boolean;
+  /** llama.cpp's YaRN ext_factor (not an HF key): scales the ramp; 0 = every pair divided by factor. In [0, 1]. @default 1 */
+  ext_factor?: number;
+}
+/**
+ * `rope_type: 'proportional'` (Gemma 4's full-attention layers): `dim` is the whole head_dim;
+ * `int(partial_rotary_factor * head_dim // 2)` pairs rotate with exponent 2i/head_dim, the
+ * rest get frequency 0; all divided by `factor`.
+ */
+export interface ProportionalScalingFields {
+  /** Finite, > 0. @default 1 */
+  factor?: number;
 }
 /**
  * `rope_type: 'llama3'`. Needs `original_max_position_embeddings` or
@@ -212,7 +240,7 @@ export interface Llama3ScalingFields {
   factor: number;
   /** Finite, > 0. */
   low_freq_factor: number;
-  /** Finite, > `low_freq_factor`. */
+  /** Finite, > 0. HF only warns when it is <= `low_freq_factor` (Llama 4 Scout has both 1): then no pair is smoothed. */
   high_freq_factor: number;
   /** int [1, 2^31-1]. Default: `max_position_embeddings`. */
   original_max_position_embeddings?: number;
@@ -245,9 +273,9 @@ export type CamelCaseKeys<T> = { [K in keyof T as CamelCase<K & string>]: T[K] }
 /** Every key a `rope_scaling` block may have, in both spellings. */
 export type RopeScalingKey =
   | 'rope_type' | 'type' | 'ropeType'
-  | keyof AllScalingFields | CamelCase<keyof AllScalingFields>;
+  | keyof AllScalingFields | CamelCase<keyof AllScalingFields> | keyof HfKnownUnusedFields;
 type AllScalingFields = RopeScalingCommonFields & LinearScalingFields & DynamicScalingFields & YarnScalingFields &
-  Llama3ScalingFields & LongRopeScalingFields;
+  Llama3ScalingFields & LongRopeScalingFields & ProportionalScalingFields;
 /**
  * `T` with every other scaling key forbidden, so that a key of another type or spelling
  * (which the library would reject or ignore) is a compile error too.
@@ -261,18 +289,19 @@ export type OnlyKeysOf<T> = T & { [K in Exclude<RopeScalingKey, keyof T>]?: neve
  */
 export type RopeScalingShape<T extends RopeType, Fields> =
   | OnlyKeysOf<{ ropeType: T } & CamelCaseKeys<Fields & RopeScalingCommonFields>>
-  | OnlyKeysOf<{ type: T; rope_type?: T } & Fields & RopeScalingCommonFields>
-  | OnlyKeysOf<{ rope_type: T; type?: T } & Fields & RopeScalingCommonFields>;
+  | OnlyKeysOf<{ type: T; rope_type?: T } & Fields & RopeScalingCommonFields & HfKnownUnusedFields>
+  | OnlyKeysOf<{ rope_type: T; type?: T } & Fields & RopeScalingCommonFields & HfKnownUnusedFields>;
 
 /** No scaling: the original RoPE frequencies (an empty object or `rope_type: 'default'`). */
 export type DefaultRopeScaling =
-  | OnlyKeysOf<{ rope_type?: 'default'; type?: 'default' } & RopeScalingCommonFields>
+  | OnlyKeysOf<{ rope_type?: 'default'; type?: 'default' | 'mrope' } & RopeScalingCommonFields & HfKnownUnusedFields>
   | OnlyKeysOf<{ ropeType?: 'default' } & CamelCaseKeys<RopeScalingCommonFields>>;
 export type LinearRopeScaling = RopeScalingShape<'linear', LinearScalingFields>;
 export type DynamicRopeScaling = RopeScalingShape<'dynamic', DynamicScalingFields>;
 export type YarnRopeScaling = RopeScalingShape<'yarn', YarnScalingFields>;
 export type Llama3RopeScaling = RopeScalingShape<'llama3', Llama3ScalingFields>;
 export type LongRopeScaling = RopeScalingShape<'longrope', LongRopeScalingFields>;
+export type ProportionalRopeScaling = RopeScalingShape<'proportional', ProportionalScalingFields>;
 
 /**
  * An HF `rope_scaling` block as it stands in a model's `config.json`, or the same keys in
@@ -286,7 +315,8 @@ export type RopeScaling =
   | DynamicRopeScaling
   | YarnRopeScaling
   | Llama3RopeScaling
-  | LongRopeScaling;
+  | LongRopeScaling
+  | ProportionalRopeScaling;
 
 /** Options of {@link Posenc.ropeFrequencies}. */
 export interface RopeFrequenciesOptions {
@@ -301,6 +331,90 @@ export interface RopeFrequenciesOptions {
    * (unset: `max_position_embeddings`) and `longrope` (unset: short factors).
    */
   seqLen?: number;
+}
+
+/** Options of {@link Posenc.ropeFromConfig}. */
+export interface RopeFromConfigOptions {
+  /**
+   * The sequence length the frequencies are for, int [1, 2^31-1] (drives `dynamic` and
+   * `longrope`). Default: the config's `max_position_embeddings` (GGUF: `context_length`).
+   */
+  seqLen?: number;
+}
+/** What the scaling does to one pair. */
+export type RopeRegime = 'kept' | 'interpolated' | 'blended' | 'dropped';
+/** One rotary pair of a layer type. */
+export interface RopePair {
+  index: number;
+  /** The scaled inverse frequency (radians per token), float64. */
+  invFreq: number;
+  /** The unscaled (as trained) one. */
+  baseInvFreq: number;
+  /** 2π / invFreq, tokens per turn (Infinity for a dropped pair). */
+  wavelength: number;
+  baseWavelength: number;
+  /** Turns of the as-trained pair within the original context: originalContext / baseWavelength. */
+  turns: number;
+  /** kept: unchanged; interpolated: divided by the factor; blended: anything between; dropped: frequency 0. */
+  regime: RopeRegime;
+}
+/** A query scale that depends on the position. */
+export interface RopeQueryScale {
+  /** Llama 4's NoPE-layer temperature tuning, or Ministral 3's llama_4_scaling_beta. */
+  kind: 'llama4Temperature' | 'llama4ScalingBeta';
+  /** The formula, with the config's numbers (0-based positions). */
+  formula: string;
+}
+/** One layer type of a model (Gemma 3's sliding / full, Llama 4's RoPE / NoPE layers, ...). */
+export interface RopeLayerType {
+  /** `layer_types` name (HF's, or derived as the config class does). */
+  name: string;
+  /** 0-based layer indices of this type. */
+  layers: number[];
+  /** false for NoPE layers. */
+  rope: boolean;
+  headDim: number;
+  /** 'half' (HF rotate_half) or 'interleaved' (Llama 4, DeepSeek's rope_interleave); GGUF: llama.cpp's rope type decides. */
+  layout: string;
+  ropeType: RopeType | null;
+  theta: number | null;
+  /** Dims that rotate (HF: int(head_dim * partial_rotary_factor); proportional: 2 * rotating pairs). */
+  rotaryDim: number;
+  /** The frequencies HF computes (float64; proportional: head_dim/2 values, zeros for the dropped pairs). */
+  invFreq: Float64Array;
+  pairs: RopePair[];
+  counts: Record<RopeRegime, number>;
+  /** Multiplies cos and sin of q and k (HF's attention_scaling): logits scale by its square. */
+  cosSinScale: number;
+  /** DeepSeek-V2/V3's softmax-scale correction (mscale^2), else 1. */
+  softmaxScale: number;
+  queryScale: RopeQueryScale | null;
+  /** The scaling factor (or max_position_embeddings / original_max_position_embeddings when derived). */
+  factor?: number;
+  /** The pretraining context this layer type's scaling refers to. */
+  originalContext?: number;
+  /** HF-known keys that do not change the frequencies, with what uses them. */
+  knownKeys?: { key: string; value: unknown; use: string }[];
+  /** The rope parameters as HF standardises them (type, theta, original length filled in). */
+  ropeParameters?: Record<string, unknown>;
+  /** The query scale at 0-based positions (1 where none). */
+  queryScaleAt(positions: ArrayLike<number>): Float64Array;
+  /** cosSinScale^2 * softmaxScale * queryScale(p): the factor on the logits beyond the model's 1/sqrt(d). */
+  logitScaleAt(positions: ArrayLike<number>): Float64Array;
+}
+/** Result of {@link Posenc.ropeFromConfig}. */
+export interface RopeFromConfigResult {
+  /** 'hf' (config.json) or 'gguf' (llama.cpp metadata names). */
+  source: 'hf' | 'gguf';
+  modelType: string;
+  seqLen: number | undefined;
+  /** max_position_embeddings (GGUF: context_length): the advertised context. */
+  contextLength: number | undefined;
+  /** The smallest originalContext of the RoPE layer types. */
+  originalContext: number | undefined;
+  layerTypes: RopeLayerType[];
+  /** What was read from where, renames HF applies, and llama.cpp differences met. */
+  notes: string[];
 }
 
 /** Result of {@link Posenc.ropeFrequencies}. */
@@ -716,6 +830,13 @@ export interface Posenc {
    * @throws {TypeError|RangeError} naming the bad option or scaling key.
    */
   ropeFrequencies(options: RopeFrequenciesOptions): RopeFrequencies;
+  /**
+   * A whole HF `config.json` (object or JSON text; `text_config` is read when present) or
+   * llama.cpp GGUF metadata (`llama.rope.freq_base`, ...): the RoPE of each layer type,
+   * computed as HF (or llama.cpp) does. Hostile input (huge, deep, `__proto__`, non-finite)
+   * is a RangeError/TypeError naming the key.
+   */
+  ropeFromConfig(config: object | string, options?: RopeFromConfigOptions): RopeFromConfigResult;
   /**
    * Rotates `x` (length·dim values, row-major) by RoPE; the input is not modified.
    * @returns a new Float32Array(length·dim).

@@ -16,6 +16,12 @@
 //    original_max_position_embeddings` (an explicit factor is never overridden).
 //  - dynamic: seq_len = max(seq_len, config.max_position_embeddings).
 //  - yarn `beta_fast or 32` / `beta_slow or 1`: 0 means "use the default", as in Python.
+//  - llama3: HF only warns when high_freq_factor <= low_freq_factor (Llama 4 Scout
+//    ships 1.0 and 1.0); its torch.where masks the smooth factor's division, so
+//    equal factors leave every pair either kept or divided by factor.
+//  - proportional (Gemma 4's full-attention layers): rope_angles =
+//    int(partial_rotary_factor * head_dim // 2) pairs rotate with exponent 2i/head_dim,
+//    the other head_dim/2 - rope_angles pairs get frequency 0; all divided by factor (default 1).
 // HF computes the per-frequency tensors in float32 and the scalars in Python
 // float; we compute everything in double.
 #include "posenc/rope_scaling.hpp"
@@ -33,7 +39,9 @@ namespace {
 constexpr double kPi = 3.14159265358979323846;
 constexpr int kMaxInt = std::numeric_limits<int>::max();
 constexpr int kMaxDim = 1 << 16;
-const char* const kTypeNames[] = {"default", "linear", "dynamic", "yarn", "llama3", "longrope"};
+constexpr int kTypeCount = 7;
+const char* const kTypeNames[kTypeCount] = {"default", "linear", "dynamic", "yarn", "llama3", "longrope", "proportional"};
+const char* const kTypeList = "one of 'default', 'linear', 'dynamic', 'yarn', 'llama3', 'longrope', 'proportional'";
 
 std::string key(const char* name) { return std::string("rope_scaling.") + name; }
 
@@ -144,11 +152,15 @@ RopeFrequencies yarn(int dim, double base, const RopeScaling& s) {
   high = std::min(high, dim - 1.0);
   if (low == high) high += 0.001;  // linear_ramp_factor: prevent singularity
 
+  // llama.cpp's ext_factor scales the mix (HF: 1).
+  const double ext = s.ext_factor.value_or(1.0);
+  if (!(ext >= 0 && ext <= 1)) range_error(key("ext_factor"), "a number in [0, 1]", format_number(ext));
+
   RopeFrequencies r{std::vector<double>(dim / 2), attention};
   for (int i = 0; i < dim / 2; ++i) {
     const double pos_freq = std::pow(base, (2.0 * i) / dim);
     const double ramp = std::clamp((i - low) / (high - low), 0.0, 1.0);
-    const double extrapolation_factor = 1 - ramp;  // 1: keep the frequency, 0: divide by factor
+    const double extrapolation_factor = (1 - ramp) * ext;  // 1: keep the frequency, 0: divide by factor
     r.inv_freq[i] = (1.0 / (factor * pos_freq)) * (1 - extrapolation_factor) + (1.0 / pos_freq) * extrapolation_factor;
   }
   return r;
@@ -158,9 +170,9 @@ RopeFrequencies llama3(int dim, double base, const RopeScaling& s) {
   const double factor = required_positive("factor", s.factor);
   const double low = required_positive("low_freq_factor", s.low_freq_factor);
   const double high = required_positive("high_freq_factor", s.high_freq_factor);
-  if (!(high > low))  // HF only warns; equal factors would divide by zero in the smooth factor
-    range_error(key("high_freq_factor"), "a finite number > low_freq_factor (" + format_number(low) + ")",
-                format_number(high));
+  // HF only warns when high <= low: the smooth factor is then computed (inf or NaN)
+  // but masked by is_medium_freq, which no pair satisfies unless its wavelength
+  // is exactly the original context (then HF gives NaN and check_finite_result refuses).
   const double old_context = original_max_positions(s);
   const double low_freq_wavelen = old_context / low, high_freq_wavelen = old_context / high;
 
@@ -206,27 +218,39 @@ RopeFrequencies longrope(int dim, double base, const RopeScaling& s, std::option
   return r;
 }
 
+RopeFrequencies proportional(int head_dim, double base, const RopeScaling& s) {
+  const double factor = s.factor ? required_positive("factor", s.factor) : 1.0;
+  const double share = s.partial_rotary_factor.value_or(1.0);
+  if (!std::isfinite(share) || share < 0 || share > 1)
+    range_error(key("partial_rotary_factor"), "a number in [0, 1]", format_number(share));
+  // Python: int(rope_proportion * head_dim // 2), i.e. floor((share * head_dim) / 2)
+  const int rope_angles = static_cast<int>(std::floor(share * head_dim / 2));
+  RopeFrequencies r{std::vector<double>(head_dim / 2, 0.0), 1.0};
+  for (int i = 0; i < rope_angles; ++i) r.inv_freq[i] = 1.0 / std::pow(base, (2.0 * i) / head_dim) / factor;
+  return r;
+}
+
 void check_finite_result(const RopeFrequencies& r, RopeType t) {
   // The scale multiplies float cos/sin tables (rope.hpp), so it must fit in a float.
   bool ok = r.attention_scale > 0 && r.attention_scale <= std::numeric_limits<float>::max();
-  for (double f : r.inv_freq) ok = ok && std::isfinite(f);
+  for (double f : r.inv_freq) ok = ok && std::isfinite(f) && f >= 0;  // negative: factor < 1 with ext_factor > 1 (fuzz)
   if (!ok)
     range_error("rope_scaling",
-                std::string("values giving finite frequencies for rope_type '") + rope_type_name(t) + "'",
+                std::string("values giving finite, non-negative frequencies for rope_type '") + rope_type_name(t) + "'",
                 "an overflow");
 }
 
 }  // namespace
 
 RopeType parse_rope_type(const std::string& name) {
-  for (int i = 0; i < 6; ++i)
+  for (int i = 0; i < kTypeCount; ++i)
     if (name == kTypeNames[i]) return static_cast<RopeType>(i);
-  range_error("rope_type", "one of 'default', 'linear', 'dynamic', 'yarn', 'llama3', 'longrope'", "'" + name + "'");
+  range_error("rope_type", kTypeList, "'" + name + "'");
 }
 
 const char* rope_type_name(RopeType t) {
   const int i = static_cast<int>(t);
-  return i >= 0 && i < 6 ? kTypeNames[i] : "unknown";
+  return i >= 0 && i < kTypeCount ? kTypeNames[i] : "unknown";
 }
 
 RopeFrequencies rope_frequencies(int dim, double base, const RopeScaling& s, std::optional<int> seq_len) {
@@ -254,12 +278,53 @@ RopeFrequencies rope_frequencies(int dim, double base, const RopeScaling& s, std
     case RopeType::LongRope:
       r = longrope(dim, base, s, seq_len);
       break;
+    case RopeType::Proportional:
+      r = proportional(dim, base, s);
+      break;
     default:
-      range_error("rope_type", "one of 'default', 'linear', 'dynamic', 'yarn', 'llama3', 'longrope'",
-                  std::to_string(static_cast<int>(s.type)));
+      range_error("rope_type", kTypeList, std::to_string(static_cast<int>(s.type)));
   }
   check_finite_result(r, s.type);
   return r;
+}
+
+void query_scale(QueryScaleKind kind, double a, double b, const double* positions, int n, double* out) {
+  if (n < 0) range_error("positions.length", "an integer >= 0", std::to_string(n));
+  if (kind != QueryScaleKind::None) {
+    const char* an = kind == QueryScaleKind::Llama4Temperature ? "attn_scale" : "llama_4_scaling_beta";
+    const char* bn = kind == QueryScaleKind::Llama4Temperature ? "floor_scale" : "original_max_position_embeddings";
+    if (!std::isfinite(a)) range_error(an, "a finite number", format_number(a));
+    require_positive(bn, b);
+  }
+  for (int i = 0; i < n; ++i) {
+    const double p = positions[i];
+    if (!std::isfinite(p) || p < 0) range_error("position", "a finite number >= 0", format_number(p));
+    switch (kind) {
+      case QueryScaleKind::Llama4Temperature:
+        out[i] = 1 + a * std::log1p(std::floor((p + 1) / b));
+        break;
+      case QueryScaleKind::Llama4ScalingBeta:
+        out[i] = 1 + a * std::log(1 + std::floor(p / b));
+        break;
+      default:
+        out[i] = 1;
+    }
+    // A huge factor times the log overflows (found by fuzz_encodings).
+    if (!std::isfinite(out[i]))
+      range_error(kind == QueryScaleKind::Llama4Temperature ? "attn_scale" : "llama_4_scaling_beta",
+                  "small enough that the query scale stays finite", format_number(a));
+  }
+}
+
+double deepseek_softmax_scale(double factor, double mscale_all_dim) {
+  require_positive("rope_scaling.factor", factor);
+  if (!std::isfinite(mscale_all_dim) || mscale_all_dim < 0)
+    range_error("rope_scaling.mscale_all_dim", "a finite number >= 0", format_number(mscale_all_dim));
+  if (mscale_all_dim == 0) return 1.0;
+  const double m = get_mscale(factor, mscale_all_dim);
+  if (!std::isfinite(m * m))  // found by fuzz_encodings
+    range_error("rope_scaling.mscale_all_dim", "small enough that the softmax scale stays finite", format_number(mscale_all_dim));
+  return m * m;
 }
 
 }  // namespace posenc

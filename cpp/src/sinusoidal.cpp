@@ -1,10 +1,18 @@
 // Sinusoidal absolute encoding (Vaswani et al. 2017, section 3.5).
 //
 // Paper spacing:          w_i = base^(-2i/d)                (the paper, fairseq)
-// Tensor2Tensor spacing:  w_i = exp(-i ln(base) / (d/2 - 1)) (tensor2tensor get_timing_signal_1d)
+// Tensor2Tensor spacing:  w_i = exp(-i ln(base) / max(d/2 - 1, 1)) (tensor2tensor get_timing_signal_1d)
 // Angles p*w_i are formed in double and reduced modulo 2*pi before sin/cos.
+// An odd d has floor(d/2) sin/cos pairs and one more channel, the last:
+//  - concat layout (tensor2tensor, fairseq): a zero column, as get_timing_signal_1d's
+//    tf.pad(signal, [[0, 0], [0, channels % 2]]) and fairseq's torch.cat([emb, zeros]);
+//  - interleaved layout with paper spacing: the paper's per-channel formula,
+//    PE[p, d-1] = sin(p * base^(-2*floor(d/2)/d)) (as HF's per-channel
+//    `pos / 10000^(2*(j//2)/dim)` tables compute it);
+//  - interleaved layout with tensor2tensor spacing: a zero column (t2t's padding).
 #include "posenc/sinusoidal.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <limits>
@@ -26,10 +34,7 @@ void validate(const SinusoidalOptions& o) {
     range_error("spacing", "'paper' or 'tensor2tensor'", std::to_string(static_cast<int>(o.spacing)));
   if (o.layout != SinusoidLayout::Interleaved && o.layout != SinusoidLayout::Concat)
     range_error("layout", "'interleaved' or 'concat'", std::to_string(static_cast<int>(o.layout)));
-  const int min_dim = t2t ? 4 : 2;  // t2t divides by d/2 - 1
-  if (o.dim < min_dim || o.dim % 2 != 0)
-    range_error("dim", "an even integer >= " + std::to_string(min_dim) + (t2t ? " for tensor2tensor spacing" : ""),
-                std::to_string(o.dim));
+  if (o.dim < 2 || o.dim > (1 << 16)) range_error("dim", "an integer in [2, 65536]", std::to_string(o.dim));
   if (!std::isfinite(o.base) || o.base <= 1) range_error("base", "a finite number > 1", format_number(o.base));
   require_int_range("start", o.start, 0, kMaxInt);
   require_int_range("start + length", static_cast<long long>(o.start) + o.length, 0, kMaxInt);
@@ -40,7 +45,7 @@ void frequencies(const SinusoidalOptions& o, double* w) {
   if (o.spacing == SinusoidSpacing::Paper) {
     for (int i = 0; i < half; ++i) w[i] = std::pow(o.base, -2.0 * i / o.dim);
   } else {
-    const double step = std::log(o.base) / (half - 1);
+    const double step = std::log(o.base) / std::max(half - 1, 1);  // t2t: max(num_timescales - 1, 1)
     for (int i = 0; i < half; ++i) w[i] = std::exp(-i * step);
   }
 }
@@ -52,6 +57,14 @@ inline std::size_t sin_channel(const SinusoidalOptions& o, int i) {
 inline std::size_t cos_channel(const SinusoidalOptions& o, int i) {
   return o.layout == SinusoidLayout::Interleaved ? 2 * static_cast<std::size_t>(i) + 1
                                                  : static_cast<std::size_t>(o.dim / 2 + i);
+}
+
+// The extra channel of an odd dim (see the top of this file).
+float last_channel(const SinusoidalOptions& o, double p) {
+  if (o.layout != SinusoidLayout::Interleaved || o.spacing != SinusoidSpacing::Paper) return 0.0f;
+  const int half = o.dim / 2;
+  const double angle = std::fmod(p * std::pow(o.base, -2.0 * half / o.dim), 2 * 3.14159265358979323846);
+  return static_cast<float>(std::sin(angle));
 }
 
 }  // namespace
@@ -75,7 +88,7 @@ void sinusoidal(const SinusoidalOptions& o, float* out) {
   for (int r = 0; r < o.length; ++r) positions[r] = o.start + r;  // validate() bounds start + length
   RopeApplyOptions angles;
   angles.length = o.length;
-  angles.dim = angles.rotary_dim = o.dim;
+  angles.dim = angles.rotary_dim = 2 * half;
   angles.inv_freq = freq.data();
   angles.positions = positions.data();
   const std::size_t n = static_cast<std::size_t>(o.length) * half;
@@ -87,6 +100,7 @@ void sinusoidal(const SinusoidalOptions& o, float* out) {
       row[sin_channel(o, i)] = sin[static_cast<std::size_t>(r) * half + i];
       row[cos_channel(o, i)] = cos[static_cast<std::size_t>(r) * half + i];
     }
+    if (o.dim % 2) row[o.dim - 1] = last_channel(o, static_cast<double>(o.start) + r);
   }
 }
 

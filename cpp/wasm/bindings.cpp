@@ -79,6 +79,19 @@ int rope_frequencies(int dim, double base, ptr slots, ptr long_factor, ptr short
   });
 }
 
+// out: count query scales at the positions (float64), see posenc::query_scale.
+int rope_query_scale(int kind, double a, double b, ptr positions, int count, ptr out) {
+  return guard([&] {
+    posenc::query_scale(static_cast<posenc::QueryScaleKind>(kind), a, b, at<const double>(positions), count,
+                        at<double>(out));
+  });
+}
+
+// out: one float64, DeepSeek's softmax-scale multiplier.
+int deepseek_softmax_scale(double factor, double mscale_all_dim, ptr out) {
+  return guard([&] { *at<double>(out) = posenc::deepseek_softmax_scale(factor, mscale_all_dim); });
+}
+
 int apply_rope(ptr x, ptr out, int length, int dim, int rotary_dim, bool half, ptr inv_freq, double attention_scale,
                ptr positions) {
   return guard([&] {
@@ -116,6 +129,8 @@ EMSCRIPTEN_BINDINGS(posenc) {
   function("alibiSlopes", &alibi_slopes);
   function("alibiBias", &alibi_bias);
   function("ropeFrequencies", &rope_frequencies);
+  function("ropeQueryScale", &rope_query_scale);
+  function("deepseekSoftmaxScale", &deepseek_softmax_scale);
   function("applyRope", &apply_rope);
   function("attention", &attention);
 }

@@ -49,7 +49,7 @@ int guard(F&& f) {
 // i.e. HF's None), normalised from snake_case or camelCase by the JS library.
 enum ScalingSlot {
   kType, kFactor, kMaxPos, kOrigMaxPos, kAttnFactor, kBetaFast, kBetaSlow, kMscale, kMscaleAllDim, kTruncate,
-  kLowFreq, kHighFreq, kSlotCount
+  kLowFreq, kHighFreq, kExtFactor, kPartialRotary, kSlotCount
 };
 
 inline posenc::RopeScaling unpack_scaling(const double* s, ptr long_factor, ptr short_factor, int factor_count) {
@@ -70,6 +70,8 @@ inline posenc::RopeScaling unpack_scaling(const double* s, ptr long_factor, ptr 
   if (!std::isnan(s[kTruncate])) r.truncate = s[kTruncate] != 0.0;
   r.low_freq_factor = opt(kLowFreq);
   r.high_freq_factor = opt(kHighFreq);
+  r.ext_factor = opt(kExtFactor);
+  r.partial_rotary_factor = opt(kPartialRotary);
   if (long_factor) r.long_factor.assign(at<const double>(long_factor), at<const double>(long_factor) + factor_count);
   if (short_factor) r.short_factor.assign(at<const double>(short_factor), at<const double>(short_factor) + factor_count);
   return r;

@@ -30,11 +30,11 @@ void ExpectRelNear(double got, double want, double rel, const std::string& what)
 }
 
 TEST(RopeScaling, TypeNamesRoundTrip) {
-  for (const char* name : {"default", "linear", "dynamic", "yarn", "llama3", "longrope"})
+  for (const char* name : {"default", "linear", "dynamic", "yarn", "llama3", "longrope", "proportional"})
     EXPECT_STREQ(posenc::rope_type_name(posenc::parse_rope_type(name)), name);
   EXPECT_EQ(posenc::parse_rope_type("llama3"), RopeType::Llama3);
   ExpectError([] { posenc::parse_rope_type("ntk"); }, posenc::ErrorKind::Range,
-              "rope_type must be one of 'default', 'linear', 'dynamic', 'yarn', 'llama3', 'longrope' (got 'ntk')");
+              "rope_type must be one of 'default', 'linear', 'dynamic', 'yarn', 'llama3', 'longrope', 'proportional' (got 'ntk')");
   ExpectError([] { posenc::parse_rope_type("Linear"); }, posenc::ErrorKind::Range, "rope_type");
 }
 
@@ -339,9 +339,11 @@ TEST(RopeScaling, ErrorsNameTheKey) {
               "rope_scaling.low_freq_factor must be a finite number > 0 (got missing)");
   l3 = Llama31(), l3.high_freq_factor.reset();
   ExpectError([&] { Freqs(8, 1e4, l3); }, ErrorKind::Range, "rope_scaling.high_freq_factor");
-  l3.high_freq_factor = 1;  // equal to low_freq_factor
-  ExpectError([&] { Freqs(8, 1e4, l3); }, ErrorKind::Range,
-              "rope_scaling.high_freq_factor must be a finite number > low_freq_factor (1) (got 1)");
+  // Equal factors are accepted (Llama 4 Scout); only a pair whose wavelength is
+  // exactly the original context would hit HF's 0/0, and that is refused.
+  l3.high_freq_factor = 1;
+  l3.original_max_position_embeddings = static_cast<int>(std::lround(2 * kPi));  // dim 2 pair 0: wavelength 2*pi
+  EXPECT_NO_THROW(Freqs(2, 1e4, l3));
   l3 = Llama31(), l3.factor.reset();
   ExpectError([&] { Freqs(8, 1e4, l3); }, ErrorKind::Range, "rope_scaling.factor");
   l3 = Llama31(), l3.original_max_position_embeddings.reset();
@@ -366,6 +368,118 @@ TEST(RopeScaling, ErrorsNameTheKey) {
   RopeScaling bad;
   bad.type = static_cast<RopeType>(42);
   ExpectError([&] { Freqs(8, 1e4, bad); }, ErrorKind::Range, "rope_type");
+}
+
+}  // namespace
+
+namespace {
+
+// Llama 4 Scout: llama3 with low_freq_factor == high_freq_factor == 1, factor 16,
+// original 8192, theta 500000, head_dim 128. HF's torch.where keeps every pair
+// whose wavelength is <= 8192 and divides the others by 16: no medium band.
+TEST(RopeScaling, Llama3EqualBandFactorsAsLlama4Scout) {
+  RopeScaling s;
+  s.type = RopeType::Llama3, s.factor = 16, s.low_freq_factor = 1, s.high_freq_factor = 1;
+  s.original_max_position_embeddings = 8192;
+  const RopeFrequencies f = Freqs(128, 500000, s);
+  int kept = 0, divided = 0;
+  for (int i = 0; i < 64; ++i) {
+    const double inv = DefaultInv(i, 128, 500000);
+    const bool slow = 2 * kPi / inv > 8192;
+    ExpectRelNear(f.inv_freq[i], slow ? inv / 16 : inv, 1e-13, "scout i=" + std::to_string(i));
+    (slow ? divided : kept)++;
+  }
+  EXPECT_EQ(kept + divided, 64);
+  EXPECT_GT(kept, 0);
+  EXPECT_GT(divided, 0);
+  // high < low is accepted too (HF warns): no pair is in the (empty) medium band.
+  s.low_freq_factor = 4, s.high_freq_factor = 1;
+  const RopeFrequencies g = Freqs(128, 500000, s);
+  for (int i = 0; i < 64; ++i) {
+    const double inv = DefaultInv(i, 128, 500000);
+    ExpectRelNear(g.inv_freq[i], 2 * kPi / inv > 8192.0 / 4 ? inv / 16 : inv, 1e-13, "high<low i=" + std::to_string(i));
+  }
+}
+
+// Gemma 4 full-attention layers: head_dim 512, partial_rotary_factor 0.25, theta 1e6.
+TEST(RopeScaling, ProportionalAsGemma4) {
+  RopeScaling s;
+  s.type = RopeType::Proportional, s.partial_rotary_factor = 0.25;
+  const RopeFrequencies f = Freqs(512, 1e6, s);
+  ASSERT_EQ(f.inv_freq.size(), 256u);
+  EXPECT_EQ(f.attention_scale, 1.0);
+  for (int i = 0; i < 256; ++i)
+    if (i < 64) ExpectRelNear(f.inv_freq[i], std::pow(1e6, -2.0 * i / 512), 1e-13, "rotating i=" + std::to_string(i));
+    else EXPECT_EQ(f.inv_freq[i], 0.0) << "nope pair " << i;
+  // factor divides; missing partial_rotary_factor = 1 (every pair rotates, exponent 2i/head_dim = default)
+  s.factor = 2, s.partial_rotary_factor.reset();
+  const RopeFrequencies g = Freqs(64, 1e4, s);
+  for (int i = 0; i < 32; ++i) ExpectRelNear(g.inv_freq[i], DefaultInv(i, 64, 1e4) / 2, 1e-14, "factor");
+  // floor(0.3 * 10 / 2) = 1 rotating pair of 5
+  s.factor.reset(), s.partial_rotary_factor = 0.3;
+  const RopeFrequencies h = Freqs(10, 1e4, s);
+  EXPECT_EQ(h.inv_freq[0], 1.0);
+  for (int i = 1; i < 5; ++i) EXPECT_EQ(h.inv_freq[i], 0.0);
+  s.partial_rotary_factor = 1.5;
+  ExpectError([&] { Freqs(10, 1e4, s); }, posenc::ErrorKind::Range, "rope_scaling.partial_rotary_factor must be a number in [0, 1]");
+}
+
+// llama.cpp's YaRN ext_factor: 1 = HF's YaRN, 0 = every pair divided by factor (linear).
+TEST(RopeScaling, YarnExtFactor) {
+  RopeScaling s;
+  s.type = RopeType::Yarn, s.factor = 8, s.original_max_position_embeddings = 4096;
+  const RopeFrequencies hf = Freqs(64, 1e4, s);
+  s.ext_factor = 1;
+  const RopeFrequencies one = Freqs(64, 1e4, s);
+  s.ext_factor = 0;
+  const RopeFrequencies zero = Freqs(64, 1e4, s);
+  for (int i = 0; i < 32; ++i) {
+    EXPECT_EQ(one.inv_freq[i], hf.inv_freq[i]);
+    ExpectRelNear(zero.inv_freq[i], DefaultInv(i, 64, 1e4) / 8, 1e-14, "ext 0");
+  }
+  s.ext_factor = -1;
+  ExpectError([&] { Freqs(64, 1e4, s); }, posenc::ErrorKind::Range, "rope_scaling.ext_factor must be a number in [0, 1] (got -1)");
+  s.ext_factor = 2, s.factor = 0.5;  // would give negative frequencies (found by fuzz_encodings)
+  ExpectError([&] { Freqs(64, 1e4, s); }, posenc::ErrorKind::Range, "rope_scaling.ext_factor");
+  s.ext_factor = NAN;
+  ExpectError([&] { Freqs(64, 1e4, s); }, posenc::ErrorKind::Range, "rope_scaling.ext_factor");
+}
+
+TEST(RopeScaling, QueryScales) {
+  const std::vector<double> pos = {0, 8190, 8191, 16383, 1e6};
+  std::vector<double> out(pos.size());
+  // Llama 4: 1 + 0.1 * log1p(floor((p + 1) / 8192))
+  posenc::query_scale(posenc::QueryScaleKind::Llama4Temperature, 0.1, 8192, pos.data(), 5, out.data());
+  EXPECT_EQ(out[0], 1.0);
+  EXPECT_EQ(out[1], 1.0);
+  ExpectRelNear(out[2], 1 + 0.1 * std::log(2.0), 1e-15, "p=8191");
+  ExpectRelNear(out[3], 1 + 0.1 * std::log(3.0), 1e-15, "p=16383");
+  ExpectRelNear(out[4], 1 + 0.1 * std::log(1.0 + std::floor(1000001.0 / 8192)), 1e-15, "p=1e6");
+  // Ministral 3: 1 + 0.1 * log(1 + floor(p / 16384))
+  posenc::query_scale(posenc::QueryScaleKind::Llama4ScalingBeta, 0.1, 16384, pos.data(), 5, out.data());
+  EXPECT_EQ(out[3], 1.0);
+  ExpectRelNear(out[4], 1 + 0.1 * std::log(1.0 + std::floor(1e6 / 16384)), 1e-15, "beta p=1e6");
+  posenc::query_scale(posenc::QueryScaleKind::None, 0, 0, pos.data(), 5, out.data());
+  for (double v : out) EXPECT_EQ(v, 1.0);
+  const std::vector<double> bad = {-1};
+  ExpectError([&] { posenc::query_scale(posenc::QueryScaleKind::Llama4Temperature, 0.1, 8192, bad.data(), 1, out.data()); },
+              posenc::ErrorKind::Range, "position must be a finite number >= 0 (got -1)");
+  ExpectError([&] { posenc::query_scale(posenc::QueryScaleKind::Llama4ScalingBeta, 0.1, 0, pos.data(), 1, out.data()); },
+              posenc::ErrorKind::Range, "original_max_position_embeddings");
+  // a factor so large that the scale overflows is refused (found by fuzz_encodings)
+  ExpectError([&] { posenc::query_scale(posenc::QueryScaleKind::Llama4Temperature, 1e308, 1, pos.data(), 5, out.data()); },
+              posenc::ErrorKind::Range, "attn_scale must be small enough that the query scale stays finite");
+}
+
+TEST(RopeScaling, DeepSeekSoftmaxScale) {
+  // DeepSeek-V3: factor 40, mscale_all_dim 1 -> (0.1 ln 40 + 1)^2
+  const double m = 0.1 * std::log(40.0) + 1;
+  ExpectRelNear(posenc::deepseek_softmax_scale(40, 1), m * m, 1e-15, "v3");
+  EXPECT_EQ(posenc::deepseek_softmax_scale(40, 0), 1.0);
+  EXPECT_EQ(posenc::deepseek_softmax_scale(1, 1), 1.0);
+  ExpectError([] { posenc::deepseek_softmax_scale(40, -1); }, posenc::ErrorKind::Range, "rope_scaling.mscale_all_dim");
+  ExpectError([] { posenc::deepseek_softmax_scale(40, 1e300); }, posenc::ErrorKind::Range,
+              "rope_scaling.mscale_all_dim must be small enough");  // found by fuzz_encodings
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 
 #include "test_util.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -139,13 +140,11 @@ TEST(Sinusoidal, Errors) {
   auto run = [&](SinusoidalOptions o) { return [o, &buf] { posenc::sinusoidal(o, buf); }; };
   SinusoidalOptions o;
   o.length = 2, o.dim = 8;
-  o.dim = 7;
-  ExpectError(run(o), ErrorKind::Range, "dim must be an even integer >= 2 (got 7)");
+  o.dim = 1;
+  ExpectError(run(o), ErrorKind::Range, "dim must be an integer in [2, 65536] (got 1)");
   o.dim = 0;
   ExpectError(run(o), ErrorKind::Range, "dim");
-  o.dim = 2, o.spacing = SinusoidSpacing::Tensor2Tensor;
-  ExpectError(run(o), ErrorKind::Range, "dim must be an even integer >= 4");
-  o.dim = 8, o.spacing = SinusoidSpacing::Paper;
+  o.dim = 8;
   o.base = 1;
   ExpectError(run(o), ErrorKind::Range, "base must be a finite number > 1 (got 1)");
   o.base = NAN;
@@ -165,4 +164,37 @@ TEST(Sinusoidal, Errors) {
   ExpectError([&] { posenc::sinusoid_frequencies(o, nullptr); }, ErrorKind::Type, "w");
 }
 
+}  // namespace
+
+namespace {
+// tensor2tensor get_timing_signal_1d: num_timescales = channels // 2, increment
+// log(max/min) / max(num_timescales - 1, 1), concat [sin, cos], then pad channels % 2 zeros.
+TEST(Sinusoidal, OddDimPadsLikeTensor2Tensor) {
+  for (int dim : {2, 3, 7, 9}) {
+    SinusoidalOptions o;
+    o.length = 5, o.dim = dim, o.layout = SinusoidLayout::Concat, o.spacing = SinusoidSpacing::Tensor2Tensor, o.start = 3;
+    std::vector<float> out(5 * dim);
+    posenc::sinusoidal(o, out.data());
+    const int half = dim / 2;
+    const double inc = std::log(10000.0) / std::max(half - 1, 1);
+    for (int r = 0; r < 5; ++r) {
+      for (int i = 0; i < half; ++i) {
+        const double a = (3 + r) * std::exp(-i * inc);
+        EXPECT_NEAR(out[r * dim + i], std::sin(a), 1e-6) << dim;
+        EXPECT_NEAR(out[r * dim + half + i], std::cos(a), 1e-6) << dim;
+      }
+      if (dim % 2) EXPECT_EQ(out[r * dim + dim - 1], 0.0f) << "padding column, dim " << dim;
+    }
+  }
+  // the paper's interleaved formula defines the odd channel: sin(p / base^(2*(j//2)/d))
+  SinusoidalOptions p;
+  p.length = 4, p.dim = 7;
+  std::vector<float> out(28);
+  posenc::sinusoidal(p, out.data());
+  for (int r = 0; r < 4; ++r)
+    for (int j = 0; j < 7; ++j) {
+      const double a = r / std::pow(10000.0, 2.0 * (j / 2) / 7);
+      EXPECT_NEAR(out[r * 7 + j], j % 2 ? std::cos(a) : std::sin(a), 1e-6) << "paper j=" << j;
+    }
+}
 }  // namespace

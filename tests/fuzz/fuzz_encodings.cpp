@@ -518,17 +518,37 @@ void sin_case(Input& in) {
 void rope_type_case(Input& in) {
   std::string name;
   for (int n = in.byte() % 12; n > 0; --n) name.push_back(static_cast<char>(in.byte()));
-  if (in.flag()) name = in.pick<const char*>({"default", "linear", "dynamic", "yarn", "llama3", "longrope", "ntk"});
+  if (in.flag()) name = in.pick<const char*>({"default", "linear", "dynamic", "yarn", "llama3", "longrope", "proportional", "ntk"});
   RopeType t;
   if (call([&] { t = parse_rope_type(name); })) FUZZ_CHECK(name == rope_type_name(t), "rope type name does not round-trip");
   rope_type_name(static_cast<RopeType>(in.byte()));
+}
+
+// Query scales (Llama 4 temperature, llama_4_scaling_beta) and DeepSeek's softmax scale:
+// any input either throws posenc::Error or gives finite values; the scales are >= 1 for a, b > 0.
+void query_scale_case(Input& in) {
+  const auto kind = static_cast<QueryScaleKind>(in.byte() % 3);
+  const double a = in.flag() ? in.pick<double>({0.1, 0.0, -0.5}) : in.any_double();
+  const double b = in.flag() ? in.pick<double>({8192.0, 16384.0, 1.0}) : in.any_double();
+  std::vector<double> pos(in.byte() % 16);
+  for (double& p : pos) p = in.flag() ? in.range(0, 1 << 30) : in.any_double();
+  std::vector<double> out(pos.size());
+  if (call([&] { query_scale(kind, a, b, pos.data(), static_cast<int>(pos.size()), out.data()); }))
+    for (double v : out) {
+      FUZZ_CHECK(std::isfinite(v), "query scale not finite");
+      if (a >= 0) FUZZ_CHECK(v >= 1, "query scale below 1 for a >= 0");
+    }
+  double m = 0;
+  const double factor = in.flag() ? in.pick<double>({40.0, 1.0, 0.5}) : in.any_double();
+  const double mad = in.flag() ? in.pick<double>({1.0, 0.0, 0.707}) : in.any_double();
+  if (call([&] { m = deepseek_softmax_scale(factor, mad); })) FUZZ_CHECK(std::isfinite(m) && m > 0, "softmax scale not finite and > 0");
 }
 
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
   Input in(data, size);
-  switch (in.byte() % 13) {
+  switch (in.byte() % 14) {
     case 0: sinusoidal_case(in); break;
     case 1: learned_case(in); break;
     case 2: t5_case(in); break;
@@ -541,6 +561,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
     case 9: matmul_case(in); break;
     case 10: sin_case(in); break;
     case 11: rope_type_case(in); break;
+    case 12: query_scale_case(in); break;
     default: attention_stream_case(in); break;
   }
   return 0;

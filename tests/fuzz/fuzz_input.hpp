@@ -187,7 +187,7 @@ class Input {
 // near dim/2). `dim` is the rotary dim the caller will pass.
 inline RopeScaling scaling(Input& in, int dim) {
   RopeScaling s;
-  const int type = in.byte() % 8;  // 6, 7: values outside the enum
+  const int type = in.byte() % 8;  // 6: proportional; 7: a value outside the enum
   s.type = static_cast<RopeType>(type == 7 ? -1 : type);
   auto opt = [&]() { return in.flag() ? std::optional<double>(in.any_double()) : std::nullopt; };
   auto opt_int = [&]() { return in.flag() ? std::optional<int>(in.any_int()) : std::nullopt; };
@@ -212,6 +212,8 @@ inline RopeScaling scaling(Input& in, int dim) {
   };
   factors(s.long_factor);
   factors(s.short_factor);
+  s.ext_factor = opt();
+  s.partial_rotary_factor = opt();
   return s;
 }
 

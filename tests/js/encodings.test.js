@@ -243,3 +243,21 @@ test('the scalar build of the same source gives the same numbers', async () => {
   const q = randn(100 * 16, 10), k = randn(100 * 16, 11);
   close(pe.attention(q, k, { queryLength: 100, dim: 16, alibiSlope: 0.1 }), scalar.attention(q, k, { queryLength: 100, dim: 16, alibiSlope: 0.1 }), 1e-6, 'attn');
 });
+
+describe('odd sinusoid dims (tensor2tensor get_timing_signal_1d parity)', () => {
+  test.each([
+    [3, 'concat', 'tensor2tensor'], [7, 'concat', 'tensor2tensor'], [9, 'interleaved', 'tensor2tensor'],
+    [7, 'interleaved', 'paper'], [5, 'concat', 'paper'], [2, 'concat', 'tensor2tensor'],
+  ])('dim %i, %s layout, %s spacing', async (dim, layout, spacing) => {
+    const { sinusoidReference } = await import('./reference.js');
+    const o = { length: 11, dim, layout, spacing, start: 5 };
+    const got = pe.sinusoidal(o);
+    const want = sinusoidReference(o);
+    close(got, want, 2e-6, `sinusoidal ${dim} ${layout} ${spacing}`);
+    if (dim % 2 && !(layout === 'interleaved' && spacing === 'paper'))
+      for (let r = 0; r < 11; r++) expect(got[r * dim + dim - 1]).toBe(0); // the padding column
+  });
+  test('dim 1 is still refused with the allowed range', () => {
+    expect(() => pe.sinusoidal({ length: 2, dim: 1 })).toThrow('dim must be an integer in [2, 65536] (got 1)');
+  });
+});

@@ -40,13 +40,19 @@ export function ropeReference(x, { length, dim, positions, layout = 'interleaved
   return out;
 }
 
-/** Vaswani et al. sinusoids; 'tensor2tensor' spacing uses exp(-i ln(base) / (dim/2 - 1)). */
+/**
+ * Vaswani et al. sinusoids; 'tensor2tensor' spacing is get_timing_signal_1d's
+ * exp(-i ln(base) / max(num_timescales - 1, 1)) with num_timescales = dim // 2. An odd dim
+ * gets a zero last column (t2t's tf.pad(signal, [[0, 0], [0, channels % 2]])), except
+ * interleaved paper spacing, where channel d-1 follows the paper's per-channel formula sin(p / base^(2*(j//2)/d)).
+ */
 export function sinusoidReference({ length, dim, base = 10000, layout = 'interleaved', spacing = 'paper', start = 0 }) {
-  const half = dim / 2;
+  const half = Math.floor(dim / 2);
   const out = new Float64Array(length * dim);
   for (let r = 0; r < length; r++) {
+    if (dim % 2 && layout === 'interleaved' && spacing === 'paper') out[r * dim + dim - 1] = Math.sin((start + r) / base ** ((2 * half) / dim));
     for (let i = 0; i < half; i++) {
-      const w = spacing === 'paper' ? base ** ((-2 * i) / dim) : Math.exp((-i * Math.log(base)) / (half - 1));
+      const w = spacing === 'paper' ? base ** ((-2 * i) / dim) : Math.exp((-i * Math.log(base)) / Math.max(half - 1, 1));
       const a = (start + r) * w;
       const [si, ci] = layout === 'concat' ? [i, half + i] : [2 * i, 2 * i + 1];
       out[r * dim + si] = Math.sin(a);

@@ -103,6 +103,9 @@ async function runtimeFacts() {
   const task = pe.createTask({ symbols: 4 });
   const tokens = new Int32Array(8).fill(3), targets = new Int32Array(8).fill(4);
   const progress = [];
+  // Llama 4 Scout's shape: a RoPE and a NoPE layer type (their keys together)
+  const fromConfig = pe.ropeFromConfig({ model_type: 'llama4_text', head_dim: 8, num_hidden_layers: 4, max_position_embeddings: 64,
+    rope_scaling: { rope_type: 'llama3', factor: 2, low_freq_factor: 1, high_freq_factor: 1, original_max_position_embeddings: 32 } });
   const trained = await pe.train(model, { steps: 1, batch: 1, length: 8, symbols: 4, onProgress: (p) => progress.push(p) });
   const facts = [
     // names
@@ -114,6 +117,10 @@ async function runtimeFacts() {
     ['Task members', 'keyof P.Task', Object.keys(task)],
     // results
     ['ropeFrequencies result', "keyof ReturnType<P.Posenc['ropeFrequencies']>", Object.keys(pe.ropeFrequencies({ dim: 4 }))],
+    ['ropeFromConfig result', "keyof ReturnType<P.Posenc['ropeFromConfig']>", Object.keys(fromConfig)],
+    ['ropeFromConfig layer type', 'keyof P.RopeLayerType', fromConfig.layerTypes.flatMap((l) => Object.keys(l))],
+    ['ropeFromConfig pair', 'keyof P.RopePair', Object.keys(fromConfig.layerTypes[0].pairs[0])],
+    ['ropeFromConfig regimes', 'keyof P.RopeLayerType["counts"]', Object.keys(fromConfig.layerTypes[0].counts)],
     ['taskInfo result', "keyof ReturnType<P.Posenc['taskInfo']>", Object.keys(pe.taskInfo({}))],
     ['sample result', "keyof ReturnType<P.Task['sample']>", Object.keys(task.sample({ length: 8 }))],
     ['forward result', "keyof ReturnType<P.Model['forward']>", Object.keys(model.forward(tokens, { length: 8 }))],
@@ -123,6 +130,7 @@ async function runtimeFacts() {
     // option keys
     ['sinusoidal options', "Keys<Opt<P.Posenc['sinusoidal']>>", await allowedKeys((o) => pe.sinusoidal(o))],
     ['ropeFrequencies options', "Keys<Opt<P.Posenc['ropeFrequencies']>>", await allowedKeys((o) => pe.ropeFrequencies(o))],
+    ['ropeFromConfig options', "Keys<Opt2<P.Posenc['ropeFromConfig']>>", await allowedKeys((o) => pe.ropeFromConfig({ head_dim: 8 }, o))],
     ['applyRope options', "Keys<Opt2<P.Posenc['applyRope']>>", await allowedKeys((o) => pe.applyRope(x, o))],
     ['alibiBias options', "Keys<Opt<P.Posenc['alibiBias']>>", await allowedKeys((o) => pe.alibiBias(o))],
     ['t5Bucket options', "Keys<Opt2<P.Posenc['t5Bucket']>>", await allowedKeys((o) => pe.t5Bucket(1, o))],

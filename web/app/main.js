@@ -20,6 +20,7 @@ import { drawAlibi } from './views/alibi.js';
 import { drawT5 } from './views/t5.js';
 import { drawSpectrum } from './views/spectrum.js';
 import { drawRetrieval } from './views/retrieval.js';
+import { createYourRope } from './views/your-rope.js';
 
 const $ = (sel) => document.querySelector(sel);
 const state = readState();
@@ -168,6 +169,7 @@ function redrawStatic() {
   drawOffsetCurve(pe, $('#rope canvas.offset'));
   drawT5(pe, $('#t5 canvas'));
   redrawSpectrum();
+  yourRope?.draw();
   trainer && [...trainer.runs].forEach(([enc, r]) => trainView.update(enc, r));
   dirty = true;
 }
@@ -271,10 +273,12 @@ function dataFor(view) {
       return { relative: rel, bidirectional: Array.from(pe.t5Bucket(rel)), causal: Array.from(pe.t5Bucket(rel, { bidirectional: false })) };
     }
     case 'retrieval': return retrievalData;
+    case 'your-rope': return yourRope?.data();
     default: return {};
   }
 }
 let retrievalData = null;
+let yourRope = null;
 
 async function main() {
   try {
@@ -298,6 +302,7 @@ async function main() {
   });
   ({ client, trainer } = controller);
   sweepView = createSweepView($('#sweep-rows'), client);
+  yourRope = createYourRope(pe, $('#your-rope'), state, { onChange: saveUrl });
   bindControls();
   const sweepExport = createSweepExporter({ client, trainer, state, grid, view: controller.viewOf, lut: lutFor(interpolateViridis),
     style: () => getComputedStyle(document.documentElement) });

@@ -3,6 +3,7 @@
 // range or set; anything else in the URL is ignored and a bad value falls back
 // to its default, so a pasted link can never break the page.
 import { ENCODINGS, TASKS } from '../lib/index.js';
+import { SHIPPED_IDS } from '../configs/index.js';
 
 export const ROPE_SCALINGS = ['none', 'linear', 'dynamic', 'yarn', 'llama3'];
 
@@ -41,6 +42,9 @@ export const SCHEMA = {
   sinLength: int(128, 16, 512),
   ropePos: int(10, 0, 2048),
   alibiHeads: int(8, 1, 16),
+  // "Your model's RoPE": a shipped config (or 'pasted': the pasted text is not put in the URL) and the layer type shown
+  ropeModel: oneOf('llama-3.1-8b', [...SHIPPED_IDS, 'pasted']),
+  ropeLayerType: int(0, 0, 7),
   // page
   theme: oneOf('auto', ['auto', 'light', 'dark']),
   perf: flag(false),

@@ -5,6 +5,7 @@
 import * as v from './validate.js';
 import { scope, check } from './memory.js';
 import { normaliseScaling } from './scaling.js';
+import { createRopeConfig } from './rope-config.js';
 
 const MAX_LEN = 2 ** 24; // positions / lengths
 const MAX_DIM = 2 ** 16;
@@ -29,12 +30,11 @@ export function createEncodings(mod) {
     const o = v.options('sinusoidal options', opts);
     v.knownKeys('sinusoidal options', o, ['length', 'dim', 'base', 'layout', 'spacing', 'start']);
     const length = v.integer('length', o.length, 0, MAX_LEN);
-    const dim = v.evenInteger('dim', o.dim, 2, MAX_DIM);
+    const dim = v.integer('dim', o.dim, 2, MAX_DIM); // odd: one more channel, as tensor2tensor pads (see sinusoidal.cpp)
     const base = v.number('base', o.base ?? 10000, { min: 1, minExclusive: true });
     const layout = v.oneOf('layout', o.layout ?? 'interleaved', ['interleaved', 'concat']);
     const spacing = v.oneOf('spacing', o.spacing ?? 'paper', ['paper', 'tensor2tensor']);
     const start = v.integer('start', o.start ?? 0, 0, MAX_POS);
-    if (spacing === 'tensor2tensor' && dim < 4) throw new RangeError(`dim must be >= 4 with spacing 'tensor2tensor' (got ${dim})`);
     const n = v.elementBudget('sinusoidal(length*dim)', length * dim);
     return scope(mod, (m) => {
       const out = m.put('f32', n);
@@ -50,8 +50,8 @@ export function createEncodings(mod) {
     return frequencies(dim, o.base, o.scaling, o.seqLen);
   }
 
-  function frequencies(dim, baseArg, scalingArg, seqLenArg) {
-    const sc = normaliseScaling(scalingArg, dim / 2);
+  function frequencies(dim, baseArg, scalingArg, seqLenArg, name = 'scaling') {
+    const sc = normaliseScaling(scalingArg, dim / 2, name);
     const base = v.number('base', baseArg ?? sc.theta ?? 10000, { min: 1, minExclusive: true });
     const seqLen = seqLenArg == null ? 0 : v.integer('seqLen', seqLenArg, 1, MAX_POS);
     const { invFreq64, attentionScale } = scope(mod, (m) => {
@@ -206,5 +206,6 @@ export function createEncodings(mod) {
     return v.finiteResult('attention', out, 'scale * q.k plus the bias must stay within float32; scale q, k or the bias down');
   }
 
-  return { sinusoidal, ropeFrequencies, applyRope, alibiSlopes, alibiBias, t5Bucket, shawIndex, learnedLookup, attention };
+  const { ropeFromConfig } = createRopeConfig(mod, frequencies);
+  return { sinusoidal, ropeFrequencies, ropeFromConfig, applyRope, alibiSlopes, alibiBias, t5Bucket, shawIndex, learnedLookup, attention };
 }

@@ -1,5 +1,8 @@
 // RoPE inverse frequencies and attention factor, following HF transformers'
-// modeling_rope_utils.py (newest): default, linear, dynamic, yarn, llama3, longrope.
+// modeling_rope_utils.py (newest): default, linear, dynamic, yarn, llama3,
+// longrope, proportional; plus the query-side scales some models multiply into
+// attention as a function of position (Llama 4, Ministral 3) and DeepSeek's
+// softmax-scale correction.
 #pragma once
 #include <optional>
 #include <string>
@@ -7,7 +10,7 @@
 
 namespace posenc {
 
-enum class RopeType { Default, Linear, Dynamic, Yarn, Llama3, LongRope };
+enum class RopeType { Default, Linear, Dynamic, Yarn, Llama3, LongRope, Proportional };
 
 RopeType parse_rope_type(const std::string& name);  // throws RangeError naming rope_type
 const char* rope_type_name(RopeType t);
@@ -29,9 +32,15 @@ struct RopeScaling {
   std::optional<double> mscale;
   std::optional<double> mscale_all_dim;
   std::optional<bool> truncate;  // HF default true
+  // llama.cpp's YaRN ext_factor (HF has none: 1). Scales the ramp that mixes
+  // extrapolated and interpolated frequencies; 0 = pure interpolation.
+  std::optional<double> ext_factor;
   // llama3
   std::optional<double> low_freq_factor;
   std::optional<double> high_freq_factor;
+  // proportional (Gemma 4): the share of head_dim's pairs that rotate; the
+  // rest get frequency 0. Other types take the rotary dim itself as `dim`.
+  std::optional<double> partial_rotary_factor;
   // longrope (dim/2 values each)
   std::vector<double> long_factor;
   std::vector<double> short_factor;
@@ -44,6 +53,21 @@ struct RopeFrequencies {
 
 // dim: the rotary dimension (even, >= 2). seq_len: the current sequence
 // length (max position + 1) for `dynamic` and `longrope`; unset = HF's None.
+// For `proportional`, dim is the whole head_dim (HF returns head_dim/2 values).
 RopeFrequencies rope_frequencies(int dim, double base, const RopeScaling& s, std::optional<int> seq_len);
+
+// Scales that multiply the queries (so the attention logits) as a function of
+// the 0-based position p, applied after RoPE:
+//  Llama4Temperature (Llama 4's NoPE layers, attn_temperature_tuning):
+//     1 + a * log1p(floor((p + 1) / b)),   a = attn_scale, b = floor_scale
+//  Llama4ScalingBeta (Ministral 3, rope_parameters.llama_4_scaling_beta):
+//     1 + a * log(1 + floor(p / b)),       a = beta, b = original_max_position_embeddings
+enum class QueryScaleKind { None, Llama4Temperature, Llama4ScalingBeta };
+// positions: n values (>= 0); out: n values.
+void query_scale(QueryScaleKind kind, double a, double b, const double* positions, int n, double* out);
+
+// DeepSeek-V2/V3's softmax-scale multiplier (modeling_deepseek_v3 yarn_apply_mscale):
+// mscale^2 with mscale = 0.1 * mscale_all_dim * ln(factor) + 1 (1 when factor <= 1 or mscale_all_dim is 0).
+double deepseek_softmax_scale(double factor, double mscale_all_dim);
 
 }  // namespace posenc
