@@ -113,7 +113,9 @@ Promise.all([compute('simd'), compute('scalar')]).then((r) => { out.textContent 
   // What the page ships, gzip: every script and the SIMD .wasm (the scalar one, whatever the bundler
   // named it, loads only without SIMD), not counting the checkpoints (fetched as needed).
   const scalar = readFileSync(join(dist(project), 'assets/posenc-scalar.wasm'));
-  const shipped = built.filter((f) => /\.m?js$/.test(f) || (/\.wasm$/.test(f) && !readFileSync(join(out, f)).equals(scalar)));
+  // The Worker scripts count only for the explorer page (esbuild's setup copies them for both).
+  const shipped = built.filter((f) => (/\.m?js$/.test(f) && (page === 'explorer' || !/(sweep|train)-worker\.js$/.test(f))) ||
+    (/\.wasm$/.test(f) && !readFileSync(join(out, f)).equals(scalar)));
   const gzip = shipped.reduce((sum, f) => sum + gzipSync(readFileSync(join(out, f))).length, 0);
   return { out, log, built, gzip };
 }
