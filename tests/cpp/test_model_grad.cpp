@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "posenc/model.hpp"
+#include "test_util.hpp"
 #include "posenc/rng.hpp"
 
 namespace {
@@ -228,6 +229,21 @@ const GradCase kCases[] = {
     {"alibi_T37_prefix", Encoding::Alibi, posenc::RopeLayout::Half, 0, posenc::OutOfRange::Error, 37, 37, 2, 33},
 };
 
+// Every registered encoding with its defaults, short and over several causal blocks with an
+// unscored prefix: a new encoding is gradient-checked without an edit here.
+std::vector<GradCase> registry_cases() {
+  std::vector<GradCase> out;
+  for (Encoding e : all_encodings()) {
+    const std::string n = posenc::encoding_name(e);
+    out.push_back({"registry_" + n, e});
+    out.push_back({"registry_" + n + "_T37_prefix", e, posenc::RopeLayout::Half, 0, posenc::OutOfRange::Error, 37, 37,
+                   2, 19});
+  }
+  return out;
+}
+
+INSTANTIATE_TEST_SUITE_P(registry, ModelGradient, ::testing::ValuesIn(registry_cases()),
+                         [](const ::testing::TestParamInfo<GradCase>& i) { return i.param.name; });
 INSTANTIATE_TEST_SUITE_P(model, ModelGradient, ::testing::ValuesIn(kCases),
                          [](const ::testing::TestParamInfo<GradCase>& i) { return i.param.name; });
 

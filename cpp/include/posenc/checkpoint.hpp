@@ -13,6 +13,10 @@
 //   84  u64 parameter count P
 //   92  P x f32 weights, in the model's tensor-table order
 //   92+4P  u64 FNV-1a-64 checksum of every byte before it
+// Version 2 appends the fields added since (config_fields() with since == 2: xposScaleBase
+// i32, xposGamma f64, ropeFraction f64) after learned_policy, before trained_length (config
+// block 92 bytes, so the weights start at 112). A model is saved in the oldest version that
+// holds its config: version 1 unless a version-2 field differs from its default. Both load.
 // Optimizer state is not saved: a loaded model restarts AdamW from zero.
 #pragma once
 
@@ -24,7 +28,7 @@
 
 namespace posenc {
 
-inline constexpr uint32_t kCheckpointVersion = 1;
+inline constexpr uint32_t kCheckpointVersion = 2;  // the newest version read and written
 
 // FNV-1a, 64-bit (offset basis 14695981039346656037, prime 1099511628211).
 uint64_t fnv1a64(const uint8_t* data, std::size_t size);
