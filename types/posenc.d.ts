@@ -15,8 +15,11 @@
 //  - No single output may exceed 2^26 values (256 MiB of float32): larger requests
 //    throw a RangeError before any work.
 
-/** Position encodings a {@link Model} can use. `'none'` is NoPE. */
-export type Encoding = 'none' | 'sinusoidal' | 'learned' | 't5' | 'alibi' | 'rope' | 'shaw';
+/**
+ * Position encodings a {@link Model} can use (the C++ registry, cpp/src/encodings.cpp; tests/js/types.test.js
+ * checks this union against the module's list). `'none'` is NoPE.
+ */
+export type Encoding = 'none' | 'sinusoidal' | 'learned' | 't5' | 'alibi' | 'rope' | 'shaw' | 'xpos' | 'prope';
 /** Seeded training tasks (see {@link TaskOptions}). */
 export type TaskName = 'copy' | 'reverse' | 'retrieval' | 'markov';
 /** HF transformers `rope_type`s, computed as `modeling_rope_utils.py` computes them. */
@@ -34,8 +37,49 @@ export type RopeLayout = 'interleaved' | 'half';
  */
 export type OutOfRangePolicy = 'error' | 'clamp' | 'zero';
 
-/** Every {@link Encoding}, in the order of the C++ enum. */
-export declare const ENCODINGS: readonly ['none', 'sinusoidal', 'learned', 't5', 'alibi', 'rope', 'shaw'];
+/** Every {@link Encoding}, in the order of the C++ registry (their checkpoint ids). */
+export declare const ENCODINGS: readonly ['none', 'sinusoidal', 'learned', 't5', 'alibi', 'rope', 'shaw', 'xpos', 'prope'];
+/** One entry of the encoding registry (cpp/src/encodings.cpp), as the module reports it. */
+export interface EncodingInfo {
+  readonly name: Encoding;
+  /** Stable checkpoint id. */
+  readonly id: number;
+  /** Display name, e.g. 'RoPE'. */
+  readonly label: string;
+  /** One sentence in plain words. */
+  readonly blurb: string;
+  /** Comma-separated config fields only it reads, e.g. 'ropeLayout,ropeBase,rotaryDim'. */
+  readonly fields: string;
+  /** Adds a vector per position to the token embedding. */
+  readonly positionTable: boolean;
+  /** Adds a bias to the attention scores. */
+  readonly scoreBias: boolean;
+  /** Transforms queries and keys per position. */
+  readonly qkTransform: boolean;
+  /** Inference can stream attention without forming [T, T]. */
+  readonly streaming: boolean;
+}
+/** The registry, in id order. */
+export declare const ENCODING_INFO: readonly EncodingInfo[];
+/** One field of the model-config schema (cpp/src/config_schema.cpp). */
+export interface ConfigField {
+  readonly name: keyof ModelOptions;
+  readonly type: 'int' | 'uint64' | 'float' | 'choice';
+  readonly min: number;
+  readonly max: number;
+  readonly minExclusive: boolean;
+  /** No default (vocabSize). */
+  readonly required: boolean;
+  /** First checkpoint version that stores it. */
+  readonly since: number;
+  /** The default; for a choice, the index into `choices`. */
+  readonly default: number;
+  readonly choices: readonly string[];
+  /** The encodings whose models check (and read) it. */
+  readonly encodings: readonly Encoding[];
+}
+/** Every field of {@link ModelOptions}, in checkpoint order, with its range and default. */
+export declare const CONFIG_SCHEMA: readonly ConfigField[];
 /** Every {@link TaskName}, in the order of the C++ enum. */
 export declare const TASKS: readonly ['copy', 'reverse', 'retrieval', 'markov'];
 /** Every supported {@link RopeType}. */
@@ -410,11 +454,11 @@ export interface ModelOptions {
   maxLength?: number;
   /** Initialisation seed, int [0, 2^53-1]: same seed and config give bit-identical weights. @default 1 */
   seed?: number;
-  /** 'rope' only. @default 'half' */
+  /** 'rope', 'xpos', 'prope'. @default 'half' */
   ropeLayout?: RopeLayout;
-  /** 'rope' only; finite, > 1. @default 10000 */
+  /** 'rope', 'xpos', 'prope'; finite, > 1. @default 10000 */
   ropeBase?: number;
-  /** 'rope' only: 0 (= head dim) or an even int [2, dModel/heads]. @default 0 */
+  /** 'rope', 'xpos', 'prope': 0 (= head dim) or an even int [2, dModel/heads]. @default 0 */
   rotaryDim?: number;
   /** 't5' only (unidirectional buckets): int [2, 1024]. @default 32 */
   t5NumBuckets?: number;
@@ -423,6 +467,28 @@ export interface ModelOptions {
   /** 'shaw' only: clipping distance, int [0, 4096]. @default 16 */
   shawK?: number;
   /** 'learned' only: what positions >= maxLength do. @default 'error' */
+  learnedPolicy?: OutOfRangePolicy;
+  /** 'xpos' only: pair i is scaled by zeta_i^(n / xposScaleBase), int [1, 2^20]. @default 512 */
+  xposScaleBase?: number;
+  /** 'xpos' only: zeta_i = (2i/d + xposGamma) / (1 + xposGamma), finite, > 0 and <= 1000. @default 0.4 */
+  xposGamma?: number;
+  /** 'prope' only: fraction of the rotary pairs kept (the highest frequencies), > 0 and <= 1. @default 0.75 */
+  ropeFraction?: number;
+}
+
+/** What checkpoint bytes hold ({@link Posenc.readCheckpoint}). */
+export interface CheckpointInfo {
+  readonly config: ModelConfig;
+  /** The longest sequence length trained on. */
+  readonly trainedLength: number;
+  /** Format version (1 or 2). */
+  readonly version: number;
+  readonly parameters: number;
+}
+
+/** Options of {@link Posenc.loadModel}. */
+export interface LoadModelOptions {
+  /** Run a 'learned' model with another out-of-table policy than the saved one. @default as saved */
   learnedPolicy?: OutOfRangePolicy;
 }
 
@@ -758,7 +824,15 @@ export interface Posenc {
    * @throws {TypeError} `bytes` is not a Uint8Array or ArrayBuffer.
    * @throws {RangeError} truncated, corrupted or wrong-version checkpoint (the message says which).
    */
-  loadModel(bytes: Uint8Array | ArrayBuffer): Model;
+  loadModel(bytes: Uint8Array | ArrayBuffer, options?: LoadModelOptions): Model;
+  /**
+   * What checkpoint bytes hold, with every check {@link Posenc.loadModel} makes, without building the model.
+   * @throws {TypeError} `bytes` is not a Uint8Array or ArrayBuffer.
+   * @throws {RangeError} truncated, corrupted or wrong-version checkpoint (the message says which).
+   */
+  readCheckpoint(bytes: Uint8Array | ArrayBuffer): CheckpointInfo;
+  /** The module's encoding registry (the same entries as {@link ENCODING_INFO}). */
+  readonly encodings: readonly EncodingInfo[];
   /** A seeded batch generator. */
   createTask(options?: TaskOptions): Task;
   /**

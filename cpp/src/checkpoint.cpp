@@ -88,6 +88,7 @@ struct Reader {
 
 struct Parsed {
   ModelConfig config;
+  uint32_t version = 0;
   int trained_length = 0;
   uint64_t count = 0;
   std::size_t weights_at = 0;
@@ -113,6 +114,7 @@ Parsed parse(const uint8_t* data, std::size_t size) {
     fail("checkpoint config block is " + std::to_string(block) + " bytes (version " + std::to_string(version) +
          " has " + std::to_string(config_bytes(version)) + ")");
   Parsed out;
+  out.version = version;
   ModelConfig& c = out.config;  // fields newer than the version keep their defaults
   for (const ConfigField& f : config_fields()) {
     if (f.since > version) continue;
@@ -191,8 +193,17 @@ std::vector<uint8_t> save_checkpoint(const Model& model) {
 
 ModelConfig read_checkpoint_config(const uint8_t* data, std::size_t size) { return parse(data, size).config; }
 
-Model load_checkpoint(const uint8_t* data, std::size_t size) {
+CheckpointInfo read_checkpoint_info(const uint8_t* data, std::size_t size) {
   const Parsed p = parse(data, size);
+  return CheckpointInfo{p.config, p.trained_length, p.version, static_cast<std::size_t>(p.count)};
+}
+
+Model load_checkpoint(const uint8_t* data, std::size_t size, const LoadOptions& options) {
+  Parsed p = parse(data, size);
+  if (options.learned_policy) {
+    p.config.learned_policy = *options.learned_policy;
+    p.config.validate();  // (an out-of-range enum value)
+  }
   Model m(p.config);
   float* w = m.parameters();
   for (std::size_t i = 0; i < p.count; ++i) {

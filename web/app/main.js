@@ -333,7 +333,7 @@ async function main() {
     },
     onProgress: (enc, r) => trainView.update(enc, r),
     // A damaged shipped checkpoint is not used (that encoding trains instead), and the page says why.
-    checkCheckpoint: (bytes) => pe.loadModel(bytes).delete(),
+    checkCheckpoint: (bytes) => pe.readCheckpoint(bytes),
     onNotice: (message) => { $('#status').textContent = message; },
   });
   bindControls();

@@ -180,7 +180,7 @@ export class PosencExplorer extends HTMLElement {
       concurrency: 1,
       checkpoints: checkpointSource(),
       loadOptions,
-      checkCheckpoint: (bytes) => this.pe.loadModel(bytes).delete(),
+      checkCheckpoint: (bytes) => this.pe.readCheckpoint(bytes),
       onNotice: (message) => this.status(message, true),
       onModel: (enc, bytes, source) => {
         this.client.setModel(enc, bytes ? { bytes } : { config: this.trainer.modelConfig(enc) });

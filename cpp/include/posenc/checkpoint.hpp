@@ -22,6 +22,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "posenc/model.hpp"
@@ -39,8 +40,21 @@ std::vector<uint8_t> save_checkpoint(const Model& model);
 // message saying what is wrong: truncated, bad magic, unsupported version,
 // checksum mismatch, invalid config, or a parameter count that does not match
 // the config. Never reads outside [data, data + size).
-Model load_checkpoint(const uint8_t* data, std::size_t size);
+// learned_policy: run the loaded model with another out-of-table policy than the saved one
+// (the weights are the same; the policy is how positions past the table are read).
+struct LoadOptions {
+  std::optional<OutOfRange> learned_policy;
+};
+Model load_checkpoint(const uint8_t* data, std::size_t size, const LoadOptions& options = {});
 // The same checks, returning only the config.
 ModelConfig read_checkpoint_config(const uint8_t* data, std::size_t size);
+// The same checks, returning what the header says (no weights are copied).
+struct CheckpointInfo {
+  ModelConfig config;
+  int trained_length = 0;
+  uint32_t version = 0;
+  std::size_t parameters = 0;
+};
+CheckpointInfo read_checkpoint_info(const uint8_t* data, std::size_t size);
 
 }  // namespace posenc
