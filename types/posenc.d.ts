@@ -604,6 +604,13 @@ export interface Model {
   positionStatus(length: number): Uint8Array;
   /** A versioned checkpoint: header, config, weights and checksum. Loads natively and in wasm. */
   save(): Uint8Array;
+  /** AdamW settings used by trainStep (defaults: the experiment's, as `npm run train`). */
+  readonly optimizer: Readonly<Required<OptimizerOptions>>;
+  /**
+   * Changes some AdamW settings; the others stay.
+   * @throws {TypeError|RangeError} naming the bad setting.
+   */
+  setOptimizer(options: OptimizerOptions): void;
   /** Frees the model's wasm memory. Safe to call twice. */
   delete(): void;
 }
@@ -726,6 +733,32 @@ export interface TrainOptions extends TaskOptions {
   /** Stop as soon as a step's training accuracy reaches this, finite in [0, 1]. */
   targetAccuracy?: number;
 }
+
+/** AdamW settings ({@link OPTIMIZER_SCHEMA}); {@link TrainOptions} takes them too. */
+export interface OptimizerOptions {
+  /** [0, 1). @default 0.9 */
+  beta1?: number;
+  /** [0, 1). @default 0.95 (float32), the experiment's */
+  beta2?: number;
+  /** > 0. @default 1e-8 (float32) */
+  eps?: number;
+  /** Decoupled, matmul weights only; >= 0. @default 0.1 (float32) */
+  weightDecay?: number;
+  /** Global gradient-norm clip; <= 0 disables. @default 1 */
+  gradClip?: number;
+}
+export interface TrainOptions extends OptimizerOptions {}
+/** One AdamW setting's range and default (C++ posenc::optimizer_fields()). */
+export interface OptimizerField {
+  readonly name: keyof OptimizerOptions;
+  readonly min: number;
+  readonly max: number;
+  readonly minExclusive: boolean;
+  readonly maxExclusive: boolean;
+  readonly default: number;
+}
+export declare const OPTIMIZER_SCHEMA: readonly OptimizerField[];
+export declare const OPTIMIZER_KEYS: readonly (keyof OptimizerOptions)[];
 
 /** Result of {@link Posenc.train}. */
 export interface TrainResult {

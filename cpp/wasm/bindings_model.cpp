@@ -81,7 +81,40 @@ val config_schema() {
   return out;
 }
 
+// The AdamW settings schema (posenc::optimizer_fields()).
+val optimizer_schema() {
+  val out = val::array();
+  for (const posenc::OptimizerField& f : posenc::optimizer_fields()) {
+    val o = val::object();
+    o.set("name", std::string(f.name));
+    o.set("min", f.min);
+    o.set("max", f.max);
+    o.set("minExclusive", f.min_exclusive);
+    o.set("maxExclusive", f.max_exclusive);
+    o.set("default", f.default_value());
+    out.call<void>("push", o);
+  }
+  return out;
+}
+
 posenc::Model& model(ptr h) { return *at<posenc::Model>(h); }
+
+// The model's AdamW settings, one double per optimizer field, in schema order.
+int model_optimizer(ptr h, ptr values) {
+  return guard([&] {
+    const auto fields = posenc::optimizer_fields();
+    for (std::size_t i = 0; i < fields.size(); ++i) at<double>(values)[i] = model(h).optimizer_options().*fields[i].member;
+  });
+}
+int model_set_optimizer(ptr h, ptr values) {
+  return guard([&] {
+    posenc::AdamWOptions o;
+    const auto fields = posenc::optimizer_fields();
+    for (std::size_t i = 0; i < fields.size(); ++i) o.*fields[i].member = static_cast<float>(at<const double>(values)[i]);
+    posenc::validate_adamw(o);
+    model(h).optimizer_options() = o;
+  });
+}
 
 void write_result(const posenc::LossResult& r, ptr out) {
   double* o = at<double>(out);
@@ -247,6 +280,9 @@ EMSCRIPTEN_BINDINGS(posenc_model) {
   function("checkpointInfo", &checkpoint_info);
   function("encodingList", &encoding_list);
   function("configSchema", &config_schema);
+  function("optimizerSchema", &optimizer_schema);
+  function("modelOptimizer", &model_optimizer);
+  function("modelSetOptimizer", &model_set_optimizer);
   function("taskCreate", &task_create);
   function("taskDelete", &task_delete);
   function("taskSample", &task_sample);

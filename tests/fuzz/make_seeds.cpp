@@ -300,8 +300,9 @@ void model(Writer& w) {
 // whole, and truncated / bit-flipped with the checksum repaired (mode 1).
 
 void checkpoints(Writer& w) {
-  for (int e = 0; e < 7; ++e) {
-    const posenc::ModelConfig c{.encoding = static_cast<posenc::Encoding>(e), .layers = 1, .heads = 2, .d_model = 4,
+  for (const posenc::EncodingInfo& info : posenc::encodings()) {
+    const int e = static_cast<int>(info.id);
+    const posenc::ModelConfig c{.encoding = info.id, .layers = 1, .heads = 2, .d_model = 4,
                                 .mlp_ratio = 1, .vocab_size = 5, .max_length = 8, .rotary_dim = 2,
                                 .t5_num_buckets = 4, .t5_max_distance = 8, .shaw_k = 2,
                                 .learned_policy = posenc::OutOfRange::Clamp};

@@ -11,7 +11,7 @@ import { createTrainer } from './train.js';
 
 export { simdSupported, compileWasm };
 export { ROPE_TYPES } from './scaling.js';
-export { ENCODINGS, ENCODING_INFO, CONFIG_SCHEMA } from './model.js';
+export { ENCODINGS, ENCODING_INFO, CONFIG_SCHEMA, OPTIMIZER_SCHEMA, OPTIMIZER_KEYS } from './model.js';
 export { TASKS } from './tasks.js';
 
 /**

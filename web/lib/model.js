@@ -5,12 +5,14 @@ import * as v from './validate.js';
 import { scope, check } from './memory.js';
 import { normaliseScaling } from './scaling.js';
 import { outputArray, copyInto } from './encodings.js';
-import { ENCODING_INFO, CONFIG_SCHEMA } from '../wasm/registry.js';
+import { ENCODING_INFO, CONFIG_SCHEMA, OPTIMIZER_SCHEMA } from '../wasm/registry.js';
 
 // The encoding registry and the config schema come from the C++ module (generated at build
 // time from its embind exports: scripts/registry.js); no list of names is written here.
 export const ENCODINGS = Object.freeze(ENCODING_INFO.map((e) => e.name));
-export { ENCODING_INFO, CONFIG_SCHEMA };
+export { ENCODING_INFO, CONFIG_SCHEMA, OPTIMIZER_SCHEMA };
+/** The AdamW settings train() and Model.setOptimizer accept (defaults: the experiment's, from C++). */
+export const OPTIMIZER_KEYS = Object.freeze(OPTIMIZER_SCHEMA.map((f) => f.name));
 const MAX_T = 16384;
 const OVERFLOW_HINT = 'the model or its ropeScaling (e.g. attention_factor) drives activations past float32';
 const required = (targets) => {
@@ -190,6 +192,27 @@ export function createModelApi(mod) {
         mod._free(address);
         return bytes;
       });
+    }
+
+    /** AdamW settings used by trainStep: { beta1, beta2, eps, weightDecay, gradClip }. */
+    get optimizer() {
+      const h = this.#live();
+      return scope(mod, (m) => {
+        const n = OPTIMIZER_SCHEMA.length, p = m.put('f64', n);
+        check(mod, mod.modelOptimizer(h, p));
+        const values = m.take('f64', p, n);
+        return Object.freeze(Object.fromEntries(OPTIMIZER_SCHEMA.map((f, i) => [f.name, values[i]])));
+      });
+    }
+
+    /** Changes some AdamW settings (the others stay); each is checked against its range first. */
+    setOptimizer(opts) {
+      const h = this.#live();
+      const o = v.options('setOptimizer options', opts);
+      v.knownKeys('setOptimizer options', o, OPTIMIZER_KEYS);
+      const now = this.optimizer;
+      const values = Float64Array.from(OPTIMIZER_SCHEMA, (f) => v.number(f.name, o[f.name] ?? now[f.name], f));
+      scope(mod, (m) => check(mod, mod.modelSetOptimizer(h, m.put('f64', values.length, values))));
     }
 
     /** Frees the C++ model. Safe to call twice. */

@@ -110,18 +110,28 @@ struct LossResult {
   float grad_norm = 0.0f;  // train_step only: global gradient norm before clipping
 };
 
-// AdamW. beta2 = 0.999: on the copy task (T=64, B=16, lr 6e-3, warmup 250) it reached
-// 95% in fewer steps than 0.95 for every encoding measured (ALiBi ~500 vs ~600,
-// T5 ~350 vs ~500 steps; bench/train_native.cpp).
+// AdamW, with the experiment's settings as defaults (npm run train, the page's training and
+// JS train() all start from these: optimizer_fields() below). beta2 = 0.95: on reverse at the
+// experiment's size it beat 0.999 (cpp/tools/train_main.cpp); on copy at T=64, B=16 0.999 was
+// faster (bench/train_native.cpp, which sets its own --beta2).
 struct AdamWOptions {
   float beta1 = 0.9f;
-  float beta2 = 0.999f;
+  float beta2 = 0.95f;
   float eps = 1e-8f;
   float weight_decay = 0.1f;  // decoupled; tensors with decay == true only
   float grad_clip = 1.0f;     // global L2 norm; <= 0 disables
 };
 // beta1, beta2 in [0, 1), eps > 0, weight_decay >= 0, grad_clip finite (RangeError naming the field).
 void validate_adamw(const AdamWOptions& o);
+// The AdamW settings as a schema (JS names, ranges; defaults are AdamWOptions{}'s).
+struct OptimizerField {
+  const char* name;  // "beta2"
+  double min, max;
+  bool min_exclusive, max_exclusive;
+  float AdamWOptions::*member;
+  double default_value() const { return AdamWOptions{}.*member; }
+};
+std::span<const OptimizerField> optimizer_fields();
 
 // ---- The model-config schema: every ModelConfig field, once, in checkpoint order.
 // Checkpoints (read/write), the wasm bindings (values as doubles, in this order) and the JS
