@@ -56,6 +56,9 @@ std::vector<ConfigField> build() {
       F_INT("xposScaleBase", xpos_scale_base, 1, 1 << 20, 2),
       F_FLOAT("xposGamma", xpos_gamma, 0, 1000, 2),
       F_FLOAT("ropeFraction", rope_fraction, 0, 1, 2),
+      F_INT("fireHidden", fire_hidden, 1, 256, 2),
+      F_FLOAT("fireC", fire_c, 0, 1e6, 2),
+      F_INT("fireThreshold", fire_threshold, 0, 65536, 2),
   };
   for (ConfigField& x : f) {
     if (x.type == FieldType::Choice) x.max = static_cast<double>(x.choices.size()) - 1;

@@ -81,6 +81,8 @@ class EncodingModel {
   // accumulates its parameter gradients and adds its share of dq [Tq, hd].
   virtual void bias_backward(Model::Impl&, int /*l*/, int /*h*/, int /*b*/, int /*q0*/, const float* /*q*/,
                              const float* /*dS*/, float* /*dq*/) {}
+  // After every head's bias_backward of layer l (e.g. FIRE backpropagates its MLP once).
+  virtual void bias_backward_end(Model::Impl&, int /*l*/) {}
   // Shaw's bias is q-dependent and its gradient is taken after the scale (bit-compatible
   // with the original code): dS_scaled = scale * dS.
   virtual void bias_backward_scaled(Model::Impl&, int /*l*/, int /*h*/, int /*b*/, int /*q0*/, const float* /*q*/,

@@ -19,6 +19,7 @@ EncodingModel* make_rope_model(const ModelConfig&);        // rope.cpp
 EncodingModel* make_shaw_model(const ModelConfig&);        // shaw.cpp
 EncodingModel* make_xpos_model(const ModelConfig&);        // xpos.cpp
 EncodingModel* make_prope_model(const ModelConfig&);       // prope.cpp
+EncodingModel* make_fire_model(const ModelConfig&);        // fire.cpp
 
 namespace {
 EncodingModel* make_none_model(const ModelConfig& c) { return new EncodingModel(c); }  // every hook a no-op
@@ -56,6 +57,10 @@ constexpr EncodingInfo kEncodings[] = {
     {Encoding::PRope, "prope", "p-RoPE",
      "RoPE without its slowest-turning pairs: those channels carry content with no position at all.",
      "ropeLayout,ropeBase,rotaryDim,ropeFraction", false, false, true, true, make_prope_model},
+    {Encoding::Fire, "fire", "FIRE",
+     "A small learned network of the log distance, divided by the log of the query's position: past training, "
+     "distances are squeezed into the range it learned.",
+     "fireHidden,fireC,fireThreshold", false, true, false, false, make_fire_model},
 };
 static_assert(std::size(kEncodings) > 0);
 

@@ -77,6 +77,7 @@ Model::Impl::Impl(const ModelConfig& c) : cfg(c) {
   F = cfg.mlp_ratio * C;
   V = cfg.vocab_size;
   enc = make_encoding_model(cfg);
+  can_stream = find_encoding(cfg.encoding)->streaming;
   scale = 1.0f / std::sqrt(static_cast<float>(hd));
   build_layout();
   params.assign(nparams, 0.0f);
@@ -187,7 +188,8 @@ void Model::Impl::prepare(int B_, int T_, bool train, bool want_attention) {
   const uint64_t c = C, f = F, v = V, h = H, hdim = hd;
   // Inference without maps streams attention (kernels::attention_forward): no [T, T] buffer at
   // all; a distance bias needs one value per distance (the encoding says how much scratch).
-  const bool stream = !train && !want_attention;
+  // An encoding the streaming kernel cannot express (registry: streaming false) materialises.
+  const bool stream = !train && !want_attention && find_encoding(cfg.encoding)->streaming;
   const uint64_t nbias = enc->bias_floats(T_, stream), nrel = enc->rel_floats(T_);
   // Inference keeps no activations for a backward pass, so every layer reuses one set
   // (layer l reads x = res3 of layer l-1 before it writes its own res3).
@@ -464,7 +466,8 @@ void stream_head(Model::Impl& m, const LayerActs& la, int l, int b, int h, int q
 }
 
 // Inference materialises only what it returns (the maps of sequence 0) and streams every
-// other head; training keeps every [Tq, T] probability matrix for the backward pass.
+// other head (if the encoding can stream); training keeps every [Tq, T] probability matrix
+// for the backward pass.
 void attention_forward(Model::Impl& m, int l, int q0, bool want_attention) {
   LayerActs& la = m.acts.layer[l];
   const int T = m.T, H = m.H, hd = m.hd, Tq = T - q0;
@@ -473,7 +476,7 @@ void attention_forward(Model::Impl& m, int l, int q0, bool want_attention) {
   for (int h = 0; h < H; ++h) {
     const float slope = m.enc->alibi_slope(h);
     for (int b = 0; b < m.B; ++b) {
-      if (!m.training && !(want_attention && b == 0)) {
+      if (!m.training && !(want_attention && b == 0) && m.can_stream) {
         stream_head(m, la, l, b, h, q0, slope);
         continue;
       }
@@ -526,6 +529,7 @@ void attention_backward(Model::Impl& m, int l, int q0) {
       causal_ptv(a.dP, q, dk, Tq, T, hd);        // dk = dS^T q      [T, hd]
       m.enc->bias_backward_scaled(m, l, h, b, q0, q, a.dP, dq);
     }
+  m.enc->bias_backward_end(m, l);
   m.enc->qk_backward(m, a.dq, a.dk);  // e.g. RoPE rotates the gradients back
   merge_dqkv(m, a.dq, a.dk, a.dv, a.dqkv);
 }

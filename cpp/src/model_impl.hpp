@@ -101,6 +101,7 @@ struct Model::Impl {
   int B = 0, T = 0;
   bool training = false;
   bool streaming = false;  // inference without attention maps: attention never forms [T, T]
+  bool can_stream = true;  // the encoding's bias fits the streaming kernel (registry)
   // First query row of the LAST layer: training sets it to the first scored position
   // (rows before it need no logits), so that layer's attention output, MLP, final LN
   // and head run on [B, T - q0] rows; inference uses 0.

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "posenc/model.hpp"
+#include "reference_attention.hpp"
 #include "test_util.hpp"
 
 namespace {
@@ -34,31 +35,12 @@ struct Case {
 void PrintTo(const Case& c, std::ostream* os) { *os << c.name; }
 
 // Reference probabilities [H, T, T] of layer 0 for tokens.
-std::vector<double> reference(const Model& m, const Case& c, const std::vector<int32_t>& tok) {
+std::vector<double> reference_maps(const Model& m, const Case& c, const std::vector<int32_t>& tok) {
   const ModelConfig& cfg = m.config();
   const int C = cfg.d_model, H = cfg.heads, hd = C / H, T = c.T;
   const int rd = cfg.rotary_dim ? cfg.rotary_dim : hd, half = rd / 2;
-  auto P = [&](const char* name) { return m.parameters() + m.find_tensor(name)->offset; };
-  const float *wte = P("wte"), *g = P("h0.ln1.weight"), *bln = P("h0.ln1.bias"), *W = P("h0.attn.qkv.weight"),
-              *bq = P("h0.attn.qkv.bias");
-  // LN1, then q, k [T, C] in double.
-  std::vector<double> q(static_cast<size_t>(T) * C), k(q.size());
-  for (int t = 0; t < T; ++t) {
-    const float* x = wte + static_cast<size_t>(tok[t]) * C;
-    double mean = 0, var = 0;
-    for (int i = 0; i < C; ++i) mean += x[i];
-    mean /= C;
-    for (int i = 0; i < C; ++i) var += (x[i] - mean) * (x[i] - mean);
-    var /= C;
-    std::vector<double> ln(C);
-    for (int i = 0; i < C; ++i) ln[i] = (x[i] - mean) / std::sqrt(var + 1e-5) * g[i] + bln[i];
-    for (int o = 0; o < C; ++o) {
-      double sq = bq[o], sk = bq[C + o];
-      for (int i = 0; i < C; ++i) sq += ln[i] * W[static_cast<size_t>(i) * 3 * C + o], sk += ln[i] * W[static_cast<size_t>(i) * 3 * C + C + o];
-      q[static_cast<size_t>(t) * C + o] = sq;
-      k[static_cast<size_t>(t) * C + o] = sk;
-    }
-  }
+  std::vector<double> q, k;
+  reference::layer0_qk(m, tok, q, k);
   // Frequencies and per-pair scales.
   std::vector<double> freq(half);
   for (int i = 0; i < half; ++i) freq[i] = std::pow(cfg.rope_base, -2.0 * i / rd);
@@ -87,21 +69,7 @@ std::vector<double> reference(const Model& m, const Case& c, const std::vector<i
   };
   rotate(q, false);
   rotate(k, true);
-  std::vector<double> p(static_cast<size_t>(H) * T * T, 0.0);
-  for (int h = 0; h < H; ++h)
-    for (int i = 0; i < T; ++i) {
-      std::vector<double> s(i + 1);
-      double mx = -INFINITY, sum = 0;
-      for (int j = 0; j <= i; ++j) {
-        double d = 0;
-        for (int e = 0; e < hd; ++e) d += q[static_cast<size_t>(i) * C + h * hd + e] * k[static_cast<size_t>(j) * C + h * hd + e];
-        s[j] = d / std::sqrt(static_cast<double>(hd));
-        mx = std::max(mx, s[j]);
-      }
-      for (int j = 0; j <= i; ++j) sum += (s[j] = std::exp(s[j] - mx));
-      for (int j = 0; j <= i; ++j) p[(static_cast<size_t>(h) * T + i) * T + j] = s[j] / sum;
-    }
-  return p;
+  return reference::maps(q, k, T, H, C, nullptr);
 }
 
 class RotaryReference : public ::testing::TestWithParam<Case> {};
@@ -124,16 +92,11 @@ TEST_P(RotaryReference, AttentionMatchesTheFloat64Reference) {
   o.want_attention = true;
   m.forward(tok.data(), 1, c.T, o);
   const std::vector<float>& maps = m.attention_maps();
-  const std::vector<double> want = reference(m, c, tok);
+  const std::vector<double> want = reference_maps(m, c, tok);
   ASSERT_EQ(maps.size(), want.size());
-  double worst = 0;
-  int spread = 0;  // probabilities clearly between 0 and 1: the scores are neither flat nor one-hot
-  for (size_t i = 0; i < want.size(); ++i) {
-    worst = std::max(worst, std::abs(maps[i] - want[i]));
-    spread += want[i] > 0.05 && want[i] < 0.9;
-  }
-  EXPECT_LT(worst, 2e-5) << c.name;
-  EXPECT_GT(spread, c.T) << c.name << ": attention is flat or one-hot, the test would not see positions";
+  const reference::Compare r = reference::compare(maps, want);
+  EXPECT_LT(r.worst, 2e-5) << c.name;
+  EXPECT_GT(r.spread, c.T) << c.name << ": attention is flat or one-hot, the test would not see positions";
 }
 
 INSTANTIATE_TEST_SUITE_P(

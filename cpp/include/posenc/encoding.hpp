@@ -26,6 +26,7 @@ enum class Encoding : uint32_t {
   Shaw = 6,
   XPos = 7,
   PRope = 8,
+  Fire = 9,
 };
 
 struct ModelConfig;

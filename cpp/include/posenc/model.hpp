@@ -78,6 +78,9 @@ struct ModelConfig {
   int xpos_scale_base = 512;  // xPos: the scale of pair i is zeta_i^(n / scale_base)
   double xpos_gamma = 0.4;    // xPos: zeta_i = (2i/d + gamma) / (1 + gamma)
   double rope_fraction = 0.75;  // p-RoPE: fraction of the rotary pairs kept (the highest frequencies)
+  int fire_hidden = 32;         // FIRE: hidden width of its MLP
+  double fire_c = 1.0;          // FIRE: psi(x) = log(c x + 1)
+  int fire_threshold = 0;       // FIRE: L in psi(max(L, i)); 0 = maxLength
 
   int head_dim() const { return heads > 0 ? d_model / heads : 0; }
   int effective_rotary_dim() const { return rotary_dim == 0 ? head_dim() : rotary_dim; }
