@@ -19,7 +19,7 @@
  * Position encodings a {@link Model} can use (the C++ registry, cpp/src/encodings.cpp; tests/js/types.test.js
  * checks this union against the module's list). `'none'` is NoPE.
  */
-export type Encoding = 'none' | 'sinusoidal' | 'learned' | 't5' | 'alibi' | 'rope' | 'shaw' | 'xpos' | 'prope';
+export type Encoding = 'none' | 'sinusoidal' | 'learned' | 't5' | 'alibi' | 'rope' | 'shaw' | 'xpos' | 'prope' | 'fire' | 'rope_random' | 'learned_random';
 /** Seeded training tasks (see {@link TaskOptions}). */
 export type TaskName = 'copy' | 'reverse' | 'retrieval' | 'markov';
 /** HF transformers `rope_type`s, computed as `modeling_rope_utils.py` computes them. */
@@ -38,7 +38,7 @@ export type RopeLayout = 'interleaved' | 'half';
 export type OutOfRangePolicy = 'error' | 'clamp' | 'zero';
 
 /** Every {@link Encoding}, in the order of the C++ registry (their checkpoint ids). */
-export declare const ENCODINGS: readonly ['none', 'sinusoidal', 'learned', 't5', 'alibi', 'rope', 'shaw', 'xpos', 'prope'];
+export declare const ENCODINGS: readonly ['none', 'sinusoidal', 'learned', 't5', 'alibi', 'rope', 'shaw', 'xpos', 'prope', 'fire', 'rope_random', 'learned_random'];
 /** One entry of the encoding registry (cpp/src/encodings.cpp), as the module reports it. */
 export interface EncodingInfo {
   readonly name: Encoding;
@@ -454,11 +454,11 @@ export interface ModelOptions {
   maxLength?: number;
   /** Initialisation seed, int [0, 2^53-1]: same seed and config give bit-identical weights. @default 1 */
   seed?: number;
-  /** 'rope', 'xpos', 'prope'. @default 'half' */
+  /** 'rope', 'xpos', 'prope', 'rope_random'. @default 'half' */
   ropeLayout?: RopeLayout;
-  /** 'rope', 'xpos', 'prope'; finite, > 1. @default 10000 */
+  /** 'rope', 'xpos', 'prope', 'rope_random'; finite, > 1. @default 10000 */
   ropeBase?: number;
-  /** 'rope', 'xpos', 'prope': 0 (= head dim) or an even int [2, dModel/heads]. @default 0 */
+  /** 'rope', 'xpos', 'prope', 'rope_random': 0 (= head dim) or an even int [2, dModel/heads]. @default 0 */
   rotaryDim?: number;
   /** 't5' only (unidirectional buckets): int [2, 1024]. @default 32 */
   t5NumBuckets?: number;
@@ -474,6 +474,14 @@ export interface ModelOptions {
   xposGamma?: number;
   /** 'prope' only: fraction of the rotary pairs kept (the highest frequencies), > 0 and <= 1. @default 0.75 */
   ropeFraction?: number;
+  /** 'fire' only: hidden width of its MLP, int [1, 256]. @default 32 */
+  fireHidden?: number;
+  /** 'fire' only: c in psi(x) = log(c x + 1), > 0 and <= 10^6. @default 1 */
+  fireC?: number;
+  /** 'fire' only: the threshold L in psi(max(L, i)), int [0, 65536]; 0 = maxLength. @default 0 */
+  fireThreshold?: number;
+  /** 'rope_random', 'learned_random': positions are sampled from [0, randomLength), int [1, 65536]. @default 1024 */
+  randomLength?: number;
 }
 
 /** What checkpoint bytes hold ({@link Posenc.readCheckpoint}). */
@@ -481,7 +489,7 @@ export interface CheckpointInfo {
   readonly config: ModelConfig;
   /** The longest sequence length trained on. */
   readonly trainedLength: number;
-  /** Format version (1 or 2). */
+  /** Format version (1, or 2 when a field added in version 2 differs from its default). */
   readonly version: number;
   readonly parameters: number;
 }

@@ -59,6 +59,7 @@ std::vector<ConfigField> build() {
       F_INT("fireHidden", fire_hidden, 1, 256, 2),
       F_FLOAT("fireC", fire_c, 0, 1e6, 2),
       F_INT("fireThreshold", fire_threshold, 0, 65536, 2),
+      F_INT("randomLength", random_length, 1, 65536, 2),
   };
   for (ConfigField& x : f) {
     if (x.type == FieldType::Choice) x.max = static_cast<double>(x.choices.size()) - 1;

@@ -20,6 +20,8 @@ EncodingModel* make_shaw_model(const ModelConfig&);        // shaw.cpp
 EncodingModel* make_xpos_model(const ModelConfig&);        // xpos.cpp
 EncodingModel* make_prope_model(const ModelConfig&);       // prope.cpp
 EncodingModel* make_fire_model(const ModelConfig&);        // fire.cpp
+EncodingModel* make_random_rope_model(const ModelConfig&);     // randomized.cpp
+EncodingModel* make_random_learned_model(const ModelConfig&);  // randomized.cpp
 
 namespace {
 EncodingModel* make_none_model(const ModelConfig& c) { return new EncodingModel(c); }  // every hook a no-op
@@ -61,6 +63,14 @@ constexpr EncodingInfo kEncodings[] = {
      "A small learned network of the log distance, divided by the log of the query's position: past training, "
      "distances are squeezed into the range it learned.",
      "fireHidden,fireC,fireThreshold", false, true, false, false, make_fire_model},
+    {Encoding::RandomRope, "rope_random", "RoPE, random positions",
+     "RoPE at a sorted random sample of positions from a long range: training already turns through the angles "
+     "long sequences need.",
+     "ropeLayout,ropeBase,rotaryDim,randomLength", false, false, true, true, make_random_rope_model},
+    {Encoding::RandomLearned, "learned_random", "Learned, random positions",
+     "A learned table over a long range, read at sorted random positions, so every row gets trained, not only the "
+     "first ones.",
+     "randomLength", true, false, false, true, make_random_learned_model},
 };
 static_assert(std::size(kEncodings) > 0);
 

@@ -188,6 +188,7 @@ void RopeModel::prepare(Model::Impl& m, int T, const ForwardOptions& opt) {
     ro.inv_freq = inv_freq.data();
     ro.attention_scale = attention_scale;
   }
+  if (positions(m, T, pos)) ro.positions = pos.data();  // randomized positions, else 0..T-1
   rope_tables(ro, cos.data(), sin.data());
   const std::size_t copies = static_cast<std::size_t>(m.B) * m.H;
   std::vector<double> qs, ks;

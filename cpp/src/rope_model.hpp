@@ -24,6 +24,8 @@ class RopeModel : public EncodingModel {
   // Per-row multipliers of the q and k tables at position t of a length-T forward (xPos):
   // row t of q's cos/sin table is multiplied by q_scale[t * half + i], k's by k_scale. Empty: none.
   virtual void scales(int /*T*/, std::vector<double>& /*q_scale*/, std::vector<double>& /*k_scale*/) const {}
+  // Positions [T] of this forward's tokens (randomized positions), or false for 0..T-1.
+  virtual bool positions(Model::Impl&, int /*T*/, std::vector<int32_t>& /*out*/) { return false; }
 
   int rd = 0;  // rotary dim
   std::vector<double> inv_freq;  // [rd/2] training frequencies
@@ -33,6 +35,7 @@ class RopeModel : public EncodingModel {
   // (the same unless scales() says otherwise).
   std::vector<float> q_cos, q_sin, k_cos, k_sin;
   bool separate_k = false;
+  std::vector<int32_t> pos;  // [T] when positions() gives them
 };
 
 }  // namespace posenc

@@ -95,7 +95,7 @@ TEST(model_checkpoint, RoundTripGivesIdenticalLogitsForEveryEncoding) {
 }
 
 // A config with a version-2 field away from its default is saved as version 2 (92-byte config
-// block of 108 bytes) and reads back every field; the default config stays version 1 (72 bytes).
+// block of 112 bytes) and reads back every field; the default config stays version 1 (72 bytes).
 TEST(model_checkpoint, VersionTwoCarriesTheNewFields) {
   ModelConfig c = config_for(Encoding::XPos);
   Model v1(c);
@@ -108,8 +108,8 @@ TEST(model_checkpoint, VersionTwoCarriesTheNewFields) {
   Model v2(c);
   const std::vector<uint8_t> b2 = posenc::save_checkpoint(v2);
   EXPECT_EQ(b2[4], 2);
-  EXPECT_EQ(b2[8], 108);
-  EXPECT_EQ(b2.size(), 136 + 4 * v2.num_parameters());
+  EXPECT_EQ(b2[8], 112);
+  EXPECT_EQ(b2.size(), 140 + 4 * v2.num_parameters());
   const ModelConfig r = posenc::read_checkpoint_config(b2.data(), b2.size());
   EXPECT_EQ(r.xpos_scale_base, 64);
   EXPECT_EQ(r.xpos_gamma, 0.25);
@@ -162,7 +162,7 @@ TEST(model_checkpoint, ClearMessages) {
     put_u32(b, 4, 0);
     EXPECT_EQ(load_error(b), "checkpoint version 0 is not supported (this build reads versions 1 to 2)");
     put_u32(b, 4, 2);  // a version-1 block under a version-2 header
-    EXPECT_EQ(load_error(b), "checkpoint config block is 72 bytes (version 2 has 108)");
+    EXPECT_EQ(load_error(b), "checkpoint config block is 72 bytes (version 2 has 112)");
   }
   {
     // invalid config with a valid checksum: heads = 3 does not divide d_model = 8

@@ -14,8 +14,9 @@
 //   92  P x f32 weights, in the model's tensor-table order
 //   92+4P  u64 FNV-1a-64 checksum of every byte before it
 // Version 2 appends the fields added since (config_fields() with since == 2: xposScaleBase
-// i32, xposGamma f64, ropeFraction f64, fireHidden i32, fireC f64, fireThreshold i32) after
-// learned_policy, before trained_length (config block 108 bytes, so the weights start at 128). A model is saved in the oldest version that
+// i32, xposGamma f64, ropeFraction f64, fireHidden i32, fireC f64, fireThreshold i32,
+// randomLength i32) after learned_policy, before trained_length (config block 112 bytes, so the
+// weights start at 132). A model is saved in the oldest version that
 // holds its config: version 1 unless a version-2 field differs from its default. Both load.
 // Optimizer state is not saved: a loaded model restarts AdamW from zero.
 #pragma once

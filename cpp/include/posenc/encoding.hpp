@@ -27,6 +27,8 @@ enum class Encoding : uint32_t {
   XPos = 7,
   PRope = 8,
   Fire = 9,
+  RandomRope = 10,
+  RandomLearned = 11,
 };
 
 struct ModelConfig;

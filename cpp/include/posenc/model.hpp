@@ -81,6 +81,7 @@ struct ModelConfig {
   int fire_hidden = 32;         // FIRE: hidden width of its MLP
   double fire_c = 1.0;          // FIRE: psi(x) = log(c x + 1)
   int fire_threshold = 0;       // FIRE: L in psi(max(L, i)); 0 = maxLength
+  int random_length = 1024;     // randomized positions: sampled from [0, random_length)
 
   int head_dim() const { return heads > 0 ? d_model / heads : 0; }
   int effective_rotary_dim() const { return rotary_dim == 0 ? head_dim() : rotary_dim; }
