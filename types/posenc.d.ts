@@ -58,6 +58,8 @@ export interface EncodingInfo {
   readonly qkTransform: boolean;
   /** Inference can stream attention without forming [T, T]. */
   readonly streaming: boolean;
+  /** The logits of a prefix do not depend on the sequence length (false: positions sampled per length). */
+  readonly prefixStable: boolean;
 }
 /** The registry, in id order. */
 export declare const ENCODING_INFO: readonly EncodingInfo[];

@@ -26,51 +26,52 @@ EncodingModel* make_random_learned_model(const ModelConfig&);  // randomized.cpp
 namespace {
 EncodingModel* make_none_model(const ModelConfig& c) { return new EncodingModel(c); }  // every hook a no-op
 
-//  id, name, label, blurb, fields (config fields only it reads), position_table, score_bias, qk_transform, streaming, make
+//  id, name, label, blurb, fields (config fields only it reads), position_table, score_bias, qk_transform, streaming,
+//  prefix_stable, make
 constexpr EncodingInfo kEncodings[] = {
     {Encoding::None, "none", "NoPE",
      "No position signal at all. The causal mask alone lets a token count how many came before it.", "", false,
-     false, false, true, make_none_model},
+     false, false, true, true, make_none_model},
     {Encoding::Sinusoidal, "sinusoidal", "Sinusoidal",
      "Fixed sines and cosines added to the tokens. Defined at every position, but positions past training give "
      "vectors the model never saw.",
-     "", true, false, false, true, make_sinusoidal_model},
+     "", true, false, false, true, true, make_sinusoidal_model},
     {Encoding::Learned, "learned", "Learned",
      "One trained vector per position. Past the end of the table there is nothing to look up; here the last row is "
      "reused (red strip).",
-     "learnedPolicy", true, false, false, true, make_learned_model},
+     "learnedPolicy", true, false, false, true, true, make_learned_model},
     {Encoding::T5, "t5", "T5 buckets",
      "A learned bias per bucket of distance. Far distances share buckets, so long offsets all look alike.",
-     "t5NumBuckets,t5MaxDistance", false, true, false, true, make_t5_model},
+     "t5NumBuckets,t5MaxDistance", false, true, false, true, true, make_t5_model},
     {Encoding::Alibi, "alibi", "ALiBi",
      "A fixed penalty proportional to distance, steeper in some heads. Attention stays local at any length.", "",
-     false, true, false, true, make_alibi_model},
+     false, true, false, true, true, make_alibi_model},
     {Encoding::Rope, "rope", "RoPE",
      "Rotates queries and keys, so scores depend on the offset only, but angles past training were never seen. Try "
      "the scaling sliders in the RoPE section.",
-     "ropeLayout,ropeBase,rotaryDim", false, false, true, true, make_rope_model},
+     "ropeLayout,ropeBase,rotaryDim", false, false, true, true, true, make_rope_model},
     {Encoding::Shaw, "shaw", "Shaw",
      "A learned vector per relative distance, clipped at k: beyond k every offset looks the same.", "shawK", false,
-     true, false, true, make_shaw_model},
+     true, false, true, true, make_shaw_model},
     {Encoding::XPos, "xpos", "xPos",
      "RoPE whose every frequency pair also decays with distance (queries scaled up, keys down), so far keys "
      "weigh less.",
-     "ropeLayout,ropeBase,rotaryDim,xposScaleBase,xposGamma", false, false, true, true, make_xpos_model},
+     "ropeLayout,ropeBase,rotaryDim,xposScaleBase,xposGamma", false, false, true, true, true, make_xpos_model},
     {Encoding::PRope, "prope", "p-RoPE",
      "RoPE without its slowest-turning pairs: those channels carry content with no position at all.",
-     "ropeLayout,ropeBase,rotaryDim,ropeFraction", false, false, true, true, make_prope_model},
+     "ropeLayout,ropeBase,rotaryDim,ropeFraction", false, false, true, true, true, make_prope_model},
     {Encoding::Fire, "fire", "FIRE",
      "A small learned network of the log distance, divided by the log of the query's position: past training, "
      "distances are squeezed into the range it learned.",
-     "fireHidden,fireC,fireThreshold", false, true, false, false, make_fire_model},
+     "fireHidden,fireC,fireThreshold", false, true, false, false, true, make_fire_model},
     {Encoding::RandomRope, "rope_random", "RoPE, random positions",
      "RoPE at a sorted random sample of positions from a long range: training already turns through the angles "
      "long sequences need.",
-     "ropeLayout,ropeBase,rotaryDim,randomLength", false, false, true, true, make_random_rope_model},
+     "ropeLayout,ropeBase,rotaryDim,randomLength", false, false, true, true, false, make_random_rope_model},
     {Encoding::RandomLearned, "learned_random", "Learned, random positions",
      "A learned table over a long range, read at sorted random positions, so every row gets trained, not only the "
      "first ones.",
-     "randomLength", true, false, false, true, make_random_learned_model},
+     "randomLength", true, false, false, true, false, make_random_learned_model},
 };
 static_assert(std::size(kEncodings) > 0);
 

@@ -50,6 +50,7 @@ val encoding_list() {
     o.set("scoreBias", e.score_bias);
     o.set("qkTransform", e.qk_transform);
     o.set("streaming", e.streaming);
+    o.set("prefixStable", e.prefix_stable);
     out.call<void>("push", o);
   }
   return out;

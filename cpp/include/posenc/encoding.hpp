@@ -45,6 +45,8 @@ struct EncodingInfo {
   bool score_bias;      // adds a bias to the attention scores (a slope or a table)
   bool qk_transform;    // transforms q and k per position (rotations, scales)
   bool streaming;       // inference can stream attention without forming [T, T]
+  bool prefix_stable;   // the logits of a prefix do not depend on the sequence's length (causal
+                        // models: true unless positions depend on T, as randomized positions do)
   EncodingModel* (*make)(const ModelConfig&);  // its model hooks (owned by the caller)
 };
 
