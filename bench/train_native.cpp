@@ -1,7 +1,7 @@
 // Native benchmark: matmul GFLOP/s, training tokens/s, and steps to 95% copy
 // accuracy for each encoding. Single thread.
 //
-//   posenc_bench_train [--encoding all|none|sinusoidal|learned|t5|alibi|rope|rope_interleaved|shaw]
+//   posenc_bench_train [--encoding all|<a registered encoding>|rope_interleaved]
 //                      [--steps 2400] [--batch 16] [--length 64] [--symbols 16]
 //                      [--lr 6e-3] [--min-lr 6e-4] [--warmup 250] [--wd 0.1] [--beta2 0.999]
 //                      [--eval-every 25] [--target 0.95] [--seed 1] [--matmul] [--no-train]
@@ -163,7 +163,10 @@ int main(int argc, char** argv) {
   if (!a.train) return 0;
   std::vector<std::string> names;
   if (a.encoding == "all")
-    names = {"none", "sinusoidal", "learned", "t5", "alibi", "rope", "rope_interleaved", "shaw"};
+    for (const EncodingInfo& e : encodings()) {  // the registry, plus RoPE's other layout
+      names.emplace_back(e.name);
+      if (e.id == Encoding::Rope) names.emplace_back("rope_interleaved");
+    }
   else
     names = {a.encoding};
   std::printf("copy task: T=%d batch=%d symbols=%d lr=%g min_lr=%g warmup=%d wd=%g beta2=%g steps<=%d\n", a.length,

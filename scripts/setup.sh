@@ -63,6 +63,8 @@ for v in simd scalar; do
     cmp -s "build/wasm-$v/posenc-$v.$ext" "web/wasm/posenc-$v.$ext" || cp "build/wasm-$v/posenc-$v.$ext" web/wasm/
   done
 done
+# the encoding registry and config schema, read from the module (web/wasm/registry.js)
+node scripts/registry.js
 
 # dist/: the npm package, the embed and standalone pages (Vite; about 2 s)
 node scripts/build-dist.js

@@ -30,8 +30,11 @@ declare global {
   }
 }
 
-/** Position encodings a {@link Model} can use. `'none'` is NoPE. */
-export type Encoding = 'none' | 'sinusoidal' | 'learned' | 't5' | 'alibi' | 'rope' | 'shaw';
+/**
+ * Position encodings a {@link Model} can use (the C++ registry, cpp/src/encodings.cpp; tests/js/types.test.js
+ * checks this union against the module's list). `'none'` is NoPE.
+ */
+export type Encoding = 'none' | 'sinusoidal' | 'learned' | 't5' | 'alibi' | 'rope' | 'shaw' | 'xpos' | 'prope' | 'fire' | 'rope_random' | 'learned_random';
 /** Seeded training tasks (see {@link TaskOptions}). */
 export type TaskName = 'copy' | 'reverse' | 'retrieval' | 'markov';
 /** HF transformers `rope_type`s, computed as `modeling_rope_utils.py` computes them. */
@@ -49,8 +52,51 @@ export type RopeLayout = 'interleaved' | 'half';
  */
 export type OutOfRangePolicy = 'error' | 'clamp' | 'zero';
 
-/** Every {@link Encoding}, in the order of the C++ enum. */
-export declare const ENCODINGS: readonly ['none', 'sinusoidal', 'learned', 't5', 'alibi', 'rope', 'shaw'];
+/** Every {@link Encoding}, in the order of the C++ registry (their checkpoint ids). */
+export declare const ENCODINGS: readonly ['none', 'sinusoidal', 'learned', 't5', 'alibi', 'rope', 'shaw', 'xpos', 'prope', 'fire', 'rope_random', 'learned_random'];
+/** One entry of the encoding registry (cpp/src/encodings.cpp), as the module reports it. */
+export interface EncodingInfo {
+  readonly name: Encoding;
+  /** Stable checkpoint id. */
+  readonly id: number;
+  /** Display name, e.g. 'RoPE'. */
+  readonly label: string;
+  /** One sentence in plain words. */
+  readonly blurb: string;
+  /** Comma-separated config fields only it reads, e.g. 'ropeLayout,ropeBase,rotaryDim'. */
+  readonly fields: string;
+  /** Adds a vector per position to the token embedding. */
+  readonly positionTable: boolean;
+  /** Adds a bias to the attention scores. */
+  readonly scoreBias: boolean;
+  /** Transforms queries and keys per position. */
+  readonly qkTransform: boolean;
+  /** Inference can stream attention without forming [T, T]. */
+  readonly streaming: boolean;
+  /** The logits of a prefix do not depend on the sequence length (false: positions sampled per length). */
+  readonly prefixStable: boolean;
+}
+/** The registry, in id order. */
+export declare const ENCODING_INFO: readonly EncodingInfo[];
+/** One field of the model-config schema (cpp/src/config_schema.cpp). */
+export interface ConfigField {
+  readonly name: keyof ModelOptions;
+  readonly type: 'int' | 'uint64' | 'float' | 'choice';
+  readonly min: number;
+  readonly max: number;
+  readonly minExclusive: boolean;
+  /** No default (vocabSize). */
+  readonly required: boolean;
+  /** First checkpoint version that stores it. */
+  readonly since: number;
+  /** The default; for a choice, the index into `choices`. */
+  readonly default: number;
+  readonly choices: readonly string[];
+  /** The encodings whose models check (and read) it. */
+  readonly encodings: readonly Encoding[];
+}
+/** Every field of {@link ModelOptions}, in checkpoint order, with its range and default. */
+export declare const CONFIG_SCHEMA: readonly ConfigField[];
 /** Every {@link TaskName}, in the order of the C++ enum. */
 export declare const TASKS: readonly ['copy', 'reverse', 'retrieval', 'markov'];
 /** Every supported {@link RopeType}. */
@@ -539,11 +585,11 @@ export interface ModelOptions {
   maxLength?: number;
   /** Initialisation seed, int [0, 2^53-1]: same seed and config give bit-identical weights. @default 1 */
   seed?: number;
-  /** 'rope' only. @default 'half' */
+  /** 'rope', 'xpos', 'prope', 'rope_random'. @default 'half' */
   ropeLayout?: RopeLayout;
-  /** 'rope' only; finite, > 1. @default 10000 */
+  /** 'rope', 'xpos', 'prope', 'rope_random'; finite, > 1. @default 10000 */
   ropeBase?: number;
-  /** 'rope' only: 0 (= head dim) or an even int [2, dModel/heads]. @default 0 */
+  /** 'rope', 'xpos', 'prope', 'rope_random': 0 (= head dim) or an even int [2, dModel/heads]. @default 0 */
   rotaryDim?: number;
   /** 't5' only (unidirectional buckets): int [2, 1024]. @default 32 */
   t5NumBuckets?: number;
@@ -552,6 +598,36 @@ export interface ModelOptions {
   /** 'shaw' only: clipping distance, int [0, 4096]. @default 16 */
   shawK?: number;
   /** 'learned' only: what positions >= maxLength do. @default 'error' */
+  learnedPolicy?: OutOfRangePolicy;
+  /** 'xpos' only: pair i is scaled by zeta_i^(n / xposScaleBase), int [1, 2^20]. @default 512 */
+  xposScaleBase?: number;
+  /** 'xpos' only: zeta_i = (2i/d + xposGamma) / (1 + xposGamma), finite, > 0 and <= 1000. @default 0.4 */
+  xposGamma?: number;
+  /** 'prope' only: fraction of the rotary pairs kept (the highest frequencies), > 0 and <= 1. @default 0.75 */
+  ropeFraction?: number;
+  /** 'fire' only: hidden width of its MLP, int [1, 256]. @default 32 */
+  fireHidden?: number;
+  /** 'fire' only: c in psi(x) = log(c x + 1), > 0 and <= 10^6. @default 1 */
+  fireC?: number;
+  /** 'fire' only: the threshold L in psi(max(L, i)), int [0, 65536]; 0 = maxLength. @default 0 */
+  fireThreshold?: number;
+  /** 'rope_random', 'learned_random': positions are sampled from [0, randomLength), int [1, 65536]. @default 1024 */
+  randomLength?: number;
+}
+
+/** What checkpoint bytes hold ({@link Posenc.readCheckpoint}). */
+export interface CheckpointInfo {
+  readonly config: ModelConfig;
+  /** The longest sequence length trained on. */
+  readonly trainedLength: number;
+  /** Format version (1, or 2 when a field added in version 2 differs from its default). */
+  readonly version: number;
+  readonly parameters: number;
+}
+
+/** Options of {@link Posenc.loadModel}. */
+export interface LoadModelOptions {
+  /** Run a 'learned' model with another out-of-table policy than the saved one. @default as saved */
   learnedPolicy?: OutOfRangePolicy;
 }
 
@@ -667,6 +743,13 @@ export interface Model {
   positionStatus(length: number): Uint8Array;
   /** A versioned checkpoint: header, config, weights and checksum. Loads natively and in wasm. */
   save(): Uint8Array;
+  /** AdamW settings used by trainStep (defaults: the experiment's, as `npm run train`). */
+  readonly optimizer: Readonly<Required<OptimizerOptions>>;
+  /**
+   * Changes some AdamW settings; the others stay.
+   * @throws {TypeError|RangeError} naming the bad setting.
+   */
+  setOptimizer(options: OptimizerOptions): void;
   /** Frees the model's wasm memory. Safe to call twice. */
   delete(): void;
 }
@@ -790,6 +873,32 @@ export interface TrainOptions extends TaskOptions {
   targetAccuracy?: number;
 }
 
+/** AdamW settings ({@link OPTIMIZER_SCHEMA}); {@link TrainOptions} takes them too. */
+export interface OptimizerOptions {
+  /** [0, 1). @default 0.9 */
+  beta1?: number;
+  /** [0, 1). @default 0.95 (float32), the experiment's */
+  beta2?: number;
+  /** > 0. @default 1e-8 (float32) */
+  eps?: number;
+  /** Decoupled, matmul weights only; >= 0. @default 0.1 (float32) */
+  weightDecay?: number;
+  /** Global gradient-norm clip; <= 0 disables. @default 1 */
+  gradClip?: number;
+}
+export interface TrainOptions extends OptimizerOptions {}
+/** One AdamW setting's range and default (C++ posenc::optimizer_fields()). */
+export interface OptimizerField {
+  readonly name: keyof OptimizerOptions;
+  readonly min: number;
+  readonly max: number;
+  readonly minExclusive: boolean;
+  readonly maxExclusive: boolean;
+  readonly default: number;
+}
+export declare const OPTIMIZER_SCHEMA: readonly OptimizerField[];
+export declare const OPTIMIZER_KEYS: readonly (keyof OptimizerOptions)[];
+
 /** Result of {@link Posenc.train}. */
 export interface TrainResult {
   /** Steps done. */
@@ -894,7 +1003,15 @@ export interface Posenc {
    * @throws {TypeError} `bytes` is not a Uint8Array or ArrayBuffer.
    * @throws {RangeError} truncated, corrupted or wrong-version checkpoint (the message says which).
    */
-  loadModel(bytes: Uint8Array | ArrayBuffer): Model;
+  loadModel(bytes: Uint8Array | ArrayBuffer, options?: LoadModelOptions): Model;
+  /**
+   * What checkpoint bytes hold, with every check {@link Posenc.loadModel} makes, without building the model.
+   * @throws {TypeError} `bytes` is not a Uint8Array or ArrayBuffer.
+   * @throws {RangeError} truncated, corrupted or wrong-version checkpoint (the message says which).
+   */
+  readCheckpoint(bytes: Uint8Array | ArrayBuffer): CheckpointInfo;
+  /** The module's encoding registry (the same entries as {@link ENCODING_INFO}). */
+  readonly encodings: readonly EncodingInfo[];
   /** A seeded batch generator. */
   createTask(options?: TaskOptions): Task;
   /**

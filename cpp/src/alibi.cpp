@@ -85,3 +85,32 @@ void alibi_bias(const AlibiBiasOptions& o, float* out) {
 }
 
 }  // namespace posenc
+
+// ===========================================================================
+// Model hooks (encoding_model.hpp): score(i, j) -= slope_h * (i - j), fixed slopes [H]
+// (the attention kernels apply it; nothing to learn, so no backward).
+
+#include "encoding_model.hpp"
+
+namespace posenc {
+namespace {
+
+class AlibiModel : public EncodingModel {
+ public:
+  explicit AlibiModel(const ModelConfig& c) : EncodingModel(c) {}
+  void prepare(Model::Impl& m, int, const ForwardOptions&) override {
+    if (!slopes.empty()) return;
+    slopes.resize(m.H);
+    alibi_slopes(m.H, slopes.data());
+  }
+  float alibi_slope(int h) const override { return slopes[h]; }
+
+ private:
+  std::vector<float> slopes;  // [H]
+};
+
+}  // namespace
+
+EncodingModel* make_alibi_model(const ModelConfig& c) { return new AlibiModel(c); }
+
+}  // namespace posenc

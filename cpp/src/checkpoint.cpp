@@ -1,4 +1,5 @@
-// Checkpoint format version 1 (see checkpoint.hpp).
+// Checkpoint format versions 1 and 2 (see checkpoint.hpp); the config block is the
+// model-config schema (config_fields()) in order, each field from its version on.
 #include "posenc/checkpoint.hpp"
 
 #include <cstring>
@@ -10,9 +11,26 @@ namespace posenc {
 namespace {
 
 constexpr uint8_t kMagic[4] = {'P', 'S', 'N', 'C'};
-constexpr std::size_t kConfigBytes = 72;
-constexpr std::size_t kHeaderBytes = 12 + kConfigBytes + 8;  // magic, version, block size, config, count
-constexpr std::size_t kMinBytes = kHeaderBytes + 8;          // + checksum
+
+std::size_t field_bytes(FieldType t) { return t == FieldType::UInt64 || t == FieldType::Float ? 8 : 4; }
+
+// Config block size of a version: its fields + trained_length (i32). Version 1: 72.
+std::size_t config_bytes(uint32_t version) {
+  std::size_t n = 4;
+  for (const ConfigField& f : config_fields())
+    if (f.since <= version) n += field_bytes(f.type);
+  return n;
+}
+std::size_t min_bytes(uint32_t version) { return 12 + config_bytes(version) + 8 + 8; }  // + count, checksum
+
+// The oldest version that stores this config: version 1 unless a newer field differs from
+// its default (so checkpoints of the first seven encodings stay readable by version-1 readers).
+uint32_t version_for(const ModelConfig& c) {
+  uint32_t v = 1;
+  for (const ConfigField& f : config_fields())
+    if (f.since > v && f.get(c) != f.default_value()) v = f.since;
+  return v;
+}
 
 [[noreturn]] void fail(const std::string& msg) { throw Error(ErrorKind::Range, msg); }
 
@@ -70,6 +88,7 @@ struct Reader {
 
 struct Parsed {
   ModelConfig config;
+  uint32_t version = 0;
   int trained_length = 0;
   uint64_t count = 0;
   std::size_t weights_at = 0;
@@ -78,48 +97,45 @@ struct Parsed {
 Parsed parse(const uint8_t* data, std::size_t size) {
   if (!data && size > 0) fail("no data");
   if (size < 4) fail("checkpoint is truncated: " + std::to_string(size) + " bytes, a checkpoint has at least " +
-                     std::to_string(kMinBytes));
+                     std::to_string(min_bytes(1)));
   if (std::memcmp(data, kMagic, 4) != 0) fail("not a posenc checkpoint: bad magic (expected \"PSNC\")");
   Reader r{data, size, 4};
   if (size < 8) fail("checkpoint is truncated: " + std::to_string(size) + " bytes, a checkpoint has at least " +
-                     std::to_string(kMinBytes));
+                     std::to_string(min_bytes(1)));
   const uint32_t version = r.u32();
-  if (version != kCheckpointVersion)
-    fail("checkpoint version " + std::to_string(version) + " is not supported (this build reads version " +
+  if (version < 1 || version > kCheckpointVersion)
+    fail("checkpoint version " + std::to_string(version) + " is not supported (this build reads versions 1 to " +
          std::to_string(kCheckpointVersion) + ")");
-  if (size < kMinBytes)
-    fail("checkpoint is truncated: " + std::to_string(size) + " bytes, a checkpoint has at least " + std::to_string(kMinBytes));
+  const std::size_t min_size = min_bytes(version);
+  if (size < min_size)
+    fail("checkpoint is truncated: " + std::to_string(size) + " bytes, a checkpoint has at least " + std::to_string(min_size));
   const uint32_t block = r.u32();
-  if (block != kConfigBytes)
-    fail("checkpoint config block is " + std::to_string(block) + " bytes (version 1 has " + std::to_string(kConfigBytes) + ")");
+  if (block != config_bytes(version))
+    fail("checkpoint config block is " + std::to_string(block) + " bytes (version " + std::to_string(version) +
+         " has " + std::to_string(config_bytes(version)) + ")");
   Parsed out;
-  ModelConfig& c = out.config;
-  c.encoding = static_cast<Encoding>(r.u32());
-  c.layers = r.i32();
-  c.heads = r.i32();
-  c.d_model = r.i32();
-  c.mlp_ratio = r.i32();
-  c.vocab_size = r.i32();
-  c.max_length = r.i32();
-  c.seed = r.u64();
-  c.rope_layout = static_cast<RopeLayout>(r.u32());
-  c.rope_base = r.f64();
-  c.rotary_dim = r.i32();
-  c.t5_num_buckets = r.i32();
-  c.t5_max_distance = r.i32();
-  c.shaw_k = r.i32();
-  c.learned_policy = static_cast<OutOfRange>(r.u32());
+  out.version = version;
+  ModelConfig& c = out.config;  // fields newer than the version keep their defaults
+  for (const ConfigField& f : config_fields()) {
+    if (f.since > version) continue;
+    switch (f.type) {
+      case FieldType::Int: f.set(c, r.i32()); break;
+      case FieldType::Choice: f.set(c, r.u32()); break;
+      case FieldType::UInt64: c.seed = r.u64(); break;  // (the only u64: not through a double)
+      case FieldType::Float: f.set(c, r.f64()); break;
+    }
+  }
   out.trained_length = r.i32();
   out.count = r.u64();
   out.weights_at = r.pos;
   // Size: header + 4 * count + checksum, compared without overflow.
-  const std::size_t body = size - kMinBytes;
+  const std::size_t body = size - min_size;
   if (out.count > body / 4 || out.count * 4 != body) {
     if (out.count > body / 4)
       fail("checkpoint is truncated: " + std::to_string(size) + " bytes, but its header promises " + std::to_string(out.count) +
-           " parameters (" + std::to_string(out.count) + " * 4 + " + std::to_string(kMinBytes) + " bytes)");
+           " parameters (" + std::to_string(out.count) + " * 4 + " + std::to_string(min_size) + " bytes)");
     fail("checkpoint size mismatch: " + std::to_string(size) + " bytes, but " + std::to_string(out.count) +
-         " parameters make " + std::to_string(out.count * 4 + kMinBytes) + " bytes");
+         " parameters make " + std::to_string(out.count * 4 + min_size) + " bytes");
   }
   const std::size_t sum_at = size - 8;
   Reader cr{data, size, sum_at};
@@ -153,25 +169,20 @@ uint64_t fnv1a64(const uint8_t* data, std::size_t size) {
 std::vector<uint8_t> save_checkpoint(const Model& model) {
   const ModelConfig& c = model.config();
   Writer w;
-  w.out.reserve(kMinBytes + 4 * model.num_parameters());
+  w.out.reserve(min_bytes(kCheckpointVersion) + 4 * model.num_parameters());
+  const uint32_t version = version_for(c);
   for (uint8_t b : kMagic) w.out.push_back(b);
-  w.u32(kCheckpointVersion);
-  w.u32(static_cast<uint32_t>(kConfigBytes));
-  w.u32(static_cast<uint32_t>(c.encoding));
-  w.i32(c.layers);
-  w.i32(c.heads);
-  w.i32(c.d_model);
-  w.i32(c.mlp_ratio);
-  w.i32(c.vocab_size);
-  w.i32(c.max_length);
-  w.u64(c.seed);
-  w.u32(static_cast<uint32_t>(c.rope_layout));
-  w.f64(c.rope_base);
-  w.i32(c.rotary_dim);
-  w.i32(c.t5_num_buckets);
-  w.i32(c.t5_max_distance);
-  w.i32(c.shaw_k);
-  w.u32(static_cast<uint32_t>(c.learned_policy));
+  w.u32(version);
+  w.u32(static_cast<uint32_t>(config_bytes(version)));
+  for (const ConfigField& f : config_fields()) {
+    if (f.since > version) continue;
+    switch (f.type) {
+      case FieldType::Int: w.i32(static_cast<int32_t>(f.get(c))); break;
+      case FieldType::Choice: w.u32(static_cast<uint32_t>(f.get(c))); break;
+      case FieldType::UInt64: w.u64(c.seed); break;
+      case FieldType::Float: w.f64(f.get(c)); break;
+    }
+  }
   w.i32(model.trained_length());
   w.u64(model.num_parameters());
   const float* p = model.parameters();
@@ -182,8 +193,17 @@ std::vector<uint8_t> save_checkpoint(const Model& model) {
 
 ModelConfig read_checkpoint_config(const uint8_t* data, std::size_t size) { return parse(data, size).config; }
 
-Model load_checkpoint(const uint8_t* data, std::size_t size) {
+CheckpointInfo read_checkpoint_info(const uint8_t* data, std::size_t size) {
   const Parsed p = parse(data, size);
+  return CheckpointInfo{p.config, p.trained_length, p.version, static_cast<std::size_t>(p.count)};
+}
+
+Model load_checkpoint(const uint8_t* data, std::size_t size, const LoadOptions& options) {
+  Parsed p = parse(data, size);
+  if (options.learned_policy) {
+    p.config.learned_policy = *options.learned_policy;
+    p.config.validate();  // (an out-of-range enum value)
+  }
   Model m(p.config);
   float* w = m.parameters();
   for (std::size_t i = 0; i < p.count; ++i) {

@@ -60,3 +60,65 @@ void learned_lookup(const float* table, int rows, int dim, const int32_t* positi
 }
 
 }  // namespace posenc
+
+// ===========================================================================
+// Model hooks (encoding_model.hpp): x0[b, t] += wpe[row(t)]   wpe [maxLength, C]
+//   row(t) = t inside the table; past it learnedPolicy: Clamp -> maxLength-1, Zero -> nothing,
+//   Error -> refused before the forward (check_length).
+//   forward:  rows [T, C] = learned_lookup(wpe, 0..T-1) once per forward, x0[b, t] += rows[t]
+//   backward: dwpe[row(t)] += dx0[b, t]
+
+#include <vector>
+
+#include "encoding_model.hpp"
+
+namespace posenc {
+namespace {
+
+class LearnedModel : public EncodingModel {
+ public:
+  using EncodingModel::EncodingModel;
+  uint64_t global_parameters() const override { return uint64_t(cfg.max_length) * cfg.d_model; }
+  void add_tensors(const AddTensor& add) override { wpe = add("wpe", {cfg.max_length, cfg.d_model}, false, 0.02f); }
+  void check_length(int T) const override {
+    if (cfg.learned_policy == OutOfRange::Error && T > cfg.max_length)
+      throw Error(ErrorKind::Range,
+                  "sequence length T = " + std::to_string(T) + " exceeds maxLength = " + std::to_string(cfg.max_length) +
+                      " of the learned position table (learnedPolicy 'error'): positions >= " +
+                      std::to_string(cfg.max_length) + " have no trained row; use learnedPolicy 'clamp' or 'zero' to run past it");
+  }
+  void prepare(Model::Impl& m, int T, const ForwardOptions&) override {
+    positions.resize(T);
+    for (int t = 0; t < T; ++t) positions[t] = t;
+    rows.resize(static_cast<std::size_t>(T) * m.C);
+    learned_lookup(m.P(wpe), cfg.max_length, m.C, positions.data(), T, cfg.learned_policy, rows.data());
+  }
+  bool adds_position() const override { return true; }
+  void embed_forward(Model::Impl& m, int, int t, float* x) override {
+    if (row(t) < 0) return;
+    const float* r = rows.data() + static_cast<std::size_t>(t) * m.C;
+    for (int i = 0; i < m.C; ++i) x[i] += r[i];
+  }
+  void embed_backward(Model::Impl& m, int, int t, const float* d) override {
+    const int r = row(t);
+    if (r < 0) return;
+    float* g = m.G(wpe) + static_cast<std::size_t>(r) * m.C;
+    for (int i = 0; i < m.C; ++i) g[i] += d[i];
+  }
+  bool out_of_table(int p) const override { return p >= cfg.max_length; }
+
+ private:
+  int row(int t) const {
+    if (t < cfg.max_length) return t;
+    return cfg.learned_policy == OutOfRange::Clamp ? cfg.max_length - 1 : -1;
+  }
+  std::size_t wpe = 0;
+  std::vector<int32_t> positions;
+  std::vector<float> rows;  // [T, C]
+};
+
+}  // namespace
+
+EncodingModel* make_learned_model(const ModelConfig& c) { return new LearnedModel(c); }
+
+}  // namespace posenc

@@ -5,17 +5,16 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <string>
 
+#include "encoding_model.hpp"
 #include "model_impl.hpp"
 #include "matmul_strided.hpp"
 #include "model_layers.hpp"
-#include "posenc/alibi.hpp"
 #include "posenc/error.hpp"
 #include "posenc/kernels.hpp"
 #include "posenc/rng.hpp"
-#include "posenc/sinusoidal.hpp"
-#include "posenc/t5.hpp"
 
 namespace posenc {
 
@@ -23,26 +22,6 @@ using idx = std::ptrdiff_t;
 
 // ===========================================================================
 // Names and config validation
-
-const char* encoding_name(Encoding e) {
-  switch (e) {
-    case Encoding::None: return "none";
-    case Encoding::Sinusoidal: return "sinusoidal";
-    case Encoding::Learned: return "learned";
-    case Encoding::T5: return "t5";
-    case Encoding::Alibi: return "alibi";
-    case Encoding::Rope: return "rope";
-    case Encoding::Shaw: return "shaw";
-  }
-  return "?";
-}
-
-Encoding parse_encoding(const std::string& name) {
-  for (Encoding e : {Encoding::None, Encoding::Sinusoidal, Encoding::Learned, Encoding::T5, Encoding::Alibi,
-                     Encoding::Rope, Encoding::Shaw})
-    if (name == encoding_name(e)) return e;
-  range_error("encoding", "one of 'none', 'sinusoidal', 'learned', 't5', 'alibi', 'rope', 'shaw'", "'" + name + "'");
-}
 
 const char* out_of_range_name(OutOfRange p) {
   switch (p) {
@@ -60,60 +39,22 @@ OutOfRange parse_out_of_range(const std::string& name) {
 }
 
 namespace {
-uint64_t count_parameters_u64(const ModelConfig& c) {
+uint64_t count_parameters_u64(const ModelConfig& c, const EncodingModel& enc) {
   const uint64_t C = c.d_model, L = c.layers, V = c.vocab_size, F = uint64_t(c.mlp_ratio) * C;
-  uint64_t n = V * C;                                            // wte
-  if (c.encoding == Encoding::Learned) n += uint64_t(c.max_length) * C;  // wpe
-  if (c.encoding == Encoding::T5) n += uint64_t(c.heads) * c.t5_num_buckets;
-  uint64_t per_layer = 4 * C + C * 3 * C + 3 * C + C * C + C + C * F + F + F * C + C;
-  if (c.encoding == Encoding::Shaw) per_layer += (2 * uint64_t(c.shaw_k) + 1) * (C / c.heads);
-  return n + L * per_layer + 2 * C + C * V;
+  const uint64_t per_layer = 4 * C + C * 3 * C + 3 * C + C * C + C + C * F + F + F * C + C + enc.layer_parameters();
+  return V * C + enc.global_parameters() + L * per_layer + 2 * C + C * V;  // wte, (encoding), blocks, lnf, lm_head
 }
 }  // namespace
 
 void ModelConfig::validate() const {
-  const int e = static_cast<int>(encoding);
-  if (e < 0 || e > static_cast<int>(Encoding::Shaw))
-    range_error("encoding", "one of 'none', 'sinusoidal', 'learned', 't5', 'alibi', 'rope', 'shaw'",
-                std::to_string(e));
-  require_int_range("layers", layers, 1, 64);
-  require_int_range("heads", heads, 1, 64);
-  require_int_range("dModel", d_model, 2, 4096);
+  if (!find_encoding(encoding)) range_error("encoding", encoding_choices(), std::to_string(static_cast<uint32_t>(encoding)));
+  validate_config_fields(*this);
   if (d_model % heads != 0)
     throw Error(ErrorKind::Range, "dModel must be divisible by heads (got dModel " + std::to_string(d_model) +
                                       ", heads " + std::to_string(heads) + ")");
-  require_int_range("mlpRatio", mlp_ratio, 1, 16);
-  require_int_range("vocabSize", vocab_size, 2, 65536);
-  require_int_range("maxLength", max_length, 1, 65536);
-  const int lp = static_cast<int>(learned_policy);
-  if (lp < 0 || lp > static_cast<int>(OutOfRange::Zero))
-    range_error("learnedPolicy", "one of 'error', 'clamp', 'zero'", std::to_string(lp));
-  const int hdim = head_dim();
-  if (encoding == Encoding::Sinusoidal && d_model % 2 != 0)
-    range_error("dModel", "even for encoding 'sinusoidal'", std::to_string(d_model));
-  if (encoding == Encoding::Rope) {
-    const int rl = static_cast<int>(rope_layout);
-    if (rl < 0 || rl > static_cast<int>(RopeLayout::Half))
-      range_error("ropeLayout", "one of 'interleaved', 'half'", std::to_string(rl));
-    if (!std::isfinite(rope_base) || rope_base <= 1.0)
-      range_error("ropeBase", "a finite number > 1", format_number(rope_base));
-    if (rotary_dim == 0) {
-      if (hdim % 2 != 0)
-        throw Error(ErrorKind::Range, "dModel / heads (the head dim) must be even for encoding 'rope' (got " +
-                                          std::to_string(hdim) + "); or set rotaryDim");
-    } else if (rotary_dim < 2 || rotary_dim > hdim || rotary_dim % 2 != 0) {
-      range_error("rotaryDim", "0 (= head dim) or an even integer in [2, " + std::to_string(hdim) + "]",
-                  std::to_string(rotary_dim));
-    }
-  }
-  if (encoding == Encoding::T5) {
-    require_int_range("t5NumBuckets", t5_num_buckets, 2, 1024);
-    // Unidirectional: num_buckets/2 exact buckets, then log-spaced ones up to max_distance.
-    require_int_range("t5MaxDistance", t5_max_distance, t5_num_buckets / 2 + 1, 1 << 20);
-    t5_validate(T5BucketOptions{false, t5_num_buckets, t5_max_distance});
-  }
-  if (encoding == Encoding::Shaw) require_int_range("shawK", shaw_k, 0, 4096);
-  const uint64_t n = count_parameters_u64(*this);
+  const std::unique_ptr<EncodingModel> enc = make_encoding_model(*this);
+  enc->validate();
+  const uint64_t n = count_parameters_u64(*this, *enc);
   if (n > kMaxParameters)
     throw Error(ErrorKind::Range, "model too large: " + std::to_string(n) + " parameters (limit " +
                                       std::to_string(kMaxParameters) + ")");
@@ -121,7 +62,7 @@ void ModelConfig::validate() const {
 
 std::size_t count_parameters(const ModelConfig& config) {
   config.validate();
-  return static_cast<std::size_t>(count_parameters_u64(config));
+  return static_cast<std::size_t>(count_parameters_u64(config, *make_encoding_model(config)));
 }
 
 // ===========================================================================
@@ -135,9 +76,8 @@ Model::Impl::Impl(const ModelConfig& c) : cfg(c) {
   hd = cfg.head_dim();
   F = cfg.mlp_ratio * C;
   V = cfg.vocab_size;
-  rd = cfg.effective_rotary_dim();
-  // shaw_k is only validated for Shaw; elsewhere it may be anything (2k+1 overflowed: fuzz_model).
-  nrel = cfg.encoding == Encoding::Shaw ? 2 * cfg.shaw_k + 1 : 0;
+  enc = make_encoding_model(cfg);
+  can_stream = find_encoding(cfg.encoding)->streaming;
   scale = 1.0f / std::sqrt(static_cast<float>(hd));
   build_layout();
   params.assign(nparams, 0.0f);
@@ -145,30 +85,28 @@ Model::Impl::Impl(const ModelConfig& c) : cfg(c) {
   adam_m.assign(nparams, 0.0f);
   adam_v.assign(nparams, 0.0f);
   init_weights();
-  if (cfg.encoding == Encoding::Alibi) {
-    alibi.resize(H);
-    alibi_slopes(H, alibi.data());
-  }
-  if (cfg.encoding == Encoding::Rope) {
-    RopeFrequencies f = rope_frequencies(rd, cfg.rope_base, RopeScaling{}, std::nullopt);
-    inv_freq = f.inv_freq;
-    rope_attention_scale = f.attention_scale;
-  }
 }
+
+Model::Impl::~Impl() = default;
 
 void Model::Impl::build_layout() {
   tensors.clear();
+  init_std.clear();
   std::size_t off = 0;
-  auto add = [&](const std::string& name, std::vector<int> shape, bool decay) {
+  auto add_init = [&](const std::string& name, std::vector<int> shape, bool decay, float std) {
     std::size_t n = 1;
     for (int s : shape) n *= static_cast<std::size_t>(s);
     tensors.push_back(TensorInfo{name, off, std::move(shape), n, decay});
+    init_std.push_back(std);
     off += n;
     return tensors.back().offset;
   };
+  // The model's own tensors: initialised by name (init_weights).
+  auto add = [&](const std::string& name, std::vector<int> shape, bool decay) {
+    return add_init(name, std::move(shape), decay, std::numeric_limits<float>::quiet_NaN());
+  };
   wte = add("wte", {V, C}, false);
-  if (cfg.encoding == Encoding::Learned) wpe = add("wpe", {cfg.max_length, C}, false);
-  if (cfg.encoding == Encoding::T5) t5 = add("t5.bias", {H, cfg.t5_num_buckets}, false);
+  enc->add_tensors(add_init);  // e.g. "wpe", "t5.bias"
   layer.resize(L);
   for (int l = 0; l < L; ++l) {
     std::string p = std::to_string(l);  // "h<l>." (built this way to dodge a GCC 12 -Wrestrict false positive)
@@ -181,7 +119,7 @@ void Model::Impl::build_layout() {
     o.qkv_b = add(p + "attn.qkv.bias", {3 * C}, false);
     o.proj_w = add(p + "attn.proj.weight", {C, C}, true);
     o.proj_b = add(p + "attn.proj.bias", {C}, false);
-    o.shaw = cfg.encoding == Encoding::Shaw ? add(p + "attn.shaw", {nrel, hd}, false) : kAbsent;
+    enc->add_layer_tensors(add_init, l, p);  // e.g. "h<l>.attn.shaw"
     o.ln2_w = add(p + "ln2.weight", {C}, false);
     o.ln2_b = add(p + "ln2.bias", {C}, false);
     o.fc_w = add(p + "mlp.fc.weight", {C, F}, true);
@@ -199,16 +137,24 @@ void Model::Impl::build_layout() {
 void Model::Impl::init_weights() {
   Rng rng(cfg.seed, /*stream=*/1);
   const float residual_std = 0.02f / std::sqrt(2.0f * static_cast<float>(L));
-  for (const TensorInfo& t : tensors) {
+  for (std::size_t ti = 0; ti < tensors.size(); ++ti) {
+    const TensorInfo& t = tensors[ti];
     float* p = params.data() + t.offset;
     const std::string& n = t.name;
+    if (!std::isnan(init_std[ti])) {  // an encoding's tensor: N(0, std), or zeros for std 0
+      if (init_std[ti] == 0.0f)
+        std::fill(p, p + t.size, 0.0f);
+      else
+        for (std::size_t i = 0; i < t.size; ++i) p[i] = static_cast<float>(rng.normal() * init_std[ti]);
+      continue;
+    }
     auto ends_with = [&](const char* s) {
       const std::size_t k = std::strlen(s);
       return n.size() >= k && n.compare(n.size() - k, k, s) == 0;
     };
     if (ends_with("ln1.weight") || ends_with("ln2.weight") || n == "lnf.weight") {
       std::fill(p, p + t.size, 1.0f);
-    } else if (ends_with(".bias") && n != "t5.bias") {
+    } else if (ends_with(".bias")) {
       std::fill(p, p + t.size, 0.0f);
     } else {
       const float std = (ends_with("attn.proj.weight") || ends_with("mlp.proj.weight")) ? residual_std : 0.02f;
@@ -232,24 +178,19 @@ void Model::Impl::check_inputs(const int32_t* tokens, const int32_t* targets, in
       if (targets[i] < -1 || targets[i] >= V)
         range_error("targets[" + std::to_string(i) + "]",
                     "-1 (not scored) or an integer in [0, " + std::to_string(V - 1) + "]", std::to_string(targets[i]));
-  if (cfg.encoding == Encoding::Learned && cfg.learned_policy == OutOfRange::Error && T_ > cfg.max_length)
-    throw Error(ErrorKind::Range,
-                "sequence length T = " + std::to_string(T_) + " exceeds maxLength = " +
-                    std::to_string(cfg.max_length) +
-                    " of the learned position table (learnedPolicy 'error'): positions >= " +
-                    std::to_string(cfg.max_length) + " have no trained row; use learnedPolicy 'clamp' or 'zero' to run past it");
+  enc->check_length(T_);
 }
 
 void Model::Impl::prepare(int B_, int T_, bool train, bool want_attention) {
   require_int_range("T", T_, 1, kMaxSequenceLength);
   require_int_range("B", B_, 1, 1 << 20);
   const uint64_t N = uint64_t(B_) * uint64_t(T_), TT = uint64_t(T_) * uint64_t(T_);
-  const uint64_t c = C, f = F, v = V, h = H, hdim = hd, nr = (cfg.encoding == Encoding::Shaw) ? nrel : 0;
+  const uint64_t c = C, f = F, v = V, h = H, hdim = hd;
   // Inference without maps streams attention (kernels::attention_forward): no [T, T] buffer at
-  // all; T5 needs one bias value per distance, Shaw only its [T, 2k+1] rel rows.
-  const bool stream = !train && !want_attention;
-  const uint64_t nbias = cfg.encoding == Encoding::T5 ? (stream ? uint64_t(T_) : TT)
-                         : cfg.encoding == Encoding::Shaw ? (stream ? 0 : TT) : 0;
+  // all; a distance bias needs one value per distance (the encoding says how much scratch).
+  // An encoding the streaming kernel cannot express (registry: streaming false) materialises.
+  const bool stream = !train && !want_attention && find_encoding(cfg.encoding)->streaming;
+  const uint64_t nbias = enc->bias_floats(T_, stream), nrel = enc->rel_floats(T_);
   // Inference keeps no activations for a backward pass, so every layer reuses one set
   // (layer l reads x = res3 of layer l-1 before it writes its own res3).
   const uint64_t layer_sets = train ? uint64_t(L) : 1;
@@ -257,8 +198,8 @@ void Model::Impl::prepare(int B_, int T_, bool train, bool want_attention) {
   uint64_t per_layer = N * c * 8 + N * 3 * c + N * f * 3 + N * 4;  // ln1 q k v atty res2 ln2 res3, qkv, fch fcg fct, stats
   uint64_t total = N * c + layer_sets * per_layer + N * c + N * 2 + N * v * 2;
   total += train ? uint64_t(L) * B_ * h * TT : (stream ? 0 : TT);  // attention probabilities
-  total += nbias + uint64_t(T_) * nr + uint64_t(T_) * hdim;  // bias, rel, yh
-  if (train) total += N * c * 3 + N * f + N * 3 * c + N * c * 3 + 2 * uint64_t(T_) * hdim + TT + uint64_t(T_) * nr;
+  total += nbias + nrel + uint64_t(T_) * hdim;  // bias, rel, yh
+  if (train) total += N * c * 3 + N * f + N * 3 * c + N * c * 3 + 2 * uint64_t(T_) * hdim + TT + nrel;
   const uint64_t maps = want_attention ? uint64_t(L) * h * TT : 0;
   if (total + maps > kMaxActivationFloats)
     throw Error(ErrorKind::Range,
@@ -308,7 +249,7 @@ void Model::Impl::prepare(int B_, int T_, bool train, bool want_attention) {
   a.logits = take(N * v);
   a.probs = take(N * v);
   a.bias = take(nbias);
-  a.rel = take(uint64_t(T_) * nr);
+  a.rel = take(nrel);
   a.yh = take(uint64_t(T_) * hdim);
   if (train) {
     a.dres = take(N * c);
@@ -322,7 +263,7 @@ void Model::Impl::prepare(int B_, int T_, bool train, bool want_attention) {
     a.dy = take(uint64_t(T_) * hdim);
     a.vt = take(uint64_t(T_) * hdim);
     a.dP = take(TT);
-    a.drel = take(uint64_t(T_) * nr);
+    a.drel = take(nrel);
   }
   B = B_;
   T = T_;
@@ -335,98 +276,44 @@ void Model::Impl::prepare(int B_, int T_, bool train, bool want_attention) {
 }
 
 // ===========================================================================
-// Position tables (grow with T; RoPE tables rebuilt per forward so an eval-time
-// RopeScaling override never leaks into training).
+// Position tables: the encoding's, per forward (an eval-time RopeScaling override never
+// leaks into training).
 
 void Model::Impl::prepare_position_tables(int T_, const ForwardOptions& opt) {
-  if (opt.rope_scaling && cfg.encoding != Encoding::Rope)
+  if (opt.rope_scaling && !enc->accepts_rope_scaling())
     throw Error(ErrorKind::Range, std::string("ropeScaling applies only to encoding 'rope' (got '") +
                                       encoding_name(cfg.encoding) + "')");
-  if (cfg.encoding == Encoding::Sinusoidal && T_ > sin_rows) {
-    sin_table.resize(static_cast<std::size_t>(T_) * C);
-    SinusoidalOptions so;
-    so.length = T_;
-    so.dim = C;
-    sinusoidal(so, sin_table.data());
-    for (float& x : sin_table) x *= kSinusoidalScale;
-    sin_rows = T_;
-  }
-  if (cfg.encoding == Encoding::T5 && T_ > t5_rows) {
-    t5_bucket_by_distance.resize(T_);
-    const T5BucketOptions bo{false, cfg.t5_num_buckets, cfg.t5_max_distance};
-    for (int d = 0; d < T_; ++d) t5_bucket_by_distance[d] = t5_bucket(-d, bo);  // relative = key - query = -d
-    t5_rows = T_;
-  }
-  if (cfg.encoding == Encoding::Rope) {
-    const std::size_t half = static_cast<std::size_t>(rd / 2);
-    rope_cos.resize(static_cast<std::size_t>(T_) * half);
-    rope_sin.resize(static_cast<std::size_t>(T_) * half);
-    RopeApplyOptions ro;
-    ro.length = T_;
-    ro.dim = hd;
-    ro.rotary_dim = rd;
-    ro.layout = cfg.rope_layout;
-    if (opt.rope_scaling) {
-      RopeFrequencies f = rope_frequencies(rd, cfg.rope_base, *opt.rope_scaling, T_);
-      rope_inv_freq_override = std::move(f.inv_freq);
-      ro.inv_freq = rope_inv_freq_override.data();
-      ro.attention_scale = f.attention_scale;
-    } else {
-      ro.inv_freq = inv_freq.data();
-      ro.attention_scale = rope_attention_scale;
-    }
-    rope_tables(ro, rope_cos.data(), rope_sin.data());
-  }
+  enc->prepare(*this, T_, opt);
 }
 
 namespace {
 
 // ===========================================================================
-// Embedding: x0[b,t,:] = wte[tokens[b,t]] + position(t)      x0 [N, C]
-//   position: Sinusoidal -> kSinusoidalScale * PE[t];  Learned -> wpe[t] (past the
-//   table: Clamp -> wpe[maxLength-1], Zero -> nothing; Error was refused up front).
-
-int learned_row(int t, const ModelConfig& cfg) {
-  if (t < cfg.max_length) return t;
-  return cfg.learned_policy == OutOfRange::Clamp ? cfg.max_length - 1 : -1;
-}
+// Embedding: x0[b,t,:] = wte[tokens[b,t]] (+ the encoding's position vector)    x0 [N, C]
 
 void embedding_forward(Model::Impl& m, const int32_t* tokens) {
   const int C = m.C;
+  const bool pos = m.enc->adds_position();
   for (int b = 0; b < m.B; ++b)
     for (int t = 0; t < m.T; ++t) {
       const idx n = static_cast<idx>(b) * m.T + t;
       float* x = m.acts.x0 + n * C;
-      const float* e = m.P(m.wte) + static_cast<idx>(tokens[n]) * C;
-      const float* pos = nullptr;
-      if (m.cfg.encoding == Encoding::Sinusoidal) pos = m.sin_table.data() + static_cast<idx>(t) * C;
-      if (m.cfg.encoding == Encoding::Learned) {
-        const int r = learned_row(t, m.cfg);
-        if (r >= 0) pos = m.P(m.wpe) + static_cast<idx>(r) * C;
-      }
-      if (pos)
-        for (int i = 0; i < C; ++i) x[i] = e[i] + pos[i];
-      else
-        std::memcpy(x, e, sizeof(float) * C);
+      std::memcpy(x, m.P(m.wte) + static_cast<idx>(tokens[n]) * C, sizeof(float) * C);
+      if (pos) m.enc->embed_forward(m, b, t, x);
     }
 }
 
-// dwte[tokens[n]] += dx0[n];  Learned: dwpe[row(t)] += dx0[n]
+// dwte[tokens[n]] += dx0[n]; the encoding takes dx0[n] for its position vector
 void embedding_backward(Model::Impl& m, const int32_t* tokens, const float* dx0) {
   const int C = m.C;
+  const bool pos = m.enc->adds_position();
   for (int b = 0; b < m.B; ++b)
     for (int t = 0; t < m.T; ++t) {
       const idx n = static_cast<idx>(b) * m.T + t;
       const float* d = dx0 + n * C;
       float* ge = m.G(m.wte) + static_cast<idx>(tokens[n]) * C;
       for (int i = 0; i < C; ++i) ge[i] += d[i];
-      if (m.cfg.encoding == Encoding::Learned) {
-        const int r = learned_row(t, m.cfg);
-        if (r >= 0) {
-          float* gp = m.G(m.wpe) + static_cast<idx>(r) * C;
-          for (int i = 0; i < C; ++i) gp[i] += d[i];
-        }
-      }
+      if (pos) m.enc->embed_backward(m, b, t, d);
     }
 }
 
@@ -491,85 +378,6 @@ void merge_dqkv(const Model::Impl& m, const float* dq, const float* dk, const fl
         std::memcpy(row + 2 * C + h * hd, dv + src, sizeof(float) * hd);
       }
     }
-}
-
-// ===========================================================================
-// RoPE on all of q or k at once: x [B, H, T, hd], row (b, h, t) rotated by position t.
-// The kernels take one cos/sin row per x row, so the [T, rd/2] tables are repeated
-// B*H times (rope_cos_rows / rope_sin_rows, rebuilt per forward: cheap).
-
-void rope_replicate(Model::Impl& m) {
-  const std::size_t per = m.rope_cos.size(), copies = static_cast<std::size_t>(m.B) * m.H;
-  m.rope_cos_rows.resize(per * copies);
-  m.rope_sin_rows.resize(per * copies);
-  for (std::size_t c = 0; c < copies; ++c) {
-    std::memcpy(m.rope_cos_rows.data() + c * per, m.rope_cos.data(), sizeof(float) * per);
-    std::memcpy(m.rope_sin_rows.data() + c * per, m.rope_sin.data(), sizeof(float) * per);
-  }
-}
-void rope_forward(const Model::Impl& m, float* x) {
-  const int rows = m.B * m.H * m.T;
-  const float *c = m.rope_cos_rows.data(), *s = m.rope_sin_rows.data();
-  if (m.cfg.rope_layout == RopeLayout::Half)
-    kernels::rope_rotate_half(x, x, c, s, rows, m.hd, m.rd);
-  else
-    kernels::rope_rotate_interleaved(x, x, c, s, rows, m.hd, m.rd);
-}
-void rope_backward(const Model::Impl& m, float* dx) {
-  const int rows = m.B * m.H * m.T;
-  const float *c = m.rope_cos_rows.data(), *s = m.rope_sin_rows.data();
-  if (m.cfg.rope_layout == RopeLayout::Half)
-    kernels::rope_rotate_half_backward(dx, dx, c, s, rows, m.hd, m.rd);
-  else
-    kernels::rope_rotate_interleaved_backward(dx, dx, c, s, rows, m.hd, m.rd);
-}
-
-// ===========================================================================
-// Score biases (causal: only j <= i is ever read).
-//   T5:   bias[i,j] = t5[h, bucket(j - i)]                        bias [T, T]
-//   Shaw: bias[i,j] = scale * q_i . a_{k - min(i-j, k)}             rel = q @ A^T  [T, 2k+1]
-
-void t5_bias_forward(const Model::Impl& m, int h, float* bias) {
-  const float* table = m.params.data() + m.t5 + static_cast<idx>(h) * m.cfg.t5_num_buckets;
-  const int32_t* bkt = m.t5_bucket_by_distance.data();
-  for (int i = 0; i < m.T; ++i) {
-    float* row = bias + static_cast<idx>(i) * m.T;
-    for (int j = 0; j <= i; ++j) row[j] = table[bkt[i - j]];
-  }
-}
-// dt5[h, bucket(j - p)] += dS[i, j]   (query i at position p = i + q0; dS [T - q0, T])
-void t5_bias_backward(Model::Impl& m, int h, int q0, const float* dS) {
-  float* dtable = m.grads.data() + m.t5 + static_cast<idx>(h) * m.cfg.t5_num_buckets;
-  const int32_t* bkt = m.t5_bucket_by_distance.data();
-  for (int p = q0; p < m.T; ++p) {
-    const float* row = dS + static_cast<idx>(p - q0) * m.T;
-    for (int j = 0; j <= p; ++j) dtable[bkt[p - j]] += row[j];
-  }
-}
-
-void shaw_bias_forward(const Model::Impl& m, const float* A, const float* q, float* rel, float* bias) {
-  const int k = m.cfg.shaw_k, nr = m.nrel, T = m.T;
-  kernels::matmul_bt(q, A, rel, T, m.hd, nr, false);  // [T, hd] @ [2k+1, hd]^T -> [T, 2k+1]
-  for (int i = 0; i < T; ++i) {
-    const float* r = rel + static_cast<idx>(i) * nr;
-    float* row = bias + static_cast<idx>(i) * T;
-    for (int j = 0; j <= i; ++j) row[j] = m.scale * r[k - std::min(i - j, k)];
-  }
-}
-// Queries i at positions p = i + q0 (q, dq: their [Tq, hd] rows; dS_scaled [Tq, T]):
-// drel[i, k - min(p-j, k)] = sum_j dS_scaled[i, j];  dq += drel @ A;  dA += drel^T @ q
-void shaw_bias_backward(const Model::Impl& m, int q0, const float* A, const float* q, const float* dS_scaled,
-                        float* drel, float* dq, float* dA) {
-  const int k = m.cfg.shaw_k, nr = m.nrel, T = m.T, Tq = T - q0;
-  std::fill(drel, drel + static_cast<idx>(Tq) * nr, 0.0f);
-  for (int i = 0; i < Tq; ++i) {
-    const int p = i + q0;
-    const float* row = dS_scaled + static_cast<idx>(i) * T;
-    float* d = drel + static_cast<idx>(i) * nr;
-    for (int j = 0; j <= p; ++j) d[k - std::min(p - j, k)] += row[j];
-  }
-  kernels::matmul(drel, A, dq, Tq, nr, m.hd, true);     // [Tq, 2k+1] @ [2k+1, hd]
-  kernels::matmul_at(drel, q, dA, Tq, nr, m.hd, true);  // [Tq, 2k+1]^T @ [Tq, hd] -> [2k+1, hd]
 }
 
 // ===========================================================================
@@ -644,59 +452,32 @@ void transpose(const float* x, float* xt, int rows, int cols) {  // x [rows, col
 //             P[b,h] = softmax(scale q k^T - alibi_h (p - j) + bias, causal)  [Tq, T], query i at p = i + q0
 //             atty[b, i, h*hd..] = (P v)[i]                                  [B, Tq, C]
 
-// One head (b, h) through kernels::attention_forward, which never forms [Tq, T]; the biases
-// become functions of the distance (kernels::RelativeBias):
-//   T5:   t5_by_distance[x] = t5[h, bucket(x - (T - 1))], x = j - p + T - 1     [T]
-//   Shaw: row i = scale * rel[i, 0..k], read at k - min(p - j, k)               [Tq, 2k+1]
-// The output goes straight into the head's columns of atty.
-void stream_head(Model::Impl& m, const LayerActs& la, int l, int b, int h, int q0, float slope,
-                 const float* t5_by_distance) {
-  const int T = m.T, hd = m.hd, Tq = T - q0, k = m.cfg.shaw_k;
+// One head (b, h) through kernels::attention_forward, which never forms [Tq, T]; the
+// encoding's bias, if any, is a function of distance (kernels::RelativeBias). The output goes
+// straight into the head's columns of atty.
+void stream_head(Model::Impl& m, const LayerActs& la, int l, int b, int h, int q0, float slope) {
+  const int T = m.T, hd = m.hd, Tq = T - q0;
   const idx bh = static_cast<idx>(b) * m.H + h, head = static_cast<idx>(T) * hd;
   const float* q = la.q + bh * head + static_cast<idx>(q0) * hd;  // the Tq queries kept
-  kernels::RelativeBias rb;
-  const kernels::RelativeBias* bias = nullptr;
-  if (m.cfg.encoding == Encoding::T5) {
-    rb = {t5_by_distance, 0, T - 1, T};
-    bias = &rb;
-  } else if (m.cfg.encoding == Encoding::Shaw) {
-    kernels::matmul_bt(q, m.P(m.layer[l].shaw), m.acts.rel, Tq, hd, m.nrel, false);  // [Tq, 2k+1]
-    for (idx i = 0; i < static_cast<idx>(Tq) * m.nrel; ++i) m.acts.rel[i] *= m.scale;
-    rb = {m.acts.rel, m.nrel, k, k + 1};
-    bias = &rb;
-  }
+  const kernels::RelativeBias* bias = m.enc->stream_bias(m, l, h, b, q0, q);
   kernels::attention_forward(q, la.k + bh * head, la.v + bh * head,
                              la.atty + static_cast<idx>(b) * Tq * m.C + static_cast<idx>(h) * hd, Tq, T, hd, hd, m.C,
                              m.scale, true, slope, bias);
 }
 
 // Inference materialises only what it returns (the maps of sequence 0) and streams every
-// other head; training keeps every [Tq, T] probability matrix for the backward pass.
+// other head (if the encoding can stream); training keeps every [Tq, T] probability matrix
+// for the backward pass.
 void attention_forward(Model::Impl& m, int l, int q0, bool want_attention) {
   LayerActs& la = m.acts.layer[l];
   const int T = m.T, H = m.H, hd = m.hd, Tq = T - q0;
   const idx TT = static_cast<idx>(T) * T, head = static_cast<idx>(T) * hd;
-  const Encoding enc = m.cfg.encoding;
-  if (enc == Encoding::Rope) {
-    rope_forward(m, la.q);
-    rope_forward(m, la.k);
-  }
+  m.enc->qk_forward(m, la.q, la.k);  // e.g. RoPE rotates q and k
   for (int h = 0; h < H; ++h) {
-    const float slope = enc == Encoding::Alibi ? m.alibi[h] : 0.0f;
-    const float* bias = nullptr;
-    const float* t5_by_distance = nullptr;
-    if (enc == Encoding::T5 && m.streaming) {
-      const float* table = m.params.data() + m.t5 + static_cast<idx>(h) * m.cfg.t5_num_buckets;
-      for (int x = 0; x < T; ++x) m.acts.bias[x] = table[m.t5_bucket_by_distance[T - 1 - x]];
-      t5_by_distance = m.acts.bias;
-    } else if (enc == Encoding::T5) {
-      t5_bias_forward(m, h, m.acts.bias);
-      bias = m.acts.bias + static_cast<idx>(q0) * T;  // rows of the queries kept
-      t5_by_distance = m.acts.bias + (TT - T);        // its last row is the bias per distance
-    }
+    const float slope = m.enc->alibi_slope(h);
     for (int b = 0; b < m.B; ++b) {
-      if (!m.training && !(want_attention && b == 0)) {
-        stream_head(m, la, l, b, h, q0, slope, t5_by_distance);
+      if (!m.training && !(want_attention && b == 0) && m.can_stream) {
+        stream_head(m, la, l, b, h, q0, slope);
         continue;
       }
       const idx bh = static_cast<idx>(b) * H + h;
@@ -704,10 +485,7 @@ void attention_forward(Model::Impl& m, int l, int q0, bool want_attention) {
       const float* k = la.k + bh * head;
       const float* v = la.v + bh * head;
       float* S = m.training ? la.att + bh * TT : la.att;  // [Tq, T]
-      if (enc == Encoding::Shaw) {
-        shaw_bias_forward(m, m.P(m.layer[l].shaw), q, m.acts.rel, m.acts.bias);
-        bias = m.acts.bias + static_cast<idx>(q0) * T;
-      }
+      const float* bias = m.enc->bias(m, l, h, b, q0, q);  // [Tq, T] or none
       kernels::attention_scores_softmax(q + static_cast<idx>(q0) * hd, k, S, Tq, T, hd, m.scale, true, slope, bias);
       if (want_attention && b == 0)  // (inference only: q0 = 0)
         std::memcpy(m.att_maps.data() + (static_cast<idx>(l) * H + h) * TT, S, sizeof(float) * TT);
@@ -720,15 +498,14 @@ void attention_forward(Model::Impl& m, int l, int q0, bool want_attention) {
 //   backward, per head, from datty [B, Tq, C]:
 //     dy = datty[b, :, h]                       [Tq, hd]
 //     dP = dy v^T;  dv = P^T dy                 [Tq, T], [T, hd]
-//     dS = softmax_backward(P, dP)              (T5: dt5 += dS by bucket)
-//     dS *= scale;  dq = dS k;  dk = dS^T q     (Shaw: + its terms; RoPE: rotate back)
+//     dS = softmax_backward(P, dP)              (a bias table: its gradient from dS)
+//     dS *= scale;  dq = dS k;  dk = dS^T q     (a q-dependent bias: + its terms; q/k transform: back)
 //   dq of the queries t < q0 is 0.
 void attention_backward(Model::Impl& m, int l, int q0) {
   LayerActs& la = m.acts.layer[l];
   Acts& a = m.acts;
   const int T = m.T, H = m.H, hd = m.hd, Tq = T - q0;
   const idx TT = static_cast<idx>(T) * T, head = static_cast<idx>(T) * hd, skip = static_cast<idx>(q0) * hd;
-  const Encoding enc = m.cfg.encoding;
   for (int h = 0; h < H; ++h)
     for (int b = 0; b < m.B; ++b) {
       const idx bh = static_cast<idx>(b) * H + h;
@@ -746,17 +523,14 @@ void attention_backward(Model::Impl& m, int l, int q0) {
       causal_dyvt(a.dy, a.vt, a.dP, Tq, T, hd);  // dP = dy v^T      [Tq, T]
       causal_ptv(P, a.dy, dv, Tq, T, hd);        // dv = P^T dy      [T, hd]
       causal_softmax_backward(P, a.dP, Tq, T);   // dS (in place)
-      if (enc == Encoding::T5) t5_bias_backward(m, h, q0, a.dP);
+      m.enc->bias_backward(m, l, h, b, q0, q, a.dP, dq);
       causal_scale(a.dP, Tq, T, m.scale);        // dS *= scale
       causal_pv(a.dP, k, dq, Tq, T, hd);         // dq = dS k        [Tq, hd]
       causal_ptv(a.dP, q, dk, Tq, T, hd);        // dk = dS^T q      [T, hd]
-      if (enc == Encoding::Shaw)
-        shaw_bias_backward(m, q0, m.P(m.layer[l].shaw), q, a.dP, a.drel, dq, m.G(m.layer[l].shaw));
+      m.enc->bias_backward_scaled(m, l, h, b, q0, q, a.dP, dq);
     }
-  if (enc == Encoding::Rope) {  // rotate the gradients back (transpose of the rotation)
-    rope_backward(m, a.dq);
-    rope_backward(m, a.dk);
-  }
+  m.enc->bias_backward_end(m, l);
+  m.enc->qk_backward(m, a.dq, a.dk);  // e.g. RoPE rotates the gradients back
   merge_dqkv(m, a.dq, a.dk, a.dv, a.dqkv);
 }
 
@@ -768,7 +542,6 @@ void attention_backward(Model::Impl& m, int l, int q0) {
 void Model::Impl::forward(const int32_t* tokens, const ForwardOptions& opt) {
   const int N = B * T;
   const bool want = opt.want_attention;
-  if (cfg.encoding == Encoding::Rope) rope_replicate(*this);
   embedding_forward(*this, tokens);
   const float* x = acts.x0;
   for (int l = 0; l < L; ++l) {
@@ -969,10 +742,9 @@ void Model::set_trained_length(int t) {
 
 std::vector<PositionStatus> Model::position_status(int T) const {
   require_int_range("T", T, 0, kMaxSequenceLength);
-  const ModelConfig& c = impl_->cfg;
   std::vector<PositionStatus> s(static_cast<std::size_t>(T));
   for (int p = 0; p < T; ++p) {
-    if (c.encoding == Encoding::Learned && p >= c.max_length)
+    if (impl_->enc->out_of_table(p))
       s[p] = PositionStatus::OutOfTable;
     else
       s[p] = p < impl_->trained_length ? PositionStatus::Trained : PositionStatus::Untrained;

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -18,7 +19,6 @@ struct LayerOffsets {
   std::size_t ln1_w, ln1_b;    // [C], [C]
   std::size_t qkv_w, qkv_b;    // [C, 3C], [3C]   q | k | v, head h at columns h*hd .. (h+1)*hd of each third
   std::size_t proj_w, proj_b;  // [C, C], [C]
-  std::size_t shaw;            // [2k+1, hd] (Shaw only, else kAbsent)
   std::size_t ln2_w, ln2_b;    // [C], [C]
   std::size_t fc_w, fc_b;      // [C, F], [F]
   std::size_t fcp_w, fcp_b;    // [F, C], [C]
@@ -56,8 +56,8 @@ struct Acts {
   float* logits = nullptr;    // [N, V]
   float* probs = nullptr;     // [N, V] softmax (scored rows), then dlogits in backward
   // per-head scratch
-  float* bias = nullptr;  // [T, T] additive score bias (T5, Shaw); streaming T5: [T], one value per distance
-  float* rel = nullptr;   // [T, 2k+1] Shaw: q . a_r
+  float* bias = nullptr;  // the encoding's bias scratch (EncodingModel::bias_floats), e.g. [T, T]
+  float* rel = nullptr;   // the encoding's per-query scratch (EncodingModel::rel_floats), e.g. Shaw [T, 2k+1]
   float* yh = nullptr;    // [T, hd] one head's output
   // backward scratch (training only)
   float* dres = nullptr;   // [N, C] gradient of the residual stream
@@ -71,16 +71,19 @@ struct Acts {
   float* dy = nullptr;     // [T, hd]
   float* vt = nullptr;     // [hd, T] one head's v transposed
   float* dP = nullptr;     // [T, T]
-  float* drel = nullptr;   // [T, 2k+1]
+  float* drel = nullptr;   // same size as rel
 };
+
+class EncodingModel;
 
 struct Model::Impl {
   ModelConfig cfg;
-  int L = 0, H = 0, C = 0, hd = 0, F = 0, V = 0, rd = 0, nrel = 0;  // nrel = 2k+1 (Shaw)
+  int L = 0, H = 0, C = 0, hd = 0, F = 0, V = 0;
   float scale = 1.0f;  // 1/sqrt(hd)
 
   std::vector<TensorInfo> tensors;
-  std::size_t wte = kAbsent, wpe = kAbsent, t5 = kAbsent, lnf_w = kAbsent, lnf_b = kAbsent, lm_head = kAbsent;
+  std::vector<float> init_std;  // per tensor: NaN = the model's rule by name, else the encoding's N(0, std)
+  std::size_t wte = kAbsent, lnf_w = kAbsent, lnf_b = kAbsent, lm_head = kAbsent;
   std::vector<LayerOffsets> layer;
   std::size_t nparams = 0;
   std::vector<float> params, grads, adam_m, adam_v;
@@ -89,19 +92,8 @@ struct Model::Impl {
   long long step = 0;
   int trained_length = 0;
 
-  // Fixed per config.
-  std::vector<float> alibi;        // [H] slopes
-  std::vector<double> inv_freq;    // [rd/2] RoPE training frequencies
-  double rope_attention_scale = 1.0;
-
-  // Tables that grow with T (prefixes stay valid).
-  int sin_rows = 0;
-  std::vector<float> sin_table;   // [rows, C], already multiplied by kSinusoidalScale
-  int t5_rows = 0;
-  std::vector<int32_t> t5_bucket_by_distance;  // [rows]: bucket of relative position -dist
-  std::vector<float> rope_cos, rope_sin;       // [T, rd/2], rebuilt per forward
-  std::vector<float> rope_cos_rows, rope_sin_rows;  // [B*H*T, rd/2]: the tables repeated per (b, h)
-  std::vector<double> rope_inv_freq_override;
+  // The encoding's hooks and its state (tables, tensor offsets): encoding_model.hpp.
+  std::unique_ptr<EncodingModel> enc;
 
   // Activations.
   std::vector<float> arena;
@@ -109,6 +101,7 @@ struct Model::Impl {
   int B = 0, T = 0;
   bool training = false;
   bool streaming = false;  // inference without attention maps: attention never forms [T, T]
+  bool can_stream = true;  // the encoding's bias fits the streaming kernel (registry)
   // First query row of the LAST layer: training sets it to the first scored position
   // (rows before it need no logits), so that layer's attention output, MLP, final LN
   // and head run on [B, T - q0] rows; inference uses 0.
@@ -117,6 +110,7 @@ struct Model::Impl {
   std::vector<float> att_maps;  // [L, H, T, T] of sequence 0, when asked for
 
   explicit Impl(const ModelConfig& c);
+  ~Impl();
   void build_layout();
   void init_weights();
 

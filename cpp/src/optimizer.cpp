@@ -1,6 +1,8 @@
 // AdamW (decoupled weight decay, Loshchilov & Hutter), global-norm gradient
 // clipping, and the learning-rate schedule (linear warmup, cosine decay).
 #include <cmath>
+#include <limits>
+#include <string>
 
 #include "model_impl.hpp"
 #include "posenc/error.hpp"
@@ -53,16 +55,28 @@ void adamw_tensor(float* p, const float* g, float* m, float* v, std::size_t n, f
 }
 }  // namespace
 
+namespace {
+constexpr double kFloatMax = std::numeric_limits<float>::max();
+constexpr OptimizerField kOptimizerFields[] = {
+    {"beta1", 0, 1, false, true, &AdamWOptions::beta1},
+    {"beta2", 0, 1, false, true, &AdamWOptions::beta2},
+    {"eps", 0, kFloatMax, true, false, &AdamWOptions::eps},
+    {"weightDecay", 0, kFloatMax, false, false, &AdamWOptions::weight_decay},
+    {"gradClip", -kFloatMax, kFloatMax, false, false, &AdamWOptions::grad_clip},  // <= 0: no clipping
+};
+}  // namespace
+
+std::span<const OptimizerField> optimizer_fields() { return kOptimizerFields; }
+
 void validate_adamw(const AdamWOptions& o) {
-  auto unit = [](const char* name, float v) {
-    if (!(v >= 0.0f && v < 1.0f)) range_error(name, "a number in [0, 1)", format_number(v));
-  };
-  unit("beta1", o.beta1);
-  unit("beta2", o.beta2);
-  require_positive("eps", o.eps);
-  require_finite("weightDecay", o.weight_decay);
-  if (o.weight_decay < 0) range_error("weightDecay", "a finite number >= 0", format_number(o.weight_decay));
-  require_finite("gradClip", o.grad_clip);
+  for (const OptimizerField& f : kOptimizerFields) {
+    const double v = o.*f.member;
+    if (!std::isfinite(v) || v < f.min || v > f.max || (f.min_exclusive && v == f.min) || (f.max_exclusive && v == f.max))
+      range_error(f.name,
+                  std::string("a finite number ") + (f.min_exclusive ? "> " : ">= ") + format_number(f.min) +
+                      (f.max_exclusive ? " and < " : " and <= ") + format_number(f.max),
+                  format_number(v));
+  }
 }
 
 void Model::adamw_update(float lr) {

@@ -105,3 +105,47 @@ void sinusoidal(const SinusoidalOptions& o, float* out) {
 }
 
 }  // namespace posenc
+
+// ===========================================================================
+// Model hooks (encoding_model.hpp): x0[b, t] += kSinusoidalScale * PE[t]   PE [T, C] (no parameters)
+//   forward:  the table grows with T (prefixes stay valid); backward: nothing to learn.
+
+#include <vector>
+
+#include "encoding_model.hpp"
+
+namespace posenc {
+namespace {
+
+class SinusoidalModel : public EncodingModel {
+ public:
+  using EncodingModel::EncodingModel;
+  void validate() const override {
+    if (cfg.d_model % 2 != 0) range_error("dModel", "even for encoding 'sinusoidal'", std::to_string(cfg.d_model));
+  }
+  void prepare(Model::Impl& m, int T, const ForwardOptions&) override {
+    if (T <= rows) return;
+    table.resize(static_cast<std::size_t>(T) * m.C);
+    SinusoidalOptions so;
+    so.length = T;
+    so.dim = m.C;
+    sinusoidal(so, table.data());
+    for (float& x : table) x *= kSinusoidalScale;
+    rows = T;
+  }
+  bool adds_position() const override { return true; }
+  void embed_forward(Model::Impl& m, int, int t, float* x) override {
+    const float* r = table.data() + static_cast<std::size_t>(t) * m.C;
+    for (int i = 0; i < m.C; ++i) x[i] += r[i];
+  }
+
+ private:
+  int rows = 0;
+  std::vector<float> table;  // [rows, C], already multiplied by kSinusoidalScale
+};
+
+}  // namespace
+
+EncodingModel* make_sinusoidal_model(const ModelConfig& c) { return new SinusoidalModel(c); }
+
+}  // namespace posenc

@@ -99,3 +99,89 @@ void t5_buckets(const int32_t* relative, int count, const T5BucketOptions& o, in
 }
 
 }  // namespace posenc
+
+// ===========================================================================
+// Model hooks (encoding_model.hpp): one bucket-bias table t5 [H, num_buckets] shared by all
+// layers; unidirectional buckets of relative = key - query = -(p - j) <= 0.
+// The bias is built one way: per head, a vector over distance,
+//   by_distance[x] = t5[h, bucket(x - (T - 1))]     x = j - p + T - 1 in [0, T)     [T]
+// which the streaming kernel reads directly (kernels::RelativeBias) and which is expanded to
+// rows [Tq, T] where the scores are materialised (training, attention maps).
+//   backward: dt5[h, bucket(j - p)] += dS[i, j]   (query i at p = i + q0, before the scale)
+
+#include <vector>
+
+#include "encoding_model.hpp"
+
+namespace posenc {
+namespace {
+
+class T5Model : public EncodingModel {
+ public:
+  using EncodingModel::EncodingModel;
+  void validate() const override {
+    require_int_range("t5MaxDistance", cfg.t5_max_distance, cfg.t5_num_buckets / 2 + 1, 1 << 20);
+    t5_validate(options());
+  }
+  uint64_t global_parameters() const override { return uint64_t(cfg.heads) * cfg.t5_num_buckets; }
+  void add_tensors(const AddTensor& add) override {
+    table = add("t5.bias", {cfg.heads, cfg.t5_num_buckets}, false, 0.02f);
+  }
+  uint64_t bias_floats(int T, bool streaming) const override {
+    return uint64_t(T) + (streaming ? 0 : uint64_t(T) * T);
+  }
+  void prepare(Model::Impl&, int T, const ForwardOptions&) override {
+    built_l = built_h = rows_l = rows_h = -1;
+    if (T <= bucket_rows) return;
+    bucket_by_distance.resize(T);
+    for (int d = 0; d < T; ++d) bucket_by_distance[d] = t5_bucket(-d, options());  // relative = -d
+    bucket_rows = T;
+  }
+  const float* bias(Model::Impl& m, int l, int h, int, int q0, const float*) override {
+    const float* d = by_distance(m, l, h);
+    float* rows = m.acts.bias + m.T;
+    if (rows_l != l || rows_h != h) {
+      expand_distance_bias(d, m.T, 0, rows);
+      rows_l = l;
+      rows_h = h;
+    }
+    return rows + static_cast<std::ptrdiff_t>(q0) * m.T;
+  }
+  const kernels::RelativeBias* stream_bias(Model::Impl& m, int l, int h, int, int, const float*) override {
+    rb = {by_distance(m, l, h), 0, m.T - 1, m.T};
+    return &rb;
+  }
+  void bias_backward(Model::Impl& m, int, int h, int, int q0, const float*, const float* dS, float*) override {
+    float* dtable = m.G(table) + static_cast<std::ptrdiff_t>(h) * cfg.t5_num_buckets;
+    const int32_t* bkt = bucket_by_distance.data();
+    for (int p = q0; p < m.T; ++p) {
+      const float* row = dS + static_cast<std::ptrdiff_t>(p - q0) * m.T;
+      for (int j = 0; j <= p; ++j) dtable[bkt[p - j]] += row[j];
+    }
+  }
+
+ private:
+  T5BucketOptions options() const { return T5BucketOptions{false, cfg.t5_num_buckets, cfg.t5_max_distance}; }
+  // The [T] vector of head h in acts.bias (built once per head and forward).
+  const float* by_distance(Model::Impl& m, int l, int h) {
+    float* d = m.acts.bias;
+    if (built_l != l || built_h != h) {
+      const float* t = m.P(table) + static_cast<std::ptrdiff_t>(h) * cfg.t5_num_buckets;
+      for (int x = 0; x < m.T; ++x) d[x] = t[bucket_by_distance[m.T - 1 - x]];
+      built_l = l;
+      built_h = h;
+    }
+    return d;
+  }
+  std::size_t table = 0;
+  int bucket_rows = 0;
+  std::vector<int32_t> bucket_by_distance;  // [rows]: bucket of relative position -d
+  int built_l = -1, built_h = -1, rows_l = -1, rows_h = -1;
+  kernels::RelativeBias rb;
+};
+
+}  // namespace
+
+EncodingModel* make_t5_model(const ModelConfig& c) { return new T5Model(c); }
+
+}  // namespace posenc

@@ -3,12 +3,12 @@
 // writes the checkpoints the page loads plus a results JSON.
 //
 //   posenc_train [--out DIR] [--quick] [--seeds N] [--tasks copy,reverse,retrieval,markov]
-//                [--encodings none,sinusoidal,learned,t5,alibi,rope,shaw] [--jobs N]
+//                [--encodings LIST (the registry's names)] [--jobs N]
 //                [--steps N] [--batch N] [--length N] [--lr X] [--warmup N] [--beta2 X]
 //                [--layers N] [--heads N] [--d-model N] [--mlp-ratio N]
 //                [--eval-sequences N] [--grid-sequences N] [--no-scalings] [--check-reproducible]
 //
-// Defaults (the full run): 4 tasks x 7 encodings x seeds 0,1,2; d_model 32, 2 layers,
+// Defaults (the full run): 4 tasks x every registered encoding x seeds 0,1,2; d_model 32, 2 layers,
 // 4 heads, MLP ratio 3 (~22k parameters, ~88 KB per checkpoint); 4000 AdamW steps of
 // batch 32 at length 32 (lr 6e-3 -> 6e-4 cosine, warmup 250, beta2 0.95); evaluation
 // at 0.5, 1, 1.5, 2, 3, 4, 6 and 8 x 32 = 16 .. 256, RoPE also with each scaling.
@@ -69,6 +69,18 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
+// Every encoding of the registry (posenc/encoding.hpp), and their names for --help.
+std::vector<Encoding> registered_encodings() {
+  std::vector<Encoding> out;
+  for (const EncodingInfo& e : encodings()) out.push_back(e.id);
+  return out;
+}
+std::string registered_names() {
+  std::string s;
+  for (const EncodingInfo& e : encodings()) s += (s.empty() ? "" : ",") + std::string(e.name);
+  return s;
+}
+
 double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
 // ---------------------------------------------------------------------------
@@ -80,15 +92,14 @@ struct Config {
   bool check_reproducible = false;
   int seeds = 3;
   std::vector<TaskKind> tasks = {TaskKind::Copy, TaskKind::Reverse, TaskKind::Retrieval, TaskKind::Markov};
-  std::vector<Encoding> encodings = {Encoding::None, Encoding::Sinusoidal, Encoding::Learned, Encoding::T5,
-                                     Encoding::Alibi, Encoding::Rope, Encoding::Shaw};
+  std::vector<Encoding> encodings = registered_encodings();
   int jobs = 2;
   // model
   int layers = 2, heads = 4, d_model = 32, mlp_ratio = 3;  // ~22k parameters: 88 KB checkpoints
   // training
   int length = 32, steps = 4000, batch = 32, warmup = 250;
   float lr = 6e-3f, min_lr = 6e-4f;
-  float beta2 = 0.95f;  // AdamW; on reverse at this size 0.95 beat the model's default 0.999
+  float beta2 = AdamWOptions{}.beta2;  // the experiment's AdamW beta2 (posenc/model.hpp)
   // evaluation
   std::vector<double> eval_factors = {0.5, 1, 1.5, 2, 3, 4, 6, 8};
   int eval_sequences = 64, grid_sequences = 64, attention_sequences = 4;
@@ -491,10 +502,11 @@ void usage(FILE* f) {
                "  --quick              a short configuration for tests (copy; rope, alibi; 1 seed; 60 steps)\n"
                "  --seeds N            seeds 0..N-1 per task and encoding (3)\n"
                "  --tasks LIST         comma-separated: copy,reverse,retrieval,markov (all)\n"
-               "  --encodings LIST     comma-separated: none,sinusoidal,learned,t5,alibi,rope,shaw (all)\n"
+               "  --encodings LIST     comma-separated: %s (all)\n"
                "  --jobs N             runs trained in parallel (2); results do not depend on it\n"
                "  --no-scalings        skip the RoPE linear/ntk/dynamic/yarn evaluation sweeps\n"
-               "  --check-reproducible run twice (--jobs 1, --jobs 2) into DIR/a and DIR/b and compare\n");
+               "  --check-reproducible run twice (--jobs 1, --jobs 2) into DIR/a and DIR/b and compare\n",
+               registered_names().c_str());
 }
 
 }  // namespace

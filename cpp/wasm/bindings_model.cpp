@@ -1,7 +1,8 @@
 // embind layer for the tiny transformer and the task generators. As thin as
-// bindings.cpp: config slots and pointers in, status codes out; models and
+// bindings.cpp: config values (in schema order) and pointers in, status codes out; models and
 // generators are handed to JS as opaque addresses owned by the JS wrapper.
 #include <emscripten/bind.h>
+#include <emscripten/val.h>
 
 #include <cmath>
 #include <cstdint>
@@ -19,51 +20,102 @@ namespace {
 
 using namespace posenc::wasm;
 
-// Config slots (int32), in this order; the JS library writes them.
-enum ConfigSlot {
-  kEncoding, kLayers, kHeads, kDModel, kMlpRatio, kVocab, kMaxLength, kRopeLayout, kRotaryDim, kT5Buckets,
-  kT5MaxDistance, kShawK, kLearnedPolicy, kConfigSlots
-};
-
-posenc::ModelConfig unpack_config(const int32_t* s, double rope_base, double seed) {
+// A config travels as one double per field of posenc::config_fields(), in that order
+// (choices as their index); the JS library reads the schema from configSchema().
+posenc::ModelConfig unpack_config(const double* v) {
   posenc::ModelConfig c;
-  c.encoding = static_cast<posenc::Encoding>(s[kEncoding]);
-  c.layers = s[kLayers];
-  c.heads = s[kHeads];
-  c.d_model = s[kDModel];
-  c.mlp_ratio = s[kMlpRatio];
-  c.vocab_size = s[kVocab];
-  c.max_length = s[kMaxLength];
-  c.rope_layout = static_cast<posenc::RopeLayout>(s[kRopeLayout]);
-  c.rotary_dim = s[kRotaryDim];
-  c.t5_num_buckets = s[kT5Buckets];
-  c.t5_max_distance = s[kT5MaxDistance];
-  c.shaw_k = s[kShawK];
-  c.learned_policy = static_cast<posenc::OutOfRange>(s[kLearnedPolicy]);
-  c.rope_base = rope_base;
-  c.seed = static_cast<uint64_t>(seed);
+  const auto fields = posenc::config_fields();
+  for (std::size_t i = 0; i < fields.size(); ++i) fields[i].set(c, v[i]);
   return c;
 }
 
-void pack_config(const posenc::ModelConfig& c, int32_t* s, double* f) {
-  s[kEncoding] = static_cast<int32_t>(c.encoding);
-  s[kLayers] = c.layers;
-  s[kHeads] = c.heads;
-  s[kDModel] = c.d_model;
-  s[kMlpRatio] = c.mlp_ratio;
-  s[kVocab] = c.vocab_size;
-  s[kMaxLength] = c.max_length;
-  s[kRopeLayout] = static_cast<int32_t>(c.rope_layout);
-  s[kRotaryDim] = c.rotary_dim;
-  s[kT5Buckets] = c.t5_num_buckets;
-  s[kT5MaxDistance] = c.t5_max_distance;
-  s[kShawK] = c.shaw_k;
-  s[kLearnedPolicy] = static_cast<int32_t>(c.learned_policy);
-  f[0] = c.rope_base;
-  f[1] = static_cast<double>(c.seed);
+void pack_config(const posenc::ModelConfig& c, double* v) {
+  const auto fields = posenc::config_fields();
+  for (std::size_t i = 0; i < fields.size(); ++i) v[i] = fields[i].get(c);
+}
+
+using emscripten::val;
+
+// The registry, as plain objects (posenc/encoding.hpp).
+val encoding_list() {
+  val out = val::array();
+  for (const posenc::EncodingInfo& e : posenc::encodings()) {
+    val o = val::object();
+    o.set("name", std::string(e.name));
+    o.set("id", static_cast<uint32_t>(e.id));
+    o.set("label", std::string(e.label));
+    o.set("blurb", std::string(e.blurb));
+    o.set("fields", std::string(e.fields));
+    o.set("positionTable", e.position_table);
+    o.set("scoreBias", e.score_bias);
+    o.set("qkTransform", e.qk_transform);
+    o.set("streaming", e.streaming);
+    o.set("prefixStable", e.prefix_stable);
+    out.call<void>("push", o);
+  }
+  return out;
+}
+
+// The config schema, as plain objects (posenc::config_fields()).
+val config_schema() {
+  static const char* const kTypes[] = {"int", "uint64", "float", "choice"};
+  val out = val::array();
+  for (const posenc::ConfigField& f : posenc::config_fields()) {
+    val o = val::object();
+    o.set("name", std::string(f.name));
+    o.set("type", std::string(kTypes[static_cast<int>(f.type)]));
+    o.set("min", f.min);
+    o.set("max", f.max);
+    o.set("minExclusive", f.min_exclusive);
+    o.set("required", f.required);
+    o.set("since", f.since);
+    o.set("default", f.default_value());
+    val choices = val::array();
+    for (const std::string& c : f.choices) choices.call<void>("push", c);
+    o.set("choices", choices);
+    val applies = val::array();  // the encodings this field is checked for
+    for (const posenc::EncodingInfo& e : posenc::encodings())
+      if (posenc::field_applies(f, e.id)) applies.call<void>("push", std::string(e.name));
+    o.set("encodings", applies);
+    out.call<void>("push", o);
+  }
+  return out;
+}
+
+// The AdamW settings schema (posenc::optimizer_fields()).
+val optimizer_schema() {
+  val out = val::array();
+  for (const posenc::OptimizerField& f : posenc::optimizer_fields()) {
+    val o = val::object();
+    o.set("name", std::string(f.name));
+    o.set("min", f.min);
+    o.set("max", f.max);
+    o.set("minExclusive", f.min_exclusive);
+    o.set("maxExclusive", f.max_exclusive);
+    o.set("default", f.default_value());
+    out.call<void>("push", o);
+  }
+  return out;
 }
 
 posenc::Model& model(ptr h) { return *at<posenc::Model>(h); }
+
+// The model's AdamW settings, one double per optimizer field, in schema order.
+int model_optimizer(ptr h, ptr values) {
+  return guard([&] {
+    const auto fields = posenc::optimizer_fields();
+    for (std::size_t i = 0; i < fields.size(); ++i) at<double>(values)[i] = model(h).optimizer_options().*fields[i].member;
+  });
+}
+int model_set_optimizer(ptr h, ptr values) {
+  return guard([&] {
+    posenc::AdamWOptions o;
+    const auto fields = posenc::optimizer_fields();
+    for (std::size_t i = 0; i < fields.size(); ++i) o.*fields[i].member = static_cast<float>(at<const double>(values)[i]);
+    posenc::validate_adamw(o);
+    model(h).optimizer_options() = o;
+  });
+}
 
 void write_result(const posenc::LossResult& r, ptr out) {
   double* o = at<double>(out);
@@ -74,17 +126,17 @@ void write_result(const posenc::LossResult& r, ptr out) {
   o[4] = r.grad_norm;
 }
 
-int model_create(ptr slots, double rope_base, double seed, ptr out_handle) {
+int model_create(ptr values, ptr out_handle) {
   return guard([&] {
-    auto* m = new posenc::Model(unpack_config(at<const int32_t>(slots), rope_base, seed));
+    auto* m = new posenc::Model(unpack_config(at<const double>(values)));
     *at<uint32_t>(out_handle) = static_cast<uint32_t>(reinterpret_cast<uintptr_t>(m));
   });
 }
 
 void model_delete(ptr h) { delete at<posenc::Model>(h); }
 
-int model_config(ptr h, ptr slots, ptr floats) {
-  return guard([&] { pack_config(model(h).config(), at<int32_t>(slots), at<double>(floats)); });
+int model_config(ptr h, ptr values) {
+  return guard([&] { pack_config(model(h).config(), at<double>(values)); });
 }
 
 double model_num_parameters(ptr h) { return static_cast<double>(model(h).num_parameters()); }
@@ -142,10 +194,25 @@ int model_save(ptr h, ptr out_address, ptr out_size) {
   });
 }
 
-int model_load(ptr bytes, double size, ptr out_handle) {
+// learned_policy < 0: as saved; else the OutOfRange value to run with.
+int model_load(ptr bytes, double size, int learned_policy, ptr out_handle) {
   return guard([&] {
-    auto* m = new posenc::Model(posenc::load_checkpoint(at<const uint8_t>(bytes), static_cast<std::size_t>(size)));
+    posenc::LoadOptions o;
+    if (learned_policy >= 0) o.learned_policy = static_cast<posenc::OutOfRange>(learned_policy);
+    auto* m = new posenc::Model(posenc::load_checkpoint(at<const uint8_t>(bytes), static_cast<std::size_t>(size), o));
     *at<uint32_t>(out_handle) = static_cast<uint32_t>(reinterpret_cast<uintptr_t>(m));
+  });
+}
+
+// The header of checkpoint bytes: config values (schema order), then trained length,
+// version and parameter count into meta (3 doubles).
+int checkpoint_info(ptr bytes, double size, ptr values, ptr meta) {
+  return guard([&] {
+    const posenc::CheckpointInfo i = posenc::read_checkpoint_info(at<const uint8_t>(bytes), static_cast<std::size_t>(size));
+    pack_config(i.config, at<double>(values));
+    at<double>(meta)[0] = i.trained_length;
+    at<double>(meta)[1] = i.version;
+    at<double>(meta)[2] = static_cast<double>(i.parameters);
   });
 }
 
@@ -211,6 +278,12 @@ EMSCRIPTEN_BINDINGS(posenc_model) {
   function("modelPositionStatus", &model_position_status);
   function("modelSave", &model_save);
   function("modelLoad", &model_load);
+  function("checkpointInfo", &checkpoint_info);
+  function("encodingList", &encoding_list);
+  function("configSchema", &config_schema);
+  function("optimizerSchema", &optimizer_schema);
+  function("modelOptimizer", &model_optimizer);
+  function("modelSetOptimizer", &model_set_optimizer);
   function("taskCreate", &task_create);
   function("taskDelete", &task_delete);
   function("taskSample", &task_sample);

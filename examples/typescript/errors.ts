@@ -66,7 +66,7 @@ pe.attention(x, x, { queryLength: 2 });
 // @ts-expect-error vocabSize is required
 pe.createModel({ encoding: 'rope' });
 // @ts-expect-error not an encoding
-pe.createModel({ encoding: 'xpos', vocabSize: 11 });
+pe.createModel({ encoding: 'kerple', vocabSize: 11 });
 // @ts-expect-error ropeLayout is 'interleaved' | 'half'
 pe.createModel({ vocabSize: 11, ropeLayout: 'concat' });
 const model = pe.createModel({ vocabSize: 11 });
@@ -93,16 +93,16 @@ await pe.train(model, { steps: 10, onProgress: true });
 await pe.train(model, { signal: new AbortController() });
 
 // @ts-expect-error the constants are read-only
-ENCODINGS.push('xpos');
-// @ts-expect-error 'xpos' is not an Encoding
-const notEncoding: Encoding = 'xpos';
+ENCODINGS.push('kerple');
+// @ts-expect-error 'kerple' is not an Encoding
+const notEncoding: Encoding = 'kerple';
 console.log(notEncoding);
 
 const el = document.createElement('posenc-explorer');
 // @ts-expect-error train-length is one of 16, 32, 64, 128
 el.trainLength = 100;
 // @ts-expect-error encodings is a list of Encoding
-el.encodings = ['rope', 'xpos'];
+el.encodings = ['rope', 'kerple'];
 // @ts-expect-error view is 'sweep' | 'maps' | 'curves'
 el.view = 'grid';
 // @ts-expect-error search is read-only

@@ -209,8 +209,7 @@ TEST_P(StreamingModel, TrainingIsUnaffected) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Encodings, StreamingModel,
-                         ::testing::Values(Encoding::None, Encoding::Sinusoidal, Encoding::Learned, Encoding::T5,
-                                           Encoding::Alibi, Encoding::Rope, Encoding::Shaw),
+                         ::testing::ValuesIn(all_encodings()),
                          [](const auto& info) { return std::string(posenc::encoding_name(info.param)); });
 
 TEST(StreamingModel, LongSequenceNeedsNoQuadraticMemory) {

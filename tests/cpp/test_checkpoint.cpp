@@ -10,6 +10,7 @@
 #include "posenc/error.hpp"
 #include "posenc/model.hpp"
 #include "posenc/rng.hpp"
+#include "test_util.hpp"
 
 namespace {
 
@@ -68,8 +69,7 @@ Model trained_model(Encoding e) {
 }
 
 TEST(model_checkpoint, RoundTripGivesIdenticalLogitsForEveryEncoding) {
-  for (Encoding e : {Encoding::None, Encoding::Sinusoidal, Encoding::Learned, Encoding::T5, Encoding::Alibi,
-                     Encoding::Rope, Encoding::Shaw}) {
+  for (Encoding e : all_encodings()) {
     Model m = trained_model(e);
     const std::vector<uint8_t> bytes = posenc::save_checkpoint(m);
     EXPECT_EQ(bytes.size(), 100 + 4 * m.num_parameters());
@@ -77,20 +77,8 @@ TEST(model_checkpoint, RoundTripGivesIdenticalLogitsForEveryEncoding) {
     Model loaded = posenc::load_checkpoint(bytes.data(), bytes.size());
     const ModelConfig& a = m.config();
     const ModelConfig& b = loaded.config();
-    EXPECT_EQ(b.encoding, a.encoding);
-    EXPECT_EQ(b.layers, a.layers);
-    EXPECT_EQ(b.heads, a.heads);
-    EXPECT_EQ(b.d_model, a.d_model);
-    EXPECT_EQ(b.vocab_size, a.vocab_size);
-    EXPECT_EQ(b.max_length, a.max_length);
+    for (const posenc::ConfigField& f : posenc::config_fields()) EXPECT_EQ(f.get(b), f.get(a)) << f.name;
     EXPECT_EQ(b.seed, a.seed);
-    EXPECT_EQ(b.rope_layout, a.rope_layout);
-    EXPECT_EQ(b.rope_base, a.rope_base);
-    EXPECT_EQ(b.rotary_dim, a.rotary_dim);
-    EXPECT_EQ(b.t5_num_buckets, a.t5_num_buckets);
-    EXPECT_EQ(b.t5_max_distance, a.t5_max_distance);
-    EXPECT_EQ(b.shaw_k, a.shaw_k);
-    EXPECT_EQ(b.learned_policy, a.learned_policy);
     EXPECT_EQ(loaded.trained_length(), 7);
     ASSERT_EQ(loaded.num_parameters(), m.num_parameters());
     EXPECT_EQ(std::memcmp(loaded.parameters(), m.parameters(), 4 * m.num_parameters()), 0);
@@ -104,6 +92,34 @@ TEST(model_checkpoint, RoundTripGivesIdenticalLogitsForEveryEncoding) {
     // saving the loaded model gives the same bytes
     EXPECT_EQ(posenc::save_checkpoint(loaded), bytes);
   }
+}
+
+// A config with a version-2 field away from its default is saved as version 2 (92-byte config
+// block of 112 bytes) and reads back every field; the default config stays version 1 (72 bytes).
+TEST(model_checkpoint, VersionTwoCarriesTheNewFields) {
+  ModelConfig c = config_for(Encoding::XPos);
+  Model v1(c);
+  const std::vector<uint8_t> b1 = posenc::save_checkpoint(v1);
+  EXPECT_EQ(b1[4], 1);
+  EXPECT_EQ(b1[8], 72);
+  c.xpos_scale_base = 64;
+  c.xpos_gamma = 0.25;
+  c.rope_fraction = 0.5;
+  Model v2(c);
+  const std::vector<uint8_t> b2 = posenc::save_checkpoint(v2);
+  EXPECT_EQ(b2[4], 2);
+  EXPECT_EQ(b2[8], 112);
+  EXPECT_EQ(b2.size(), 140 + 4 * v2.num_parameters());
+  const ModelConfig r = posenc::read_checkpoint_config(b2.data(), b2.size());
+  EXPECT_EQ(r.xpos_scale_base, 64);
+  EXPECT_EQ(r.xpos_gamma, 0.25);
+  EXPECT_EQ(r.rope_fraction, 0.5);
+  Model loaded = posenc::load_checkpoint(b2.data(), b2.size());
+  EXPECT_EQ(posenc::save_checkpoint(loaded), b2);
+  std::vector<int32_t> tok = {1, 2, 3, 4, 5};
+  const std::vector<float> la(v2.forward(tok.data(), 1, 5), v2.forward(tok.data(), 1, 5) + 5 * 9);
+  const float* lb = loaded.forward(tok.data(), 1, 5);
+  for (int i = 0; i < 5 * 9; ++i) ASSERT_EQ(la[i], lb[i]);
 }
 
 TEST(model_checkpoint, TruncatedAtEveryLength) {
@@ -141,10 +157,12 @@ TEST(model_checkpoint, ClearMessages) {
   }
   {
     std::vector<uint8_t> b = good;
-    put_u32(b, 4, 2);
-    EXPECT_EQ(load_error(b), "checkpoint version 2 is not supported (this build reads version 1)");
+    put_u32(b, 4, 3);
+    EXPECT_EQ(load_error(b), "checkpoint version 3 is not supported (this build reads versions 1 to 2)");
     put_u32(b, 4, 0);
-    EXPECT_EQ(load_error(b), "checkpoint version 0 is not supported (this build reads version 1)");
+    EXPECT_EQ(load_error(b), "checkpoint version 0 is not supported (this build reads versions 1 to 2)");
+    put_u32(b, 4, 2);  // a version-1 block under a version-2 header
+    EXPECT_EQ(load_error(b), "checkpoint config block is 72 bytes (version 2 has 112)");
   }
   {
     // invalid config with a valid checksum: heads = 3 does not divide d_model = 8

@@ -195,8 +195,7 @@ struct Shape {
 
 TEST(numerics, ExtremeModelConfigsWorkOrAreRefusedClearly) {
   using posenc::Encoding;
-  const Encoding all[] = {Encoding::None, Encoding::Sinusoidal, Encoding::Learned, Encoding::T5,
-                          Encoding::Alibi, Encoding::Rope, Encoding::Shaw};
+  const std::vector<Encoding> all = all_encodings();
   const int T = 12, V = 11;
   std::vector<int32_t> tokens(T), targets(T);
   for (int t = 0; t < T; ++t) tokens[t] = (t * 5 + 1) % V, targets[t] = t + 1 < T ? (t * 5 + 6) % V : -1;
@@ -208,8 +207,9 @@ TEST(numerics, ExtremeModelConfigsWorkOrAreRefusedClearly) {
       c.max_length = 16, c.t5_num_buckets = 8, c.t5_max_distance = 32, c.shaw_k = 4;
       const std::string what = std::string(posenc::encoding_name(e)) + " heads " + std::to_string(shape.heads) +
                                " dModel " + std::to_string(shape.d_model);
-      if (e == Encoding::Rope && c.head_dim() % 2 != 0) {  // a head dim of 1 cannot rotate
-        ExpectError([&] { posenc::Model m(c); }, posenc::ErrorKind::Range, "head dim) must be even for encoding 'rope'");
+      if (posenc::find_encoding(e)->qk_transform && c.head_dim() % 2 != 0) {  // a head dim of 1 cannot rotate
+        ExpectError([&] { posenc::Model m(c); }, posenc::ErrorKind::Range,
+                    std::string("head dim) must be even for encoding '") + posenc::encoding_name(e) + "'");
         ++refused;
         continue;
       }
@@ -231,8 +231,13 @@ TEST(numerics, ExtremeModelConfigsWorkOrAreRefusedClearly) {
       ASSERT_TRUE(std::isfinite(after.loss)) << what;
       ++worked;
     }
-  EXPECT_EQ(refused, 2);  // rope with heads 2 / dModel 2 and heads 64 / dModel 64
-  EXPECT_EQ(worked, 5 * 7 - 2);
+  // every rotary encoding refuses heads 2 / dModel 2 and heads 64 / dModel 64 (head dim 1)
+  const int rotary = static_cast<int>(std::count_if(all.begin(), all.end(), [](Encoding e) {
+    return posenc::find_encoding(e)->qk_transform;
+  }));
+  EXPECT_GE(rotary, 1);
+  EXPECT_EQ(refused, 2 * rotary);
+  EXPECT_EQ(worked, 5 * static_cast<int>(all.size()) - 2 * rotary);
 }
 
 // T = 1e6 (attention maps of 1e12 floats) is refused before any allocation.

@@ -8,8 +8,17 @@
 #include <string>
 #include <vector>
 
+#include "posenc/encoding.hpp"
 #include "posenc/error.hpp"
 #include "posenc/rng.hpp"
+
+// Every registered encoding (posenc::encodings()): tests loop over this, never over a list of
+// their own, so a new encoding is tested without a test edit.
+inline std::vector<posenc::Encoding> all_encodings() {
+  std::vector<posenc::Encoding> out;
+  for (const posenc::EncodingInfo& e : posenc::encodings()) out.push_back(e.id);
+  return out;
+}
 
 // n floats uniform in [-scale, scale), from std::mt19937(seed).
 inline std::vector<float> random_vec(size_t n, unsigned seed, float scale = 1.0f) {

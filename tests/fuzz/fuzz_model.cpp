@@ -36,7 +36,8 @@ int small_or_any(Input& in, int lo, int hi) { return in.byte() < 224 ? in.range(
 
 ModelConfig config(Input& in) {
   ModelConfig c;
-  c.encoding = static_cast<Encoding>(in.byte() % 9);  // 7, 8: invalid
+  // every registered id, and two past the last (invalid)
+  c.encoding = static_cast<Encoding>(in.byte() % (posenc::encodings().size() + 2));
   c.layers = small_or_any(in, 1, 2);
   c.heads = in.byte() < 224 ? in.pick({1, 2, 4, 8, 1, 2}) : in.any_int();
   c.d_model = in.byte() < 224 ? in.pick({2, 4, 8, 16, 24, 32, 6, 12}) : in.any_int();

@@ -240,9 +240,9 @@ void write_batch(Output& o, int B, int T, int vocab) {
 }
 
 void model(Writer& w) {
-  const char* names[] = {"none", "sinusoidal", "learned", "t5", "alibi", "rope", "shaw"};
-  for (int e = 0; e < 7; ++e) {
-    const Config c{e, 2, 1, 3, 11, 16, e == 5 ? 1 : 0, 3, 1};  // 2 layers, 2 heads, d 16, learned 'clamp'
+  for (const posenc::EncodingInfo& info : posenc::encodings()) {  // every registered encoding
+    const int e = static_cast<int>(info.id);
+    const Config c{e, 2, 1, 3, 11, 16, info.id == posenc::Encoding::Rope ? 1 : 0, 3, 1};  // 2 layers, 2 heads, d 16, learned 'clamp'
     Output o;
     write_config(o, c);
     o.byte(0);  // forward with attention maps, past maxLength
@@ -255,7 +255,7 @@ void model(Writer& w) {
     write_batch(o, 2, 16, 11);
     o.flag(false).byte(0);
     o.byte(3).flag(false);  // checkpoint round trip
-    w.write(std::string("model-") + names[e], o.bytes);
+    w.write(std::string("model-") + info.name, o.bytes);
   }
   // RoPE (2 heads of dim 4) with each eval-time scaling, past maxLength.
   for (std::size_t k = 1; k < std::size(kScalings); ++k) {
@@ -274,7 +274,7 @@ void model(Writer& w) {
     o.byte(0);
     write_batch(o, 2, 8, c.vocab);
     o.flag(true).byte(0);
-    w.write("model-extreme-" + std::string(names[c.encoding]) + "-h" + std::to_string(c.heads_index) + "-d" +
+    w.write("model-extreme-" + std::string(posenc::encoding_name(static_cast<posenc::Encoding>(c.encoding))) + "-h" + std::to_string(c.heads_index) + "-d" +
                 std::to_string(c.dmodel_index), o.bytes);
   }
   // Tasks (vocab = symbols + 3) and a sweep, on a copy-task-sized model.
@@ -300,8 +300,9 @@ void model(Writer& w) {
 // whole, and truncated / bit-flipped with the checksum repaired (mode 1).
 
 void checkpoints(Writer& w) {
-  for (int e = 0; e < 7; ++e) {
-    const posenc::ModelConfig c{.encoding = static_cast<posenc::Encoding>(e), .layers = 1, .heads = 2, .d_model = 4,
+  for (const posenc::EncodingInfo& info : posenc::encodings()) {
+    const int e = static_cast<int>(info.id);
+    const posenc::ModelConfig c{.encoding = info.id, .layers = 1, .heads = 2, .d_model = 4,
                                 .mlp_ratio = 1, .vocab_size = 5, .max_length = 8, .rotary_dim = 2,
                                 .t5_num_buckets = 4, .t5_max_distance = 8, .shaw_k = 2,
                                 .learned_policy = posenc::OutOfRange::Clamp};

@@ -3,6 +3,7 @@
 // "Retrain" stops reproducing the experiment.
 import { readFileSync } from 'node:fs';
 import { EXPERIMENT } from '../../web/app/experiment.js';
+import { OPTIMIZER_SCHEMA } from '../../web/lib/index.js';
 
 const { config } = JSON.parse(readFileSync(new URL('../../docs/results.json', import.meta.url), 'utf8'));
 
@@ -12,6 +13,11 @@ test('page training settings equal the recorded experiment', () => {
   expect(EXPERIMENT.minLr).toBe(config.minLr);
   expect(EXPERIMENT.warmup).toBe(config.warmup);
   expect(EXPERIMENT.batch).toBe(config.batch);
+  // AdamW: the page and train() use the module's defaults (the C++ AdamWOptions), which must be the
+  // recorded ones (float32 values, recorded exactly).
+  const adamw = Object.fromEntries(OPTIMIZER_SCHEMA.map((f) => [f.name, f.default]));
+  expect(adamw.beta2).toBe(Math.fround(config.beta2));
+  expect(adamw.weightDecay).toBe(Math.fround(config.weightDecay));
   for (const task of config.tasks) {
     const { vocabSize, ...recorded } = config.taskOptions[task];
     expect(EXPERIMENT.taskOptions[task]).toEqual(recorded);

@@ -68,7 +68,7 @@ export function createController({ pe, state: currentState, timeline: currentTim
     api, concurrency, checkpoints, loadOptions, onNotice,
     vocabSize: (task) => pe.taskInfo(trainTask(task)).vocabSize,
     // A damaged shipped checkpoint is not used (that encoding trains instead), and onNotice says why.
-    checkCheckpoint: (bytes) => pe.loadModel(bytes).delete(),
+    checkCheckpoint: (bytes) => pe.readCheckpoint(bytes),
     onModel: (enc, bytes, source) => {
       client.setModel(enc, bytes ? { bytes } : { config: trainer.modelConfig(enc) });
       onSource(enc, sourceLabel(source, trainer.runs.get(enc)));

@@ -13,7 +13,6 @@
 //   -> {type: 'ready', encoding, trainedLength, config}  after 'model'
 //   -> {type: 'error', encoding, message}
 import { evalTask } from './experiment.js';
-import { withLearnedPolicy } from './checkpoint.js';
 
 /**
  * The sweep's message handler. `api()` returns a promise of a loaded posenc API; `post(message, transfer)`
@@ -33,8 +32,8 @@ export function createSweepCore(api, post) {
     models.delete(encoding); // if the new model fails to load, no deleted one is left behind
     jobs.delete(encoding);
     let model;
-    if (bytes) model = pe.loadModel(withLearnedPolicy(bytes, 'clamp'));
-    else model = pe.createModel({ ...config, learnedPolicy: config.encoding === 'learned' ? 'clamp' : 'error' });
+    if (bytes) model = pe.loadModel(bytes, { learnedPolicy: 'clamp' });
+    else model = pe.createModel({ ...config, learnedPolicy: 'clamp' }); // learned: reuse the last row past the table
     models.set(encoding, model);
     post({ type: 'ready', encoding, trainedLength: model.trainedLength, config: model.config });
   }

@@ -1,7 +1,6 @@
 // One training Worker per encoding (at most `concurrency` running at once on
 // a 2-core machine), shipped checkpoints when they match the experiment, and
 // the bookkeeping the training panel draws: step, loss history, source.
-import { peekConfig } from './checkpoint.js';
 import { EXPERIMENT, trainTask } from './experiment.js';
 import { startWorker } from './workers.js';
 
@@ -74,8 +73,9 @@ export function shippedCheckpoints() {
  * `checkpoints` is where shipped checkpoints come from: {list(): Promise<string[]>, load(file): Promise<Uint8Array|null>}.
  * `loadOptions` go to each training Worker's loadPosenc (e.g. a shared {wasmModule, build}).
  * `api()` gives the page's own posenc API (a promise), for training on this thread where no Worker can start.
- * `checkCheckpoint(bytes)` throws if a shipped checkpoint will not load (truncated, corrupted, another
- * version); that encoding then trains instead and `onNotice(message)` says why.
+ * `checkCheckpoint(bytes)` returns what a shipped checkpoint holds (`pe.readCheckpoint`: {config, trainedLength})
+ * and throws if it will not load (truncated, corrupted, another version); that encoding then trains instead
+ * and `onNotice(message)` says why.
  * A Worker that sends nothing for `stallMs` (killed, hung) is ended and its row marked as an error.
  */
 export function createTrainer({ vocabSize, onModel, onProgress, concurrency = 2, checkpoints = shippedCheckpoints(), loadOptions, api: mainApi,
@@ -184,15 +184,16 @@ export function createTrainer({ vocabSize, onModel, onProgress, concurrency = 2,
     if (!available.includes(file)) return false;
     try {
       const bytes = await checkpoints.load(file);
-      const c = bytes && peekConfig(bytes);
-      if (bytes && !c) return notice(file, 'not a posenc checkpoint');
-      if (!c || c.encoding !== enc || c.layers !== e.layers || c.heads !== e.heads || c.dModel !== e.dModel ||
-          c.trainedLength !== e.trainLength || c.vocabSize !== vocabSize(e.task)) return false;
+      if (!bytes || !checkCheckpoint) return false;
+      let info;
       try {
-        checkCheckpoint?.(bytes);
+        info = checkCheckpoint(bytes);
       } catch (err) {
         return notice(file, err.message);
       }
+      const c = info.config;
+      if (c.encoding !== enc || c.layers !== e.layers || c.heads !== e.heads || c.dModel !== e.dModel ||
+          info.trainedLength !== e.trainLength || c.vocabSize !== vocabSize(e.task)) return false;
       Object.assign(run(enc), { status: 'checkpoint', step: 0, steps: 0, losses: [] });
       onModel(enc, bytes, 'checkpoint');
       onProgress(enc, run(enc));

@@ -11,7 +11,7 @@ import { createTrainer } from './train.js';
 
 export { simdSupported, compileWasm };
 export { ROPE_TYPES } from './scaling.js';
-export { ENCODINGS } from './model.js';
+export { ENCODINGS, ENCODING_INFO, CONFIG_SCHEMA, OPTIMIZER_SCHEMA, OPTIMIZER_KEYS } from './model.js';
 export { TASKS } from './tasks.js';
 
 /**
@@ -33,6 +33,9 @@ export async function loadPosenc(options = {}) {
     ...createEncodings(mod),
     createModel: models.createModel,
     loadModel: models.loadModel,
+    readCheckpoint: models.readCheckpoint,
+    /** The module's encoding registry: [{ name, id, label, blurb, fields, positionTable, scoreBias, qkTransform, streaming }]. */
+    encodings: mod.encodingList(),
     ...tasks,
     ...createTrainer(mod, tasks),
   });

@@ -5,44 +5,42 @@ import * as v from './validate.js';
 import { scope, check } from './memory.js';
 import { normaliseScaling } from './scaling.js';
 import { outputArray, copyInto } from './encodings.js';
+import { ENCODING_INFO, CONFIG_SCHEMA, OPTIMIZER_SCHEMA } from '../wasm/registry.js';
 
-export const ENCODINGS = ['none', 'sinusoidal', 'learned', 't5', 'alibi', 'rope', 'shaw'];
-const LAYOUTS = ['interleaved', 'half'];
-const POLICIES = ['error', 'clamp', 'zero'];
+// The encoding registry and the config schema come from the C++ module (generated at build
+// time from its embind exports: scripts/registry.js); no list of names is written here.
+export const ENCODINGS = Object.freeze(ENCODING_INFO.map((e) => e.name));
+export { ENCODING_INFO, CONFIG_SCHEMA, OPTIMIZER_SCHEMA };
+/** The AdamW settings train() and Model.setOptimizer accept (defaults: the experiment's, from C++). */
+export const OPTIMIZER_KEYS = Object.freeze(OPTIMIZER_SCHEMA.map((f) => f.name));
 const MAX_T = 16384;
 const OVERFLOW_HINT = 'the model or its ropeScaling (e.g. attention_factor) drives activations past float32';
 const required = (targets) => {
   if (targets === null) throw new TypeError('targets must be an Int32Array or an array of integers (got null)');
   return targets;
 };
-const CONFIG_KEYS = ['encoding', 'layers', 'heads', 'dModel', 'mlpRatio', 'vocabSize', 'maxLength', 'seed', 'ropeLayout',
-  'ropeBase', 'rotaryDim', 't5NumBuckets', 't5MaxDistance', 'shawK', 'learnedPolicy'];
+const CONFIG_KEYS = CONFIG_SCHEMA.map((f) => f.name);
+const INT32 = [-(2 ** 31), 2 ** 31 - 1];
+const fieldDefault = (f) => (f.required ? undefined : f.type === 'choice' ? f.choices[f.default] : f.default);
 
-// JS config -> the int32 slots of bindings_model.cpp (same order).
-function configSlots(o) {
-  return Int32Array.of(
-    ENCODINGS.indexOf(v.oneOf('encoding', o.encoding ?? 'rope', ENCODINGS)),
-    v.integer('layers', o.layers ?? 2, 1, 64),
-    v.integer('heads', o.heads ?? 4, 1, 64),
-    v.integer('dModel', o.dModel ?? 64, 2, 4096),
-    v.integer('mlpRatio', o.mlpRatio ?? 4, 1, 16),
-    v.integer('vocabSize', o.vocabSize, 2, 65536),
-    v.integer('maxLength', o.maxLength ?? 64, 1, 65536),
-    LAYOUTS.indexOf(v.oneOf('ropeLayout', o.ropeLayout ?? 'half', LAYOUTS)),
-    v.integer('rotaryDim', o.rotaryDim ?? 0, 0, 4096),
-    v.integer('t5NumBuckets', o.t5NumBuckets ?? 32, 2, 1 << 16),
-    v.integer('t5MaxDistance', o.t5MaxDistance ?? 128, 1, 1 << 24),
-    v.integer('shawK', o.shawK ?? 16, 0, 4096),
-    POLICIES.indexOf(v.oneOf('learnedPolicy', o.learnedPolicy ?? 'error', POLICIES)),
-  );
+// JS config -> one double per schema field (bindings_model.cpp). A field's range is checked
+// for the encodings it applies to (f.encodings, as in C++); elsewhere it only has to be a number.
+function configValues(o) {
+  const encoding = v.oneOf('encoding', o.encoding ?? fieldDefault(CONFIG_SCHEMA[0]), ENCODINGS);
+  return Float64Array.from(CONFIG_SCHEMA, (f) => {
+    const x = o[f.name] ?? fieldDefault(f);
+    const applies = f.encodings.includes(encoding);
+    switch (f.type) {
+      case 'choice': return f.choices.indexOf(v.oneOf(f.name, x, f.choices));
+      case 'int': return applies ? v.integer(f.name, x, f.min, f.max) : v.integer(f.name, x, ...INT32);
+      case 'uint64': return v.integer(f.name, x, f.min, f.max);
+      default: return applies ? v.number(f.name, x, f) : v.number(f.name, x);
+    }
+  });
 }
 
-function configFromSlots(s, f) {
-  return {
-    encoding: ENCODINGS[s[0]], layers: s[1], heads: s[2], dModel: s[3], mlpRatio: s[4], vocabSize: s[5],
-    maxLength: s[6], ropeLayout: LAYOUTS[s[7]], rotaryDim: s[8], t5NumBuckets: s[9], t5MaxDistance: s[10],
-    shawK: s[11], learnedPolicy: POLICIES[s[12]], ropeBase: f[0], seed: f[1],
-  };
+function configFromValues(values) {
+  return Object.fromEntries(CONFIG_SCHEMA.map((f, i) => [f.name, f.type === 'choice' ? f.choices[values[i]] : values[i]]));
 }
 
 // Every live or deleted Model of any loaded module (train() checks its argument with it).
@@ -80,9 +78,9 @@ export function createModelApi(mod) {
       allModels.add(this);
       registry.register(this, handle, this);
       this.#config = scope(mod, (m) => {
-        const s = m.put('i32', 13), f = m.put('f64', 2);
-        check(mod, mod.modelConfig(handle, s, f));
-        return Object.freeze(configFromSlots(m.take('i32', s, 13), m.take('f64', f, 2)));
+        const n = CONFIG_SCHEMA.length, p = m.put('f64', n);
+        check(mod, mod.modelConfig(handle, p));
+        return Object.freeze(configFromValues(m.take('f64', p, n)));
       });
       /** Loss, accuracy and gradient norm of the last trainStep. */
       this.lastStep = null;
@@ -196,6 +194,27 @@ export function createModelApi(mod) {
       });
     }
 
+    /** AdamW settings used by trainStep: { beta1, beta2, eps, weightDecay, gradClip }. */
+    get optimizer() {
+      const h = this.#live();
+      return scope(mod, (m) => {
+        const n = OPTIMIZER_SCHEMA.length, p = m.put('f64', n);
+        check(mod, mod.modelOptimizer(h, p));
+        const values = m.take('f64', p, n);
+        return Object.freeze(Object.fromEntries(OPTIMIZER_SCHEMA.map((f, i) => [f.name, values[i]])));
+      });
+    }
+
+    /** Changes some AdamW settings (the others stay); each is checked against its range first. */
+    setOptimizer(opts) {
+      const h = this.#live();
+      const o = v.options('setOptimizer options', opts);
+      v.knownKeys('setOptimizer options', o, OPTIMIZER_KEYS);
+      const now = this.optimizer;
+      const values = Float64Array.from(OPTIMIZER_SCHEMA, (f) => v.number(f.name, o[f.name] ?? now[f.name], f));
+      scope(mod, (m) => check(mod, mod.modelSetOptimizer(h, m.put('f64', values.length, values))));
+    }
+
     /** Frees the C++ model. Safe to call twice. */
     delete() {
       if (!this.#handle) return;
@@ -216,20 +235,40 @@ export function createModelApi(mod) {
   function createModel(opts) {
     const o = v.options('createModel options', opts);
     v.knownKeys('createModel options', o, CONFIG_KEYS);
-    const slots = configSlots(o);
-    const ropeBase = v.number('ropeBase', o.ropeBase ?? 10000, { min: 1, minExclusive: true });
-    const seed = v.integer('seed', o.seed ?? 1, 0, Number.MAX_SAFE_INTEGER);
-    return new Model(newHandle((m, out) => check(mod, mod.modelCreate(m.put('i32', slots.length, slots), ropeBase, seed, out))));
+    const values = configValues(o);
+    return new Model(newHandle((m, out) => check(mod, mod.modelCreate(m.put('f64', values.length, values), out))));
   }
 
-  function loadModel(bytes) {
+  const POLICIES = CONFIG_SCHEMA.find((f) => f.name === 'learnedPolicy').choices;
+  // Checkpoint bytes copied into the heap for f(address, size).
+  const withBytes = (m, copy, f) => {
+    const p = m.put('i32', Math.ceil(copy.length / 4));
+    mod.HEAPU8.set(copy, p);
+    return f(p, copy.length);
+  };
+
+  /** A model from checkpoint bytes; `learnedPolicy` runs it with another out-of-table policy than saved. */
+  function loadModel(bytes, opts) {
     const copy = checkpointBytes(bytes);
-    return new Model(newHandle((m, out) => {
-      const p = m.put('i32', Math.ceil(copy.length / 4));
-      mod.HEAPU8.set(copy, p);
-      check(mod, mod.modelLoad(p, copy.length, out));
-    }));
+    const o = v.options('loadModel options', opts);
+    v.knownKeys('loadModel options', o, ['learnedPolicy']);
+    const policy = o.learnedPolicy == null ? -1 : POLICIES.indexOf(v.oneOf('learnedPolicy', o.learnedPolicy, POLICIES));
+    return new Model(newHandle((m, out) => withBytes(m, copy, (p, n) => check(mod, mod.modelLoad(p, n, policy, out)))));
   }
 
-  return { createModel, loadModel, Model };
+  /**
+   * What checkpoint bytes hold, with every check loadModel makes (RangeError saying what is wrong),
+   * without building the model: { config, trainedLength, version, parameters }.
+   */
+  function readCheckpoint(bytes) {
+    const copy = checkpointBytes(bytes);
+    return scope(mod, (m) => {
+      const n = CONFIG_SCHEMA.length, values = m.put('f64', n), meta = m.put('f64', 3);
+      withBytes(m, copy, (p, size) => check(mod, mod.checkpointInfo(p, size, values, meta)));
+      const [trainedLength, version, parameters] = m.take('f64', meta, 3);
+      return Object.freeze({ config: Object.freeze(configFromValues(m.take('f64', values, n))), trainedLength, version, parameters });
+    });
+  }
+
+  return { createModel, loadModel, readCheckpoint, Model };
 }

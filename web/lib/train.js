@@ -3,7 +3,7 @@
 // event loop every ~50 ms so a page or Worker stays responsive.
 import * as v from './validate.js';
 import { TASK_KEYS } from './tasks.js';
-import { isModel } from './model.js';
+import { isModel, OPTIMIZER_KEYS } from './model.js';
 
 const yieldToEventLoop = () => new Promise((resolve) => setTimeout(resolve, 0));
 
@@ -31,7 +31,7 @@ export function createTrainer(mod, { createTask }) {
       throw new TypeError(`model must be a Model from createModel or loadModel (got ${v.show(model)})`);
     const o = v.options('train options', opts);
     v.knownKeys('train options', o, [...TASK_KEYS, 'seed', 'steps', 'batch', 'length', 'lr', 'minLr',
-      'warmup', 'onProgress', 'signal', 'progressEvery', 'targetAccuracy']);
+      'warmup', 'onProgress', 'signal', 'progressEvery', 'targetAccuracy', ...OPTIMIZER_KEYS]);
     const steps = v.integer('steps', o.steps ?? 500, 1, 1e7);
     const batch = v.integer('batch', o.batch ?? 16, 1, 4096);
     const length = v.integer('length', o.length ?? model.config.maxLength, 1, 16384);
@@ -43,6 +43,9 @@ export function createTrainer(mod, { createTask }) {
     if (o.onProgress != null && typeof o.onProgress !== 'function') throw new TypeError(`onProgress must be a function (got ${v.show(o.onProgress)})`);
     if (o.signal != null && typeof o.signal.aborted !== 'boolean')
       throw new TypeError(`signal must be an AbortSignal (got ${v.show(o.signal)})`);
+    // AdamW settings (beta1, beta2, ...): unset ones keep the model's (by default the experiment's).
+    const optimizer = Object.fromEntries(OPTIMIZER_KEYS.filter((k) => o[k] != null).map((k) => [k, o[k]]));
+    if (Object.keys(optimizer).length) model.setOptimizer(optimizer);
     const taskOptions = Object.fromEntries(TASK_KEYS.filter((k) => o[k] != null).map((k) => [k, o[k]]));
     const task = createTask({ ...taskOptions, seed: o.seed ?? 1 });
     if (task.vocabSize > model.config.vocabSize) {

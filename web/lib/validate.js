@@ -41,11 +41,11 @@ export function evenInteger(name, v, min, max) {
   return v;
 }
 
-export function number(name, v, { min = -Infinity, max = Infinity, minExclusive = false } = {}) {
+export function number(name, v, { min = -Infinity, max = Infinity, minExclusive = false, maxExclusive = false } = {}) {
   const fmt = (x) => (Math.abs(x) >= 1e21 ? x.toPrecision(3) : String(x));
-  const range = `${minExclusive ? '>' : '>='} ${fmt(min)}${max < Infinity ? ` and <= ${fmt(max)}` : ''}`;
+  const range = `${minExclusive ? '>' : '>='} ${fmt(min)}${max < Infinity ? ` and ${maxExclusive ? '<' : '<='} ${fmt(max)}` : ''}`;
   if (typeof v !== 'number') throw new TypeError(`${name} must be a finite number ${range} (got ${show(v)})`);
-  if (!Number.isFinite(v) || (minExclusive ? v <= min : v < min) || v > max)
+  if (!Number.isFinite(v) || (minExclusive ? v <= min : v < min) || (maxExclusive ? v >= max : v > max))
     throw new RangeError(`${name} must be a finite number ${range} (got ${show(v)})`);
   return v;
 }

@@ -13,18 +13,24 @@
 //   84  u64 parameter count P
 //   92  P x f32 weights, in the model's tensor-table order
 //   92+4P  u64 FNV-1a-64 checksum of every byte before it
+// Version 2 appends the fields added since (config_fields() with since == 2: xposScaleBase
+// i32, xposGamma f64, ropeFraction f64, fireHidden i32, fireC f64, fireThreshold i32,
+// randomLength i32) after learned_policy, before trained_length (config block 112 bytes, so the
+// weights start at 132). A model is saved in the oldest version that
+// holds its config: version 1 unless a version-2 field differs from its default. Both load.
 // Optimizer state is not saved: a loaded model restarts AdamW from zero.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "posenc/model.hpp"
 
 namespace posenc {
 
-inline constexpr uint32_t kCheckpointVersion = 1;
+inline constexpr uint32_t kCheckpointVersion = 2;  // the newest version read and written
 
 // FNV-1a, 64-bit (offset basis 14695981039346656037, prime 1099511628211).
 uint64_t fnv1a64(const uint8_t* data, std::size_t size);
@@ -35,8 +41,21 @@ std::vector<uint8_t> save_checkpoint(const Model& model);
 // message saying what is wrong: truncated, bad magic, unsupported version,
 // checksum mismatch, invalid config, or a parameter count that does not match
 // the config. Never reads outside [data, data + size).
-Model load_checkpoint(const uint8_t* data, std::size_t size);
+// learned_policy: run the loaded model with another out-of-table policy than the saved one
+// (the weights are the same; the policy is how positions past the table are read).
+struct LoadOptions {
+  std::optional<OutOfRange> learned_policy;
+};
+Model load_checkpoint(const uint8_t* data, std::size_t size, const LoadOptions& options = {});
 // The same checks, returning only the config.
 ModelConfig read_checkpoint_config(const uint8_t* data, std::size_t size);
+// The same checks, returning what the header says (no weights are copied).
+struct CheckpointInfo {
+  ModelConfig config;
+  int trained_length = 0;
+  uint32_t version = 0;
+  std::size_t parameters = 0;
+};
+CheckpointInfo read_checkpoint_info(const uint8_t* data, std::size_t size);
 
 }  // namespace posenc

@@ -39,15 +39,15 @@
 #include <string>
 #include <vector>
 
+#include <span>
+
+#include "posenc/encoding.hpp"      // Encoding, the registry
 #include "posenc/learned.hpp"       // OutOfRange
 #include "posenc/rope.hpp"          // RopeLayout
 #include "posenc/rope_scaling.hpp"  // RopeScaling
 
 namespace posenc {
 
-enum class Encoding { None, Sinusoidal, Learned, T5, Alibi, Rope, Shaw };
-const char* encoding_name(Encoding e);             // "none", "sinusoidal", "learned", "t5", "alibi", "rope", "shaw"
-Encoding parse_encoding(const std::string& name);  // RangeError naming `encoding`
 const char* out_of_range_name(OutOfRange p);       // "error", "clamp", "zero"
 OutOfRange parse_out_of_range(const std::string& name);  // RangeError naming `learnedPolicy`
 
@@ -56,7 +56,8 @@ OutOfRange parse_out_of_range(const std::string& name);  // RangeError naming `l
 // init and drown it; this scale puts them at the same RMS (0.02).
 inline constexpr float kSinusoidalScale = 0.02f * 1.41421356f;
 
-// Error messages name fields in the JS spelling (dModel, maxLength, ...).
+// Error messages name fields in the JS spelling (dModel, maxLength, ...). The ranges and
+// defaults are those of config_fields() below (one schema; the defaults are these initialisers).
 struct ModelConfig {
   Encoding encoding = Encoding::Rope;
   int layers = 2;          // [1, 64]
@@ -73,6 +74,14 @@ struct ModelConfig {
   int t5_max_distance = 128;
   int shaw_k = 16;             // clip distance, [0, 4096]
   OutOfRange learned_policy = OutOfRange::Error;  // positions >= max_length (learned only)
+  // Checkpoint version 2 on (version 1 checkpoints read these defaults):
+  int xpos_scale_base = 512;  // xPos: the scale of pair i is zeta_i^(n / scale_base)
+  double xpos_gamma = 0.4;    // xPos: zeta_i = (2i/d + gamma) / (1 + gamma)
+  double rope_fraction = 0.75;  // p-RoPE: fraction of the rotary pairs kept (the highest frequencies)
+  int fire_hidden = 32;         // FIRE: hidden width of its MLP
+  double fire_c = 1.0;          // FIRE: psi(x) = log(c x + 1)
+  int fire_threshold = 0;       // FIRE: L in psi(max(L, i)); 0 = maxLength
+  int random_length = 1024;     // randomized positions: sampled from [0, random_length)
 
   int head_dim() const { return heads > 0 ? d_model / heads : 0; }
   int effective_rotary_dim() const { return rotary_dim == 0 ? head_dim() : rotary_dim; }
@@ -105,18 +114,53 @@ struct LossResult {
   float grad_norm = 0.0f;  // train_step only: global gradient norm before clipping
 };
 
-// AdamW. beta2 = 0.999: on the copy task (T=64, B=16, lr 6e-3, warmup 250) it reached
-// 95% in fewer steps than 0.95 for every encoding measured (ALiBi ~500 vs ~600,
-// T5 ~350 vs ~500 steps; bench/train_native.cpp).
+// AdamW, with the experiment's settings as defaults (npm run train, the page's training and
+// JS train() all start from these: optimizer_fields() below). beta2 = 0.95: on reverse at the
+// experiment's size it beat 0.999 (cpp/tools/train_main.cpp); on copy at T=64, B=16 0.999 was
+// faster (bench/train_native.cpp, which sets its own --beta2).
 struct AdamWOptions {
   float beta1 = 0.9f;
-  float beta2 = 0.999f;
+  float beta2 = 0.95f;
   float eps = 1e-8f;
   float weight_decay = 0.1f;  // decoupled; tensors with decay == true only
   float grad_clip = 1.0f;     // global L2 norm; <= 0 disables
 };
 // beta1, beta2 in [0, 1), eps > 0, weight_decay >= 0, grad_clip finite (RangeError naming the field).
 void validate_adamw(const AdamWOptions& o);
+// The AdamW settings as a schema (JS names, ranges; defaults are AdamWOptions{}'s).
+struct OptimizerField {
+  const char* name;  // "beta2"
+  double min, max;
+  bool min_exclusive, max_exclusive;
+  float AdamWOptions::*member;
+  double default_value() const { return AdamWOptions{}.*member; }
+};
+std::span<const OptimizerField> optimizer_fields();
+
+// ---- The model-config schema: every ModelConfig field, once, in checkpoint order.
+// Checkpoints (read/write), the wasm bindings (values as doubles, in this order) and the JS
+// library's validation (configSchema() in the module) all read this table.
+enum class FieldType { Int, UInt64, Float, Choice };
+struct ConfigField {
+  const char* name;          // JS name: "dModel"
+  FieldType type;
+  double min, max;           // Int/UInt64/Float: allowed range (Choice: 0 .. count-1)
+  bool min_exclusive;        // Float: min itself not allowed
+  bool required;             // no usable default (vocabSize)
+  uint32_t since;            // first checkpoint version that stores it
+  std::vector<std::string> choices;  // Choice: the names, by value
+  double (*get)(const ModelConfig&);
+  void (*set)(ModelConfig&, double);
+  double default_value() const;  // its value in ModelConfig{}
+};
+std::span<const ConfigField> config_fields();
+// Whether field f is checked for (and read by) encoding e: the fields an encoding lists in
+// the registry (EncodingInfo::fields) apply only to it (and to others listing them); fields no
+// encoding lists, and choices, apply to every model.
+bool field_applies(const ConfigField& f, Encoding e);
+// Range checks of every field that applies (RangeError naming the field); ModelConfig::validate
+// adds the cross-field and per-encoding checks.
+void validate_config_fields(const ModelConfig& c);
 
 // Per position, what training has done for it (see Model::position_status).
 enum class PositionStatus : uint8_t {

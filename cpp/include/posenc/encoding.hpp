@@ -1,0 +1,62 @@
+// The encoding registry: the one place that lists the model's position encodings.
+//
+// Each encoding is one entry of kEncodings (cpp/src/encodings.cpp): its name, its stable
+// checkpoint id (the enum value below, written into checkpoints: never renumber), the
+// config fields it reads, what it needs from the model, a display label and a one-line
+// explanation, and the factory of its model hooks (cpp/src/encoding_model.hpp), which
+// live in the encoding's own file (learned.cpp, t5.cpp, rope.cpp, ...).
+// Parsing, error messages, the JS list (encodingNames() in the wasm module), the page's
+// labels and the tests all read this list.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+
+namespace posenc {
+
+// Checkpoint ids (stable: existing checkpoints store them).
+enum class Encoding : uint32_t {
+  None = 0,
+  Sinusoidal = 1,
+  Learned = 2,
+  T5 = 3,
+  Alibi = 4,
+  Rope = 5,
+  Shaw = 6,
+  XPos = 7,
+  PRope = 8,
+  Fire = 9,
+  RandomRope = 10,
+  RandomLearned = 11,
+};
+
+struct ModelConfig;
+class EncodingModel;  // internal (cpp/src/encoding_model.hpp)
+
+struct EncodingInfo {
+  Encoding id;
+  const char* name;    // "rope": the config value, the checkpoint file suffix
+  const char* label;   // "RoPE": for people
+  const char* blurb;   // one sentence, plain words (the explorer shows it)
+  const char* fields;  // config fields only it (and encodings listing them too) reads: "ropeLayout,ropeBase,rotaryDim"
+  // What it needs from the model:
+  bool position_table;  // adds a vector per position to the token embedding
+  bool score_bias;      // adds a bias to the attention scores (a slope or a table)
+  bool qk_transform;    // transforms q and k per position (rotations, scales)
+  bool streaming;       // inference can stream attention without forming [T, T]
+  bool prefix_stable;   // the logits of a prefix do not depend on the sequence's length (causal
+                        // models: true unless positions depend on T, as randomized positions do)
+  EncodingModel* (*make)(const ModelConfig&);  // its model hooks (owned by the caller)
+};
+
+// Every encoding, in id order (encodings()[i].id == Encoding(i)).
+std::span<const EncodingInfo> encodings();
+// nullptr if `e` is not a registered id.
+const EncodingInfo* find_encoding(Encoding e);
+const char* encoding_name(Encoding e);             // "?" for an unknown id
+Encoding parse_encoding(const std::string& name);  // RangeError naming `encoding` and listing the names
+// "one of 'none', 'sinusoidal', ...": the allowed values, for error messages.
+std::string encoding_choices();
+
+}  // namespace posenc

@@ -1,0 +1,124 @@
+// The model-config schema (posenc/model.hpp): every ModelConfig field once, with its JS
+// name, type, range and checkpoint version. Checkpoints, bindings and the JS validation
+// read this table; the defaults are ModelConfig{}'s.
+#include <cmath>
+#include <string>
+
+#include "posenc/encoding.hpp"
+#include "posenc/error.hpp"
+#include "posenc/model.hpp"
+
+namespace posenc {
+namespace {
+
+std::vector<std::string> encoding_names() {
+  std::vector<std::string> out;
+  for (const EncodingInfo& e : encodings()) out.emplace_back(e.name);
+  return out;
+}
+
+// Field accessors: F_INT(js, member, min, max), ...
+#define F_INT(js, m, lo, hi, since)                                                                    \
+  ConfigField{js, FieldType::Int, lo, hi, false, false, since, {},                                     \
+              [](const ModelConfig& c) { return static_cast<double>(c.m); },                           \
+              [](ModelConfig& c, double v) { c.m = static_cast<int>(v); }}
+#define F_FLOAT(js, m, lo, hi, since)                                                                  \
+  ConfigField{js, FieldType::Float, lo, hi, true, false, since, {},                                    \
+              [](const ModelConfig& c) { return static_cast<double>(c.m); },                           \
+              [](ModelConfig& c, double v) { c.m = v; }}
+#define F_CHOICE(js, m, type, choices, since)                                                           \
+  ConfigField{js, FieldType::Choice, 0, 0, false, false, since, choices,                               \
+              [](const ModelConfig& c) { return static_cast<double>(static_cast<uint32_t>(c.m)); },   \
+              [](ModelConfig& c, double v) { c.m = static_cast<type>(static_cast<uint32_t>(v)); }}
+
+std::vector<ConfigField> build() {
+  constexpr double kInf = INFINITY;
+  std::vector<ConfigField> f = {
+      // Version 1, in its byte order (checkpoint.hpp).
+      F_CHOICE("encoding", encoding, Encoding, encoding_names(), 1),
+      F_INT("layers", layers, 1, 64, 1),
+      F_INT("heads", heads, 1, 64, 1),
+      F_INT("dModel", d_model, 2, 4096, 1),
+      F_INT("mlpRatio", mlp_ratio, 1, 16, 1),
+      F_INT("vocabSize", vocab_size, 2, 65536, 1),
+      F_INT("maxLength", max_length, 1, 65536, 1),
+      ConfigField{"seed", FieldType::UInt64, 0, 9007199254740991.0, false, false, 1, {},
+                  [](const ModelConfig& c) { return static_cast<double>(c.seed); },
+                  [](ModelConfig& c, double v) { c.seed = static_cast<uint64_t>(v); }},
+      F_CHOICE("ropeLayout", rope_layout, RopeLayout, (std::vector<std::string>{"interleaved", "half"}), 1),
+      F_FLOAT("ropeBase", rope_base, 1, kInf, 1),
+      F_INT("rotaryDim", rotary_dim, 0, 4096, 1),
+      F_INT("t5NumBuckets", t5_num_buckets, 2, 1024, 1),
+      F_INT("t5MaxDistance", t5_max_distance, 2, 1 << 20, 1),
+      F_INT("shawK", shaw_k, 0, 4096, 1),
+      F_CHOICE("learnedPolicy", learned_policy, OutOfRange, (std::vector<std::string>{"error", "clamp", "zero"}), 1),
+      // Version 2.
+      F_INT("xposScaleBase", xpos_scale_base, 1, 1 << 20, 2),
+      F_FLOAT("xposGamma", xpos_gamma, 0, 1000, 2),
+      F_FLOAT("ropeFraction", rope_fraction, 0, 1, 2),
+      F_INT("fireHidden", fire_hidden, 1, 256, 2),
+      F_FLOAT("fireC", fire_c, 0, 1e6, 2),
+      F_INT("fireThreshold", fire_threshold, 0, 65536, 2),
+      F_INT("randomLength", random_length, 1, 65536, 2),
+  };
+  for (ConfigField& x : f) {
+    if (x.type == FieldType::Choice) x.max = static_cast<double>(x.choices.size()) - 1;
+    if (std::string(x.name) == "vocabSize") x.required = true;
+  }
+  return f;
+}
+
+std::string quoted_list(const std::vector<std::string>& names) {
+  std::string s = "one of ";
+  for (std::size_t i = 0; i < names.size(); ++i) s += (i ? ", '" : "'") + names[i] + "'";
+  return s;
+}
+
+}  // namespace
+
+bool field_applies(const ConfigField& f, Encoding e) {
+  if (f.type == FieldType::Choice) return true;  // always in range (they are cast to enums)
+  const std::string name = std::string(",") + f.name + ",";
+  bool specific = false;
+  for (const EncodingInfo& info : encodings()) {
+    if ((std::string(",") + info.fields + ",").find(name) == std::string::npos) continue;
+    if (info.id == e) return true;
+    specific = true;
+  }
+  return !specific;  // a field no encoding claims belongs to every model
+}
+
+double ConfigField::default_value() const { return get(ModelConfig{}); }
+
+std::span<const ConfigField> config_fields() {
+  static const std::vector<ConfigField> fields = build();
+  return fields;
+}
+
+void validate_config_fields(const ModelConfig& c) {
+  for (const ConfigField& f : config_fields()) {
+    if (!field_applies(f, c.encoding)) continue;  // e.g. shawK of a RoPE model: unused, unchecked
+    const double v = f.get(c);
+    switch (f.type) {
+      case FieldType::Int:
+        require_int_range(f.name, static_cast<int>(v), static_cast<int>(f.min), static_cast<int>(f.max));
+        break;
+      case FieldType::UInt64:
+        break;  // any seed
+      case FieldType::Float:
+        if (!std::isfinite(v) || v < f.min || (f.min_exclusive && v == f.min) || v > f.max)
+          range_error(f.name,
+                      std::string("a finite number ") + (f.min_exclusive ? "> " : ">= ") + format_number(f.min) +
+                          (std::isfinite(f.max) ? " and <= " + format_number(f.max) : ""),
+                      format_number(v));
+        break;
+      case FieldType::Choice:
+        if (v < 0 || v > f.max) range_error(f.name, quoted_list(f.choices), std::to_string(static_cast<long long>(v)));
+        break;
+    }
+  }
+}
+
+std::string encoding_choices() { return quoted_list(encoding_names()); }
+
+}  // namespace posenc

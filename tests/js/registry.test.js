@@ -1,0 +1,121 @@
+// The encoding registry and the config schema live in C++ (cpp/src/encodings.cpp,
+// cpp/src/config_schema.cpp); everything in JS reads them. These tests hold that together:
+// the build-time copy (web/wasm/registry.js) is the module's, the page's names come from it,
+// no source file restates the list, and the checkpoint reader / learned policy / optimizer
+// settings go through the library.
+import { readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { loadPosenc, ENCODINGS, ENCODING_INFO, CONFIG_SCHEMA, OPTIMIZER_SCHEMA } from '../../web/lib/index.js';
+import { instantiate } from '../../web/lib/loader.js';
+import { NAMES, BLURBS } from '../../web/app/meta.js';
+import { SCHEMA } from '../../web/app/state.js';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const ckpt = (f) => readFileSync(new URL(`../../web/checkpoints/${f}`, import.meta.url));
+let pe;
+beforeAll(async () => {
+  pe = await loadPosenc();
+});
+
+test.each(['simd', 'scalar'])('the exported registry and schemas are the %s module\'s', async (build) => {
+  const { mod } = await instantiate({ build });
+  expect(ENCODING_INFO).toEqual(mod.encodingList());
+  expect(CONFIG_SCHEMA).toEqual(mod.configSchema());
+  expect(OPTIMIZER_SCHEMA).toEqual(mod.optimizerSchema());
+  expect(ENCODINGS).toEqual(mod.encodingList().map((e) => e.name));
+  expect(pe.encodings.map((e) => e.name)).toEqual(ENCODINGS);
+});
+
+test('ids are stable: the first seven are the shipped checkpoints\' ids', () => {
+  // Checkpoints store the id: these must never change (web/checkpoints hold ids 0..6).
+  const shipped = ['none', 'sinusoidal', 'learned', 't5', 'alibi', 'rope', 'shaw'];
+  shipped.forEach((name, id) => expect(ENCODING_INFO[id]).toMatchObject({ name, id }));
+  ENCODING_INFO.forEach((e, i) => expect(e.id).toBe(i));
+  for (const name of shipped) expect(pe.readCheckpoint(ckpt(`copy-${name}.ckpt`)).config.encoding).toBe(name);
+});
+
+test('the page\'s names, blurbs and encodings list come from the registry', () => {
+  expect(Object.keys(NAMES)).toEqual([...ENCODINGS]);
+  expect(Object.keys(BLURBS)).toEqual([...ENCODINGS]);
+  for (const e of ENCODING_INFO) expect(NAMES[e.name]).toBe(e.label);
+  expect(JSON.stringify(SCHEMA.encodings)).toContain('xpos');
+});
+
+test('no source file outside the registry restates the list of encodings', () => {
+  const files = execFileSync('git', ['ls-files', 'web', 'bench', 'cpp', 'scripts'], { cwd: root }).toString()
+    .split('\n').filter((f) => /\.(js|mjs|cpp|hpp)$/.test(f) && f !== 'cpp/src/encodings.cpp');
+  const found = [];
+  for (const f of files) {
+    readFileSync(root + f, 'utf8').split('\n').forEach((line, i) => {
+      const named = ENCODINGS.filter((e) => new RegExp(`['"\`]${e}['"\`]|\\b${e},|,${e}\\b`).test(line));
+      if (named.length >= 4) found.push(`${f}:${i + 1}: ${line.trim()}`);
+    });
+  }
+  expect(found).toEqual([]);
+});
+
+test('ranges agree: the JS checks are the C++ schema\'s', () => {
+  const t5 = CONFIG_SCHEMA.find((f) => f.name === 't5NumBuckets');
+  expect([t5.min, t5.max]).toEqual([2, 1024]);
+  expect(() => pe.createModel({ vocabSize: 11, encoding: 't5', t5NumBuckets: 1025 })).toThrow(/t5NumBuckets must be an integer in \[2, 1024\]/);
+  // A field only some encodings read is range-checked for them only (as in C++).
+  pe.createModel({ vocabSize: 11, encoding: 'rope', shawK: 5000 }).delete();
+  expect(() => pe.createModel({ vocabSize: 11, encoding: 'shaw', shawK: 5000 })).toThrow(RangeError);
+  expect(() => pe.createModel({ vocabSize: 11, encoding: 'prope', ropeFraction: 0 })).toThrow(/ropeFraction must be a finite number > 0 and <= 1/);
+  // Defaults are ModelConfig{}'s.
+  const m = pe.createModel({ vocabSize: 11 });
+  for (const f of CONFIG_SCHEMA) if (!f.required) expect(m.config[f.name]).toBe(f.type === 'choice' ? f.choices[f.default] : f.default);
+  m.delete();
+});
+
+test('readCheckpoint checks like loadModel and reads the header only', () => {
+  const bytes = ckpt('copy-learned.ckpt');
+  const info = pe.readCheckpoint(bytes);
+  const model = pe.loadModel(bytes);
+  expect(info.config).toEqual(model.config);
+  expect(info.trainedLength).toBe(model.trainedLength);
+  expect(info.version).toBe(1);
+  expect(info.parameters).toBe(model.numParameters);
+  model.delete();
+  const bad = new Uint8Array(bytes);
+  bad[200] ^= 1;
+  expect(() => pe.readCheckpoint(bad)).toThrow(/checksum mismatch/);
+  expect(() => pe.readCheckpoint(bytes.subarray(0, 50))).toThrow(/truncated/);
+  expect(() => pe.readCheckpoint('x')).toThrow(TypeError);
+});
+
+test('loadModel sets the learned policy through the API', () => {
+  const bytes = ckpt('copy-learned.ckpt'); // saved with 'clamp'
+  const saved = pe.loadModel(bytes);
+  expect(saved.config.learnedPolicy).toBe('clamp');
+  const n = saved.config.maxLength, T = n + 8, tokens = Array.from({ length: T }, (_, i) => (i * 3) % 5);
+  const strict = pe.loadModel(bytes, { learnedPolicy: 'error' });
+  expect(strict.config.learnedPolicy).toBe('error');
+  expect(() => strict.forward(tokens, { length: T })).toThrow(/learnedPolicy 'error'/);
+  const zero = pe.loadModel(bytes, { learnedPolicy: 'zero' });
+  const a = zero.forward(tokens, { length: T }).logits, c = saved.forward(tokens, { length: T }).logits;
+  // Inside the table the policy changes nothing; past it, 'zero' and 'clamp' differ.
+  expect(a.subarray(0, n * 11)).toEqual(c.subarray(0, n * 11));
+  expect(a.subarray(n * 11)).not.toEqual(c.subarray(n * 11));
+  // The weights are the saved ones: the checkpoint round trip keeps the new policy.
+  const again = pe.loadModel(zero.save());
+  expect(again.config.learnedPolicy).toBe('zero');
+  expect(again.forward(tokens, { length: T }).logits).toEqual(a);
+  expect(() => pe.loadModel(bytes, { learnedPolicy: 'wrap' })).toThrow(/learnedPolicy must be one of 'error', 'clamp', 'zero'/);
+  expect(() => pe.loadModel(bytes, { policy: 'clamp' })).toThrow(/unknown option/);
+  for (const m of [saved, strict, zero, again]) m.delete();
+});
+
+test('AdamW settings: the experiment\'s by default, settable through train() and setOptimizer', async () => {
+  const m = pe.createModel({ vocabSize: 11, layers: 1, dModel: 8, heads: 2, maxLength: 8 });
+  const defaults = Object.fromEntries(OPTIMIZER_SCHEMA.map((f) => [f.name, f.default]));
+  expect(m.optimizer).toEqual(defaults);
+  expect(m.optimizer.beta2).toBe(Math.fround(0.95));
+  await pe.train(m, { task: 'copy', symbols: 4, steps: 2, batch: 2, length: 8, beta2: 0.999, weightDecay: 0 });
+  expect(m.optimizer).toEqual({ ...defaults, beta2: Math.fround(0.999), weightDecay: 0 });
+  expect(() => m.setOptimizer({ beta2: 1 })).toThrow(/beta2 must be a finite number >= 0 and < 1/);
+  await expect(pe.train(m, { task: 'copy', steps: 1, beta1: -1 })).rejects.toThrow(/beta1/);
+  expect(m.optimizer.beta1).toBe(defaults.beta1);
+  m.delete();
+});
