@@ -54,7 +54,7 @@ export function drawOffsetCurve(pe, canvas, notice) {
   const k = q;
   const [w, h, ctx] = fitCanvas(canvas, canvas.clientHeight || 200);
   ctx.clearRect(0, 0, w, h);
-  const box = { x: 44, y: 24, w: w - 56, h: h - 64 };
+  const box = { x: 44, y: 36, w: w - 56, h: h - 76 };
   const x = scaleLinear([0, span - 1], [box.x, box.x + box.w]), y = scaleLinear([-1, 1], [box.y + box.h, box.y]);
   axes(ctx, box, x, y, { xTitle: 'offset m − n (tokens between query and key)', yTitle: 'score ⟨R_m q, R_n k⟩ (|q| = |k| = 1)', yTicks: [-1, -0.5, 0, 0.5, 1] });
   ctx.font = '11px system-ui, sans-serif';
@@ -75,8 +75,8 @@ export function drawOffsetCurve(pe, canvas, notice) {
     scores.forEach((v, off) => (off ? ctx.lineTo(x(off), y(v)) : ctx.moveTo(x(off), y(v))));
     ctx.stroke();
     ctx.fillStyle = schemeTableau10[s];
-    ctx.fillRect(box.x + 4 + 130 * s, 9, 14, 3);
-    ctx.fillText(`query at ${start + span - 1}`, box.x + 22 + 130 * s, 14);
+    ctx.fillRect(box.x + 4 + 120 * s, 9, 14, 3);
+    ctx.fillText(`query at ${start + span - 1}`, box.x + 22 + 120 * s, 14);
     return scores;
   });
   if (notice) {

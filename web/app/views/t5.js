@@ -1,5 +1,5 @@
 import { schemeTableau10, scaleLinear } from '../../vendor/d3.js';
-import { cssVar, fitCanvas } from '../heatmap.js';
+import { fitCanvas } from '../heatmap.js';
 import { axes } from '../chart.js';
 
 export function drawT5(pe, canvas, notice) {
@@ -15,16 +15,17 @@ export function drawT5(pe, canvas, notice) {
   const x = scaleLinear([-span, span], [box.x, box.x + box.w]), y = scaleLinear([0, 31], [box.y + box.h, box.y]);
   axes(ctx, box, x, y, { xTitle: 'relative position j − i (tokens)', yTitle: 'bucket', xTicks: 8, yTicks: [0, 8, 16, 24, 31] });
   ctx.font = '11px system-ui, sans-serif';
+  let lx = box.x + 4;
   series.forEach(([buckets, label], s) => {
     ctx.strokeStyle = ctx.fillStyle = schemeTableau10[s];
     ctx.lineWidth = 1.5;
     ctx.beginPath();
     buckets.forEach((b, i) => (i ? ctx.lineTo(x(rel[i]), y(b)) : ctx.moveTo(x(rel[i]), y(b))));
     ctx.stroke();
-    ctx.fillRect(box.x + 4 + 250 * s, 8, 14, 3);
-    ctx.fillText(label, box.x + 22 + 250 * s, 13);
+    ctx.fillRect(lx, 8, 14, 3);
+    ctx.fillText(label, lx + 18, 13);
+    lx += 36 + ctx.measureText(label).width;
   });
-  ctx.fillStyle = cssVar('--train', '#e0a000', canvas);
   // what to notice: where buckets stop being one per offset, and the shared bucket past the maximum distance
   if (notice) {
     const causal = series[1][0], back = (d) => causal[span - d];
