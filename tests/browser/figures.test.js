@@ -122,7 +122,7 @@ describe.each(ENGINES)('%s', (engine) => {
     const notices = await page.evaluate(() => [...document.querySelectorAll('main .notice')]
       .map((p) => ({ where: p.closest('.sweep-row')?.dataset.encoding ?? p.closest('section').id, text: p.textContent })));
     const grids = await page.evaluate(() => document.querySelectorAll('#retrieval .retrieval-grid canvas').length);
-    const expected = ['rope', 'alibi', 'rope-scaling', 'sinusoid', 'rope', 'alibi', 't5', ...(grids ? ['retrieval'] : [])];
+    const expected = ['rope', 'alibi', 'rope-scaling', 'your-rope', 'sinusoid', 'rope', 'alibi', 't5', ...(grids ? ['retrieval'] : [])];
     for (const where of expected) expect(notices.filter((n) => n.where === where && /^What to notice: .*\d/.test(n.text)).length).toBeGreaterThan(0);
     notices.rope = notices.find((n) => n.where === 'rope').text;
     expect(notices.rope).toMatch(/T = 96/);

@@ -214,14 +214,14 @@ export function drawRowBars(canvas, name, r, wt, sel) {
   ctx.clearRect(0, 0, w, h);
   const T = wt.length, i = Math.min(sel.i, T - 1), row = rowOf(wt, sel.k, i), best = argmax(row, i);
   const box = { x: 34, y: 16, w: w - 44, h: h - 50 };
-  const x = scaleBand([...Array(T).keys()], [box.x, box.x + box.w]).paddingInner(T > 64 ? 0 : 0.15);
+  const x = scaleBand([...Array(i + 1).keys()], [box.x, box.x + box.w]).paddingInner(i > 64 ? 0 : 0.15); // the keys query i may see
   const y = scaleLinear([0, Math.max(0.05, row[best])], [box.y + box.h, box.y]).nice();
   const colour = cssVar('--accent', '#1f77b4', canvas), muted = cssVar('--muted', undefined, canvas);
   for (let j = 0; j <= i; j++) {
     ctx.fillStyle = j === best ? cssVar('--train', '#e0a000', canvas) : colour;
     ctx.fillRect(x(j), y(row[j]), Math.max(0.5, x.bandwidth()), box.y + box.h - y(row[j]));
   }
-  const keyTicks = scaleLinear([0, T - 1], [0, 1]).ticks(Math.max(2, Math.floor(box.w / 40))).filter(Number.isInteger);
+  const keyTicks = scaleLinear([0, i], [0, 1]).ticks(Math.max(2, Math.floor(box.w / 40))).filter(Number.isInteger);
   axes(ctx, box, (j) => x(j) + x.bandwidth() / 2, y, { xTicks: keyTicks, yTicks: y.ticks(3), grid: false, font: 9,
     xTitle: 'key position j', yTitle: 'weight' });
   ctx.fillStyle = muted;

@@ -37,7 +37,7 @@ export function drawClocks(pe, canvas, position, notice) {
   }
   // axis: which pair each dial is, and what the hand shows
   ctx.fillStyle = colour('--fg');
-  ctx.fillText(`rotation pair i (θᵢ = 10000^(−2i/${DIM}), fast → slow) · hand: angle p·θᵢ at position p = ${position}, from 3 o'clock, anticlockwise`, w / 2, h - 4);
+  ctx.fillText(`rotation pair i (θᵢ = 10000^(−2i/${DIM}), fast → slow) · hand: angle p·θᵢ at position p = ${position}, from 3 o'clock, anticlockwise`, w / 2, 2 * rad + 38);
   canvas.dataset.xAxis = 'rotation pair i';
   canvas.dataset.yAxis = 'angle p·θᵢ (hand direction)';
   if (notice) {

@@ -207,6 +207,16 @@ export function drawDecay(canvas, lt, r) {
   return { distances: dist, trained: base, scaled };
 }
 
+/** The "what to notice" line of a layer type: how many pairs never turned within the original context, and what the scaling does. */
+export function ropeNotice(lt, r) {
+  if (!lt.rope) return `What to notice: the ${lt.layers.length} ${lt.name} layers have no RoPE (NoPE): their attention sees no positions at all.`;
+  const ctx0 = r.originalContext, ext = r.contextLength ?? r.seqLen;
+  const slow = lt.pairs.filter((p) => p.baseWavelength > ctx0).length;
+  const changed = lt.pairs.length - (lt.counts.kept ?? 0);
+  return `What to notice: ${slow} of the ${lt.pairs.length} rotary pairs of the ${lt.name} layers turn less than once in the original ` +
+    `${fmt(ctx0)} tokens` + (ext && ext !== ctx0 ? `; to reach ${fmt(ext)} the scaling changes ${changed} of them and keeps ${lt.counts.kept ?? 0}.` : '.');
+}
+
 // ---------- the section ----------
 
 export function createYourRope(pe, section, state, { onChange = () => {} } = {}) {
@@ -251,6 +261,8 @@ export function createYourRope(pe, section, state, { onChange = () => {} } = {})
     if (!result) return;
     const lt = result.layerTypes[state.ropeLayerType] ?? result.layerTypes[0];
     drawWavelengths($('canvas.wavelengths'), lt, result);
+    const notice = $('.notice');
+    if (notice) notice.textContent = ropeNotice(lt, result);
     drawScales($('canvas.scales'), result);
     decay = drawDecay($('canvas.decay'), lt, result);
   }
