@@ -123,6 +123,12 @@ export function axes(ctx, box, x, y, opts) {
   const tickList = (s, n, log) => (Array.isArray(n) ? n : log ? decades(s) : s.ticks(n));
   const fx = opts.xFormat ?? (logX || Array.isArray(xTicks) ? fmtTick : x.tickFormat?.(xTicks) ?? fmtTick);
   const fy = opts.yFormat ?? (logY || Array.isArray(yTicks) ? fmtTick : y.tickFormat?.(yTicks) ?? fmtTick);
+  const seg = (x0, y0, x1, y1) => {
+    ctx.beginPath();
+    ctx.moveTo(x0, y0);
+    ctx.lineTo(x1, y1);
+    ctx.stroke();
+  };
   ctx.save();
   ctx.font = `${font}px system-ui, sans-serif`;
   ctx.lineWidth = 1;
@@ -133,22 +139,14 @@ export function axes(ctx, box, x, y, opts) {
   for (const t of tickList(x, xTicks, logX)) {
     const px = Math.round(x(t)) + 0.5;
     if (px < box.x - 1 || px > box.x + box.w + 1) continue;
-    ctx.strokeStyle = gridColour;
-    ctx.beginPath();
-    ctx.moveTo(px, grid ? box.y : box.y + box.h);
-    ctx.lineTo(px, box.y + box.h + 3);
-    ctx.stroke();
+    seg(px, grid ? box.y : box.y + box.h, px, box.y + box.h + 3);
     ctx.fillText(fx(t), px, box.y + box.h + 3 + font);
   }
   ctx.textAlign = 'right';
   for (const t of tickList(y, yTicks, logY)) {
     const py = Math.round(y(t)) + 0.5;
     if (py < box.y - 1 || py > box.y + box.h + 1) continue;
-    ctx.strokeStyle = gridColour;
-    ctx.beginPath();
-    ctx.moveTo(box.x - 3, py);
-    ctx.lineTo(grid ? box.x + box.w : box.x, py);
-    ctx.stroke();
+    seg(box.x - 3, py, grid ? box.x + box.w : box.x, py);
     ctx.fillText(fy(t), box.x - 5, py + font / 3);
   }
   ctx.fillStyle = fg;
@@ -231,8 +229,10 @@ export function heatmapFigure(canvas, values, rows, cols, opts) {
   const x = scaleLinear([-0.5, cols - 0.5], [box.x, box.x + box.w]), y = scaleLinear([-0.5, rows - 0.5], [box.y, box.y + box.h]);
   const pick = (n, px) => scaleLinear([0, n - 1], [0, 1]).ticks(Math.max(2, Math.floor(px / (compact ? 30 : 45)))).filter(Number.isInteger);
   const label = (list) => (list ? (t) => fmtTick(list[t]) : fmtTick);
-  axes(ctx, box, x, y, { xTitle: opts.xTitle, yTitle: opts.yTitle, xTicks: opts.xLabels && opts.xLabels.length <= 12 ? opts.xLabels.map((_, i) => i) : pick(cols, box.w),
-    yTicks: opts.yLabels && opts.yLabels.length <= 12 ? opts.yLabels.map((_, i) => i) : pick(rows, box.h), grid: false, font,
+  // labelled cells: every k-th label, k as small as keeps them apart
+  const every = (list, px, room) => list.map((_, i) => i).filter((i) => i % Math.ceil((list.length * room) / Math.max(1, px)) === 0);
+  axes(ctx, box, x, y, { xTitle: opts.xTitle, yTitle: opts.yTitle, xTicks: opts.xLabels ? every(opts.xLabels, box.w, 4 + font * 2.2) : pick(cols, box.w),
+    yTicks: opts.yLabels ? every(opts.yLabels, box.h, font + 4) : pick(rows, box.h), grid: false, font,
     xFormat: label(opts.xLabels), yFormat: label(opts.yLabels) });
   colourLegend(ctx, { x: box.x + box.w + 8, y: box.y + 10, w: compact ? 6 : 9, h: box.h - 10 }, { interpolate, domain, title: opts.legendTitle, font: compact ? 8 : 10,
     ticks: compact ? 2 : 4 });

@@ -54,14 +54,18 @@ function mapTicks(r, size) {
  */
 export function paintMaps(ctx, w, h, r, s, { masked, train: trainColour, muted, fg = muted, status: colours }, marks = {}) {
   const n = r.bitmaps.length, gap = 6, strip = 6;
-  const size = Math.max(16, Math.min(h - TOP - BOTTOM - 2, (w - ML - LEGEND_W - gap * (n - 1)) / n));
+  // small boxes (the exports' short rows): no tick labels, a narrower legend, so the maps keep their size
+  const fits = (ml, lw, bottom) => Math.min(h - TOP - bottom - 2, (w - ml - lw - gap * (n - 1)) / n);
+  const full = fits(ML, LEGEND_W, BOTTOM) >= 70;
+  const ml = full ? ML : 0, bottom = full ? BOTTOM : strip + 2, lw = full ? LEGEND_W : 30;
+  const size = Math.max(16, fits(ml, lw, bottom));
   const T = r.length, train = s.trainLength;
-  const ticks = mapTicks(r, size), tokenTicks = ticks.length === T && !!r.tokens;
+  const ticks = full ? mapTicks(r, size) : [], tokenTicks = ticks.length === T && !!r.tokens;
   ctx.imageSmoothingEnabled = false;
   ctx.font = '10px system-ui, sans-serif';
   let labelsEnd = 0;
   for (let k = 0; k < n; k++) {
-    const x = ML + k * (size + gap), y = TOP;
+    const x = ml + k * (size + gap), y = TOP;
     ctx.fillStyle = masked;
     ctx.fillRect(x, y, size, size);
     ctx.drawImage(r.bitmaps[k], x, y, size, size);
@@ -120,10 +124,10 @@ export function paintMaps(ctx, w, h, r, s, { masked, train: trainColour, muted, 
   }
   // axis titles and the colour legend
   ctx.fillStyle = muted;
-  ctx.fillText(`rows: query position i ↓ · columns: key position j →${tokenTicks ? ' (tokens: B = BOS, S = SEP, · = PAD)' : ''}`, 0, TOP + size + strip + 26);
-  const lx = ML + n * (size + gap) - gap + 8;
-  colourLegend(ctx, { x: lx, y: TOP + 12, w: 7, h: Math.max(20, size - 12) }, { interpolate: interpolateViridis, domain: [0, 1], sqrt: true,
-    title: 'weight', colours: { muted, fg: muted }, font: 9 });
+  if (full) ctx.fillText(`rows: query position i ↓ · columns: key position j →${tokenTicks ? ' (tokens: B = BOS, S = SEP, · = PAD)' : ''}`, 0, TOP + size + strip + 26);
+  const lx = ml + n * (size + gap) - gap + 8;
+  colourLegend(ctx, { x: lx, y: TOP + 12, w: full ? 7 : 5, h: Math.max(20, size - 12) }, { interpolate: interpolateViridis, domain: [0, 1], sqrt: true,
+    title: 'weight', colours: { muted, fg: muted }, font: 9, ticks: full ? undefined : [0, 1] });
   if (ctx.canvas?.dataset) {
     ctx.canvas.dataset.xAxis = 'key position j';
     ctx.canvas.dataset.yAxis = 'query position i';
@@ -131,13 +135,13 @@ export function paintMaps(ctx, w, h, r, s, { masked, train: trainColour, muted, 
   // the length and accuracy, right-aligned above the maps where they fit beside the head labels
   ctx.fillStyle = muted;
   const text = r.length !== s.length ? `T=${r.length} (computing ${s.length}…)` : `T=${r.length} · accuracy ${r.accuracy.toFixed(2)}`;
-  const right = Math.min(w, ML + n * (size + gap) - gap);
+  const right = Math.min(w, ml + n * (size + gap) - gap);
   if (right - ctx.measureText(text).width > labelsEnd + 8) {
     ctx.textAlign = 'right';
     ctx.fillText(text, right, 9);
     ctx.textAlign = 'left';
   }
-  return { x0: ML, y0: TOP, size, gap, n, T };
+  return { x0: ml, y0: TOP, size, gap, n, T };
 }
 
 /** The map cell {k, i, j} under CSS px (x, y) of a maps canvas with geometry `g`, or null. */
@@ -184,7 +188,7 @@ export function curveOptions(shown, s, [lo, hi], colours) {
     ],
     xTicks: [...new Set([s.trainLength, 4 * s.trainLength, 8 * s.trainLength, hi])].filter((x) => x <= hi),
     yTicks: [0, 0.5, 1],
-    yLabel: 'accuracy (—) · loss in nats ÷ 5 (- -)',
+    yLabel: 'accuracy — · loss/5 (nats) - -',
     xLabel: 'length T (tokens, log scale)',
   };
 }
