@@ -88,9 +88,13 @@ describe.each(ENGINES)('%s', (engine) => {
     expect(hovered.text).toContain(`(weight ${ref.bestWeight.toFixed(3)})`);
     expect(hovered.text).toMatch(/head 2, T = 128: query 40 /);
 
-    // 2b. keyboard: focus the map (head 1, query 0, key 0), ] to head 2, Page Down x4 + Down = query 41, Right x3 = key 3
+    // 2b. keyboard: Tab to the map (head 1, query 0, key 0), ] to head 2, Page Down x4 + Down = query 41, Right x3 = key 3
     await page.hover('h1');
-    await page.evaluate((s) => document.querySelector(s).focus(), sel);
+    // a real Tab: from the key hints (a click there sets where sequential focus starts) to the first map
+    await page.click('#sweep .keys');
+    await page.press('Tab');
+    const focused = await page.evaluate(() => document.activeElement?.closest('.sweep-row')?.dataset.encoding + ' ' + document.activeElement?.className);
+    expect(focused).toBe('rope maps');
     await page.press(']', 'PageDown', 'PageDown', 'PageDown', 'PageDown', 'ArrowDown', 'ArrowRight', 'ArrowRight', 'ArrowRight');
     const typed = await page.waitFor(() => {
       const p = document.querySelector('#sweep .sweep-row[data-encoding=rope] .readout');
