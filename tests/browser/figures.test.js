@@ -122,6 +122,16 @@ describe.each(ENGINES)('%s', (engine) => {
     await page.waitFor(() => /T = 96/.test(document.querySelector('#sweep .sweep-row[data-encoding=rope] canvas.row-bars').getAttribute('aria-label')),
       { timeout: 60000, what: 'the bar chart at T = 96' });
 
+    // short lengths: token labels on the axes (one tick per position)
+    const first = await page.evaluate(() => { posenc.setLength(posenc.grid()[0]); return posenc.grid()[0]; });
+    await page.waitFor((t) => document.querySelector('#sweep .sweep-row[data-encoding=rope] canvas.maps').getAttribute('aria-label').endsWith(`at T = ${t}`),
+      { arg: first, timeout: 60000, what: 'the maps at the shortest length' });
+    await page.evaluate(() => document.getElementById('sweep-rows').scrollIntoView({ block: 'start' }));
+    await page.screenshot('figures-sweep-short');
+    await page.evaluate(() => posenc.setLength(96));
+    await page.waitFor(() => /T = 96\)\.$/.test(document.querySelector('#sweep .sweep-row[data-encoding=rope] .notice').textContent),
+      { what: "RoPE's notice at T = 96" });
+
     // 4. what to notice: one line per view, from the data on screen
     const notices = await page.evaluate(() => [...document.querySelectorAll('main .notice')]
       .map((p) => ({ where: p.closest('.sweep-row')?.dataset.encoding ?? p.closest('section').id, text: p.textContent })));
