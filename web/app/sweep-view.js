@@ -235,6 +235,8 @@ export function drawRowBars(canvas, name, r, wt, sel) {
   ctx.fillText(`${name} H${wt.heads[sel.k] + 1} · query ${i}${tok} · peak: key ${best} (${row[best].toFixed(3)})`, w - 4, 10);
 }
 
+let readoutIds = 0;
+
 export function createSweepView(container, client) {
   const rows = new Map();
   let lastState = null;
@@ -248,9 +250,8 @@ export function createSweepView(container, client) {
       row.dataset.encoding = enc;
       row.innerHTML = `<div class="row-label"><strong>${NAMES[enc]}</strong> <span class="source"></span>
           <p class="blurb">${BLURBS[enc]}</p><p class="measured" aria-live="off"></p><p class="notice"></p></div>
-        <div class="maps-cell"><canvas class="maps" tabindex="0" role="img" aria-label="${NAMES[enc]} attention maps"
-          aria-describedby="readout-${enc}"></canvas>
-          <p class="readout" id="readout-${enc}" aria-live="polite">Hover a map, or focus it and use the arrow keys, to read a weight; click a row to chart it.</p>
+        <div class="maps-cell"><canvas class="maps" tabindex="0" role="img" aria-label="${NAMES[enc]} attention maps"></canvas>
+          <p class="readout" aria-live="polite">Hover a map, or focus it and use the arrow keys, to read a weight; click a row to chart it.</p>
           <canvas class="row-bars" role="img" hidden></canvas></div>
         <canvas class="curve" role="img" aria-label="${NAMES[enc]} accuracy and loss against length"></canvas>`;
       container.append(row);
@@ -258,6 +259,8 @@ export function createSweepView(container, client) {
         readout: row.querySelector('.readout'), notice: row.querySelector('.notice'),
         measured: row.querySelector('.measured'), source: row.querySelector('.source'), drawn: null, curveKey: null, detailKey: null,
         geom: null, shown: null, hover: null, focus: null, selected: null };
+      r.readout.id = `posenc-readout-${++readoutIds}`; // unique on the page (several explorers may share it)
+      r.maps.setAttribute('aria-describedby', r.readout.id);
       rows.set(enc, r);
       bindInput(enc, r);
     }
