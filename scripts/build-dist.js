@@ -1,8 +1,9 @@
 // Bundles with Vite (its library mode, offline).
-//   node scripts/build-dist.js vendor   web/vendor/{d3,gifenc}.js, the packages the pages import (no import map needed)
+//   node scripts/build-dist.js vendor   web/vendor/{d3,gifenc}.js, the packages the pages import (no import map needed),
+//                                       and web/vendor/noto-sans-math.woff2
 //   node scripts/build-dist.js          dist/: the npm package (see README "Use it from JavaScript")
 import { build } from 'vite';
-import { statSync } from 'node:fs';
+import { statSync, copyFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -11,7 +12,12 @@ const mtime = (p) => { try { return statSync(at(p)).mtimeMs; } catch { return 0;
 
 const VENDOR = ['d3', 'gifenc'];
 
+// The math font the page's MathML uses (Noto Sans Math: an OpenType MATH table, so fences and matrices stretch
+// the same in Chromium, Firefox and WebKit, whatever fonts the reader has).
+const MATH_FONT = ['node_modules/@fontsource/noto-sans-math/files/noto-sans-math-latin-400-normal.woff2', 'web/vendor/noto-sans-math.woff2'];
+
 async function vendor() {
+  copyFileSync(at(MATH_FONT[0]), at(MATH_FONT[1]));
   const built = Math.min(...VENDOR.map((n) => mtime(`web/vendor/${n}.js`)));
   if (built > Math.max(...VENDOR.map((n) => mtime(`web/vendor/${n}-entry.js`)), mtime('package-lock.json'))) return;
   await build({

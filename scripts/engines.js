@@ -81,6 +81,12 @@ class EnginePage {
     await this.mouseClick(Math.round(b.x + b.w / 2), Math.round(b.y + b.h / 2));
   }
 
+  /** A real mouse move to the point (fx, fy) of the element's box (fractions of its width and height; default its centre). */
+  async hover(selector, fx = 0.5, fy = 0.5, nth = 0) {
+    const b = await this.box(selector, nth);
+    await this.mouseMove(Math.round(b.x + fx * b.w), Math.round(b.y + fy * b.h));
+  }
+
   /** Drags a range input's thumb with the mouse (press on the thumb, move in steps, release) to about `value`. */
   async dragRange(selector, value, nth = 0) {
     const b = await this.box(selector, nth);
@@ -110,6 +116,7 @@ class PuppetPage extends EnginePage {
   }
   evaluate(fn, arg) { return this.raw.evaluate(fn, arg); }
   mouseClick(x, y) { return this.raw.mouse.click(x, y); }
+  mouseMove(x, y) { return this.raw.mouse.move(x, y, { steps: 4 }); }
   async mouseDrag(x0, x1, y, steps) {
     await this.raw.mouse.move(x0, y);
     await this.raw.mouse.down();
@@ -258,7 +265,7 @@ async function startWebKitDriver(display, env = {}) {
 }
 
 const KEYS = { ArrowRight: '\uE014', ArrowLeft: '\uE012', ArrowUp: '\uE013', ArrowDown: '\uE015', Home: '\uE011', End: '\uE010',
-  Enter: '\uE007', Tab: '\uE004', Escape: '\uE00C', ' ': ' ' };
+  PageUp: '\uE00E', PageDown: '\uE00F', Enter: '\uE007', Tab: '\uE004', Escape: '\uE00C', ' ': ' ' };
 
 class WebKitPage extends EnginePage {
   constructor(driver, version) {
@@ -286,6 +293,7 @@ class WebKitPage extends EnginePage {
   }
   actions() { return this.raw.actions({ async: true }); }
   mouseClick(x, y) { return this.actions().move({ x, y, duration: 0 }).press().release().perform(); }
+  mouseMove(x, y) { return this.actions().move({ x, y, duration: 50 }).perform(); }
   async mouseDrag(x0, x1, y, steps) {
     let a = this.actions().move({ x: x0, y, duration: 0 }).press();
     for (let i = 1; i <= steps; i++) a = a.move({ x: Math.round(x0 + ((x1 - x0) * i) / steps), y, duration: 20 });

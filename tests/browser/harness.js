@@ -6,7 +6,7 @@
 //   useEngine(engine)   'chromium' | 'firefox' | 'webkit'; newPage() gives the common page API of
 //                       scripts/engines.js, the same in every engine:
 //                         goto(url) · evaluate(fn, arg) (fn may be async) · waitFor(fn, {arg, timeout, what})
-//                         click(selector, nth) · dragRange(selector, value, nth) (real mouse drag)
+//                         click(selector, nth) · hover(selector, fx, fy, nth) (real mouse move) · dragRange(selector, value, nth) (real mouse drag)
 //                         press(...keys) (real key events to the focused element) · setViewport(w, h)
 //                         screenshot(name) -> a path under the tmp screenshot dir · errors() -> page errors
 //                         raw (the driver's own page object) · engine · version

@@ -179,7 +179,7 @@ function drawFrame(ctx, L, T, results, history, o) {
     ctx.translate(L.mapsX, y + 6);
     paintMaps(ctx, L.mapsW, L.rowH - 12, r, s, mapColours);
     ctx.restore();
-    drawChart(ctx, { x: L.chartX, y: y + 8, w: L.chartW, h: L.rowH - 30 }, curveOptions(history[i], s, [lo, hi], chartColours));
+    drawChart(ctx, { x: L.chartX + 24, y: y + 8, w: L.chartW - 24, h: L.rowH - 42 }, curveOptions(history[i], s, [lo, hi], chartColours));
   });
   // legend
   const y = L.height - FOOTER / 2 + 4;

@@ -1,5 +1,6 @@
 // Small line charts on canvas: axes, series, vertical markers.
-import { cssVar } from './heatmap.js';
+import { cssVar, drawHeatmap, fitCanvas } from './heatmap.js';
+import { scaleLinear } from '../vendor/d3.js';
 
 /**
  * @param ctx 2-D context already scaled to CSS px
@@ -70,9 +71,170 @@ export function drawChart(ctx, box, opts) {
     for (const t of opts.xTicks) {
       if (t < x0 || t > x1) continue;
       ctx.textAlign = px(t) > box.x + box.w - 12 ? 'right' : px(t) < box.x + 12 ? 'left' : 'center';
-      ctx.fillText(String(t), px(t), box.y + box.h + 11);
+      ctx.fillText(fmtTick(t), px(t), box.y + box.h + 11);
+    }
+  }
+  // y ticks: labels left of the box, short tick marks into it
+  for (const t of opts.yTicks ?? []) {
+    if (t < y0 || t > y1) continue;
+    const y = Math.round(py(t)) + 0.5;
+    ctx.strokeStyle = muted;
+    ctx.beginPath();
+    ctx.moveTo(box.x - 3, y);
+    ctx.lineTo(box.x + 2, y);
+    ctx.stroke();
+    ctx.textAlign = 'right';
+    ctx.fillText(fmtTick(t), box.x - 4, y + 3);
+  }
+  if (opts.xLabel) {
+    ctx.textAlign = 'right';
+    ctx.fillText(opts.xLabel, box.x + box.w, box.y + box.h + 22);
+  }
+  ctx.restore();
+  note(ctx, 'xAxis', opts.xLabel ?? '');
+  note(ctx, 'yAxis', opts.yLabel ?? '');
+  return { px, py };
+}
+
+// ---------- axes and colour legends from d3 scales (shared by every figure) ----------
+// Everything here draws with the canvas subset web/app/svg-context.js writes (rectangles, straight lines, text;
+// no rotation unless `rotateY`), so the sweep's SVG/GIF/WebM exports carry the same axes and legends. Each call
+// records what it drew on the canvas element (data-x-axis, data-y-axis, data-legend) for assistive text and tests.
+
+const note = (ctx, key, value) => {
+  const el = ctx.canvas;
+  if (el && el.dataset) el.dataset[key] = value;
+};
+
+/** A tick formatter for positions and sizes: 1.5k, 2M, 0.25. */
+export const fmtTick = (x) => (Math.abs(x) >= 1e6 ? `${+(x / 1e6).toPrecision(3)}M` : Math.abs(x) >= 1e4 ? `${+(x / 1e3).toPrecision(3)}k` : `${+x.toPrecision(3)}`);
+
+/**
+ * Ticks, tick labels and axis titles (with units) for d3 scales `x` and `y` already ranged onto `box`.
+ * opts: {xTitle, yTitle, xTicks (count or array), yTicks, logX, logY, grid (true: grid lines), rotateY (y title
+ * turned 90°; else written above the axis), colours: {muted, grid, fg}, font (px), xFormat, yFormat}.
+ */
+export function axes(ctx, box, x, y, opts) {
+  const { xTitle, yTitle, xTicks = 6, yTicks = 5, logX = false, logY = false, rotateY = false, grid = true, font = 11 } = opts;
+  const muted = opts.colours?.muted ?? cssVar('--muted', undefined, ctx.canvas);
+  const gridColour = opts.colours?.grid ?? cssVar('--grid', 'rgba(128,128,128,.3)', ctx.canvas);
+  const fg = opts.colours?.fg ?? cssVar('--fg', '#222', ctx.canvas);
+  const decades = (s) => s.ticks().filter((t) => Math.abs(Math.log10(t) % 1) < 1e-9);
+  const tickList = (s, n, log) => (Array.isArray(n) ? n : log ? decades(s) : s.ticks(n));
+  const fx = opts.xFormat ?? (logX || Array.isArray(xTicks) ? fmtTick : x.tickFormat?.(xTicks) ?? fmtTick);
+  const fy = opts.yFormat ?? (logY || Array.isArray(yTicks) ? fmtTick : y.tickFormat?.(yTicks) ?? fmtTick);
+  const seg = (x0, y0, x1, y1) => {
+    ctx.beginPath();
+    ctx.moveTo(x0, y0);
+    ctx.lineTo(x1, y1);
+    ctx.stroke();
+  };
+  ctx.save();
+  ctx.font = `${font}px system-ui, sans-serif`;
+  ctx.lineWidth = 1;
+  ctx.strokeStyle = gridColour;
+  ctx.strokeRect(box.x + 0.5, box.y + 0.5, box.w, box.h);
+  ctx.fillStyle = muted;
+  ctx.textAlign = 'center';
+  for (const t of tickList(x, xTicks, logX)) {
+    const px = Math.round(x(t)) + 0.5;
+    if (px < box.x - 1 || px > box.x + box.w + 1) continue;
+    seg(px, grid ? box.y : box.y + box.h, px, box.y + box.h + 3);
+    ctx.fillText(fx(t), px, box.y + box.h + 3 + font);
+  }
+  ctx.textAlign = 'right';
+  for (const t of tickList(y, yTicks, logY)) {
+    const py = Math.round(y(t)) + 0.5;
+    if (py < box.y - 1 || py > box.y + box.h + 1) continue;
+    seg(box.x - 3, py, grid ? box.x + box.w : box.x, py);
+    ctx.fillText(fy(t), box.x - 5, py + font / 3);
+  }
+  ctx.fillStyle = fg;
+  if (xTitle) {
+    ctx.textAlign = 'center';
+    ctx.fillText(xTitle, box.x + box.w / 2, box.y + box.h + 6 + 2 * font);
+  }
+  if (yTitle) {
+    if (rotateY) {
+      ctx.save();
+      ctx.translate(font + 2, box.y + box.h / 2);
+      ctx.rotate(-Math.PI / 2);
+      ctx.textAlign = 'center';
+      ctx.fillText(yTitle, 0, 0);
+      ctx.restore();
+    } else {
+      ctx.textAlign = 'left';
+      ctx.fillText(yTitle, Math.max(0, box.x - 30), box.y - 4);
     }
   }
   ctx.restore();
-  return { px, py };
+  note(ctx, 'xAxis', xTitle ?? '');
+  note(ctx, 'yAxis', yTitle ?? '');
+}
+
+/**
+ * A vertical colour bar in `box` for `interpolate` over `domain`, with ticks on its right and `title` above.
+ * `sqrt`: the colours are spread by √value (as the attention maps are), so the ticks are placed at √t.
+ */
+export function colourLegend(ctx, box, { interpolate, domain: [lo, hi], title, ticks = 4, sqrt = false, colours = {}, font = 10 }) {
+  const muted = colours.muted ?? cssVar('--muted', undefined, ctx.canvas);
+  const fg = colours.fg ?? cssVar('--fg', '#222', ctx.canvas);
+  const f = (v) => (sqrt ? Math.sqrt(Math.max(0, (v - lo) / (hi - lo))) : (v - lo) / (hi - lo));
+  const yOf = (v) => box.y + box.h - f(v) * box.h;
+  const steps = Math.max(8, Math.min(64, Math.round(box.h / 2)));
+  ctx.save();
+  for (let i = 0; i < steps; i++) {
+    const t = (i + 0.5) / steps; // position along the bar, bottom to top
+    ctx.fillStyle = interpolate(t);
+    ctx.fillRect(box.x, box.y + box.h - ((i + 1) / steps) * box.h, box.w, box.h / steps + 0.5);
+  }
+  const list = Array.isArray(ticks) ? ticks : sqrt ? [0, 0.05, 0.25, 0.5, 1].map((t) => lo + t * (hi - lo)) : Array.from({ length: ticks + 1 }, (_, i) => lo + (i / ticks) * (hi - lo));
+  ctx.font = `${font}px system-ui, sans-serif`;
+  ctx.fillStyle = muted;
+  ctx.strokeStyle = muted;
+  ctx.textAlign = 'left';
+  ctx.lineWidth = 1;
+  for (const t of list) {
+    const py = Math.round(yOf(t)) + 0.5;
+    ctx.beginPath();
+    ctx.moveTo(box.x + box.w, py);
+    ctx.lineTo(box.x + box.w + 3, py);
+    ctx.stroke();
+    ctx.fillText(fmtTick(t), box.x + box.w + 4, py + font / 3);
+  }
+  if (title) {
+    ctx.fillStyle = fg;
+    ctx.textAlign = 'left';
+    ctx.fillText(title, box.x - 2, box.y - 4);
+  }
+  ctx.restore();
+  note(ctx, 'legend', `${title ?? ''} ${fmtTick(lo)}–${fmtTick(hi)}`.trim());
+}
+
+/**
+ * A heatmap of a row-major rows x cols matrix with axes and a colour legend, on `canvas` (sized to its CSS box,
+ * `height` CSS px tall). opts: {interpolate, domain, xTitle, yTitle, legendTitle, xLabels?, yLabels? (a label per
+ * column / row; else the index), compact (small multiples: smaller margins and fonts)}. Returns the plot box.
+ */
+export function heatmapFigure(canvas, values, rows, cols, opts) {
+  const { interpolate, domain, compact = false } = opts;
+  const cells = document.createElement('canvas');
+  drawHeatmap(cells, values, rows, cols, { interpolate, domain });
+  const [w, h, ctx] = fitCanvas(canvas, opts.height);
+  ctx.clearRect(0, 0, w, h);
+  const font = compact ? 9 : 11;
+  const box = compact ? { x: 24, y: 14, w: w - 24 - 34, h: h - 14 - 30 } : { x: 44, y: 20, w: w - 44 - 64, h: h - 20 - 40 };
+  ctx.imageSmoothingEnabled = false;
+  ctx.drawImage(cells, box.x, box.y, box.w, box.h);
+  const x = scaleLinear([-0.5, cols - 0.5], [box.x, box.x + box.w]), y = scaleLinear([-0.5, rows - 0.5], [box.y, box.y + box.h]);
+  const pick = (n, px) => scaleLinear([0, n - 1], [0, 1]).ticks(Math.max(2, Math.floor(px / (compact ? 30 : 45)))).filter(Number.isInteger);
+  const label = (list) => (list ? (t) => fmtTick(list[t]) : fmtTick);
+  // labelled cells: every k-th label, k as small as keeps them apart
+  const every = (list, px, room) => list.map((_, i) => i).filter((i) => i % Math.ceil((list.length * room) / Math.max(1, px)) === 0);
+  axes(ctx, box, x, y, { xTitle: opts.xTitle, yTitle: opts.yTitle, xTicks: opts.xLabels ? every(opts.xLabels, box.w, 4 + font * 2.2) : pick(cols, box.w),
+    yTicks: opts.yLabels ? every(opts.yLabels, box.h, font + 4) : pick(rows, box.h), grid: false, font,
+    xFormat: label(opts.xLabels), yFormat: label(opts.yLabels) });
+  colourLegend(ctx, { x: box.x + box.w + 8, y: box.y + 10, w: compact ? 6 : 9, h: box.h - 10 }, { interpolate, domain, title: opts.legendTitle, font: compact ? 8 : 10,
+    ticks: compact ? 2 : 4 });
+  return box;
 }

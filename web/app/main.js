@@ -119,15 +119,15 @@ function setPlay(on) {
 
 const encodingViews = () => {
   drawSinusoid(pe, $('#sinusoid'), state);
-  drawClocks(pe, $('#rope canvas.clocks'), state.ropePos);
-  drawAlibi(pe, $('#alibi .grid'), state.alibiHeads);
+  drawClocks(pe, $('#rope canvas.clocks'), state.ropePos, $('#rope .clocks-notice'));
+  drawAlibi(pe, $('#alibi .grid'), state.alibiHeads, $('#alibi .notice'));
 };
 
 function redrawSpectrum() {
   const sc = controller.validScaling();
   const scalingError = controller.scalingError();
   const info = drawSpectrum(pe, $('#rope-scaling canvas.spectrum'), { headDim: state.dModel / state.heads, trainLength: state.trainLength,
-    maxLength: maxLength(), scaling: sc });
+    maxLength: maxLength(), scaling: sc }, $('#rope-scaling .spectrum-notice'));
   spectrumData = { ...info, scaling: sc };
   $('#scaling-measured').textContent = scalingError ? `This setting is not valid: ${scalingError}` : '';
   requestSweep('rope');
@@ -166,8 +166,8 @@ function onControl(name, el, apply = false) {
 
 function redrawStatic() {
   encodingViews();
-  drawOffsetCurve(pe, $('#rope canvas.offset'));
-  drawT5(pe, $('#t5 canvas'));
+  drawOffsetCurve(pe, $('#rope canvas.offset'), $('#rope .offset-notice'));
+  drawT5(pe, $('#t5 canvas'), $('#t5 .notice'));
   redrawSpectrum();
   yourRope?.draw();
   trainer && [...trainer.runs].forEach(([enc, r]) => trainView.update(enc, r));
@@ -247,7 +247,7 @@ function frame(now) {
     dirty = false;
     const s = { ...state };
     sweepView.draw(s, grid());
-    drawMapsCanvas($('#rope-scaling canvas.rope-live'), client.get('rope', s.length), s, 220, client.results('rope'));
+    drawMapsCanvas($('#rope-scaling canvas.rope-live'), client.get('rope', s.length), s, 220);
   }
   perf.frame(now, performance.now() - t0);
   requestAnimationFrame(frame);
@@ -310,7 +310,7 @@ async function main() {
   explainMissingFormats($('.export[data-view=sweep]'));
   startExperiment();
   redrawStatic();
-  retrievalData = await drawRetrieval($('#retrieval .retrieval-grid'), $('#retrieval-note'));
+  retrievalData = await drawRetrieval($('#retrieval .retrieval-grid'), $('#retrieval-note'), $('#retrieval .notice'));
   window.posenc = { state, client, trainer, perf, grid, setLength, setPlay, dataFor, exportSweep: sweepExport.run,
     exportView: (id, format) => exportView(document.getElementById(id), format, () => dataFor(id)) };
   document.body.dataset.ready = 'true';

@@ -17,9 +17,10 @@ export function createSweepClient({ lut, workers: given = 1, prefix = '', onUpda
   const assigned = new Map(); // encoding -> worker
   const state = new Map(); // encoding -> {version, view, gen, cur: Map, prev: Map, info}
   let next = 0;
+  let weightsId = 0;
 
   const entry = (encoding) => {
-    if (!state.has(encoding)) state.set(encoding, { version: 0, gen: 0, view: '', cur: new Map(), prev: new Map(), info: null });
+    if (!state.has(encoding)) state.set(encoding, { version: 0, gen: 0, view: '', cur: new Map(), prev: new Map(), info: null, weights: null, viewArgs: null });
     return state.get(encoding);
   };
 
@@ -41,6 +42,14 @@ export function createSweepClient({ lut, workers: given = 1, prefix = '', onUpda
       e.cur.get(data.length)?.bitmaps.forEach((b) => b.close());
       e.cur.set(data.length, data);
       onUpdate(encoding, 'result', data.length);
+    } else if (data.type === 'attention') {
+      const w = e.weights;
+      if (!w || w.id !== data.id) return;
+      if (data.error) {
+        w.error = data.error;
+        onError(encoding, data.error);
+      } else w.data = { length: data.length, layer: data.layer, heads: data.heads, tokens: data.tokens, probs: data.probs };
+      onUpdate(encoding, 'attention', data.length);
     } else if (data.type === 'error') {
       onError(encoding, data.message);
     }
@@ -66,6 +75,7 @@ export function createSweepClient({ lut, workers: given = 1, prefix = '', onUpda
       closeAll(e.prev);
       [e.prev, e.cur] = [e.cur, e.prev];
       e.view = '';
+      e.weights = null;
       const msg = { type: 'model', encoding: prefix + encoding, bytes, config };
       workerFor(encoding).postMessage(msg, bytes ? [bytes.buffer] : []);
     },
@@ -80,7 +90,9 @@ export function createSweepClient({ lut, workers: given = 1, prefix = '', onUpda
           [e.prev, e.cur] = [e.cur, e.prev];
         }
         e.view = key;
+        e.weights = null;
       }
+      e.viewArgs = view;
       const missing = view.lengths.filter((T) => !e.cur.has(T));
       const pending = e.pending;
       if (pending && pending.key === key && pending.version === e.version && missing.every((T) => pending.lengths.includes(T))) return;
@@ -115,6 +127,24 @@ export function createSweepClient({ lut, workers: given = 1, prefix = '', onUpda
       if (!e) return [];
       const map = e.cur.size ? e.cur : e.prev;
       return [...map.values()].sort((a, b) => a.length - b.length);
+    },
+
+    /**
+     * The exact attention weights of the current model's map at `length` for the current view
+     * ({length, layer, heads, tokens, probs: [head, query, key]}), or null while they are fetched (onUpdate(encoding,
+     * 'attention') says when they arrive). One length per encoding is kept: the one asked for last.
+     */
+    weights(encoding, length) {
+      const e = state.get(encoding);
+      if (!e?.viewArgs || !e.cur.has(length)) return null;
+      const key = `${e.version}|${e.view}|${length}`;
+      if (e.weights?.key !== key) {
+        e.weights = { key, id: ++weightsId, data: null };
+        const v = e.viewArgs;
+        workerFor(encoding).postMessage({ type: 'attention', encoding: prefix + encoding, id: e.weights.id, length, scaling: v.scaling,
+          layer: v.layer, head: v.head, task: v.task, seed: v.seed });
+      }
+      return e.weights.data;
     },
 
     info: (encoding) => state.get(encoding)?.info ?? null,

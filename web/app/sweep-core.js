@@ -9,7 +9,12 @@
 //   {type: 'model', encoding, bytes?: Uint8Array, config?: {...}}       replaces that encoding's model
 //   {type: 'sweep', encoding, gen, lengths, scaling, layer, head, task, seed}
 //   {type: 'cancel' | 'drop', encoding}                               stop its sweep | and free its model
-//   -> {type: 'result', encoding, gen, length, loss, accuracy, status, trainedLength, bitmaps, px}
+//   {type: 'attention', encoding, id, length, scaling, layer, head, task, seed}   the exact weights of one map
+//   -> {type: 'result', encoding, gen, length, loss, accuracy, status, trainedLength, bitmaps, px, heads, tokens, peaks}
+//      tokens: Int32Array(length), the sequence drawn (sequence 0 of the batch); peaks: per head, the mean over
+//      query rows of the row's largest weight (how sharp the head is)
+//   -> {type: 'attention', encoding, id, length, layer, heads, tokens, probs}   probs: Float32Array(heads.length*length*length),
+//      [head, query, key], the same forward pass as the result at that length (same batch, model and view)
 //   -> {type: 'ready', encoding, trainedLength, config}  after 'model'
 //   -> {type: 'error', encoding, message}
 import { evalTask } from './experiment.js';
@@ -78,25 +83,53 @@ export function createSweepCore(api, post) {
     return new ImageData(rgba, px, px);
   }
 
-  async function step(encoding, job) {
-    const model = models.get(encoding);
-    const length = job.lengths[job.i++];
+  // One length's forward pass for a view: loss, accuracy, the chosen layer's maps and the drawn sequence.
+  function evaluateAt(model, job, length) {
     const { tokens, targets } = batchFor(job, length);
     const r = model.evaluate(tokens, targets, { batch: EVAL_BATCH, length, attention: true, ropeScaling: scalingFor(job, model) });
     const { layers, heads } = model.config;
     const layer = Math.min(job.layer, layers - 1);
     const headList = job.head < 0 ? Array.from({ length: heads }, (_, h) => h) : [Math.min(job.head, heads - 1)];
+    const offsetOf = (h) => (layer * heads + h) * length * length;
+    return { r, layer, headList, offsetOf, tokens: tokens.slice(0, length) };
+  }
+
+  // Mean over query rows of the row's largest weight, per map.
+  function peakOf(maps, offset, T) {
+    let sum = 0;
+    for (let i = 0; i < T; i++) {
+      let m = 0;
+      for (let j = 0, row = offset + i * T; j <= i; j++) if (maps[row + j] > m) m = maps[row + j];
+      sum += m;
+    }
+    return sum / T;
+  }
+
+  function attentionOf({ encoding, id, length, ...view }) {
+    const model = models.get(encoding);
+    if (!model) throw new RangeError(`no model for ${encoding}`);
+    const { r, layer, headList, offsetOf, tokens } = evaluateAt(model, view, length);
+    const probs = new Float32Array(headList.length * length * length);
+    headList.forEach((h, k) => probs.set(r.attention.subarray(offsetOf(h), offsetOf(h) + length * length), k * length * length));
+    post({ type: 'attention', encoding, id, length, layer, heads: headList, tokens, probs }, [probs.buffer, tokens.buffer]);
+  }
+
+  async function step(encoding, job) {
+    const model = models.get(encoding);
+    const length = job.lengths[job.i++];
+    const { r, headList, offsetOf, tokens } = evaluateAt(model, job, length);
+    const peaks = Float32Array.from(headList, (h) => peakOf(r.attention, offsetOf(h), length));
     const px = Math.min(length, maxPx);
     // Read everything from the model before awaiting: a 'model' message may replace (and delete) it meanwhile.
     const status = model.positionStatus(length);
     const trainedLength = model.trainedLength;
     const bitmaps = [];
-    for (const h of headList) bitmaps.push(await createImageBitmap(render(r.attention, (layer * heads + h) * length * length, length, px)));
+    for (const h of headList) bitmaps.push(await createImageBitmap(render(r.attention, offsetOf(h), length, px)));
     if (models.get(encoding) !== model) return; // replaced while rendering: this result is stale
     post({
       type: 'result', encoding, gen: job.gen, length, loss: r.loss, accuracy: r.accuracy, status,
-      trainedLength, bitmaps, px, heads: headList,
-    }, [...bitmaps, status.buffer]);
+      trainedLength, bitmaps, px, heads: headList, tokens, peaks,
+    }, [...bitmaps, status.buffer, tokens.buffer]);
   }
 
   // Round-robin over the encodings with pending lengths, one length at a time,
@@ -135,6 +168,12 @@ export function createSweepCore(api, post) {
       } else if (data.type === 'sweep') {
         jobs.set(data.encoding, { ...data, i: 0 });
         pump();
+      } else if (data.type === 'attention') {
+        try {
+          attentionOf(data);
+        } catch (e) {
+          post({ type: 'attention', encoding: data.encoding, id: data.id, error: e?.message ?? String(e) });
+        }
       } else if (data.type === 'cancel') {
         jobs.delete(data.encoding);
       } else if (data.type === 'drop') {

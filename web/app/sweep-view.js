@@ -5,15 +5,21 @@
 // length drawn up to the current length. Draws only what changed.
 import { NAMES, BLURBS } from './meta.js';
 import { cssVar, fitCanvas } from './heatmap.js';
-import { drawChart } from './chart.js';
+import { drawChart, colourLegend, axes } from './chart.js';
+import { interpolateViridis, scaleLinear, scaleBand } from '../vendor/d3.js';
 
-const MAP_H = 150; // CSS px of the maps canvas
+const MAP_H = 196; // CSS px of the maps canvas
+const ML = 24, LEGEND_W = 42, TOP = 12, BOTTOM = 34; // margins of the maps: y ticks, colour legend, head labels, strip + ticks + titles
+
+/** A token id as the axes write it (one character) and as the readout names it. Vocabulary: tasks.hpp. */
+export const tokenShort = (t) => (t === 0 ? '·' : t === 1 ? 'B' : t === 2 ? 'S' : t < 29 ? String.fromCharCode(94 + t) : `${t}`);
+export const tokenName = (t) => (t === 0 ? 'PAD' : t === 1 ? 'BOS' : t === 2 ? 'SEP' : t < 29 ? `'${String.fromCharCode(94 + t)}'` : `#${t}`);
 
 /** Attention maps of one result (one bitmap per head) with training-length lines and a position-status strip. */
-export function drawMapsCanvas(canvas, r, s, height = MAP_H) {
+export function drawMapsCanvas(canvas, r, s, height = MAP_H, marks = {}) {
   // narrow screens: no taller than the maps need
   const count = r?.bitmaps.length ?? 1, cssW = canvas.clientWidth || 300;
-  height = Math.round(Math.min(height, (cssW - 6 * (count - 1)) / count + 22));
+  height = Math.round(Math.min(height, (cssW - ML - LEGEND_W - 6 * (count - 1)) / count + TOP + BOTTOM + 2));
   if (canvas.style.height !== `${height}px`) canvas.style.height = `${height}px`;
   const [w, h, ctx] = fitCanvas(canvas, height);
   ctx.clearRect(0, 0, w, h);
@@ -21,30 +27,45 @@ export function drawMapsCanvas(canvas, r, s, height = MAP_H) {
     ctx.fillStyle = cssVar('--muted', undefined, canvas);
     ctx.font = '12px system-ui, sans-serif';
     ctx.fillText('computing…', 8, 20);
-    return;
+    return null;
   }
-  paintMaps(ctx, w, h, r, s, mapColours(canvas));
+  return paintMaps(ctx, w, h, r, s, mapColours(canvas), marks);
 }
 
 /** The theme colours paintMaps needs, as CSS custom properties seen by `el`. */
 export const mapColours = (el) => ({
   masked: cssVar('--masked', '#8884', el), train: cssVar('--train', '#e0a000', el), muted: cssVar('--muted', undefined, el),
-  status: [cssVar('--ok', '#3a9d5d', el), cssVar('--untrained', '#e08a00', el), cssVar('--past', '#d0342c', el)],
+  fg: cssVar('--fg', '#222', el), status: [cssVar('--ok', '#3a9d5d', el), cssVar('--untrained', '#e08a00', el), cssVar('--past', '#d0342c', el)],
 });
+
+// Tick positions (token index, label) along a map of T positions `size` px long: every token where they fit, else round positions.
+function mapTicks(r, size) {
+  const T = r.length;
+  if (r.tokens && size / T >= 7) return Array.from(r.tokens, (t, i) => [i, tokenShort(t)]);
+  return scaleLinear([0, T - 1], [0, size]).ticks(Math.max(2, Math.floor(size / 34))).filter(Number.isInteger).map((t) => [t, String(t)]);
+}
 
 /**
  * One result's maps in a w x h box at the context's origin, with the colours passed in (no style lookups),
- * so the animation export (web/app/animate-export.js, OffscreenCanvas or SVG) draws exactly what the page draws.
+ * so the animation export (web/app/animate-export.js, OffscreenCanvas or SVG) draws exactly what the page draws:
+ * position (or token) ticks on both axes, the training length, the position-status strip, a colour legend.
+ * `marks`: {focus: {k, i, j}, selected: {k, i}} (the keyboard's cell, the query row whose weights are charted).
+ * Returns the geometry for hit testing: {x0, y0, size, gap, n, T}.
  */
-export function paintMaps(ctx, w, h, r, s, { masked, train: trainColour, muted, status: colours }) {
-  const n = r.bitmaps.length, gap = 6, strip = 6, label = 12;
-  const size = Math.max(16, Math.min(h - strip - label - 2, (w - gap * (n - 1)) / n));
+export function paintMaps(ctx, w, h, r, s, { masked, train: trainColour, muted, fg = muted, status: colours }, marks = {}) {
+  const n = r.bitmaps.length, gap = 6, strip = 6;
+  // small boxes (the exports' short rows): no tick labels, a narrower legend, so the maps keep their size
+  const fits = (ml, lw, bottom) => Math.min(h - TOP - bottom - 2, (w - ml - lw - gap * (n - 1)) / n);
+  const full = fits(ML, LEGEND_W, BOTTOM) >= 70;
+  const ml = full ? ML : 0, bottom = full ? BOTTOM : strip + 2, lw = full ? LEGEND_W : 30;
+  const size = Math.max(16, fits(ml, lw, bottom));
   const T = r.length, train = s.trainLength;
+  const ticks = full ? mapTicks(r, size) : [], tokenTicks = ticks.length === T && !!r.tokens;
   ctx.imageSmoothingEnabled = false;
   ctx.font = '10px system-ui, sans-serif';
   let labelsEnd = 0;
   for (let k = 0; k < n; k++) {
-    const x = k * (size + gap), y = label;
+    const x = ml + k * (size + gap), y = TOP;
     ctx.fillStyle = masked;
     ctx.fillRect(x, y, size, size);
     ctx.drawImage(r.bitmaps[k], x, y, size, size);
@@ -71,22 +92,82 @@ export function paintMaps(ctx, w, h, r, s, { masked, train: trainColour, muted, 
         start = p;
       }
     }
+    // key ticks under the strip; query ticks left of the first map
     ctx.fillStyle = muted;
+    ctx.font = tokenTicks ? '8px system-ui, sans-serif' : '9px system-ui, sans-serif';
+    ctx.textAlign = 'center';
+    for (const [i, label] of ticks) ctx.fillText(label, x + ((i + 0.5) / T) * size, y + size + strip + 11);
+    if (k === 0) {
+      ctx.textAlign = 'right';
+      for (const [i, label] of ticks) ctx.fillText(label, x - 3, y + ((i + 0.5) / T) * size + 3);
+    }
+    ctx.textAlign = 'left';
+    ctx.font = '10px system-ui, sans-serif';
     if (n < 4 || k === 0 || size > 60) {
       const text = n > 1 ? `H${r.heads[k] + 1}` : `L${s.layer + 1} H${r.heads[k] + 1}`;
       ctx.fillText(text, x, 9);
       labelsEnd = x + ctx.measureText(text).width;
     }
+    // the charted query row and the keyboard's cell
+    const cell = size / T;
+    if (marks.selected?.k === k && marks.selected.i < T) {
+      ctx.strokeStyle = fg;
+      ctx.strokeRect(x - 0.5, y + marks.selected.i * cell - 0.5, (marks.selected.i + 1) * cell + 1, Math.max(1, cell) + 1);
+    }
+    if (marks.focus?.k === k && marks.focus.i < T) {
+      const c = Math.max(4, cell), cx = x + (marks.focus.j + 0.5) * cell - c / 2, cy = y + (marks.focus.i + 0.5) * cell - c / 2;
+      ctx.strokeStyle = '#000';
+      ctx.strokeRect(cx - 1, cy - 1, c + 2, c + 2);
+      ctx.strokeStyle = '#fff';
+      ctx.strokeRect(cx, cy, c, c);
+    }
+  }
+  // axis titles and the colour legend
+  ctx.fillStyle = muted;
+  if (full) ctx.fillText(`rows: query position i ↓ · columns: key position j →${tokenTicks ? ' (tokens: B = BOS, S = SEP, · = PAD)' : ''}`, 0, TOP + size + strip + 26);
+  const lx = ml + n * (size + gap) - gap + 8;
+  colourLegend(ctx, { x: lx, y: TOP + 12, w: full ? 7 : 5, h: Math.max(20, size - 12) }, { interpolate: interpolateViridis, domain: [0, 1], sqrt: true,
+    title: 'weight', colours: { muted, fg: muted }, font: 9, ticks: full ? undefined : [0, 1] });
+  if (ctx.canvas?.dataset) {
+    ctx.canvas.dataset.xAxis = 'key position j';
+    ctx.canvas.dataset.yAxis = 'query position i';
   }
   // the length and accuracy, right-aligned above the maps where they fit beside the head labels
   ctx.fillStyle = muted;
   const text = r.length !== s.length ? `T=${r.length} (computing ${s.length}…)` : `T=${r.length} · accuracy ${r.accuracy.toFixed(2)}`;
-  const right = Math.min(w, n * (size + gap) - gap);
+  const right = Math.min(w, ml + n * (size + gap) - gap);
   if (right - ctx.measureText(text).width > labelsEnd + 8) {
     ctx.textAlign = 'right';
     ctx.fillText(text, right, 9);
     ctx.textAlign = 'left';
   }
+  return { x0: ml, y0: TOP, size, gap, n, T };
+}
+
+/** The map cell {k, i, j} under CSS px (x, y) of a maps canvas with geometry `g`, or null. */
+export function cellAt(g, x, y) {
+  if (!g) return null;
+  const k = Math.floor((x - g.x0) / (g.size + g.gap)), dx = x - g.x0 - k * (g.size + g.gap), dy = y - g.y0;
+  if (k < 0 || k >= g.n || dx < 0 || dx >= g.size || dy < 0 || dy >= g.size) return null;
+  return { k, i: Math.min(g.T - 1, Math.floor((dy / g.size) * g.T)), j: Math.min(g.T - 1, Math.floor((dx / g.size) * g.T)) };
+}
+
+/** The weights row of query i in map k of `wt` (client.weights), keys 0..T-1. */
+const rowOf = (wt, k, i) => wt.probs.subarray((k * wt.length + i) * wt.length, (k * wt.length + i + 1) * wt.length);
+const argmax = (row, upTo) => {
+  let m = 0;
+  for (let j = 1; j <= upTo; j++) if (row[j] > row[m]) m = j;
+  return m;
+};
+
+/** What the readout says about cell {k, i, j} of result r with weights wt (null while they are fetched). */
+export function readoutText(name, r, s, wt, { k, i, j }) {
+  const head = `${name}, layer ${Math.min(s.layer, 99) + 1} head ${r.heads[k] + 1}, T = ${r.length}`;
+  const tok = (p) => (r.tokens ? ` ${tokenName(r.tokens[p])}` : '');
+  if (!wt || wt.length !== r.length) return `${head}: query ${i}${tok(i)} → key ${j}${tok(j)}: fetching the weights…`;
+  const row = rowOf(wt, k, i), best = argmax(row, i);
+  const here = j > i ? 'masked (a key after the query), weight 0' : `weight ${row[j].toFixed(3)}`;
+  return `${head}: query ${i}${tok(i)} → key ${j}${tok(j)}: ${here}. Query ${i} attends most to key ${best}${tok(best)} (weight ${row[best].toFixed(3)}).`;
 }
 
 /**
@@ -106,12 +187,59 @@ export function curveOptions(shown, s, [lo, hi], colours) {
       ...(s.length !== s.trainLength ? [{ x: s.length, label: `T=${s.length}`, colour: colours.fg, dash: [1, 2] }] : []),
     ],
     xTicks: [...new Set([s.trainLength, 4 * s.trainLength, 8 * s.trainLength, hi])].filter((x) => x <= hi),
-    yLabel: 'accuracy — · loss/5 - -',
+    yTicks: [0, 0.5, 1],
+    yLabel: 'accuracy — · loss/5 (nats) - -',
+    xLabel: 'length T (tokens, log scale)',
   };
 }
 
+/** The "what to notice" line of a row, from the sharpness of its heads (result.peaks) at the training length and now. */
+export function noticeText(name, atTrain, now, trainLength) {
+  if (!now?.peaks) return '';
+  const heads = now.heads ?? [];
+  const x = now.length / trainLength, times = Number.isInteger(x) ? `${x}×` : `${x.toFixed(2)}×`;
+  if (!atTrain?.peaks || now.length === trainLength || atTrain.heads?.join() !== heads.join()) {
+    let best = 0;
+    now.peaks.forEach((p, k) => { if (p > now.peaks[best]) best = k; });
+    return `What to notice: at T = ${now.length} (${times} the training length) ${name}'s sharpest head is H${heads[best] + 1}: ` +
+      `on average each query gives ${now.peaks[best].toFixed(2)} of its attention to a single key.`;
+  }
+  let k = 0;
+  now.peaks.forEach((p, h) => { if (atTrain.peaks[h] - p > atTrain.peaks[k] - now.peaks[k]) k = h; });
+  const a = atTrain.peaks[k], b = now.peaks[k];
+  const verb = b < a - 0.1 ? 'loses focus' : b > a + 0.1 ? 'sharpens' : 'keeps its focus';
+  return `What to notice: at ${times} the training length ${name}'s head H${heads[k] + 1} ${verb} ` +
+    `(mean peak weight per query ${a.toFixed(2)} at T = ${trainLength} → ${b.toFixed(2)} at T = ${now.length}).`;
+}
+
+/** One query row's weights over its keys as a bar chart (BertViz's head view, for one query). */
+export function drawRowBars(canvas, name, r, wt, sel) {
+  const [w, h, ctx] = fitCanvas(canvas, 110);
+  ctx.clearRect(0, 0, w, h);
+  const T = wt.length, i = Math.min(sel.i, T - 1), row = rowOf(wt, sel.k, i), best = argmax(row, i);
+  const box = { x: 34, y: 16, w: w - 44, h: h - 50 };
+  const x = scaleBand([...Array(i + 1).keys()], [box.x, box.x + box.w]).paddingInner(i > 64 ? 0 : 0.15); // the keys query i may see
+  const y = scaleLinear([0, Math.max(0.05, row[best])], [box.y + box.h, box.y]).nice();
+  const colour = cssVar('--accent', '#1f77b4', canvas), muted = cssVar('--muted', undefined, canvas);
+  for (let j = 0; j <= i; j++) {
+    ctx.fillStyle = j === best ? cssVar('--train', '#e0a000', canvas) : colour;
+    ctx.fillRect(x(j), y(row[j]), Math.max(0.5, x.bandwidth()), box.y + box.h - y(row[j]));
+  }
+  const keyTicks = scaleLinear([0, i], [0, 1]).ticks(Math.max(2, Math.floor(box.w / 40))).filter(Number.isInteger);
+  axes(ctx, box, (j) => x(j) + x.bandwidth() / 2, y, { xTicks: keyTicks, yTicks: y.ticks(3), grid: false, font: 9,
+    xTitle: 'key position j', yTitle: 'weight' });
+  ctx.fillStyle = muted;
+  ctx.font = '10px system-ui, sans-serif';
+  ctx.textAlign = 'right';
+  const tok = r.tokens ? ` ${tokenName(r.tokens[i])}` : '';
+  ctx.fillText(`${name} H${wt.heads[sel.k] + 1} · query ${i}${tok} · peak: key ${best} (${row[best].toFixed(3)})`, w - 4, 10);
+}
+
+let readoutIds = 0;
+
 export function createSweepView(container, client) {
   const rows = new Map();
+  let lastState = null;
 
   function build(encodings) {
     container.replaceChildren();
@@ -121,24 +249,129 @@ export function createSweepView(container, client) {
       row.className = 'sweep-row';
       row.dataset.encoding = enc;
       row.innerHTML = `<div class="row-label"><strong>${NAMES[enc]}</strong> <span class="source"></span>
-          <p class="blurb">${BLURBS[enc]}</p><p class="measured" aria-live="off"></p></div>
-        <canvas class="maps" role="img" aria-label="${NAMES[enc]} attention maps"></canvas>
+          <p class="blurb">${BLURBS[enc]}</p><p class="measured" aria-live="off"></p><p class="notice"></p></div>
+        <div class="maps-cell"><canvas class="maps" tabindex="0" role="img" aria-label="${NAMES[enc]} attention maps"></canvas>
+          <p class="readout" aria-live="polite">Hover a map, or focus it and use the arrow keys, to read a weight; click a row to chart it.</p>
+          <canvas class="row-bars" role="img" hidden></canvas></div>
         <canvas class="curve" role="img" aria-label="${NAMES[enc]} accuracy and loss against length"></canvas>`;
       container.append(row);
-      rows.set(enc, { el: row, maps: row.querySelector('.maps'), curve: row.querySelector('.curve'),
-        measured: row.querySelector('.measured'), source: row.querySelector('.source'), drawn: null, curveKey: null });
+      const r = { el: row, maps: row.querySelector('.maps'), curve: row.querySelector('.curve'), bars: row.querySelector('.row-bars'),
+        readout: row.querySelector('.readout'), notice: row.querySelector('.notice'),
+        measured: row.querySelector('.measured'), source: row.querySelector('.source'), drawn: null, curveKey: null, detailKey: null,
+        geom: null, shown: null, hover: null, focus: null, selected: null };
+      r.readout.id = `posenc-readout-${++readoutIds}`; // unique on the page (several explorers may share it)
+      r.maps.setAttribute('aria-describedby', r.readout.id);
+      rows.set(enc, r);
+      bindInput(enc, r);
+    }
+  }
+
+  // the cell the readout describes: the pointer's, else the keyboard's
+  const active = (row) => row.hover ?? row.focus;
+
+  function clampCells(row, T) {
+    for (const key of ['hover', 'focus', 'selected']) {
+      const c = row[key];
+      if (!c) continue;
+      c.i = Math.min(c.i, T - 1);
+      if ('j' in c) c.j = Math.min(c.j, T - 1);
+      if (c.k >= (row.shown?.bitmaps.length ?? 1)) c.k = 0;
     }
   }
 
   function drawMaps(row, r, s, force) {
-    const key = r ? `${r.gen}|${r.length}|${r.trainedLength}|${s.length}|${r.bitmaps.length}` : 'none';
+    const marks = { focus: row.focus, selected: row.selected };
+    const key = r ? `${r.gen}|${r.length}|${r.trainedLength}|${s.length}|${r.bitmaps.length}|${JSON.stringify(marks)}` : 'none';
     if (!force && row.drawn === key) return;
     row.drawn = key;
-    drawMapsCanvas(row.maps, r, s, MAP_H);
+    row.shown = r;
+    row.geom = drawMapsCanvas(row.maps, r, s, MAP_H, marks);
+    if (row.geom) row.maps.dataset.geom = JSON.stringify(row.geom); // where the cells are (CSS px), for pointer tests
     // what the maps show, for screen readers (and tests): the length drawn, or that it is still computing
     const name = NAMES[row.el.dataset.encoding];
     row.maps.setAttribute('aria-label', r?.length === s.length ? `${name} attention maps at T = ${r.length}`
       : `${name} attention maps, computing T = ${s.length}`);
+  }
+
+  // the readout and the selected row's bar chart, from the exact weights of the map drawn
+  function drawDetail(enc, row, s, force) {
+    const r = row.shown;
+    if (!r) return;
+    clampCells(row, r.length);
+    const cell = active(row);
+    const need = cell || row.selected;
+    const wt = need ? client.weights(enc, r.length) : null;
+    const key = `${r.gen}|${r.length}|${!!wt}|${JSON.stringify([cell, row.selected])}`;
+    if (!force && key === row.detailKey) return;
+    row.detailKey = key;
+    if (cell) {
+      row.readout.textContent = readoutText(NAMES[enc], r, s, wt, cell);
+      row.readout.dataset.cell = JSON.stringify({ ...cell, head: r.heads[cell.k], length: r.length, weight: wt && cell.j <= cell.i ? rowOf(wt, cell.k, cell.i)[cell.j] : null });
+    }
+    row.bars.hidden = !row.selected;
+    if (row.selected && wt && wt.length === r.length) {
+      drawRowBars(row.bars, NAMES[enc], r, wt, row.selected);
+      row.bars.setAttribute('aria-label', `${NAMES[enc]} head ${r.heads[row.selected.k] + 1}: attention of query ${row.selected.i} over its keys at T = ${r.length}`);
+    }
+  }
+
+  function redrawRow(enc, row) {
+    if (!lastState) return;
+    drawMaps(row, row.shown, lastState, false);
+    drawDetail(enc, row, lastState, false);
+  }
+
+  function bindInput(enc, row) {
+    const at = (ev) => {
+      const b = row.maps.getBoundingClientRect();
+      return cellAt(row.geom, ev.clientX - b.left, ev.clientY - b.top);
+    };
+    row.maps.addEventListener('pointermove', (ev) => {
+      const c = at(ev);
+      if (JSON.stringify(c) === JSON.stringify(row.hover)) return;
+      row.hover = c;
+      redrawRow(enc, row);
+    });
+    row.maps.addEventListener('pointerleave', () => {
+      row.hover = null;
+      redrawRow(enc, row);
+    });
+    // a click or tap: read that cell and chart its query row (again: stop charting)
+    row.maps.addEventListener('click', (ev) => {
+      const c = at(ev);
+      if (!c) return;
+      row.hover = c;
+      row.focus = { ...c };
+      row.selected = row.selected && row.selected.k === c.k && row.selected.i === c.i ? null : { k: c.k, i: c.i };
+      redrawRow(enc, row);
+    });
+    row.maps.addEventListener('focus', () => {
+      if (!row.focus && row.shown) row.focus = { k: 0, i: 0, j: 0 };
+      redrawRow(enc, row);
+    });
+    row.maps.addEventListener('blur', () => {
+      row.focus = null;
+      redrawRow(enc, row);
+    });
+    // keys inside a focused map: arrows move the cell, Page Up/Down ten queries, [ and ] the head, Enter charts the row
+    row.maps.addEventListener('keydown', (ev) => {
+      const r = row.shown;
+      if (!r || ev.altKey || ev.ctrlKey || ev.metaKey) return;
+      const f = (row.focus ??= { k: 0, i: 0, j: 0 }), T = r.length, n = r.bitmaps.length;
+      const moves = { ArrowUp: () => f.i--, ArrowDown: () => f.i++, ArrowLeft: () => f.j--, ArrowRight: () => f.j++,
+        PageUp: () => (f.i -= 10), PageDown: () => (f.i += 10), Home: () => (f.j = 0), End: () => (f.j = f.i),
+        '[': () => (f.k = (f.k + n - 1) % n), ']': () => (f.k = (f.k + 1) % n),
+        Enter: () => (row.selected = row.selected && row.selected.k === f.k && row.selected.i === f.i ? null : { k: f.k, i: f.i }),
+        Escape: () => (row.selected = null) };
+      if (!moves[ev.key]) return;
+      moves[ev.key]();
+      f.i = Math.max(0, Math.min(T - 1, f.i));
+      f.j = Math.max(0, Math.min(T - 1, f.j));
+      row.hover = null;
+      ev.preventDefault();
+      ev.stopPropagation(); // the page's own keys (length, play) do not act while a map has focus
+      redrawRow(enc, row);
+    });
   }
 
   function drawCurve(row, enc, s, grid, force) {
@@ -150,13 +383,14 @@ export function createSweepView(container, client) {
     ctx.clearRect(0, 0, w, h);
     const shown = results.filter((r) => r.length <= s.length);
     const c = (name, fallback) => cssVar(name, fallback, row.curve);
-    drawChart(ctx, { x: 4, y: 4, w: w - 8, h: h - 20 }, curveOptions(shown, s, [grid[0], grid.at(-1)],
+    drawChart(ctx, { x: 26, y: 4, w: w - 30, h: h - 30 }, curveOptions(shown, s, [grid[0], grid.at(-1)],
       { accent: c('--accent'), loss: c('--loss', '#d9480f'), train: c('--train', '#e0a000'), fg: c('--fg') }));
     const at = (T) => results.find((r) => r.length === T);
     const a1 = at(s.trainLength), aNow = at(s.length) ?? shown.at(-1);
     row.measured.textContent = a1 && aNow
       ? `Measured: accuracy ${a1.accuracy.toFixed(2)} at the training length ${s.trainLength}, ${aNow.accuracy.toFixed(2)} at ${aNow.length} (${(aNow.length / s.trainLength).toFixed(1)}×).`
       : '';
+    row.notice.textContent = noticeText(NAMES[enc], a1, client.get(enc, s.length), s.trainLength);
   }
 
   return {
@@ -164,8 +398,10 @@ export function createSweepView(container, client) {
     rows,
     /** Draw every row for state `s` (length, layer, trainLength...). */
     draw(s, grid, force = false) {
+      lastState = s;
       for (const [enc, row] of rows) {
         drawMaps(row, client.get(enc, s.length), s, force);
+        drawDetail(enc, row, s, force);
         drawCurve(row, enc, s, grid, force);
       }
     },

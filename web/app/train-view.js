@@ -41,12 +41,14 @@ export function createTrainView(container, { onStop, onRetrain }) {
       row.stat.textContent = r.status === 'error' ? `error: ${r.error}`
         : `${LABELS[r.status]}${r.steps && r.status !== 'checkpoint' ? ` · step ${r.step}/${r.steps}` : ''}` +
           (last ? ` · loss ${last[1].toFixed(3)} · acc ${r.accuracy.toFixed(2)}` : '');
-      const [w, h, ctx] = fitCanvas(row.canvas, 40);
+      const [w, h, ctx] = fitCanvas(row.canvas, 58);
       ctx.clearRect(0, 0, w, h);
-      const maxLoss = Math.max(0.5, ...r.losses.map((p) => p[1]));
-      drawChart(ctx, { x: 1, y: 1, w: w - 2, h: h - 2 }, {
-        x: [0, Math.max(1, r.steps)], y: [0, maxLoss],
+      const maxLoss = Math.ceil(Math.max(0.5, ...r.losses.map((p) => p[1])));
+      const steps = Math.max(1, r.steps);
+      drawChart(ctx, { x: 24, y: 3, w: w - 28, h: h - 26 }, {
+        x: [0, steps], y: [0, maxLoss],
         series: [{ points: r.losses, colour: cssVar('--loss', '#d9480f') }],
+        xTicks: [0, steps], yTicks: [0, maxLoss], xLabel: 'training step', yLabel: 'loss (nats)',
       });
     },
   };

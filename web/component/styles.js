@@ -31,10 +31,14 @@ progress[hidden] { display: none; }
 .row-label strong { font-size: .95rem; } .row-label .source { font-size: .72rem; color: var(--muted); }
 .blurb { margin: .1rem 0; font-size: .76rem; color: var(--muted); }
 .measured { margin: .1rem 0; font-size: .76rem; }
+.notice { margin: .15rem 0; font-size: .8rem; font-style: italic; }
+.maps-cell { min-width: 0; } .readout { margin: .1rem 0; font-size: .76rem; min-height: 2.3em; font-variant-numeric: tabular-nums; }
+canvas.maps { cursor: crosshair; } canvas.maps:focus-visible { outline: 2px solid var(--accent); outline-offset: 2px; }
+canvas.row-bars { height: 110px; }
 canvas { display: block; width: 100%; }
-canvas.maps, canvas.curve { height: 150px; }
+canvas.maps { height: 196px; } canvas.curve { height: 170px; }
 :host([view=maps]) .sweep-row { grid-template-columns: minmax(120px, 1fr) 3fr; } :host([view=maps]) canvas.curve { display: none; }
-:host([view=curves]) .sweep-row { grid-template-columns: minmax(120px, 1fr) 3fr; } :host([view=curves]) canvas.maps { display: none; }
+:host([view=curves]) .sweep-row { grid-template-columns: minmax(120px, 1fr) 3fr; } :host([view=curves]) .maps-cell { display: none; }
 :host([compact]) .blurb { display: none; }
 /* Before the rows are built, the element takes about the height they will need (--rows is set from the encodings),
    so one further down a page is still off screen at load and does not start until it is scrolled to. */

@@ -2,7 +2,7 @@
 // length, one heatmap per encoding, from the measured grids in
 // ../results.json (written by the experiments) when they are there.
 import { interpolateViridis } from '../../vendor/d3.js';
-import { drawHeatmap } from '../heatmap.js';
+import { heatmapFigure } from '../chart.js';
 import { NAMES } from '../meta.js';
 
 // Per encoding, the depth x length accuracy grid averaged over seeds, from
@@ -20,7 +20,7 @@ export function retrievalGrids(results) {
   return out;
 }
 
-export async function drawRetrieval(grid, note) {
+export async function drawRetrieval(grid, note, notice) {
   let results = null;
   try {
     const res = await fetch(new URL('../../checkpoints/index.json', import.meta.url));
@@ -45,11 +45,24 @@ export async function drawRetrieval(grid, note) {
     const fig = document.createElement('figure');
     const canvas = document.createElement('canvas');
     const cap = document.createElement('figcaption');
-    cap.textContent = `${NAMES[enc] ?? enc}: depth ↓ × length →`;
+    cap.textContent = `${NAMES[enc] ?? enc}: accuracy by needle depth and input length`;
+    canvas.setAttribute('role', 'img');
+    canvas.setAttribute('aria-label', `${NAMES[enc] ?? enc} retrieval accuracy, needle depth against input length`);
     fig.append(canvas, cap);
     grid.append(fig);
-    drawHeatmap(canvas, Float32Array.from(acc.flat()), depths.length, lengths.length, { interpolate: interpolateViridis, domain: [0, 1] });
+    heatmapFigure(canvas, Float32Array.from(acc.flat()), depths.length, lengths.length, { interpolate: interpolateViridis, domain: [0, 1],
+      height: Math.max(140, canvas.clientWidth * 0.8), xLabels: lengths, yLabels: depths,
+      xTitle: 'input length (tokens)', yTitle: 'needle depth (0 = start)', legendTitle: 'accuracy' });
   }
   note.textContent = '';
+  if (notice) {
+    const worst = Object.entries(grids).map(([enc, g]) => {
+      let m = { a: 2 };
+      g.accuracy.forEach((row, d) => row.forEach((a, l) => { if (a < m.a) m = { a, d: g.depths[d], l: g.lengths[l] }; }));
+      return { enc, ...m };
+    }).sort((p, q) => p.a - q.a)[0];
+    notice.textContent = worst ? `What to notice: the lowest accuracy on these grids is ${NAMES[worst.enc] ?? worst.enc}'s ` +
+      `${worst.a.toFixed(2)}, with the needle at depth ${worst.d} of a ${worst.l}-token input.` : '';
+  }
   return grids;
 }

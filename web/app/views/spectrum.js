@@ -4,7 +4,7 @@
 import { cssVar, fitCanvas } from '../heatmap.js';
 import { drawChart } from '../chart.js';
 
-export function drawSpectrum(pe, canvas, { headDim, trainLength, maxLength, scaling }) {
+export function drawSpectrum(pe, canvas, { headDim, trainLength, maxLength, scaling }, notice) {
   const base = pe.ropeFrequencies({ dim: headDim }).invFreq;
   const scaled = scaling ? pe.ropeFrequencies({ dim: headDim, scaling, seqLen: maxLength }) : null;
   const wl = (f) => Array.from(f, (t, i) => [i, (2 * Math.PI) / t]);
@@ -25,13 +25,19 @@ export function drawSpectrum(pe, canvas, { headDim, trainLength, maxLength, scal
       { y: maxLength, label: `sweep end ${maxLength}` },
     ],
     xTicks: Array.from({ length: headDim / 2 }, (_, i) => i),
+    xLabel: 'rotation pair i →',
+    yLabel: 'wavelength 2π/θᵢ (positions per turn, log scale)',
   });
   ctx.fillStyle = cssVar('--muted');
   ctx.font = '10px system-ui, sans-serif';
   ctx.textAlign = 'right';
   for (let e = 1; 10 ** e < y1; e++) ctx.fillText(String(10 ** e), box.x - 4, py(10 ** e) + 3);
   ctx.textAlign = 'left';
-  ctx.fillText('wavelength (positions per turn), log scale', box.x + 4, box.y + box.h - 4);
-  ctx.fillText('rotation pair i →', box.x + box.w - 90, h - 2);
+  if (notice) {
+    const over = (pts, T) => pts.filter((p) => p[1] > T).length;
+    notice.textContent = `What to notice: ${over(a, trainLength)} of the ${a.length} pairs turn less than once in the training length ${trainLength}` +
+      (b ? `; with the scaling, ${over(b, trainLength)} do, and ${over(b, maxLength)} turn less than once in the sweep's ${maxLength} positions (${over(a, maxLength)} as trained).`
+        : ` and ${over(a, maxLength)} in the sweep's ${maxLength} positions: those show angles at long lengths they never saw.`);
+  }
   return { base: Array.from(base), scaled: scaled ? Array.from(scaled.invFreq) : null, attentionScale: scaled?.attentionScale ?? 1 };
 }

@@ -7,6 +7,7 @@
 // trained and the scaled frequencies.
 import { scaleLinear, scaleLog } from '../../vendor/d3.js';
 import { cssVar, fitCanvas } from '../heatmap.js';
+import { axes as sharedAxes } from '../chart.js';
 import { SHIPPED_CONFIGS } from '../../configs/index.js';
 import { loadShippedConfig } from '../../configs/load.js';
 
@@ -29,39 +30,8 @@ function frame(canvas, height) {
   return { w, h, ctx, box: { x: 58, y: 40, w: w - 72, h: h - 84 } };
 }
 
-// Axes from d3 scales: ticks, tick labels, axis titles with units.
-function axes(ctx, box, x, y, { xTitle, yTitle, xTicks = 6, yTicks = 5, logX = false, logY = false }) {
-  const muted = cssVar('--muted'), grid = cssVar('--grid', 'rgba(128,128,128,.3)');
-  ctx.save();
-  ctx.font = '11px system-ui, sans-serif';
-  ctx.strokeStyle = grid;
-  ctx.fillStyle = muted;
-  ctx.lineWidth = 1;
-  ctx.strokeRect(box.x + 0.5, box.y + 0.5, box.w, box.h);
-  const xs = logX ? x.ticks().filter((t) => Math.log10(t) % 1 === 0) : x.ticks(xTicks);
-  ctx.textAlign = 'center';
-  for (const t of xs) {
-    const px = Math.round(x(t)) + 0.5;
-    ctx.beginPath(); ctx.moveTo(px, box.y); ctx.lineTo(px, box.y + box.h); ctx.stroke();
-    ctx.fillText(logX ? fmt(t) : x.tickFormat(xTicks)(t), px, box.y + box.h + 14);
-  }
-  const ys = logY ? y.ticks().filter((t) => Math.log10(t) % 1 === 0) : y.ticks(yTicks);
-  ctx.textAlign = 'right';
-  for (const t of ys) {
-    const py = Math.round(y(t)) + 0.5;
-    ctx.beginPath(); ctx.moveTo(box.x, py); ctx.lineTo(box.x + box.w, py); ctx.stroke();
-    ctx.fillText(logY ? fmt(t) : y.tickFormat(yTicks)(t), box.x - 5, py + 4);
-  }
-  ctx.fillStyle = cssVar('--fg', '#222');
-  ctx.textAlign = 'center';
-  ctx.fillText(xTitle, box.x + box.w / 2, box.y + box.h + 30);
-  ctx.save();
-  ctx.translate(14, box.y + box.h / 2);
-  ctx.rotate(-Math.PI / 2);
-  ctx.fillText(yTitle, 0, 0);
-  ctx.restore();
-  ctx.restore();
-}
+// Axes from d3 scales (web/app/chart.js): ticks, tick labels, axis titles with units; log axes in decades.
+const axes = (ctx, box, x, y, o) => sharedAxes(ctx, box, x, y, { rotateY: true, xFormat: o.logX ? fmt : undefined, yFormat: o.logY ? fmt : undefined, ...o });
 
 function hline(ctx, box, y, value, label, colour) {
   const py = Math.round(y(value)) + 0.5;
@@ -237,6 +207,16 @@ export function drawDecay(canvas, lt, r) {
   return { distances: dist, trained: base, scaled };
 }
 
+/** The "what to notice" line of a layer type: how many pairs never turned within the original context, and what the scaling does. */
+export function ropeNotice(lt, r) {
+  if (!lt.rope) return `What to notice: the ${lt.layers.length} ${lt.name} layers have no RoPE (NoPE): their attention sees no positions at all.`;
+  const ctx0 = r.originalContext, ext = r.contextLength ?? r.seqLen;
+  const slow = lt.pairs.filter((p) => p.baseWavelength > ctx0).length;
+  const changed = lt.pairs.length - (lt.counts.kept ?? 0);
+  return `What to notice: ${slow} of the ${lt.pairs.length} rotary pairs of the ${lt.name} layers turn less than once in the original ` +
+    `${fmt(ctx0)} tokens` + (ext && ext !== ctx0 ? `; to reach ${fmt(ext)} the scaling changes ${changed} of them and keeps ${lt.counts.kept ?? 0}.` : '.');
+}
+
 // ---------- the section ----------
 
 export function createYourRope(pe, section, state, { onChange = () => {} } = {}) {
@@ -281,6 +261,8 @@ export function createYourRope(pe, section, state, { onChange = () => {} } = {})
     if (!result) return;
     const lt = result.layerTypes[state.ropeLayerType] ?? result.layerTypes[0];
     drawWavelengths($('canvas.wavelengths'), lt, result);
+    const notice = $('.notice');
+    if (notice) notice.textContent = ropeNotice(lt, result);
     drawScales($('canvas.scales'), result);
     decay = drawDecay($('canvas.decay'), lt, result);
   }
