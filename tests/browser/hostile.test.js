@@ -8,6 +8,7 @@ import { jest } from '@jest/globals';
 import { useBrowser } from './harness.js';
 import { waitFor, waitReady, canvasStats } from './page-helpers.js';
 import { SCHEMA } from '../../web/app/state.js';
+import { ENCODINGS } from '../../web/lib/index.js';
 
 jest.setTimeout(180000);
 const browser = useBrowser();
@@ -65,7 +66,7 @@ test.each(Object.entries(PAYLOADS))('every parameter set to %s: defaults, no scr
   expect(dom.controls).toMatchObject({ seed: '1', task: 'copy', trainLength: '32', layers: '2', steps: '300', sinDim: '64', ropePos: '10',
     alibiHeads: '8', theme: 'auto', speed: '1', sweepFactor: '16', perf: false });
   expect(await page.evaluate(() => posenc.state.play)).toBe(true);
-  expect(await page.evaluate(() => posenc.state.encodings.length)).toBe(7);
+  expect(await page.evaluate(() => posenc.state.encodings)).toEqual(ENCODINGS); // the default: every encoding of the registry
   // Non-blank canvases: encoding views and every sweep row.
   for (const s of await canvasStats(page, '#sinusoid canvas, #alibi canvas, #t5 canvas, #sweep canvas.maps')) {
     expect(s.painted).toBeGreaterThan(0.01);
