@@ -79,13 +79,19 @@ export default { input: 'main.js', output: { dir: 'out', format: 'es' }, plugins
 const ELEMENT = '<posenc-explorer encodings="rope,alibi" autoplay></posenc-explorer>';
 
 let work, project, browser;
-beforeAll(async () => {
+beforeAll(() => {
   ({ work, project } = packAndInstall({ tools: true }));
   writeFileSync(join(project, 'rope-main.mjs'), computeModule('posenc'));
-  browser = await launchBrowser();
 }, 240000);
-afterAll(async () => {
+// A fresh browser per test: one bundler's page never shares a process with the next one's.
+beforeEach(async () => {
+  browser = await launchBrowser();
+});
+afterEach(async () => {
   await browser?.close();
+  browser = null;
+});
+afterAll(() => {
   if (work) rmSync(work, { recursive: true, force: true });
 });
 
@@ -147,8 +153,8 @@ describe.each(Object.keys(BUNDLERS))('%s', (name) => {
     expect(nodeLeaks(lib.out, lib.built)).toEqual([]);
     expect(lib.built.some((f) => /posenc-simd[^/]*\.wasm$/.test(f) || /\.wasm$/.test(f))).toBe(true);
     const site = await serve(lib.out);
+    const page = await browser.newPage();
     try {
-      const page = await browser.newPage();
       await page.goto(site.url);
       const text = await poll(page, () => { const t = document.getElementById('out').textContent; return t !== 'pending' && t; }, 20000);
       expect(text).not.toMatch(/^error/);
@@ -160,6 +166,7 @@ describe.each(Object.keys(BUNDLERS))('%s', (name) => {
       row.library = 'works';
       row.gzip = `${(lib.gzip / 1024).toFixed(0)} KB`;
     } finally {
+      await page.close(); // an open explorer keeps animating and would slow every later page
       await site.close();
     }
   });
@@ -168,8 +175,8 @@ describe.each(Object.keys(BUNDLERS))('%s', (name) => {
     exp = buildPage(name, 'explorer');
     expect(nodeLeaks(exp.out, exp.built)).toEqual([]);
     const site = await serve(exp.out);
+    const page = await browser.newPage();
     try {
-      const page = await browser.newPage();
       const failed = [];
       const workers = [];
       page.on('response', (r) => { if (r.status() >= 400 && r.request().method() === 'GET') failed.push(`${r.status()} ${new URL(r.url()).pathname}`); });
@@ -203,6 +210,7 @@ describe.each(Object.keys(BUNDLERS))('%s', (name) => {
       row.explorer = 'works';
       row.gzip += ` / ${(exp.gzip / 1024).toFixed(0)} KB`;
     } finally {
+      await page.close(); // an open explorer keeps animating and would slow every later page
       await site.close();
     }
   });
