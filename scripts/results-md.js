@@ -1,18 +1,16 @@
-// docs/results.json -> docs/results.md: the measured length-generalisation
-// table beside the seed article's claims, with a generated sentence wherever
-// the measurements disagree with a claim. Run by `npm run train` after
-// training; also runnable alone: node scripts/results-md.js [results.json] [out.md]
+// docs/results.json -> docs/results.md: the measured length generalisation, verdicts corrected for each task's
+// floor, Markov as loss against length, the depth grids in plain words, the literature side by side, and the
+// verdicts that the floor correction changed. Every sentence is computed by web/app/results-words.js from the
+// numbers. Run by `npm run train` after training; also alone: node scripts/results-md.js [results.json] [out.md]
 import { readFileSync, writeFileSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
+import {
+  RULES, MULTIPLES, pct, pct1, tasksOf, taskInfo, floorOf, rowsOf, seedValues, verdict, verdictLabel, verdictSentence,
+  changedVerdicts, gridTasks, gridsOf, depthEffect, gradientSentence, literature, allVerdicts,
+} from '../web/app/results-words.js';
 
-const root = new URL('..', import.meta.url).pathname;
-const input = process.argv[2] ?? `${root}docs/results.json`;
-const output = process.argv[3] ?? `${root}docs/results.md`;
-const results = JSON.parse(readFileSync(input, 'utf8'));
-const { config, runs } = results;
-const T = config.trainLength;
-const MULTIPLES = [1, 2, 4, 8];
-
-// The seed article's comparison table (and its NoPE paragraph).
+// The seed article's comparison table (and its NoPE paragraph): what it claims per encoding. An encoding it
+// does not rate (the registry's newer ones) is shown as not rated.
 export const CLAIMS = {
   learned: ['none', 'Learned: “undefined beyond the maximum trained length — the model cannot extrapolate”'],
   sinusoidal: ['limited', 'Sinusoidal: extrapolation “Limited”'],
@@ -20,124 +18,226 @@ export const CLAIMS = {
   rope: ['moderate', 'RoPE: extrapolation “Moderate; extendable”'],
   alibi: ['good', 'ALiBi: extrapolation “Good”'],
   none: ['partial', 'NoPE: “some studies found such models generalise reasonably to longer lengths”'],
-  shaw: ['—', 'Shaw relative: not rated in the article'],
 };
 const LEVELS = ['none', 'limited', 'moderate', 'good'];
+const claimLevels = (c) => (c === 'partial' ? ['limited', 'moderate'] : [c]);
 
-const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
-const std = (xs) => (xs.length < 2 ? 0 : Math.sqrt(xs.reduce((a, x) => a + (x - mean(xs)) ** 2, 0) / (xs.length - 1)));
-const pct = (x) => `${(100 * x).toFixed(0)}`;
+const f2 = (x) => (x == null ? 'n/a' : x.toFixed(2));
+const dash = (x) => (x == null ? '—' : x);
 
-function statAt(task, encoding, scaling, length, field = 'accuracy') {
-  const xs = runs
-    .filter((r) => r.task === task && r.encoding === encoding && r.scaling === scaling)
-    .map((r) => r.lengths.find((l) => l.length === length)?.[field])
-    .filter((x) => x !== undefined && x !== null);
-  return xs.length ? { mean: mean(xs), std: std(xs), n: xs.length } : null;
+/** A table cell: mean ± sd over seeds, or each seed's value where the seeds disagree (RULES.disagree). */
+function cell(results, row, L, field, fmt) {
+  const s = seedValues(results, row, L, field);
+  if (!s) return 'n/a';
+  if (s.disagree) return s.seeds.map((x) => `${fmt(x.value)}${x.learned ? '' : '*'}`).join(' / ');
+  return `${fmt(s.mean)} ± ${fmt(s.sd)}`;
 }
-const accuracyAt = (task, encoding, scaling, length) => statAt(task, encoding, scaling, length);
-// The best accuracy any predictor can reach (tasks with random targets, e.g. markov), or 1.
-const oracleAt = (task, length) => statAt(task, config.encodings[0], 'none', length, 'oracleAccuracy')?.mean ?? 1;
+const accFmt = (x) => pct(x);
+const lossFmt = (x) => x.toFixed(2);
 
-const cell = (a) => (a ? `${pct(a.mean)} ± ${pct(a.std)}` : 'n/a');
+export function render(results) {
+  const { config } = results;
+  const T = config.trainLength;
+  const lines = [];
+  const out = (s = '') => lines.push(s);
+  const tasks = tasksOf(results);
+  const info = Object.fromEntries(tasks.map((t) => [t, taskInfo(results, t)]));
+  const seeds = config.seeds?.length ?? new Set(results.runs.map((r) => r.seed)).size;
+  const { main: gridMain, control: gridControl } = gridTasks(results);
 
-// Measured extrapolation level: how much of the 1x accuracy survives at 4x
-// (above chance is not modelled: the ratio is a plain summary).
-function measuredLevel(task, encoding) {
-  const a1 = accuracyAt(task, encoding, 'none', T), a4 = accuracyAt(task, encoding, 'none', 4 * T);
-  if (!a1 || !a4 || a1.mean < 0.5 * oracleAt(task, T)) return null; // did not learn the task: no verdict
-  const kept = a4.mean / a1.mean;
-  return { level: kept >= 0.8 ? 'good' : kept >= 0.5 ? 'moderate' : kept >= 0.2 ? 'limited' : 'none', kept, a1, a4 };
-}
-
-const lines = [];
-const out = (s = '') => lines.push(s);
-out('# Length generalisation, measured');
-out();
-out(`Generated by \`npm run train\` from [results.json](results.json) — do not edit by hand. Tiny decoder-only models ` +
-  `(${config.model.layers} layers, ${config.model.heads} heads, d_model ${config.model.dModel}) trained at length ` +
-  `**T = ${T}** for ${config.steps} steps (batch ${config.batch}, lr ${config.lr}) on each task, ${config.seeds.length} seeds ` +
-  `each, then evaluated at 1×, 2×, 4× and 8× T. Cells are accuracy in % (mean ± standard deviation over seeds). ` +
-  `The full run took ${(config.seconds / 60).toFixed(1)} minutes on a 2-core machine.`);
-out();
-out('![Accuracy against length, per task and encoding](figures/accuracy-vs-length.png)');
-out();
-for (const task of config.tasks) {
-  out(`## ${task}`);
+  out('# Length generalisation, measured');
   out();
-  out(`| encoding | seed article says | ${MULTIPLES.map((m) => `${m}× (T=${m * T})`).join(' | ')} | measured |`);
-  out(`|---|---|${MULTIPLES.map(() => '---:').join('|')}|---|`);
-  for (const encoding of config.encodings) {
-    const level = measuredLevel(task, encoding);
-    out(`| ${encoding} | ${CLAIMS[encoding]?.[0] ?? '—'} | ${MULTIPLES.map((m) => cell(accuracyAt(task, encoding, 'none', m * T))).join(' | ')} | ${level ? level.level : 'did not learn at 1×'} |`);
+  out(`Generated by \`npm run train\` from [results.json](results.json) (version ${results.version ?? 1}) by scripts/results-md.js — do not edit by hand. ` +
+    `Tiny decoder-only models (${config.model.layers} layers, ${config.model.heads} heads, d_model ${config.model.dModel}) trained at length ` +
+    `**T = ${T}** for ${config.steps} steps (batch ${config.batch}, lr ${config.lr}) on each task, ${seeds} seeds each, then evaluated at ` +
+    `${MULTIPLES.map((m) => `${m}×`).join(', ')} T. The full run took ${(config.seconds / 60).toFixed(1)} minutes on a 2-core machine.`);
+  out();
+  out('## How the verdicts are computed');
+  out();
+  out(`- **Floor.** Each task has a floor a model gets without the skill: chance (a uniform guess over the answer symbols)` +
+    `${results.tasks ? ', and for Markov the unigram and bigram predictors' : ''}; the floor used is the best of them. ` +
+    `${results.tasks ? 'Floors come from results.json `tasks`.' : 'This results.json (v1) records no floors: chance is computed from `config.taskOptions`, and the unigram/bigram floors are **unavailable**.'}`);
+  out(`- **Kept.** kept = (score at ${RULES.verdictAt}× − floor) / (score at 1× − floor), per seed: accuracy for accuracy tasks; for loss tasks ` +
+    `the gain in nats over the floor's loss. Verdict from the mean kept share over the seeds that learned: good ≥ ${pct(RULES.good)}%, ` +
+    `moderate ≥ ${pct(RULES.moderate)}%, limited ≥ ${pct(RULES.limited)}%, none below (negative: worse than the floor).`);
+  out(`- **Learned.** ${results.tasks ? 'A seed learned its task when it met `tasks[task].target` at 1× (results.json `learned`).' :
+    `A seed learned its task when its held-out 1× score closed at least ${pct(RULES.learnedShare)}% of the gap from the floor to the oracle.`} ` +
+    'A seed that did not learn gets no verdict; a row with no learned seed is labelled “did not learn at 1×”.');
+  out(`- **Seeds disagree** when their values at a length span more than ${pct(RULES.disagree)} points (loss: ${pct(RULES.disagree)}% of the floor's loss) ` +
+    'or some learned and some did not; such cells list every seed (seed order; * = did not learn) instead of mean ± sd.');
+  out();
+  out('## Tasks');
+  out();
+  out('| task | role | needs position | metric | chance | floors | oracle at 1× | learned when | what it can show | what it cannot |');
+  out('|---|---|---|---|---:|---|---:|---|---|---|');
+  for (const t of tasks) {
+    const i = info[t], fl = i.floorsAvailable ? i.floors.map((f) => `${f.name} ${pct1(f.accuracy)}% / ${f2(f.loss)} nats`).join('; ') : 'unavailable (v1)';
+    const oracle = i.metric === 'loss' ? `${f2(i.oracleAt(T, 'oracleLoss') ?? i.oracle.loss)} nats` : `${pct(i.oracleAt(T, 'oracleAccuracy') ?? i.oracle.accuracy)}%`;
+    const target = i.target != null ? (i.metric === 'loss' ? `loss ≤ ${f2(i.target.loss ?? i.target)}` : `accuracy ≥ ${pct(i.target.accuracy ?? i.target)}%`)
+      : `${pct(RULES.learnedShare)}% of floor→oracle`;
+    const role = i.role ?? (gridControl.includes(t) ? 'control (NoPE solves it: content alone)' : '—');
+    out(`| ${t} | ${role} | ${i.needsPosition == null ? '—' : i.needsPosition ? 'yes' : 'no'} | ${i.metric} | ${pct1(i.chance.accuracy)}% / ${f2(i.chance.loss)} nats | ` +
+      `${fl} | ${oracle} | ${target} | ${dash(i.what)} | ${dash(i.cannot)} |`);
   }
-  const oracle = MULTIPLES.map((m) => oracleAt(task, m * T));
-  if (oracle.some((o) => o < 0.999))
-    out(`| *oracle* | | ${oracle.map((o) => `*${pct(o)}*`).join(' | ')} | the best any predictor can do: targets are random |`);
   out();
-}
 
-out('## Where the measurements disagree with the article');
-out();
-out('“Measured” keeps the share of 1× accuracy that survives at 4×: good ≥ 80%, moderate ≥ 50%, limited ≥ 20%, none below. ' +
-  'A task an encoding did not learn at 1× (below half of the best possible accuracy) gives no verdict.');
-out();
-let disagreements = 0;
-for (const encoding of config.encodings) {
-  const [claim, text] = CLAIMS[encoding] ?? [];
-  if (!claim || claim === '—') continue;
-  for (const task of config.tasks) {
-    const m = measuredLevel(task, encoding);
-    if (!m) continue;
-    const claimLevel = claim === 'partial' ? ['limited', 'moderate'] : [claim];
-    if (claimLevel.includes(m.level)) continue;
-    disagreements++;
-    const direction = LEVELS.indexOf(m.level) > Math.max(...claimLevel.map((c) => LEVELS.indexOf(c))) ? 'better' : 'worse';
-    out(`- **${encoding}, ${task}:** the article says ${text}; measured ${direction}: accuracy ${pct(m.a1.mean)}% at 1× and ` +
-      `${pct(m.a4.mean)}% at 4× (${pct(m.kept)}% kept, “${m.level}”).`);
-  }
-}
-if (!disagreements) out('- None: every verdict matches the article on every task these models learned.');
-out();
-
-if (runs.some((r) => r.scaling !== 'none')) {
-  out('## Extending RoPE at evaluation time');
+  out('![Accuracy against length, per task and encoding](figures/accuracy-vs-length.png)');
   out();
-  out('The same trained RoPE models, evaluated with each scaling applied at evaluation time (no fine-tuning), factor = length / T. ' +
-    'Position interpolation (`linear`), static NTK-aware base scaling (`ntk`), dynamic NTK (`dynamic`) and YaRN (`yarn`).');
-  out();
-  out('![RoPE scalings against length](figures/rope-scaling.png)');
-  out();
-  for (const task of config.tasks) {
-    out(`| ${task} | ${MULTIPLES.map((m) => `${m}×`).join(' | ')} |`);
-    out(`|---|${MULTIPLES.map(() => '---:').join('|')}|`);
-    for (const scaling of ['none', 'linear', 'ntk', 'dynamic', 'yarn'])
-      if (runs.some((r) => r.task === task && r.encoding === 'rope' && r.scaling === scaling))
-        out(`| rope + ${scaling} | ${MULTIPLES.map((m) => cell(accuracyAt(task, 'rope', scaling, m * T))).join(' | ')} |`);
+  for (const task of tasks) {
+    const i = info[task], fl = floorOf(i), isLoss = i.metric === 'loss';
+    out(`## ${task}${i.role === 'control' || gridControl.includes(task) ? ' (control)' : ''}`);
+    out();
+    if (isLoss) {
+      out(`Loss in nats (perplexity = e^loss) against length, Press-style; the verdict reads the gain over the ${fl.lossName} floor (${f2(fl.loss)} nats).`);
+      out();
+      out(`![${task}: loss against length with oracle and floors](figures/${task}-loss.png)`);
+    } else {
+      out(`Accuracy in %; the verdict reads accuracy above the ${fl.accuracyName} floor (${pct1(fl.accuracy)}%).`);
+    }
+    out();
+    out(`| row | seed article says | learned (seeds) | ${MULTIPLES.map((m) => `${m}× (T=${m * T})`).join(' | ')} | kept at ${RULES.verdictAt}× | verdict |`);
+    out(`|---|---|---:|${MULTIPLES.map(() => '---:').join('|')}|---:|---|`);
+    for (const row of rowsOf(results, task)) {
+      const v = verdict(results, row, i);
+      const cells = MULTIPLES.map((m) => cell(results, row, m * T, isLoss ? 'loss' : 'accuracy', isLoss ? lossFmt : accFmt));
+      const kept = v.kept == null ? '—' : `${pct(v.kept)}%${v.split ? ` (${v.perSeed.map((s) => (s.learned ? pct(s.kept) : '*')).join(' / ')})` : ''}`;
+      out(`| ${row.name} | ${CLAIMS[row.encoding]?.[0] ?? 'not rated'} | ${v.learnedSeeds} of ${v.seeds} | ${cells.join(' | ')} | ${kept} | ${verdictLabel(v)} |`);
+    }
+    const oracle = MULTIPLES.map((m) => i.oracleAt(m * T, isLoss ? 'oracleLoss' : 'oracleAccuracy'));
+    if (isLoss) {
+      out(`| *oracle* | | | ${oracle.map((o) => `*${f2(o)}*`).join(' | ')} | | the best any predictor can do |`);
+      out(`| *uniform guess* | | | ${MULTIPLES.map(() => `*${f2(i.chance.loss)}*`).join(' | ')} | | chance |`);
+      for (const f of i.floors) out(`| *${f.name} floor* | | | ${MULTIPLES.map(() => `*${f2(f.loss)}*`).join(' | ')} | | ${f.note ?? ''} |`);
+      if (!i.floorsAvailable) out('| *unigram / bigram floors* | | | unavailable (v1) | | | |');
+      out();
+      out(`Perplexity: ${rowsOf(results, task).map((row) => `${row.name} ${MULTIPLES.map((m) => {
+        const s = seedValues(results, row, m * T, 'loss');
+        return s ? Math.exp(s.mean).toFixed(2) : 'n/a';
+      }).join(' → ')}`).join('; ')} (at ${MULTIPLES.map((m) => `${m}×`).join(', ')}); uniform guess ${Math.exp(i.chance.loss).toFixed(2)}.`);
+    } else if (oracle.some((o) => o != null && o < 0.999)) {
+      out(`| *oracle* | | | ${oracle.map((o) => `*${o == null ? 'n/a' : pct(o)}*`).join(' | ')} | | the best any predictor can do |`);
+    }
+    const untrained = rowsOf(results, task).flatMap((row) => row.runs.flatMap((r) => (r.lengths ?? [])
+      .filter((l) => l.untrainedParameters && (l.untrainedParameters.count ?? 0) > 0)
+      .map((l) => `${row.name} seed ${r.seed} at ${l.length}: ${l.untrainedParameters.count} parameters never trained${l.untrainedParameters.what ? ` (${l.untrainedParameters.what})` : ''}`)));
+    if (untrained.length) {
+      out();
+      out(`Untrained parameters in use: ${[...new Set(untrained)].join('; ')}.`);
+    }
     out();
   }
-}
 
-const grids = runs.filter((r) => r.grid && r.scaling === 'none');
-if (grids.length) {
-  out('## Lost in the middle?');
+  out('## Where the measurements disagree with the article');
   out();
-  out('Retrieval accuracy by where the needle sits (depth 0 = start of the context, 1 = end), averaged over lengths ' +
-    'from T to 8T and over seeds.');
+  out(`Verdicts as above (kept share at ${RULES.verdictAt}×, above the floor, learned seeds only); the article’s “partial” for NoPE counts as limited or moderate.`);
   out();
-  out('![Needle depth × length accuracy per encoding](figures/needle-grid.png)');
-  out();
-  const depths = grids[0].grid.depths;
-  out(`| encoding | ${depths.map((d) => `depth ${d}`).join(' | ')} | middle vs ends |`);
-  out(`|---|${depths.map(() => '---:').join('|')}|---|`);
-  for (const encoding of config.encodings) {
-    const gs = grids.filter((g) => g.encoding === encoding);
-    if (!gs.length) continue;
-    const byDepth = depths.map((_, d) => mean(gs.map((g) => mean(g.grid.accuracy[d].filter((_, li) => g.grid.lengths[li] >= T)))));
-    const mid = byDepth[Math.floor(depths.length / 2)], ends = (byDepth[0] + byDepth.at(-1)) / 2;
-    out(`| ${encoding} | ${byDepth.map(pct).join(' | ')} | ${mid < ends - 0.05 ? 'middle lower' : mid > ends + 0.05 ? 'middle higher' : 'flat'} (${pct(mid)} vs ${pct(ends)}) |`);
+  let disagreements = 0;
+  for (const v of allVerdicts(results)) {
+    const [claim, text] = CLAIMS[v.row.encoding] ?? [];
+    if (!claim || v.row.variant || v.level == null) continue;
+    const levels = claimLevels(claim);
+    if (levels.includes(v.level)) continue;
+    disagreements++;
+    const better = LEVELS.indexOf(v.level) > Math.max(...levels.map((c) => LEVELS.indexOf(c)));
+    out(`- **${v.row.name}, ${v.task}:** the article says ${text}; measured ${better ? 'better' : 'worse'}. ${verdictSentence(results, v)}`);
+  }
+  if (!disagreements) out('- None: every verdict matches the article on every task these models learned.');
+  const noVerdict = allVerdicts(results).filter((v) => v.level == null);
+  if (noVerdict.length) {
+    out();
+    out('No verdict (did not learn at 1×):');
+    out();
+    for (const v of noVerdict) out(`- ${verdictSentence(results, v)}`);
   }
   out();
+
+  const scaledTasks = tasks.filter((t) => rowsOf(results, t, { scaled: true }).length);
+  if (scaledTasks.length) {
+    out('## Extending RoPE at evaluation time');
+    out();
+    out('The trained models with a scaling applied at evaluation, factor = length / T (see `config.ropeScalings`' +
+      `${config.variants ? ' and `config.variants`' : ''}); rows marked fine-tuned were trained further at the longer length.`);
+    out();
+    out('![RoPE scalings against length](figures/rope-scaling.png)');
+    out();
+    for (const task of scaledTasks) {
+      const isLoss = info[task].metric === 'loss';
+      out(`| ${task} (${isLoss ? 'loss, nats' : 'accuracy, %'}) | ${MULTIPLES.map((m) => `${m}×`).join(' | ')} | kept at ${RULES.verdictAt}× | verdict |`);
+      out(`|---|${MULTIPLES.map(() => '---:').join('|')}|---:|---|`);
+      const base = rowsOf(results, task).filter((r) => rowsOf(results, task, { scaled: true }).some((s) => s.encoding === r.encoding && s.variant === r.variant));
+      for (const row of [...base, ...rowsOf(results, task, { scaled: true })]) {
+        const v = verdict(results, row, info[task]);
+        out(`| ${row.name} | ${MULTIPLES.map((m) => cell(results, row, m * T, isLoss ? 'loss' : 'accuracy', isLoss ? lossFmt : accFmt)).join(' | ')} | ` +
+          `${v.kept == null ? '—' : `${pct(v.kept)}%`} | ${verdictLabel(v)} |`);
+      }
+      out();
+    }
+  }
+  if (config.variants?.length) {
+    out('Variants: ' + config.variants.map((v) => `${v.encoding} [${v.variant}]${v.scaling ? ` + ${v.scaling}` : ''}: ${v.note ?? ''}`).join('; ') + '.');
+    out();
+  }
+
+  if (gridMain.length || gridControl.length) {
+    out('## Lost in the middle?');
+    out();
+    out(`Accuracy by where the needle sits (depth 0 = the start of the context, farthest from the question at the end; the last depth is nearest), ` +
+      `averaged over seeds, at each length from T. “far → near” gives depth 0 and the last depth; a shape is read at each length: recency (near ` +
+      `beats far by more than ${pct(RULES.gradient)} points), primacy (the reverse), lost in the middle (a middle depth below both ends by more ` +
+      `than ${pct(RULES.gradient)}), no depth effect (all depths within ${pct(RULES.gradient)}), or uneven.`);
+    out();
+    out('![Needle depth × length accuracy per encoding](figures/needle-grid.png)');
+    out();
+    const gridTable = (task, label) => {
+      out(`### ${task} — ${label}`);
+      out();
+      if (info[task].what) out(`${info[task].what}${info[task].cannot ? ` ${info[task].cannot}` : ''}`), out();
+      const gs = gridsOf(results, task);
+      const Ls = depthEffect(gs[0], T).map((e) => e.length);
+      out(`| row | ${Ls.map((L) => `${L / T}× far → near`).join(' | ')} | shape at ${Ls.at(-1) / T}× |`);
+      out(`|---|${Ls.map(() => '---:').join('|')}|---|`);
+      for (const g of gs) {
+        const eff = depthEffect(g, T);
+        out(`| ${g.row.name} | ${eff.map((e) => `${pct(e.far)} → ${pct(e.near)}`).join(' | ')} | ${eff.at(-1).shape} |`);
+      }
+      out();
+      for (const g of gs) out(`- ${gradientSentence(g, T)}`);
+      out();
+    };
+    for (const t of gridMain) gridTable(t, 'needs position');
+    for (const t of gridControl) gridTable(t, 'control: content alone solves it, so it cannot show position effects');
+  }
+
+  out('## The literature side by side');
+  out();
+  out('The papers’ numbers are quoted only where their text was checked (source given); anything else is marked not verified. ' +
+    'Our number and the verdict are computed from results.json by the rule in the last column.');
+  out();
+  out('| paper | setup | reported | ours (this results.json) | verdict | rule |');
+  out('|---|---|---|---|---|---|');
+  const lit = literature(results);
+  for (const p of lit) out(`| ${p.paper} | ${p.setup} | ${p.reported} Source: ${p.source} | ${p.text} | **${p.verdict}** | ${p.rule} |`);
+  out();
+
+  out('## Closing note: what changed, and which results held');
+  out();
+  const changed = changedVerdicts(results);
+  out(`The old rule (no floor: mean accuracy at ${RULES.verdictAt}× over mean accuracy at 1×, “learned” at half the oracle) against the ` +
+    `floor-corrected, per-seed rule above: ${changed.length} of ${allVerdicts(results).length} verdicts change.`);
+  out();
+  for (const c of changed) {
+    out(`- ${c.row}, ${c.task}: ${c.old}${c.oldKept == null ? '' : ` (${pct(c.oldKept)}% kept)`} → ${c.now}${c.kept == null ? '' : ` (${pct(c.kept)}% kept)`}: ${c.why}.`);
+  }
+  out();
+  for (const p of lit) out(`- ${p.paper}: ${p.verdict === 'agrees' ? 'held here' : p.verdict === 'disagrees' ? 'did not hold here' : p.verdict} — ${p.text}.`);
+  out();
+  return lines.join('\n');
 }
-writeFileSync(output, lines.join('\n'));
-console.log(`wrote ${output}`);
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const root = new URL('..', import.meta.url).pathname;
+  const input = process.argv[2] ?? `${root}docs/results.json`;
+  const output = process.argv[3] ?? `${root}docs/results.md`;
+  writeFileSync(output, render(JSON.parse(readFileSync(input, 'utf8'))));
+  console.log(`wrote ${output}`);
+}

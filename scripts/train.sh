@@ -9,9 +9,8 @@ start=$(date +%s)
 build/native/posenc_train --out . "$@"
 node scripts/results-md.js
 node scripts/figures.js
-# The page reads the measured grids and the list of shipped checkpoints from web/checkpoints/
-# (a static host has no directory listing, so the list is a file).
-# Only what the page draws (the retrieval grids) ships next to the checkpoints, not all of results.json.
-node -e "const fs=require('fs');const r=JSON.parse(fs.readFileSync('docs/results.json'));fs.writeFileSync('web/checkpoints/results.json', JSON.stringify({version:r.version, config:r.config, runs:r.runs.filter(x=>x.grid).map(({task,encoding,seed,scaling,grid})=>({task,encoding,seed,scaling,grid}))}))"
+# The page reads its words about results, the measured grids and the list of shipped checkpoints from
+# web/checkpoints/ (a static host has no directory listing, so the list is a file): the subset it needs.
+node scripts/page-results.js
 node scripts/checkpoint-index.js   # index.json and index.js (literal URLs that bundlers copy)
 echo "posenc: npm run train took $(( $(date +%s) - start )) s"

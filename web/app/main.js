@@ -20,6 +20,7 @@ import { drawAlibi } from './views/alibi.js';
 import { drawT5 } from './views/t5.js';
 import { drawSpectrum } from './views/spectrum.js';
 import { drawRetrieval } from './views/retrieval.js';
+import { loadResults, headerWords, rowWords } from './views/claims.js';
 import { createYourRope } from './views/your-rope.js';
 
 const $ = (sel) => document.querySelector(sel);
@@ -229,10 +230,18 @@ function bindControls() {
   window.addEventListener('resize', () => { dirty = true; redrawStatic(); });
 }
 
+// ---------- words about the shipped measurements (views/claims.js) ----------
+let shippedResults = null;
+function showClaims() {
+  $('#measured-claims').textContent = headerWords(shippedResults, state.task);
+  sweepView.setOfflineWords((enc) => rowWords(shippedResults, state.task, enc));
+}
+
 // ---------- experiment ----------
 function startExperiment({ retrain = false } = {}) {
   syncControls();
   sweepView.build(state.encodings);
+  if (shippedResults) showClaims();
   trainView.build(state.encodings);
   setLength(state.length);
   controller.begin({ retrain });
@@ -310,7 +319,9 @@ async function main() {
   explainMissingFormats($('.export[data-view=sweep]'));
   startExperiment();
   redrawStatic();
-  retrievalData = await drawRetrieval($('#retrieval .retrieval-grid'), $('#retrieval-note'), $('#retrieval .notice'));
+  shippedResults = await loadResults();
+  showClaims();
+  retrievalData = drawRetrieval(shippedResults, $('#retrieval .retrieval-grid'), $('#retrieval-note'), $('#retrieval .notice'));
   window.posenc = { state, client, trainer, perf, grid, setLength, setPlay, dataFor, exportSweep: sweepExport.run,
     exportView: (id, format) => exportView(document.getElementById(id), format, () => dataFor(id)) };
   document.body.dataset.ready = 'true';

@@ -1,68 +1,68 @@
-// Retrieval ("lost in the middle"): accuracy against needle depth x input
-// length, one heatmap per encoding, from the measured grids in
-// ../results.json (written by the experiments) when they are there.
+// Retrieval ("lost in the middle"): accuracy against needle depth x input length, one heatmap per row, from the
+// measured grids in ../checkpoints/results.json. The grid of a task whose answer depends on position
+// (kth_retrieval) when it was measured; otherwise the content-only retrieval, labelled as a control. Every
+// sentence is computed from the grids by ../results-words.js.
 import { interpolateViridis } from '../../vendor/d3.js';
 import { heatmapFigure } from '../chart.js';
 import { NAMES } from '../meta.js';
+import { gridTasks, gridsOf, depthEffect, gradientSentence, taskInfo, pct } from '../results-words.js';
 
-// Per encoding, the depth x length accuracy grid averaged over seeds, from
-// results.json (schema: runs[] with task, encoding, scaling, grid {depths, lengths, accuracy[depth][length]}).
+/**
+ * The grids the view draws: { task, control, grids: { [row name]: {encoding, depths, lengths, accuracy} } }
+ * (seed-averaged, accuracy[depth][length]), or null when results has none.
+ */
 export function retrievalGrids(results) {
-  const runs = (results?.runs ?? []).filter((r) => r.task === 'retrieval' && r.scaling === 'none' && r.grid);
-  if (!runs.length) return null;
-  const out = {};
-  for (const r of runs) {
-    const g = (out[r.encoding] ??= { depths: r.grid.depths, lengths: r.grid.lengths, sum: r.grid.accuracy.map((row) => row.map(() => 0)), n: 0 });
-    r.grid.accuracy.forEach((row, d) => row.forEach((a, l) => (g.sum[d][l] += a)));
-    g.n++;
-  }
-  for (const g of Object.values(out)) g.accuracy = g.sum.map((row) => row.map((a) => a / g.n));
-  return out;
+  if (!results?.runs || !results.config) return null;
+  const { main, control } = gridTasks(results);
+  const task = main[0] ?? control[0];
+  if (!task) return null;
+  const grids = {};
+  for (const g of gridsOf(results, task)) grids[g.row.name] = { encoding: g.row.encoding, depths: g.depths, lengths: g.lengths, accuracy: g.accuracy, row: g.row };
+  return { task, control: !main.length, grids };
 }
 
-export async function drawRetrieval(grid, note, notice) {
-  let results = null;
-  try {
-    const res = await fetch(new URL('../../checkpoints/index.json', import.meta.url));
-    const files = res.ok ? await res.json() : [];
-    if (Array.isArray(files) && files.includes('results.json')) {
-      const r = await fetch(new URL('../../checkpoints/results.json', import.meta.url));
-      if (r.ok) results = await r.json();
-    }
-  } catch {
-    results = null;
-  }
-  const grids = retrievalGrids(results);
+/** The view's words: which task, what it can show, and each row's depth gradient in plain words. */
+export function retrievalWords(results, view) {
+  const T = results.config.trainLength;
+  const info = taskInfo(results, view.task), nope = Object.values(view.grids).find((g) => g.encoding === 'none' && !g.row.variant);
+  const nopeMin = nope ? Math.min(...nope.accuracy.map((row) => row.at(-1))) : null;
+  const why = info.what ? ` ${info.what}${info.cannot ? ` ${info.cannot}` : ''}`
+    : view.control && nopeMin != null ? ` NoPE, which sees no positions, scores at least ${pct(nopeMin)}% at every depth at ${nope.lengths.at(-1)} tokens: content alone solves it.` : '';
+  const head = `These grids are from ${view.task}${view.control ? ', a control that cannot show position effects' : ''}.${why}`;
+  const rows = Object.values(view.grids).map((g) => gradientSentence(g, T));
+  // What to notice: the row with the largest far-near difference at the longest length.
+  const steepest = Object.values(view.grids).map((g) => ({ g, e: depthEffect(g, T).at(-1) }))
+    .filter((x) => x.e).sort((a, b) => Math.abs(b.e.near - b.e.far) - Math.abs(a.e.near - a.e.far))[0];
+  const notice = steepest ? `What to notice: ${gradientSentence(steepest.g, T)}` : '';
+  return { head, rows, notice };
+}
+
+export function drawRetrieval(results, grid, note, notice) {
+  const view = retrievalGrids(results);
   grid.replaceChildren();
-  if (!grids || typeof grids !== 'object') {
-    note.textContent = 'No measured retrieval grids ship with this build yet (the retrieval task and its experiment are in progress); ' +
-      'this view fills in from web/checkpoints/results.json when they arrive.';
+  if (!view) {
+    note.textContent = 'No measured retrieval grids ship with this build; this view fills in from web/checkpoints/results.json ' +
+      '(written by npm run train) when they are there.';
+    if (notice) notice.textContent = '';
     return null;
   }
-  for (const [enc, g] of Object.entries(grids)) {
-    const acc = g?.accuracy, depths = g?.depths, lengths = g?.lengths;
-    if (!Array.isArray(acc) || !Array.isArray(depths) || !Array.isArray(lengths)) continue;
+  for (const [name, g] of Object.entries(view.grids)) {
     const fig = document.createElement('figure');
     const canvas = document.createElement('canvas');
     const cap = document.createElement('figcaption');
-    cap.textContent = `${NAMES[enc] ?? enc}: accuracy by needle depth and input length`;
+    const label = (g.row.variant || g.row.scaling !== 'none') ? name : (NAMES[g.encoding] ?? name);
+    cap.textContent = `${label}: accuracy by needle depth and input length (${view.task}${view.control ? ', control' : ''})`;
     canvas.setAttribute('role', 'img');
-    canvas.setAttribute('aria-label', `${NAMES[enc] ?? enc} retrieval accuracy, needle depth against input length`);
+    canvas.setAttribute('aria-label', `${label} ${view.task} accuracy, needle depth against input length`);
     fig.append(canvas, cap);
     grid.append(fig);
-    heatmapFigure(canvas, Float32Array.from(acc.flat()), depths.length, lengths.length, { interpolate: interpolateViridis, domain: [0, 1],
-      height: Math.max(140, canvas.clientWidth * 0.8), xLabels: lengths, yLabels: depths,
+    heatmapFigure(canvas, Float32Array.from(g.accuracy.flat()), g.depths.length, g.lengths.length, { interpolate: interpolateViridis, domain: [0, 1],
+      height: Math.max(140, canvas.clientWidth * 0.8), xLabels: g.lengths, yLabels: g.depths,
       xTitle: 'input length (tokens)', yTitle: 'needle depth (0 = start)', legendTitle: 'accuracy' });
   }
-  note.textContent = '';
-  if (notice) {
-    const worst = Object.entries(grids).map(([enc, g]) => {
-      let m = { a: 2 };
-      g.accuracy.forEach((row, d) => row.forEach((a, l) => { if (a < m.a) m = { a, d: g.depths[d], l: g.lengths[l] }; }));
-      return { enc, ...m };
-    }).sort((p, q) => p.a - q.a)[0];
-    notice.textContent = worst ? `What to notice: the lowest accuracy on these grids is ${NAMES[worst.enc] ?? worst.enc}'s ` +
-      `${worst.a.toFixed(2)}, with the needle at depth ${worst.d} of a ${worst.l}-token input.` : '';
-  }
-  return grids;
+  const words = retrievalWords(results, view);
+  note.replaceChildren(words.head, ...words.rows.flatMap((s) => [document.createElement('br'), s]));
+  if (notice) notice.textContent = words.notice;
+  return { task: view.task, control: view.control, grids: Object.fromEntries(Object.entries(view.grids).map(([k, g]) =>
+    [k, { encoding: g.encoding, depths: g.depths, lengths: g.lengths, accuracy: g.accuracy }])) };
 }

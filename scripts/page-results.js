@@ -1,0 +1,26 @@
+// docs/results.json -> web/checkpoints/results.json: the part of the results the page reads (the words of
+// its rows and claims, web/app/views/claims.js, and the depth grids, views/retrieval.js), without the
+// per-head and per-position detail. Run by `npm run train`; also alone:
+//   node scripts/page-results.js [results.json] [out.json]
+import { readFileSync, writeFileSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
+
+const LENGTH_FIELDS = ['length', 'accuracy', 'loss', 'oracleAccuracy', 'oracleLoss', 'untrainedParameters'];
+const RUN_FIELDS = ['task', 'encoding', 'variant', 'scaling', 'seed', 'learned', 'finetune', 'stepsToTarget', 'grid'];
+const pick = (o, keys) => Object.fromEntries(keys.filter((k) => o[k] !== undefined).map((k) => [k, o[k]]));
+
+/** The page's subset of a results object. */
+export function pageResults(r) {
+  return {
+    version: r.version, config: r.config, ...(r.tasks ? { tasks: r.tasks } : {}),
+    runs: r.runs.map((x) => ({ ...pick(x, RUN_FIELDS), lengths: (x.lengths ?? []).map((l) => pick(l, LENGTH_FIELDS)) })),
+  };
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const root = new URL('..', import.meta.url).pathname;
+  const input = process.argv[2] ?? `${root}docs/results.json`;
+  const output = process.argv[3] ?? `${root}web/checkpoints/results.json`;
+  writeFileSync(output, JSON.stringify(pageResults(JSON.parse(readFileSync(input, 'utf8')))));
+  console.log(`wrote ${output}`);
+}

@@ -1,0 +1,276 @@
+// The words about measured results follow the numbers (issue 14): every sentence of docs/results.md and of the
+// page (header, sweep rows, retrieval view) is generated from results.json. Checked three ways:
+//   1. drift: docs/results.md and web/checkpoints/results.json in the tree are what the scripts generate from
+//      docs/results.json;
+//   2. fixtures (v1 and v2 shapes, built here, written only to a tmp dir): the sentences carry the fixture's
+//      numbers, computed independently here (floor-corrected kept share, per-seed values, far/near accuracy);
+//   3. mutation: changing one number of the fixture changes the sentence that reports it.
+import { readFileSync, writeFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { render } from '../../scripts/results-md.js';
+import { pageResults } from '../../scripts/page-results.js';
+import * as W from '../../web/app/results-words.js';
+import { headerWords, rowWords } from '../../web/app/views/claims.js';
+import { retrievalGrids, retrievalWords } from '../../web/app/views/retrieval.js';
+import { ENCODING_INFO } from '../../web/lib/index.js';
+
+const root = new URL('../../', import.meta.url).pathname;
+const docs = JSON.parse(readFileSync(join(root, 'docs/results.json'), 'utf8'));
+const clone = (x) => JSON.parse(JSON.stringify(x));
+
+// ---------------------------------------------------------------- fixtures
+const T = 32, LENGTHS = [32, 64, 128, 256];
+const DEPTHS = [0, 0.5, 1];
+function run(task, encoding, seed, acc, { loss, oracleLoss, grid, ...extra } = {}) {
+  return {
+    task, encoding, seed, scaling: 'none', ...extra,
+    lengths: LENGTHS.map((L, i) => ({ length: L, accuracy: acc[i], loss: loss ? loss[i] : 1 - acc[i],
+      oracleAccuracy: oracleLoss ? 0.5 : 1, oracleLoss: oracleLoss ?? 0 })),
+    ...(grid ? { grid: { depths: DEPTHS, lengths: LENGTHS, accuracy: grid } } : {}),
+  };
+}
+const flatGrid = (a) => DEPTHS.map(() => LENGTHS.map(() => a));
+
+/** v1 shape: no tasks, no learned flags. copy (alibi, rope, none), markov (alibi, sinusoidal), retrieval grids. */
+function v1Fixture() {
+  const runs = [];
+  for (const seed of [0, 1, 2]) {
+    runs.push(run('copy', 'alibi', seed, [1, 0.9, 0.7, 0.4]));
+    runs.push(run('copy', 'rope', seed, [1, 0.2, 0.13, 0.12]));
+    runs.push(run('copy', 'none', seed, seed === 2 ? [0.95, 0.5, 0.3, 0.2] : [0.5, 0.3, 0.2, 0.15])); // learns on seed 2 only
+    runs.push(run('markov', 'alibi', seed, [0.49, 0.49, 0.49, 0.49], { loss: [1, 1, 1.01, 1.02], oracleLoss: 0.99 }));
+    runs.push(run('markov', 'sinusoidal', seed, [0.49, 0.4, 0.3, 0.2], { loss: [1, 1.8, 2.6, 3], oracleLoss: 0.99 }));
+    runs.push(run('retrieval', 'none', seed, [1, 1, 1, 1], { grid: flatGrid(1) }));
+    runs.push(run('retrieval', 'rope', seed, [1, 1, 0.8, 0.4], { grid: [[1, 1, 0.4, 0.2], [1, 1, 0.6, 0.5], [1, 1, 0.9, 0.8]] }));
+  }
+  return {
+    version: 1,
+    config: { trainLength: T, evalLengths: LENGTHS, seeds: [0, 1, 2], model: { layers: 2, heads: 4, dModel: 32 }, steps: 100, batch: 8, lr: 0.01,
+      seconds: 60, tasks: ['copy', 'retrieval', 'markov'], encodings: ['none', 'alibi', 'rope', 'sinusoidal'],
+      taskOptions: { copy: { symbols: 8 }, retrieval: { symbols: 16 }, markov: { symbols: 8 } } },
+    runs,
+  };
+}
+
+/** v2 shape (CONTRACT.md): tasks with floors, learned flags, kth_retrieval, variants, fine-tuned PI, the registry's encodings. */
+function v2Fixture(encodings) {
+  const r = v1Fixture();
+  r.version = 2;
+  r.config.tasks = ['copy', 'reverse', 'kth_retrieval', 'retrieval', 'markov'];
+  r.config.encodings = encodings;
+  r.config.variants = [{ encoding: 'rope', variant: 'base100', note: 'base 100: pairs turn within T' }, { encoding: 'rope', variant: 'finetuned', scaling: 'linear', note: 'PI fine-tuned' }];
+  const acc = { accuracy: 0.125, loss: Math.log(8) };
+  r.tasks = {
+    copy: { role: 'main', needsPosition: true, what: 'Copy shows X.', cannot: 'Copy cannot show Y.', metric: 'accuracy', chance: acc, floors: [], oracle: { accuracy: 1, loss: 0 }, target: 0.9 },
+    reverse: { role: 'main', needsPosition: true, what: 'w', cannot: 'c', metric: 'accuracy', chance: acc, floors: [], oracle: { accuracy: 1, loss: 0 }, target: 0.9 },
+    kth_retrieval: { role: 'main', needsPosition: true, what: 'The k-th occurrence needs position.', cannot: 'It cannot show Z.', metric: 'accuracy',
+      chance: acc, floors: [], oracle: { accuracy: 1, loss: 0 }, target: 0.9 },
+    retrieval: { role: 'control', needsPosition: false, what: 'Content-only.', cannot: 'No position effects.', metric: 'accuracy', chance: acc, floors: [], oracle: { accuracy: 1, loss: 0 }, target: 0.9 },
+    markov: { role: 'main', needsPosition: true, what: 'm', cannot: 'c', metric: 'loss', chance: { accuracy: 0.125, loss: 2.08 },
+      floors: [{ name: 'unigram', accuracy: 0.2, loss: 1.95, note: 'no context' }, { name: 'bigram', accuracy: 0.31, loss: 1.75, note: 'current token only' }],
+      oracle: { accuracy: 0.49, loss: 0.99 }, target: { loss: 1.1 } },
+  };
+  const runs = r.runs.map((x) => ({ ...x, variant: '', finetune: null, learned: x.lengths[0].accuracy >= 0.9 || x.task === 'markov', stepsToTarget: 50 }));
+  for (const seed of [0, 1, 2]) {
+    for (const enc of encodings.filter((e) => !['alibi', 'rope', 'none', 'sinusoidal'].includes(e))) {
+      const good = enc.endsWith('_random');
+      for (const task of ['copy', 'reverse']) runs.push({ ...run(task, enc, seed, good ? [1, 0.95, 0.9, 0.8] : [1, 0.3, 0.2, 0.15]), variant: '', finetune: null, learned: true });
+      runs.push({ ...run('markov', enc, seed, [0.49, 0.45, 0.4, 0.35], { loss: [1, 1.2, 1.4, 1.6], oracleLoss: 0.99 }), variant: '', finetune: null, learned: true });
+    }
+    for (const enc of ['rope', 'alibi']) runs.push({ ...run('reverse', enc, seed, [1, 0.3, 0.2, 0.15]), variant: '', finetune: null, learned: true });
+    runs.push({ ...run('kth_retrieval', 'rope', seed, [1, 0.8, 0.5, 0.3], { grid: [[1, 0.6, 0.3, 0.2], [1, 0.8, 0.5, 0.3], [1, 1, 0.9, 0.85]] }), variant: '', finetune: null, learned: true });
+    runs.push({ ...run('kth_retrieval', 'alibi', seed, [1, 0.9, 0.8, 0.7], { grid: [[1, 0.9, 0.7, 0.5], [1, 0.9, 0.8, 0.7], [1, 1, 1, 0.95]] }), variant: '', finetune: null, learned: true });
+    runs.push({ ...run('copy', 'rope', seed, [1, 0.6, 0.4, 0.3]), variant: 'base100', finetune: null, learned: true });
+    runs.push({ ...run('copy', 'rope', seed, [1, 0.3, 0.2, 0.15]), scaling: 'linear', variant: '', finetune: null, learned: true });
+    runs.push({ ...run('copy', 'rope', seed, [1, 0.95, 0.5, 0.3]), scaling: 'linear', variant: 'finetuned', finetune: { length: 64, steps: 50 }, learned: true });
+  }
+  r.runs = runs;
+  return r;
+}
+
+const registryNames = ENCODING_INFO.map((e) => e.name);
+const kept = (a1, aL, floor) => (aL - floor) / (a1 - floor);
+
+// ---------------------------------------------------------------- 1. drift
+test('docs/results.md is what scripts/results-md.js generates from docs/results.json', () => {
+  expect(readFileSync(join(root, 'docs/results.md'), 'utf8')).toBe(render(docs));
+});
+
+test('web/checkpoints/results.json is what scripts/page-results.js generates from docs/results.json', () => {
+  expect(JSON.parse(readFileSync(join(root, 'web/checkpoints/results.json'), 'utf8'))).toEqual(pageResults(docs));
+});
+
+test('the scripts run as commands, writing only where told (a tmp dir)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'posenc-results-'));
+  try {
+    const input = join(dir, 'r.json');
+    writeFileSync(input, JSON.stringify(v1Fixture()));
+    for (const [script, out] of [['results-md.js', 'r.md'], ['page-results.js', 'page.json']]) {
+      const p = spawnSync(process.execPath, [join(root, 'scripts', script), input, join(dir, out)], { encoding: 'utf8' });
+      expect(p.stderr).toBe('');
+      expect(p.status).toBe(0);
+    }
+    expect(readFileSync(join(dir, 'r.md'), 'utf8')).toBe(render(v1Fixture()));
+    expect(JSON.parse(readFileSync(join(dir, 'page.json'), 'utf8'))).toEqual(pageResults(v1Fixture()));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+// ---------------------------------------------------------------- 2. the numbers in the words
+describe('v1 results (no tasks): chance from taskOptions, floors unavailable', () => {
+  const r = v1Fixture();
+  const md = render(r);
+
+  test('chance is 1 / answer symbols (retrieval answers with one of its value symbols); floors are marked unavailable', () => {
+    expect(W.taskInfo(r, 'copy').chance.accuracy).toBe(1 / 8);
+    expect(W.taskInfo(r, 'retrieval').chance.accuracy).toBe(1 / 8); // 16 symbols: 8 keys, 8 values
+    expect(W.taskInfo(r, 'markov').metric).toBe('loss'); // random targets: the oracle is below 1
+    expect(md).toContain('unigram/bigram floors are **unavailable**');
+    expect(md).toMatch(/\| copy \| — \| — \| accuracy \| 12\.5% \/ 2\.08 nats \| unavailable \(v1\)/);
+  });
+
+  test('verdict sentences carry the floor-corrected kept share, computed here independently', () => {
+    const k = kept(1, 0.7, 1 / 8); // alibi copy, every seed: 1 at 1x, 0.7 at 4x
+    expect(md).toContain(`alibi on copy: at 4× the training length (128 tokens) it keeps ${Math.round(100 * k)}% of its accuracy above the uniform floor (12.5%): “moderate”`);
+    const kr = kept(1, 0.13, 1 / 8);
+    expect(md).toContain(`rope on copy: at 4× the training length (128 tokens) it keeps ${Math.round(100 * kr)}% of its accuracy`);
+  });
+
+  test('a row that did not learn on some seeds shows each seed, and the verdict uses only the learned seeds', () => {
+    const v = W.verdict(r, W.rowsOf(r, 'copy').find((x) => x.encoding === 'none'));
+    expect(v.learnedSeeds).toBe(1);
+    expect(v.kept).toBeCloseTo(kept(0.95, 0.3, 1 / 8), 12);
+    expect(md).toMatch(/\| none \| partial \| 1 of 3 \| 50\* \/ 50\* \/ 95 \|/);
+    expect(rowWords(r, 'copy', 'none')).toContain('it learned the task on only 1 of 3 seeds');
+  });
+
+  test('markov is reported as loss with the oracle and the uniform floor, and its verdict reads the loss gain', () => {
+    expect(md).toMatch(/\| \*oracle\* \| \| \| \*0\.99\* \|/);
+    expect(md).toMatch(/\| \*uniform guess\* \| \| \| \*2\.08\* \|/);
+    const k = (Math.log(8) - 2.6) / (Math.log(8) - 1); // sinusoidal: worse than a uniform guess at 4x
+    expect(md).toContain(`sinusoidal on markov: at 4× the training length (128 tokens) it keeps ${Math.round(100 * k)}% of its gain in loss over the uniform floor (2.08 nats): “none”`);
+    expect(md).toContain(`Perplexity: alibi ${[1, 1, 1.01, 1.02].map((l) => Math.exp(l).toFixed(2)).join(' → ')}`);
+  });
+
+  test('the depth gradient is given as far and near accuracy, never "flat" when the ends differ', () => {
+    expect(md).toContain('rope: at 8× (T = 256) accuracy is 20% with the needle far from the question (depth 0) and 80% with it near (depth 1): recency');
+    expect(md).not.toMatch(/\bflat\b/);
+    expect(md).toContain('### retrieval — control'); // NoPE solves the v1 retrieval at every depth: a control
+  });
+
+  test('verdicts that the floor changes are listed against the old rule', () => {
+    const changed = W.changedVerdicts(r);
+    // markov sinusoidal: old rule 0.3 / 0.49 = 61% kept -> "moderate"; above the floor it is worse than a uniform guess.
+    expect(changed).toContainEqual(expect.objectContaining({ task: 'markov', row: 'sinusoidal', old: 'moderate', now: 'none' }));
+    expect(md).toContain('- sinusoidal, markov: moderate (61% kept) → none');
+  });
+});
+
+describe('v2 results: tasks, floors, learned flags, kth_retrieval, variants, fine-tuned PI and the registry encodings', () => {
+  const encs = ['none', 'alibi', 'rope', 'sinusoidal', ...registryNames.filter((n) => ['xpos', 'prope', 'fire', 'rope_random', 'learned_random'].includes(n))];
+  const r = v2Fixture(encs);
+  const md = render(r);
+
+  test('the fixture uses the registry\'s new encodings (names from web/wasm/registry.js)', () => {
+    expect(encs).toEqual(expect.arrayContaining(['xpos', 'prope', 'fire', 'rope_random', 'learned_random']));
+  });
+
+  test('every encoding and variant appears in the task tables, and in the page words', () => {
+    for (const e of encs.filter((x) => x !== 'none' && x !== 'sinusoidal')) expect(md).toMatch(new RegExp(`\\| ${e} \\| [^|]+ \\| \\d of 3 \\|`));
+    expect(md).toMatch(/\| rope \[base100\] \| moderate \| 3 of 3 \|/);
+    expect(md).toContain('rope [finetuned] + linear (fine-tuned at 64)');
+    for (const e of ['xpos', 'rope_random']) expect(rowWords(r, 'copy', e)).toMatch(new RegExp(`^Offline \\(docs/results.json\\): ${e} on copy: at 4×`));
+  });
+
+  test('the best floor is used (bigram for markov), from results.json tasks', () => {
+    expect(W.floorOf(W.taskInfo(r, 'markov'))).toMatchObject({ loss: 1.75, lossName: 'bigram', accuracy: 0.31, accuracyName: 'bigram' });
+    const k = (1.75 - 1.4) / (1.75 - 1);
+    expect(rowWords(r, 'markov', 'xpos')).toContain(`xpos on markov: at 4× the training length (128 tokens) it keeps ${Math.round(100 * k)}% of its gain in loss over the bigram floor (1.75 nats)`);
+    expect(md).toMatch(/\| \*bigram floor\* \| \| \| \*1\.75\*/);
+  });
+
+  test('the lost-in-the-middle section is built on kth_retrieval, with the content-only retrieval labelled a control', () => {
+    expect(md).toContain('### kth_retrieval — needs position');
+    expect(md).toContain('The k-th occurrence needs position. It cannot show Z.');
+    expect(md).toContain('### retrieval — control');
+    expect(md.indexOf('### kth_retrieval')).toBeLessThan(md.indexOf('### retrieval'));
+    const view = retrievalGrids(r);
+    expect(view.task).toBe('kth_retrieval');
+    expect(view.control).toBe(false);
+    expect(retrievalWords(r, view).notice).toContain('rope: at 8× (T = 256) accuracy is 20% with the needle far');
+  });
+
+  test('the literature rows compute their verdicts from the numbers', () => {
+    const lit = Object.fromEntries(W.literature(r).map((p) => [p.id, p]));
+    expect(lit.ruoss2023.verdict).toBe('agrees'); // *_random keep far more than their base
+    expect(lit.ruoss2023.text).toContain('rope_random');
+    expect(lit.chen2023.verdict).toBe('agrees'); // fine-tuned PI at 64 keeps 94% vs zero-shot 20%
+    expect(lit.chen2023.text).toContain(`fine-tuned ${Math.round(100 * kept(1, 0.95, 0.125))}% vs zero-shot ${Math.round(100 * kept(1, 0.3, 0.125))}%`);
+    expect(lit.liu2023.verdict).toBe('agrees'); // recency, no U, on the task that needs position
+    expect(lit.press2022.verdict).toBe('agrees');
+    expect(md).toContain('| Ruoss et al. 2023, randomized positions (ACL) |');
+  });
+});
+
+// ---------------------------------------------------------------- 3. mutation: the words change with the numbers
+describe('changing a number changes the sentence that reports it', () => {
+  const base = v1Fixture();
+  const at = (r, task, enc, L, field, value) => {
+    for (const x of r.runs.filter((y) => y.task === task && y.encoding === enc)) x.lengths.find((l) => l.length === L)[field] = value;
+    return r;
+  };
+
+  test('alibi copy at 4x: 0.7 -> 0.2 turns "moderate" into "none" in docs, header and row words', () => {
+    const m = at(clone(base), 'copy', 'alibi', 128, 'accuracy', 0.2);
+    const before = render(base), after = render(m);
+    expect(before).toContain('alibi on copy: at 4× the training length (128 tokens) it keeps 66%');
+    expect(after).toContain(`alibi on copy: at 4× the training length (128 tokens) it keeps ${Math.round(100 * kept(1, 0.2, 0.125))}%`);
+    expect(rowWords(base, 'copy', 'alibi')).toContain('“moderate”');
+    expect(rowWords(m, 'copy', 'alibi')).toContain('“none”');
+    expect(headerWords(base, 'copy')).toContain('alibi keeps the most (66%, “moderate”)');
+    expect(headerWords(m, 'copy')).not.toContain('alibi keeps the most (66%');
+  });
+
+  test('a seed that falls below the learned threshold loses its verdict; with none left the row "did not learn"', () => {
+    const m = clone(base);
+    for (const x of m.runs.filter((y) => y.task === 'copy' && y.encoding === 'none' && y.seed === 2)) x.lengths[0].accuracy = 0.5;
+    expect(render(base)).not.toContain('none did not learn copy');
+    expect(render(m)).toContain('none did not learn copy at the training length T = 32 on any of 3 seeds (held-out accuracy 0.50, 0.50, 0.50): no verdict.');
+    expect(rowWords(m, 'copy', 'none')).toContain('did not learn copy');
+    expect(headerWords(m, 'copy')).toContain('none learned on 0 of 3 seeds');
+  });
+
+  test('seeds that disagree are shown one by one', () => {
+    const m = clone(base);
+    m.runs.find((y) => y.task === 'copy' && y.encoding === 'alibi' && y.seed === 1).lengths[1].accuracy = 0.5;
+    expect(render(base)).toMatch(/\| alibi \| good \| 3 of 3 \| 100 ± 0 \| 90 ± 0 \|/);
+    expect(render(m)).toMatch(/\| alibi \| good \| 3 of 3 \| 100 ± 0 \| 90 \/ 50 \/ 90 \|/);
+  });
+
+  test('a depth grid whose ends become equal reads "no depth effect"; one with a middle dip reads "lost in the middle"', () => {
+    const even = clone(base), dip = clone(base);
+    for (const x of even.runs.filter((y) => y.task === 'retrieval' && y.encoding === 'rope')) x.grid.accuracy = flatGrid(0.6);
+    for (const x of dip.runs.filter((y) => y.task === 'retrieval' && y.encoding === 'rope')) x.grid.accuracy = [[1, 1, 0.9, 0.9], [1, 1, 0.4, 0.3], [1, 1, 0.9, 0.9]];
+    expect(render(even)).toContain('rope: at 8× (T = 256) accuracy stays within 10 points at every depth (60% with the needle far from the question, 60% with it near)');
+    expect(render(dip)).toContain('rope: at 8× (T = 256) accuracy is 90% with the needle far from the question (depth 0) and 90% with it near (depth 1), and 30% in the middle: lost in the middle');
+  });
+
+  test('Press: ALiBi perplexity that grows at 8x turns the row from agrees to disagrees', () => {
+    const m = at(clone(base), 'markov', 'alibi', 256, 'loss', 2);
+    const p = (r) => W.literature(r).find((x) => x.id === 'press2022');
+    expect(p(base).verdict).toBe('agrees');
+    expect(p(m).verdict).toBe('disagrees');
+    expect(p(m).text).toContain(`ALiBi ${Math.exp(1).toFixed(2)} → ${Math.exp(2).toFixed(2)}`);
+  });
+});
+
+// ---------------------------------------------------------------- the shipped v1 data
+test('on docs/results.json: the grids are the control, and Kazemnejad is judged on learned seeds only', () => {
+  const lit = Object.fromEntries(W.literature(docs).map((p) => [p.id, p]));
+  expect(lit.liu2023.verdict).toBe('not comparable');
+  expect(lit.kazemnejad2023.text).toMatch(/NoPE learned on \d of 3 seeds/);
+  expect(W.gridTasks(docs)).toEqual({ main: [], control: ['retrieval'] });
+});

@@ -1,0 +1,480 @@
+// What results.json (v1 or v2, see cpp/tools/train_main.cpp) lets us say, and the sentences that say it.
+// One place for the verdict rules, read by scripts/results-md.js (docs/results.md), web/figures (the
+// figures) and the page (web/app/views/claims.js, views/retrieval.js), so every word about a measured
+// result is computed from the numbers. Pure functions: no DOM, no fetch.
+
+// The rules, stated once (docs/results.md prints them from here).
+export const RULES = Object.freeze({
+  // kept = (score at L - floor) / (score at 1x - floor): the share of the above-floor skill that survives at L.
+  good: 0.8, moderate: 0.5, limited: 0.2, // kept >= good: "good", >= moderate: "moderate", >= limited: "limited", else "none"
+  verdictAt: 4, // the verdict is read at 4x the training length
+  learnedShare: 0.8, // v1 (no tasks[].target): learned = closed >= 80% of the gap from the floor to the oracle at 1x
+  disagree: 0.15, // seeds disagree when their values span more than 15 points, or when some learned and some did not
+  gradient: 0.1, // a depth effect is a difference of more than 10 points between depths
+  paperMargin: 0.1, // literature rules: "more than" means by more than 10 points (or 10% in perplexity)
+});
+export const LEVELS = ['none', 'limited', 'moderate', 'good'];
+export const MULTIPLES = [1, 2, 4, 8];
+
+const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
+const sd = (xs) => (xs.length < 2 ? 0 : Math.sqrt(xs.reduce((a, x) => a + (x - mean(xs)) ** 2, 0) / (xs.length - 1)));
+export const pct = (x) => `${Math.round(100 * x) || 0}`; // "-0" -> "0"
+/** A floor or chance level in %, to one decimal where it has one (12.5). */
+export const pct1 = (x) => `${Number((100 * x).toFixed(1))}`;
+const f2 = (x) => x.toFixed(2);
+const times = (m) => `${m}×`;
+
+/** The id of a row: one encoding in one setting (v2: variant; scaling applied at evaluation). */
+export const rowKey = (r) => `${r.encoding}|${r.variant ?? ''}|${r.scaling ?? 'none'}`;
+/** A row's name in tables and sentences: the encoding, its variant in brackets, "+ scaling" when one is applied. */
+export function rowName(r) {
+  let s = r.encoding;
+  if (r.variant) s += ` [${r.variant}]`;
+  if (r.scaling && r.scaling !== 'none') s += ` + ${r.scaling}`;
+  if (r.finetune) s += ` (fine-tuned at ${r.finetune.length})`;
+  return s;
+}
+
+/** The tasks of a results file, in its order. */
+export const tasksOf = (results) => results.config?.tasks ?? Object.keys(results.tasks ?? {});
+
+// v1 results carry no `tasks`: the chance level is 1 / the number of answer symbols, from config.taskOptions.
+// retrieval answers with a value; keys take the first ceil(symbols / 2) symbols (cpp/src/tasks.cpp).
+function v1AnswerSymbols(task, o) {
+  if (!o?.symbols) return null;
+  return task === 'retrieval' ? o.symbols - Math.ceil(o.symbols / 2) : o.symbols;
+}
+
+const lengthOf = (r, L) => r.lengths?.find((l) => l.length === L);
+
+/**
+ * Chance, floors, oracle, target and metric of a task. v2: results.tasks[task]. v1: chance from
+ * config.taskOptions, the oracle from the per-length oracle columns, floors marked unavailable.
+ */
+export function taskInfo(results, task) {
+  const T = results.config.trainLength;
+  const runs = results.runs.filter((r) => r.task === task);
+  const oracleAt = (L, field) => {
+    const xs = runs.map((r) => lengthOf(r, L)?.[field]).filter((x) => x != null);
+    return xs.length ? mean(xs) : null;
+  };
+  const t = results.tasks?.[task];
+  if (t) {
+    const floors = Array.isArray(t.floors) ? t.floors : [];
+    return { ...t, floors, floorsAvailable: floors.length > 0, source: 'tasks', oracleAt };
+  }
+  const n = v1AnswerSymbols(task, results.config.taskOptions?.[task]);
+  const oAcc = oracleAt(T, 'oracleAccuracy') ?? 1, oLoss = oracleAt(T, 'oracleLoss') ?? 0;
+  return {
+    role: null, needsPosition: null, what: null, cannot: null,
+    metric: oAcc < 0.999 ? 'loss' : 'accuracy', // random targets (the oracle cannot be sure): loss is the measure
+    chance: n ? { accuracy: 1 / n, loss: Math.log(n) } : { accuracy: 0, loss: Infinity },
+    floors: [], floorsAvailable: false, oracle: { accuracy: oAcc, loss: oLoss }, target: null,
+    source: 'config', oracleAt,
+  };
+}
+
+/** The floor a score must beat: the best of chance and the task's floors (highest accuracy, lowest loss). */
+export function floorOf(info) {
+  const all = [{ name: 'uniform', ...info.chance }, ...info.floors];
+  const acc = all.reduce((b, f) => (f.accuracy > b.accuracy ? f : b));
+  const loss = all.reduce((b, f) => (f.loss < b.loss ? f : b));
+  return { accuracy: acc.accuracy, accuracyName: acc.name, loss: loss.loss, lossName: loss.name };
+}
+
+/** Did this run learn its task at 1x? v2: run.learned. v1: closed RULES.learnedShare of the floor-to-oracle gap. */
+export function learnedRun(results, r, info = taskInfo(results, r.task)) {
+  if (typeof r.learned === 'boolean') return r.learned;
+  const T = results.config.trainLength, at = lengthOf(r, T);
+  if (!at) return false;
+  const fl = floorOf(info);
+  if (info.target != null) {
+    return info.metric === 'loss' ? at.loss <= (info.target.loss ?? info.target) : at.accuracy >= (info.target.accuracy ?? info.target);
+  }
+  if (info.metric === 'loss') {
+    const oracle = at.oracleLoss ?? info.oracle.loss;
+    return fl.loss - at.loss >= RULES.learnedShare * (fl.loss - oracle);
+  }
+  const oracle = at.oracleAccuracy ?? info.oracle.accuracy;
+  return at.accuracy - fl.accuracy >= RULES.learnedShare * (oracle - fl.accuracy);
+}
+
+/** Share of the above-floor skill at 1x kept at length L (metric of the task), or null. */
+export function keptRun(results, r, L, info = taskInfo(results, r.task)) {
+  const T = results.config.trainLength, a = lengthOf(r, T), b = lengthOf(r, L), fl = floorOf(info);
+  if (!a || !b) return null;
+  if (info.metric === 'loss') return (fl.loss - b.loss) / (fl.loss - a.loss);
+  return (b.accuracy - fl.accuracy) / (a.accuracy - fl.accuracy);
+}
+
+export function levelOf(kept) {
+  return kept >= RULES.good ? 'good' : kept >= RULES.moderate ? 'moderate' : kept >= RULES.limited ? 'limited' : 'none';
+}
+
+/** The rows (encoding, variant, scaling) of a task, in the order the runs list them; filter by scaling. */
+export function rowsOf(results, task, { scaled = false } = {}) {
+  const rows = new Map();
+  for (const r of results.runs) {
+    if (r.task !== task || (r.scaling !== 'none') !== scaled) continue;
+    const k = rowKey(r);
+    if (!rows.has(k)) rows.set(k, { key: k, task, encoding: r.encoding, variant: r.variant ?? '', scaling: r.scaling, finetune: r.finetune ?? null, runs: [] });
+    rows.get(k).runs.push(r);
+  }
+  return [...rows.values()].map((row) => ({ ...row, name: rowName(row) }));
+}
+
+/** Per-seed values of a row at length L (field 'accuracy' or 'loss'), and whether the seeds disagree. */
+export function seedValues(results, row, L, field, info = taskInfo(results, row.task)) {
+  const seeds = row.runs.map((r) => ({ seed: r.seed, value: lengthOf(r, L)?.[field], learned: learnedRun(results, r, info) }))
+    .filter((s) => s.value != null);
+  if (!seeds.length) return null;
+  const xs = seeds.map((s) => s.value);
+  const spread = Math.max(...xs) - Math.min(...xs);
+  const split = new Set(seeds.map((s) => s.learned)).size > 1;
+  const range = field === 'loss' ? spread / Math.max(1e-9, Math.abs(floorOf(info).loss)) : spread; // loss: relative to the floor
+  return { seeds, mean: mean(xs), sd: sd(xs), disagree: split || range > RULES.disagree, split };
+}
+
+/**
+ * The verdict of a row: per seed (no verdict for a seed that did not learn at 1x), then over the learned
+ * seeds (level of their mean kept share). `plain` is the old rule for comparison: mean accuracy at 4x over
+ * mean accuracy at 1x, no floor, "learned" when the 1x mean reaches half the oracle.
+ */
+export function verdict(results, row, info = taskInfo(results, row.task)) {
+  const T = results.config.trainLength, L = RULES.verdictAt * T;
+  const perSeed = row.runs.map((r) => {
+    const learned = learnedRun(results, r, info), kept = keptRun(results, r, L, info);
+    return { seed: r.seed, learned, kept, level: learned && kept != null ? levelOf(kept) : null };
+  });
+  const ok = perSeed.filter((s) => s.learned && s.kept != null);
+  const kept = ok.length ? mean(ok.map((s) => s.kept)) : null;
+  const level = kept == null ? null : levelOf(kept);
+  const split = ok.length > 0 && (ok.length < perSeed.length || new Set(ok.map((s) => s.level)).size > 1);
+  return { task: row.task, info, row, perSeed, learnedSeeds: ok.length, seeds: perSeed.length, kept, level, split, plain: plainVerdict(results, row, info) };
+}
+
+function plainVerdict(results, row, info) {
+  const T = results.config.trainLength;
+  const at = (L) => {
+    const xs = row.runs.map((r) => lengthOf(r, L)?.accuracy).filter((x) => x != null);
+    return xs.length ? mean(xs) : null;
+  };
+  const a1 = at(T), a4 = at(RULES.verdictAt * T);
+  const oracle = info.oracleAt(T, 'oracleAccuracy') ?? 1;
+  if (a1 == null || a4 == null || a1 < 0.5 * oracle) return { level: null, kept: null };
+  const kept = a4 / a1;
+  return { level: levelOf(kept), kept };
+}
+
+/** Every (task, row) verdict of the untransformed models (scaling none), in table order. */
+export function allVerdicts(results) {
+  return tasksOf(results).flatMap((task) => {
+    const info = taskInfo(results, task);
+    return rowsOf(results, task).map((row) => ({ task, info, ...verdict(results, row, info) }));
+  });
+}
+
+/** Verdicts whose level differs between the old plain rule and the floor-corrected one. */
+export function changedVerdicts(results) {
+  return allVerdicts(results).filter((v) => v.plain.level !== v.level).map((v) => ({
+    task: v.task, row: v.row.name, old: v.plain.level ?? 'no verdict', oldKept: v.plain.kept,
+    now: v.level ?? (v.learnedSeeds ? 'no verdict' : 'did not learn'), kept: v.kept,
+    why: v.learnedSeeds < v.seeds ? `learned on ${v.learnedSeeds} of ${v.seeds} seeds` : v.info.metric === 'loss' ? `${v.info.metric} above the ${floorOf(v.info).lossName} floor` : `accuracy above the ${floorOf(v.info).accuracyName} floor`,
+  }));
+}
+
+export function verdictLabel(v) {
+  if (!v.learnedSeeds) return 'did not learn at 1×';
+  const tail = v.learnedSeeds < v.seeds ? ` (${v.learnedSeeds} of ${v.seeds} seeds learned)` : '';
+  return `${v.level}${tail}`;
+}
+
+/** Per-seed kept shares, as "seed 0: 12%, seed 1: did not learn, …". */
+export const perSeedText = (v) => v.perSeed.map((s) => `seed ${s.seed}: ${s.learned ? `${pct(s.kept)}%` : 'did not learn'}`).join(', ');
+
+/** One sentence about a row's verdict on a task (for the page's rows and the docs). */
+export function verdictSentence(results, v) {
+  const T = results.config.trainLength, m = RULES.verdictAt;
+  const fl = floorOf(v.info), measure = v.info.metric === 'loss' ? `its gain in loss over the ${fl.lossName} floor (${f2(fl.loss)} nats)`
+    : `its accuracy above the ${fl.accuracyName} floor (${pct1(fl.accuracy)}%)`;
+  if (!v.learnedSeeds) {
+    const accs = v.perSeed.map((s) => f2(lengthOf(v.row.runs.find((r) => r.seed === s.seed), T)?.accuracy ?? NaN));
+    return `${v.row.name} did not learn ${v.task} at the training length T = ${T} on any of ${v.seeds} seeds (held-out accuracy ${accs.join(', ')}): no verdict.`;
+  }
+  let s = `${v.row.name} on ${v.task}: at ${times(m)} the training length (${m * T} tokens) it keeps ${pct(v.kept)}% of ${measure}: “${v.level}”`;
+  if (v.learnedSeeds < v.seeds) s += `; it learned the task on only ${v.learnedSeeds} of ${v.seeds} seeds, and the others get no verdict`;
+  if (v.split) s += ` (${perSeedText(v)})`;
+  return `${s}.`;
+}
+
+// ---------------------------------------------------------------- lost in the middle
+
+/** Seed-averaged depth x length grids per row of a task (scaling none). */
+export function gridsOf(results, task) {
+  return rowsOf(results, task).map((row) => {
+    const gs = row.runs.filter((r) => r.grid).map((r) => r.grid);
+    if (!gs.length) return null;
+    const { depths, lengths } = gs[0];
+    const accuracy = depths.map((_, d) => lengths.map((_, l) => mean(gs.map((g) => g.accuracy[d][l]))));
+    return { row, depths, lengths, accuracy, seeds: gs.length };
+  }).filter(Boolean);
+}
+
+/** The task whose grid the "lost in the middle" claims rest on: a main task with grids that needs position. */
+export function gridTasks(results) {
+  const withGrids = tasksOf(results).filter((t) => results.runs.some((r) => r.task === t && r.grid));
+  const role = (t) => taskInfo(results, t).role;
+  const main = withGrids.filter((t) => role(t) !== 'control' && taskInfo(results, t).needsPosition !== false);
+  const control = withGrids.filter((t) => !main.includes(t));
+  // v1: no roles. A grid task whose NoPE row keeps its accuracy at the longest length is solved by content alone.
+  const contentOnly = (t) => {
+    const none = gridsOf(results, t).find((g) => g.row.encoding === 'none');
+    return none ? Math.min(...none.accuracy.map((row) => row.at(-1))) >= RULES.good : false;
+  };
+  if (!results.tasks) return { main: withGrids.filter((t) => !contentOnly(t)), control: withGrids.filter(contentOnly) };
+  return { main, control };
+}
+
+/**
+ * The depth effect of one grid at each length >= T: accuracy with the needle far from the question (depth 0,
+ * the start; the question is at the end) and near it (the last depth), the lowest middle depth, and a shape:
+ * "recency" (near beats far), "primacy" (far beats near), "lost in the middle" (the middle is below both ends),
+ * "no depth effect" (every depth within RULES.gradient), or "uneven".
+ */
+export function depthEffect(g, T) {
+  return g.lengths.map((L, li) => ({ L, li })).filter(({ L }) => L >= T).map(({ L, li }) => {
+    const col = g.accuracy.map((row) => row[li]);
+    const far = col[0], near = col.at(-1), inner = col.slice(1, -1);
+    const mid = inner.length ? Math.min(...inner) : Math.min(far, near);
+    const span = Math.max(...col) - Math.min(...col), e = RULES.gradient;
+    const shape = mid < Math.min(far, near) - e ? 'lost in the middle' : near - far > e ? 'recency' : far - near > e ? 'primacy'
+      : span <= e ? 'no depth effect' : 'uneven';
+    return { length: L, multiple: L / T, far, near, mid, shape };
+  });
+}
+
+/** The plain-words gradient of a grid: at the longest length, and how many lengths show each shape. */
+export function gradientSentence(g, T) {
+  const eff = depthEffect(g, T);
+  if (!eff.length) return `${g.row.name}: no length at or above T = ${T} in the grid.`;
+  const last = eff.at(-1), x = Number.isInteger(last.multiple) ? times(last.multiple) : `${last.multiple.toFixed(1)}×`;
+  const at = `at ${x} (T = ${last.length})`;
+  let s = last.shape === 'no depth effect'
+    ? `${g.row.name}: ${at} accuracy stays within ${pct(RULES.gradient)} points at every depth (${pct(last.far)}% with the needle far from the question, ${pct(last.near)}% with it near)`
+    : `${g.row.name}: ${at} accuracy is ${pct(last.far)}% with the needle far from the question (depth ${g.depths[0]}) and ${pct(last.near)}% with it near (depth ${g.depths.at(-1)})` +
+      `${last.shape === 'lost in the middle' ? `, and ${pct(last.mid)}% in the middle` : ''}: ${last.shape}`;
+  const counts = {};
+  for (const e of eff) counts[e.shape] = (counts[e.shape] ?? 0) + 1;
+  const parts = Object.entries(counts).map(([k, n]) => `${k} at ${n}`);
+  return `${s}; over the ${eff.length} lengths from T to ${times(eff.at(-1).multiple)}: ${parts.join(', ')}.`;
+}
+
+// ---------------------------------------------------------------- the literature
+
+const cellAt = (results, row, L, field) => {
+  const xs = row.runs.map((r) => lengthOf(r, L)?.[field]).filter((x) => x != null);
+  return xs.length ? mean(xs) : null;
+};
+const findRow = (results, task, pred, opts) => rowsOf(results, task, opts).find(pred);
+const lossTask = (results) => tasksOf(results).find((t) => taskInfo(results, t).metric === 'loss');
+
+// The papers' side is quoted from their text; only what a search of the paper (or its abstract) showed is
+// given as a number, with where it is. Our side is computed here from results.json by the stated rule.
+export const PAPERS = [
+  {
+    id: 'press2022', paper: 'Press et al. 2022, ALiBi (ICLR)',
+    setup: 'WikiText-103 LMs trained at L = 512 and 1024, perplexity evaluated at longer inputs',
+    reported: 'Fig. 1: as the input grows past L, sinusoidal, rotary and T5 perplexity degrades and ALiBi’s does not; abstract: a 1.3B model trained at L = 1024 and run at 2048 matches the perplexity of a sinusoidal model trained at 2048. Exact perplexities per length (appendix Tables 2–3): not verified.',
+    source: 'https://ar5iv.labs.arxiv.org/html/2108.12409 (abstract, Figure 1 caption)',
+    rule: 'holds if ALiBi’s perplexity at the longest measured length is within 10% of its 1× value and sinusoidal’s rises by more than 10%',
+    ours(results) {
+      const task = lossTask(results);
+      if (!task) return { verdict: 'not measured', text: 'no loss-metric task in this results.json' };
+      const T = results.config.trainLength, Ls = results.config.evalLengths.filter((L) => L >= T), Lmax = Ls.at(-1);
+      const ppl = (enc) => {
+        const row = findRow(results, task, (r) => r.encoding === enc && !r.variant);
+        if (!row) return null;
+        const a = cellAt(results, row, T, 'loss'), b = cellAt(results, row, Lmax, 'loss');
+        return a == null || b == null ? null : { a: Math.exp(a), b: Math.exp(b) };
+      };
+      const al = ppl('alibi'), si = ppl('sinusoidal');
+      if (!al || !si) return { verdict: 'not measured', text: `${task}: alibi or sinusoidal rows missing` };
+      const m = Lmax / T, holds = al.b <= al.a * (1 + RULES.paperMargin) && si.b > si.a * (1 + RULES.paperMargin);
+      return { verdict: holds ? 'agrees' : 'disagrees',
+        text: `${task} (T = ${T}): perplexity 1× → ${times(m)}: ALiBi ${f2(al.a)} → ${f2(al.b)}, sinusoidal ${f2(si.a)} → ${f2(si.b)}` };
+    },
+  },
+  {
+    id: 'kazemnejad2023', paper: 'Kazemnejad et al. 2023, NoPE (NeurIPS)',
+    setup: 'decoder-only models on reasoning and algorithmic tasks (copy, reverse, …), tested on longer inputs; APE, T5, ALiBi, Rotary, NoPE',
+    reported: 'abstract: NoPE outperforms the explicit position encodings on length generalisation. Per-task accuracies, the train/test lengths (20 → 40) and the mean reciprocal rank (0.69 for NoPE) were seen only in a third-party summary: not verified.',
+    source: 'https://papers.nips.cc/paper_files/paper/2023/hash/4e85362c02172c0c6567ce593122d31c-Abstract-Conference.html (abstract)',
+    rule: 'the paper’s five encodings (none, sinusoidal, t5, alibi, rope) ranked by kept share at 2× over their learned seeds; holds if NoPE ranks first (within 10 points of the best) on both copy and reverse; not comparable where NoPE did not learn',
+    ours(results) {
+      const set = ['none', 'sinusoidal', 't5', 'alibi', 'rope'], tasks = ['copy', 'reverse'].filter((t) => tasksOf(results).includes(t));
+      if (!tasks.length) return { verdict: 'not measured', text: 'no copy or reverse task' };
+      const T = results.config.trainLength, parts = [];
+      let holds = true, comparable = true;
+      for (const task of tasks) {
+        const info = taskInfo(results, task);
+        const scores = set.map((enc) => {
+          const row = findRow(results, task, (r) => r.encoding === enc && !r.variant);
+          if (!row) return null;
+          const ok = row.runs.filter((r) => learnedRun(results, r, info));
+          return { enc, learned: ok.length, seeds: row.runs.length, kept: ok.length ? mean(ok.map((r) => keptRun(results, r, 2 * T, info))) : null };
+        }).filter(Boolean);
+        const nope = scores.find((s) => s.enc === 'none');
+        const ranked = scores.filter((s) => s.kept != null).sort((a, b) => b.kept - a.kept);
+        if (!nope || nope.kept == null) {
+          comparable = false;
+          parts.push(nope ? `${task}: NoPE did not learn (${nope.learned} of ${nope.seeds} seeds)` : `${task}: no NoPE row`);
+          continue;
+        }
+        holds &&= nope.kept >= ranked[0].kept - RULES.paperMargin;
+        parts.push(`${task}: NoPE ranks ${ranked.indexOf(nope) + 1} of ${ranked.length} (${ranked.map((s) => `${s.enc} ${pct(s.kept)}%`).join(', ')}; NoPE learned on ${nope.learned} of ${nope.seeds} seeds)`);
+      }
+      return { verdict: !comparable && !parts.some((p) => p.includes('ranks')) ? 'not comparable' : holds ? 'agrees' : 'disagrees', text: `kept at 2×: ${parts.join('; ')}` };
+    },
+  },
+  {
+    id: 'ruoss2023', paper: 'Ruoss et al. 2023, randomized positions (ACL)',
+    setup: '15 algorithmic tasks (including duplicating and reversing a string), 6000 models, tested on longer inputs',
+    reported: 'abstract: randomized positional encodings raise test accuracy on unseen lengths by 12.0% on average. Per-task numbers for copy/reverse: not verified.',
+    source: 'https://arxiv.org/abs/2305.16843 (abstract)',
+    rule: 'each randomized row (an encoding named <base>_random) against its base on copy and reverse, kept at 4×; holds if the randomized row keeps more than 10 points more on both tasks',
+    ours(results) {
+      const tasks = ['copy', 'reverse'].filter((t) => tasksOf(results).includes(t)), parts = [];
+      let holds = true, any = false;
+      for (const task of tasks) {
+        const info = taskInfo(results, task);
+        for (const v of rowsOf(results, task).filter((r) => r.encoding.endsWith('_random') && !r.variant)) {
+          const base = findRow(results, task, (r) => r.encoding === v.encoding.replace(/_random$/, '') && !r.variant);
+          if (!base) continue;
+          const a = verdict(results, v, info), b = verdict(results, base, info);
+          any = true;
+          holds &&= a.kept != null && (b.kept == null ? true : a.kept > b.kept + RULES.paperMargin);
+          parts.push(`${task}: ${v.encoding} ${a.kept == null ? 'did not learn' : `${pct(a.kept)}%`} vs ${base.encoding} ${b.kept == null ? 'did not learn' : `${pct(b.kept)}%`}`);
+        }
+      }
+      if (!any) return { verdict: 'not measured', text: 'no randomized-position rows in this results.json' };
+      return { verdict: holds ? 'agrees' : 'disagrees', text: `kept at 4×: ${parts.join('; ')}` };
+    },
+  },
+  {
+    id: 'liu2023', paper: 'Liu et al. 2023, Lost in the Middle (TACL)',
+    setup: 'multi-document QA and key-value retrieval in large instruction-tuned LMs, relevant item moved through the context',
+    reported: 'abstract: accuracy is often highest when the relevant information is at the beginning or end of the context and degrades in the middle (a U-shape). That small models show recency instead: not verified in the paper’s text.',
+    source: 'https://ar5iv.labs.arxiv.org/html/2307.03172 (abstract)',
+    rule: 'from the depth grid of a task that needs position, at the longest length: holds (for tiny models, recency) if no row is “lost in the middle” and most rows with a depth effect show recency; the content-only control cannot show it',
+    ours(results) {
+      const { main, control } = gridTasks(results), T = results.config.trainLength;
+      const shapes = (task) => gridsOf(results, task).map((g) => ({ name: g.row.name, ...depthEffect(g, T).at(-1) }));
+      if (!main.length) {
+        const c = control.flatMap(shapes);
+        return { verdict: 'not comparable', text: `only a content-only retrieval was measured (${control.join(', ')}), a control: ${c.filter((s) => s.shape !== 'no depth effect').map((s) => `${s.name} ${s.shape} (${pct(s.far)}% far → ${pct(s.near)}% near)`).join('; ') || 'no depth effect in any row'}` };
+      }
+      const s = main.flatMap(shapes), effect = s.filter((x) => x.shape !== 'no depth effect');
+      const u = s.filter((x) => x.shape === 'lost in the middle'), rec = effect.filter((x) => x.shape === 'recency');
+      const holds = !u.length && rec.length > effect.length / 2;
+      return { verdict: holds ? 'agrees' : 'disagrees', text: `${main.join(', ')}, longest length: ${s.map((x) => `${x.name} ${x.shape} (${pct(x.far)}% far → ${pct(x.near)}% near)`).join('; ')}` };
+    },
+  },
+  {
+    id: 'chen2023', paper: 'Chen et al. 2023, position interpolation',
+    setup: 'LLaMA 7B–65B extended from 2048 to up to 32768 tokens',
+    reported: 'abstract: extended with at most 1000 fine-tuning steps; extrapolating instead gives catastrophically high attention scores; the interpolation bound is ~600× smaller than extrapolation’s. Zero-shot PI perplexities: not verified.',
+    source: 'https://arxiv.org/abs/2306.15595 (abstract)',
+    rule: 'RoPE + linear at evaluation (zero-shot) against the fine-tuned PI rows, kept at the fine-tune length; holds if fine-tuning keeps more than 10 points more on most tasks',
+    ours: (results) => scalingComparison(results, 'linear'),
+  },
+  {
+    id: 'peng2023', paper: 'Peng et al. 2023, YaRN (ICLR 2024)',
+    setup: 'Llama 2 extended with NTK-aware, dynamic NTK and YaRN, with and without fine-tuning',
+    reported: 'abstract: YaRN needs 10× fewer tokens and 2.5× fewer training steps than earlier methods. That dynamic scaling extends the context more than 2× with no fine-tuning was seen only in third-party summaries: not verified.',
+    source: 'https://arxiv.org/abs/2309.00071 (abstract)',
+    rule: 'zero-shot NTK and YaRN against plain RoPE, kept at 2×; holds if each keeps more than 10 points more than plain RoPE on most tasks',
+    ours(results) {
+      const T = results.config.trainLength, parts = [];
+      let wins = 0, total = 0;
+      for (const task of tasksOf(results)) {
+        const info = taskInfo(results, task);
+        const base = findRow(results, task, (r) => r.encoding === 'rope' && !r.variant);
+        if (!base) continue;
+        const k = (row) => {
+          const ok = row.runs.filter((r) => learnedRun(results, r, info));
+          return ok.length ? mean(ok.map((r) => keptRun(results, r, 2 * T, info))) : null;
+        };
+        const kb = k(base);
+        for (const sc of ['ntk', 'yarn']) {
+          const row = findRow(results, task, (r) => r.encoding === 'rope' && !r.variant && r.scaling === sc && !r.finetune, { scaled: true });
+          if (!row || kb == null) continue;
+          const ks = k(row);
+          total++;
+          if (ks != null && ks > kb + RULES.paperMargin) wins++;
+          parts.push(`${task} ${sc} ${ks == null ? '–' : pct(ks)}% vs ${pct(kb)}%`);
+        }
+      }
+      if (!total) return { verdict: 'not measured', text: 'no zero-shot NTK or YaRN rows' };
+      return { verdict: wins > total / 2 ? 'agrees' : 'disagrees', text: `kept at 2× (scaled vs plain RoPE): ${parts.join('; ')} — better on ${wins} of ${total}` };
+    },
+  },
+];
+
+function scalingComparison(results, scaling) {
+  const T = results.config.trainLength, parts = [];
+  let wins = 0, total = 0;
+  for (const task of tasksOf(results)) {
+    const info = taskInfo(results, task);
+    const scaled = rowsOf(results, task, { scaled: true }).filter((r) => r.encoding === 'rope' && r.scaling === scaling);
+    const zero = scaled.find((r) => !r.finetune), tuned = scaled.filter((r) => r.finetune);
+    for (const ft of tuned) {
+      if (!zero) continue;
+      const L = ft.finetune.length;
+      const k = (row) => {
+        const ok = row.runs.filter((r) => learnedRun(results, r, info));
+        return ok.length ? mean(ok.map((r) => keptRun(results, r, L, info))) : null;
+      };
+      const kz = k(zero), kt = k(ft);
+      total++;
+      if (kt != null && (kz == null || kt > kz + RULES.paperMargin)) wins++;
+      parts.push(`${task} at ${L}: fine-tuned ${kt == null ? '–' : pct(kt)}% vs zero-shot ${kz == null ? '–' : pct(kz)}%`);
+    }
+  }
+  if (!total) {
+    const zs = tasksOf(results).map((task) => {
+      const zero = rowsOf(results, task, { scaled: true }).find((r) => r.encoding === 'rope' && r.scaling === scaling && !r.finetune);
+      if (!zero) return null;
+      const v = verdict(results, zero, taskInfo(results, task));
+      return `${task} ${v.kept == null ? 'did not learn' : `${pct(v.kept)}%`}`;
+    }).filter(Boolean);
+    return { verdict: 'not measured', text: `no fine-tuned rows in this results.json; zero-shot RoPE + ${scaling} kept at 4×: ${zs.join(', ') || 'not run'}` };
+  }
+  return { verdict: wins > total / 2 ? 'agrees' : 'disagrees', text: `kept: ${parts.join('; ')}` };
+}
+
+/** The literature table: each paper with our side and verdict computed from `results`. */
+export const literature = (results) => PAPERS.map((p) => ({ ...p, ...p.ours(results) }));
+
+// ---------------------------------------------------------------- the page's words
+
+/** The page's one-sentence summary of a task's verdicts (best and worst kept, rows that did not learn). */
+export function summarySentence(results, task) {
+  const info = taskInfo(results, task), T = results.config.trainLength, m = RULES.verdictAt;
+  const vs = rowsOf(results, task).map((row) => verdict(results, row, info));
+  if (!vs.length) return '';
+  const ok = vs.filter((v) => v.kept != null).sort((a, b) => b.kept - a.kept);
+  const seeds = Math.max(...vs.map((v) => v.seeds));
+  let s = `Measured offline (docs/results.json: ${task}, trained at T = ${T}, ${seeds} seed${seeds > 1 ? 's' : ''}; share of the above-floor ` +
+    `${info.metric === 'loss' ? 'loss gain' : 'accuracy'} kept at ${times(m)})`;
+  if (ok.length) s += `: ${ok[0].row.name} keeps the most (${pct(ok[0].kept)}%, “${ok[0].level}”) and ${ok.at(-1).row.name} the least (${pct(ok.at(-1).kept)}%, “${ok.at(-1).level}”)`;
+  const not = vs.filter((v) => v.learnedSeeds < v.seeds);
+  if (not.length) s += `; ${not.map((v) => `${v.row.name} learned on ${v.learnedSeeds} of ${v.seeds} seeds`).join(', ')}`;
+  return `${s}.`;
+}
+
+/** The words of one sweep row (an encoding) for a task: its verdict sentence, or why there is none. */
+export function rowSentence(results, task, encoding) {
+  const row = rowsOf(results, task).find((r) => r.encoding === encoding && !r.variant);
+  if (!row) return `No offline measurement of ${encoding} on ${task} in docs/results.json.`;
+  return `Offline (docs/results.json): ${verdictSentence(results, verdict(results, row))}`;
+}
