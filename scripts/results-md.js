@@ -107,7 +107,7 @@ export function render(results) {
     if (isLoss) {
       out(`| *oracle* | | | ${oracle.map((o) => `*${f2(o)}*`).join(' | ')} | | the best any predictor can do |`);
       out(`| *uniform guess* | | | ${MULTIPLES.map(() => `*${f2(i.chance.loss)}*`).join(' | ')} | | chance |`);
-      for (const f of i.floors) out(`| *${f.name} floor* | | | ${MULTIPLES.map(() => `*${f2(f.loss)}*`).join(' | ')} | | ${f.note ?? ''} |`);
+      for (const f of i.floors.filter((x) => x.name !== 'uniform')) out(`| *${f.name} floor* | | | ${MULTIPLES.map(() => `*${f2(f.loss)}*`).join(' | ')} | | ${f.note ?? ''} |`);
       if (!i.floorsAvailable) out('| *unigram / bigram floors* | | | unavailable (v1) | | | |');
       out();
       out(`Perplexity: ${rowsOf(results, task).map((row) => `${row.name} ${MULTIPLES.map((m) => {
@@ -119,7 +119,7 @@ export function render(results) {
     }
     const untrained = rowsOf(results, task).flatMap((row) => row.runs.flatMap((r) => (r.lengths ?? [])
       .filter((l) => l.untrainedParameters && (l.untrainedParameters.count ?? 0) > 0)
-      .map((l) => `${row.name} seed ${r.seed} at ${l.length}: ${l.untrainedParameters.count} parameters never trained${l.untrainedParameters.what ? ` (${l.untrainedParameters.what})` : ''}`)));
+      .map((l) => `${row.name} seed ${r.seed} at ${l.length}: ${l.untrainedParameters.count} parameters never trained${l.untrainedParameters.kind ? ` (${l.untrainedParameters.kind}${Array.isArray(l.untrainedParameters.ids) ? ` ${l.untrainedParameters.ids.join(', ')}` : ''})` : ''}`)));
     if (untrained.length) {
       out();
       out(`Untrained parameters in use: ${[...new Set(untrained)].join('; ')}.`);
@@ -145,7 +145,7 @@ export function render(results) {
   const noVerdict = allVerdicts(results).filter((v) => v.level == null);
   if (noVerdict.length) {
     out();
-    out('No verdict (did not learn at 1×):');
+    out('No verdict (did not learn at 1×, or the floor already reaches the 1× score):');
     out();
     for (const v of noVerdict) out(`- ${verdictSentence(results, v)}`);
   }

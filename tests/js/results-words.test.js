@@ -66,8 +66,9 @@ function v2Fixture(encodings) {
     copy: { role: 'main', needsPosition: true, what: 'Copy shows X.', cannot: 'Copy cannot show Y.', metric: 'accuracy', chance: acc, floors: [], oracle: { accuracy: 1, loss: 0 }, target: 0.9 },
     reverse: { role: 'main', needsPosition: true, what: 'w', cannot: 'c', metric: 'accuracy', chance: acc, floors: [], oracle: { accuracy: 1, loss: 0 }, target: 0.9 },
     kth_retrieval: { role: 'main', needsPosition: true, what: 'The k-th occurrence needs position.', cannot: 'It cannot show Z.', metric: 'accuracy',
-      chance: acc, floors: [], oracle: { accuracy: 1, loss: 0 }, target: 0.9 },
-    retrieval: { role: 'control', needsPosition: false, what: 'Content-only.', cannot: 'No position effects.', metric: 'accuracy', chance: acc, floors: [], oracle: { accuracy: 1, loss: 0 }, target: 0.9 },
+      chance: acc, floors: [{ name: 'content', accuracy: 0.5, loss: Math.log(2) }], oracle: { accuracy: 1, loss: 0 }, target: 0.9 },
+    retrieval: { role: 'control', needsPosition: false, what: 'Content-only.', cannot: 'No position effects.', metric: 'accuracy', chance: acc,
+      floors: [{ name: 'uniform', ...acc }, { name: 'content', accuracy: 1, loss: 0, note: 'the query key occurs once' }], oracle: { accuracy: 1, loss: 0 }, target: 0.9 },
     markov: { role: 'main', needsPosition: true, what: 'm', cannot: 'c', metric: 'loss', chance: { accuracy: 0.125, loss: 2.08 },
       floors: [{ name: 'unigram', accuracy: 0.2, loss: 1.95, note: 'no context' }, { name: 'bigram', accuracy: 0.31, loss: 1.75, note: 'current token only' }],
       oracle: { accuracy: 0.49, loss: 0.99 }, target: { loss: 1.1 } },
@@ -83,6 +84,9 @@ function v2Fixture(encodings) {
     runs.push({ ...run('kth_retrieval', 'rope', seed, [1, 0.8, 0.5, 0.3], { grid: [[1, 0.6, 0.3, 0.2], [1, 0.8, 0.5, 0.3], [1, 1, 0.9, 0.85]] }), variant: '', finetune: null, learned: true });
     runs.push({ ...run('kth_retrieval', 'alibi', seed, [1, 0.9, 0.8, 0.7], { grid: [[1, 0.9, 0.7, 0.5], [1, 0.9, 0.8, 0.7], [1, 1, 1, 0.95]] }), variant: '', finetune: null, learned: true });
     runs.push({ ...run('copy', 'rope', seed, [1, 0.6, 0.4, 0.3]), variant: 'base100', finetune: null, learned: true });
+    const t5 = { ...run('copy', 't5', seed, [1, 0.3, 0.2, 0.15]), variant: '', finetune: null, learned: true };
+    t5.lengths[3].untrainedParameters = { kind: 't5Buckets', count: 2, ids: [30, 31] };
+    runs.push(t5);
     runs.push({ ...run('copy', 'rope', seed, [1, 0.3, 0.2, 0.15]), scaling: 'linear', variant: '', finetune: null, learned: true });
     runs.push({ ...run('copy', 'rope', seed, [1, 0.95, 0.5, 0.3]), scaling: 'linear', variant: 'finetuned', finetune: { length: 64, steps: 50 }, learned: true });
   }
@@ -190,6 +194,18 @@ describe('v2 results: tasks, floors, learned flags, kth_retrieval, variants, fin
     const k = (1.75 - 1.4) / (1.75 - 1);
     expect(rowWords(r, 'markov', 'xpos')).toContain(`xpos on markov: at 4× the training length (128 tokens) it keeps ${Math.round(100 * k)}% of its gain in loss over the bigram floor (1.75 nats)`);
     expect(md).toMatch(/\| \*bigram floor\* \| \| \| \*1\.75\*/);
+  });
+
+  test('a content floor is used: the control\'s reaches the oracle (no verdict), kth_retrieval is read above 50%', () => {
+    expect(rowWords(r, 'retrieval', 'rope')).toContain('rope on retrieval: no verdict, because the content floor (100%) already reaches its 1× score');
+    expect(md).toMatch(/\| rope \| moderate \| 3 of 3 \| [^\n]* \| — \| no verdict: the content floor reaches the 1× score \|/);
+    const k = kept(1, 0.5, 0.5); // kth rope at 4x: 0.5, the content floor
+    expect(rowWords(r, 'kth_retrieval', 'alibi')).toContain(`keeps ${Math.round(100 * kept(1, 0.8, 0.5))}% of its accuracy above the content floor (50%)`);
+    expect(rowWords(r, 'kth_retrieval', 'rope')).toContain(`keeps ${Math.round(100 * k)}%`);
+  });
+
+  test('untrained parameters in use are disclosed with their ids', () => {
+    expect(md).toContain('t5 seed 0 at 256: 2 parameters never trained (t5Buckets 30, 31)');
   });
 
   test('the lost-in-the-middle section is built on kth_retrieval, with the content-only retrieval labelled a control', () => {

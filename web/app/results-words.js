@@ -99,12 +99,26 @@ export function learnedRun(results, r, info = taskInfo(results, r.task)) {
   return at.accuracy - fl.accuracy >= RULES.learnedShare * (oracle - fl.accuracy);
 }
 
-/** Share of the above-floor skill at 1x kept at length L (metric of the task), or null. */
+/**
+ * The run whose 1x score a row is measured against: itself, or for a fine-tuned row (evaluated with its fixed
+ * factor at every length) the untransformed model it was fine-tuned from (same task, encoding and seed).
+ */
+export function referenceRun(results, r) {
+  if (!r.finetune) return r;
+  return results.runs.find((x) => x.task === r.task && x.encoding === r.encoding && x.seed === r.seed && !x.finetune &&
+    (x.scaling ?? 'none') === 'none' && !x.variant) ?? r;
+}
+
+/**
+ * Share of the above-floor skill at 1x kept at length L (metric of the task), or null when a length is missing
+ * or the 1x score is not above the floor (a floor that reaches the oracle, e.g. the content floor of a control).
+ */
 export function keptRun(results, r, L, info = taskInfo(results, r.task)) {
-  const T = results.config.trainLength, a = lengthOf(r, T), b = lengthOf(r, L), fl = floorOf(info);
+  const T = results.config.trainLength, a = lengthOf(referenceRun(results, r), T), b = lengthOf(r, L), fl = floorOf(info);
   if (!a || !b) return null;
-  if (info.metric === 'loss') return (fl.loss - b.loss) / (fl.loss - a.loss);
-  return (b.accuracy - fl.accuracy) / (a.accuracy - fl.accuracy);
+  const gain = info.metric === 'loss' ? fl.loss - a.loss : a.accuracy - fl.accuracy;
+  if (!(gain > 1e-9)) return null;
+  return (info.metric === 'loss' ? fl.loss - b.loss : b.accuracy - fl.accuracy) / gain;
 }
 
 export function levelOf(kept) {
@@ -150,7 +164,10 @@ export function verdict(results, row, info = taskInfo(results, row.task)) {
   const kept = ok.length ? mean(ok.map((s) => s.kept)) : null;
   const level = kept == null ? null : levelOf(kept);
   const split = ok.length > 0 && (ok.length < perSeed.length || new Set(ok.map((s) => s.level)).size > 1);
-  return { task: row.task, info, row, perSeed, learnedSeeds: ok.length, seeds: perSeed.length, kept, level, split, plain: plainVerdict(results, row, info) };
+  const learnedSeeds = perSeed.filter((s) => s.learned).length;
+  // learned, yet no seed scores above the floor at 1x: the floor (e.g. content alone) already solves the task
+  const floorSolves = learnedSeeds > 0 && !ok.length;
+  return { task: row.task, info, row, perSeed, learnedSeeds, floorSolves, seeds: perSeed.length, kept, level, split, plain: plainVerdict(results, row, info) };
 }
 
 function plainVerdict(results, row, info) {
@@ -166,6 +183,12 @@ function plainVerdict(results, row, info) {
   return { level: levelOf(kept), kept };
 }
 
+/** Mean kept share at L over a row's learned seeds (those with a kept share), or null. */
+export function meanKept(results, row, L, info = taskInfo(results, row.task)) {
+  const ks = row.runs.filter((r) => learnedRun(results, r, info)).map((r) => keptRun(results, r, L, info)).filter((k) => k != null);
+  return ks.length ? mean(ks) : null;
+}
+
 /** Every (task, row) verdict of the untransformed models (scaling none), in table order. */
 export function allVerdicts(results) {
   return tasksOf(results).flatMap((task) => {
@@ -178,19 +201,20 @@ export function allVerdicts(results) {
 export function changedVerdicts(results) {
   return allVerdicts(results).filter((v) => v.plain.level !== v.level).map((v) => ({
     task: v.task, row: v.row.name, old: v.plain.level ?? 'no verdict', oldKept: v.plain.kept,
-    now: v.level ?? (v.learnedSeeds ? 'no verdict' : 'did not learn'), kept: v.kept,
-    why: v.learnedSeeds < v.seeds ? `learned on ${v.learnedSeeds} of ${v.seeds} seeds` : v.info.metric === 'loss' ? `${v.info.metric} above the ${floorOf(v.info).lossName} floor` : `accuracy above the ${floorOf(v.info).accuracyName} floor`,
+    now: v.level ?? (v.floorSolves ? 'no verdict (floor reaches 1×)' : v.learnedSeeds ? 'no verdict' : 'did not learn'), kept: v.kept,
+    why: v.floorSolves ? `the ${floorOf(v.info).accuracyName} floor is ${pct1(floorOf(v.info).accuracy)}%` : v.learnedSeeds < v.seeds ? `learned on ${v.learnedSeeds} of ${v.seeds} seeds` : v.info.metric === 'loss' ? `${v.info.metric} above the ${floorOf(v.info).lossName} floor` : `accuracy above the ${floorOf(v.info).accuracyName} floor`,
   }));
 }
 
 export function verdictLabel(v) {
   if (!v.learnedSeeds) return 'did not learn at 1×';
+  if (v.floorSolves) return `no verdict: the ${floorOf(v.info).accuracyName} floor reaches the 1× score`;
   const tail = v.learnedSeeds < v.seeds ? ` (${v.learnedSeeds} of ${v.seeds} seeds learned)` : '';
   return `${v.level}${tail}`;
 }
 
 /** Per-seed kept shares, as "seed 0: 12%, seed 1: did not learn, …". */
-export const perSeedText = (v) => v.perSeed.map((s) => `seed ${s.seed}: ${s.learned ? `${pct(s.kept)}%` : 'did not learn'}`).join(', ');
+export const perSeedText = (v) => v.perSeed.map((s) => `seed ${s.seed}: ${!s.learned ? 'did not learn' : s.kept == null ? 'n/a' : `${pct(s.kept)}%`}`).join(', ');
 
 /** One sentence about a row's verdict on a task (for the page's rows and the docs). */
 export function verdictSentence(results, v) {
@@ -200,6 +224,10 @@ export function verdictSentence(results, v) {
   if (!v.learnedSeeds) {
     const accs = v.perSeed.map((s) => f2(lengthOf(v.row.runs.find((r) => r.seed === s.seed), T)?.accuracy ?? NaN));
     return `${v.row.name} did not learn ${v.task} at the training length T = ${T} on any of ${v.seeds} seeds (held-out accuracy ${accs.join(', ')}): no verdict.`;
+  }
+  if (v.floorSolves) {
+    return `${v.row.name} on ${v.task}: no verdict, because the ${v.info.metric === 'loss' ? fl.lossName : fl.accuracyName} floor ` +
+      `(${v.info.metric === 'loss' ? `${f2(fl.loss)} nats` : `${pct1(fl.accuracy)}%`}) already reaches its 1× score: there is no position skill to keep.`;
   }
   let s = `${v.row.name} on ${v.task}: at ${times(m)} the training length (${m * T} tokens) it keeps ${pct(v.kept)}% of ${measure}: “${v.level}”`;
   if (v.learnedSeeds < v.seeds) s += `; it learned the task on only ${v.learnedSeeds} of ${v.seeds} seeds, and the others get no verdict`;
@@ -320,8 +348,8 @@ export const PAPERS = [
         const scores = set.map((enc) => {
           const row = findRow(results, task, (r) => r.encoding === enc && !r.variant);
           if (!row) return null;
-          const ok = row.runs.filter((r) => learnedRun(results, r, info));
-          return { enc, learned: ok.length, seeds: row.runs.length, kept: ok.length ? mean(ok.map((r) => keptRun(results, r, 2 * T, info))) : null };
+          const learned = row.runs.filter((r) => learnedRun(results, r, info)).length;
+          return { enc, learned, seeds: row.runs.length, kept: meanKept(results, row, 2 * T, info) };
         }).filter(Boolean);
         const nope = scores.find((s) => s.enc === 'none');
         const ranked = scores.filter((s) => s.kept != null).sort((a, b) => b.kept - a.kept);
@@ -400,10 +428,7 @@ export const PAPERS = [
         const info = taskInfo(results, task);
         const base = findRow(results, task, (r) => r.encoding === 'rope' && !r.variant);
         if (!base) continue;
-        const k = (row) => {
-          const ok = row.runs.filter((r) => learnedRun(results, r, info));
-          return ok.length ? mean(ok.map((r) => keptRun(results, r, 2 * T, info))) : null;
-        };
+        const k = (row) => meanKept(results, row, 2 * T, info);
         const kb = k(base);
         for (const sc of ['ntk', 'yarn']) {
           const row = findRow(results, task, (r) => r.encoding === 'rope' && !r.variant && r.scaling === sc && !r.finetune, { scaled: true });
@@ -426,14 +451,11 @@ function scalingComparison(results, scaling) {
   for (const task of tasksOf(results)) {
     const info = taskInfo(results, task);
     const scaled = rowsOf(results, task, { scaled: true }).filter((r) => r.encoding === 'rope' && r.scaling === scaling);
-    const zero = scaled.find((r) => !r.finetune), tuned = scaled.filter((r) => r.finetune);
+    const zero = scaled.find((r) => !r.finetune && !r.variant), tuned = scaled.filter((r) => r.finetune);
     for (const ft of tuned) {
       if (!zero) continue;
       const L = ft.finetune.length;
-      const k = (row) => {
-        const ok = row.runs.filter((r) => learnedRun(results, r, info));
-        return ok.length ? mean(ok.map((r) => keptRun(results, r, L, info))) : null;
-      };
+      const k = (row) => meanKept(results, row, L, info);
       const kz = k(zero), kt = k(ft);
       total++;
       if (kt != null && (kz == null || kt > kz + RULES.paperMargin)) wins++;
@@ -442,7 +464,7 @@ function scalingComparison(results, scaling) {
   }
   if (!total) {
     const zs = tasksOf(results).map((task) => {
-      const zero = rowsOf(results, task, { scaled: true }).find((r) => r.encoding === 'rope' && r.scaling === scaling && !r.finetune);
+      const zero = rowsOf(results, task, { scaled: true }).find((r) => r.encoding === 'rope' && r.scaling === scaling && !r.finetune && !r.variant);
       if (!zero) return null;
       const v = verdict(results, zero, taskInfo(results, task));
       return `${task} ${v.kept == null ? 'did not learn' : `${pct(v.kept)}%`}`;
