@@ -334,7 +334,7 @@ export const PAPERS = [
   },
   {
     id: 'kazemnejad2023', paper: 'Kazemnejad et al. 2023, NoPE (NeurIPS)',
-    setup: 'decoder-only models on reasoning and algorithmic tasks (copy, reverse, …), tested on longer inputs; APE, T5, ALiBi, Rotary, NoPE',
+    setup: 'decoder-only Transformers on reasoning and mathematical tasks, tested on longer inputs; APE, T5 relative, ALiBi, Rotary and NoPE (abstract); that the tasks include copy and reverse is from a third-party summary',
     reported: 'abstract: NoPE outperforms the explicit position encodings on length generalisation. Per-task accuracies, the train/test lengths (20 → 40) and the mean reciprocal rank (0.69 for NoPE) were seen only in a third-party summary: not verified.',
     source: 'https://papers.nips.cc/paper_files/paper/2023/hash/4e85362c02172c0c6567ce593122d31c-Abstract-Conference.html (abstract)',
     rule: 'the paper’s five encodings (none, sinusoidal, t5, alibi, rope) ranked by kept share at 2× over their learned seeds; holds if NoPE ranks first (within 10 points of the best) on both copy and reverse; not comparable where NoPE did not learn',
@@ -366,7 +366,7 @@ export const PAPERS = [
   },
   {
     id: 'ruoss2023', paper: 'Ruoss et al. 2023, randomized positions (ACL)',
-    setup: '15 algorithmic tasks (including duplicating and reversing a string), 6000 models, tested on longer inputs',
+    setup: '15 algorithmic reasoning tasks (e.g. duplicating a string), 6000 models, tested on longer inputs (abstract)',
     reported: 'abstract: randomized positional encodings raise test accuracy on unseen lengths by 12.0% on average. Per-task numbers for copy/reverse: not verified.',
     source: 'https://arxiv.org/abs/2305.16843 (abstract)',
     rule: 'each randomized row (an encoding named <base>_random) against its base on copy and reverse, kept at 4×; holds if the randomized row keeps more than 10 points more on both tasks',
@@ -390,7 +390,7 @@ export const PAPERS = [
   },
   {
     id: 'liu2023', paper: 'Liu et al. 2023, Lost in the Middle (TACL)',
-    setup: 'multi-document QA and key-value retrieval in large instruction-tuned LMs, relevant item moved through the context',
+    setup: 'multi-document QA and key-value retrieval in language models, including explicitly long-context ones; the relevant item is moved through the input (abstract)',
     reported: 'abstract: accuracy is often highest when the relevant information is at the beginning or end of the context and degrades in the middle (a U-shape). That small models show recency instead: not verified in the paper’s text.',
     source: 'https://ar5iv.labs.arxiv.org/html/2307.03172 (abstract)',
     rule: 'from the depth grid of a task that needs position, at the longest length: holds (for tiny models, recency) if no row is “lost in the middle” and most rows with a depth effect show recency; the content-only control cannot show it',
@@ -417,10 +417,10 @@ export const PAPERS = [
   },
   {
     id: 'peng2023', paper: 'Peng et al. 2023, YaRN (ICLR 2024)',
-    setup: 'Llama 2 extended with NTK-aware, dynamic NTK and YaRN, with and without fine-tuning',
-    reported: 'abstract: YaRN needs 10× fewer tokens and 2.5× fewer training steps than earlier methods. That dynamic scaling extends the context more than 2× with no fine-tuning was seen only in third-party summaries: not verified.',
-    source: 'https://arxiv.org/abs/2309.00071 (abstract)',
-    rule: 'zero-shot NTK and YaRN against plain RoPE, kept at 2×; holds if each keeps more than 10 points more than plain RoPE on most tasks',
+    setup: 'RoPE context extension of LLaMA / Llama 2: PI, NTK-aware, dynamic NTK (for models without fine-tuning, §1) and YaRN',
+    reported: 'abstract: YaRN needs 10× fewer tokens and 2.5× fewer training steps than earlier methods; §1: dynamic NTK is the method for pre-trained models without fine-tuning. That dynamic scaling extends the context more than 2× with no fine-tuning, and zero-shot perplexities, were seen only in third-party summaries: not verified.',
+    source: 'https://arxiv.org/abs/2309.00071 (abstract; §1 introduction)',
+    rule: 'zero-shot NTK and YaRN against plain RoPE, kept at 2×, per (task, scaling) pair; holds if most pairs keep more than 10 points more than plain RoPE',
     ours(results) {
       const T = results.config.trainLength, parts = [];
       let wins = 0, total = 0;
