@@ -240,6 +240,11 @@ let readoutIds = 0;
 export function createSweepView(container, client) {
   const rows = new Map();
   let offlineWords = () => ''; // a row's words about the shipped measurements (views/claims.js)
+  const showOffline = (el, enc) => {
+    const p = el.querySelector('.offline');
+    p.textContent = offlineWords(enc);
+    p.hidden = !p.textContent;
+  };
   let lastState = null;
 
   function build(encodings) {
@@ -250,13 +255,13 @@ export function createSweepView(container, client) {
       row.className = 'sweep-row';
       row.dataset.encoding = enc;
       row.innerHTML = `<div class="row-label"><strong>${NAMES[enc]}</strong> <span class="source"></span>
-          <p class="blurb">${BLURBS[enc]}</p><p class="offline"></p><p class="measured" aria-live="off"></p><p class="notice"></p></div>
+          <p class="blurb">${BLURBS[enc]}</p><p class="offline" hidden></p><p class="measured" aria-live="off"></p><p class="notice"></p></div>
         <div class="maps-cell"><canvas class="maps" tabindex="0" role="img" aria-label="${NAMES[enc]} attention maps"></canvas>
           <p class="readout" aria-live="polite">Hover a map, or focus it and use the arrow keys, to read a weight; click a row to chart it.</p>
           <canvas class="row-bars" role="img" hidden></canvas></div>
         <canvas class="curve" role="img" aria-label="${NAMES[enc]} accuracy and loss against length"></canvas>`;
       container.append(row);
-      row.querySelector('.offline').textContent = offlineWords(enc);
+      showOffline(row, enc);
       const r = { el: row, maps: row.querySelector('.maps'), curve: row.querySelector('.curve'), bars: row.querySelector('.row-bars'),
         readout: row.querySelector('.readout'), notice: row.querySelector('.notice'),
         measured: row.querySelector('.measured'), source: row.querySelector('.source'), drawn: null, curveKey: null, detailKey: null,
@@ -410,7 +415,7 @@ export function createSweepView(container, client) {
     /** Sets the function giving each row's words about the shipped measurements, and fills them in. */
     setOfflineWords(fn) {
       offlineWords = fn;
-      for (const [enc, row] of rows) row.el.querySelector('.offline').textContent = fn(enc);
+      for (const [enc, row] of rows) showOffline(row.el, enc);
     },
     setSource(enc, text) {
       const row = rows.get(enc);
