@@ -217,19 +217,20 @@ export function verdictLabel(v) {
 export const perSeedText = (v) => v.perSeed.map((s) => `seed ${s.seed}: ${!s.learned ? 'did not learn' : s.kept == null ? 'n/a' : `${pct(s.kept)}%`}`).join(', ');
 
 /** One sentence about a row's verdict on a task (for the page's rows and the docs). */
-export function verdictSentence(results, v) {
+export function verdictSentence(results, v, nameOf = (row) => row.name) {
+  const name = nameOf(v.row);
   const T = results.config.trainLength, m = RULES.verdictAt;
   const fl = floorOf(v.info), measure = v.info.metric === 'loss' ? `its gain in loss over the ${fl.lossName} floor (${f2(fl.loss)} nats)`
     : `its accuracy above the ${fl.accuracyName} floor (${pct1(fl.accuracy)}%)`;
   if (!v.learnedSeeds) {
     const accs = v.perSeed.map((s) => f2(lengthOf(v.row.runs.find((r) => r.seed === s.seed), T)?.accuracy ?? NaN));
-    return `${v.row.name} did not learn ${v.task} at the training length T = ${T} on any of ${v.seeds} seeds (held-out accuracy ${accs.join(', ')}): no verdict.`;
+    return `${name} did not learn ${v.task} at the training length T = ${T} on any of ${v.seeds} seeds (held-out accuracy ${accs.join(', ')}): no verdict.`;
   }
   if (v.floorSolves) {
-    return `${v.row.name} on ${v.task}: no verdict, because the ${v.info.metric === 'loss' ? fl.lossName : fl.accuracyName} floor ` +
+    return `${name} on ${v.task}: no verdict, because the ${v.info.metric === 'loss' ? fl.lossName : fl.accuracyName} floor ` +
       `(${v.info.metric === 'loss' ? `${f2(fl.loss)} nats` : `${pct1(fl.accuracy)}%`}) already reaches its 1× score: there is no position skill to keep.`;
   }
-  let s = `${v.row.name} on ${v.task}: at ${times(m)} the training length (${m * T} tokens) it keeps ${pct(v.kept)}% of ${measure}: “${v.level}”`;
+  let s = `${name} on ${v.task}: at ${times(m)} the training length (${m * T} tokens) it keeps ${pct(v.kept)}% of ${measure}: “${v.level}”`;
   if (v.learnedSeeds < v.seeds) s += `; it learned the task on only ${v.learnedSeeds} of ${v.seeds} seeds, and the others get no verdict`;
   if (v.split) s += ` (${perSeedText(v)})`;
   return `${s}.`;
@@ -480,7 +481,7 @@ export const literature = (results) => PAPERS.map((p) => ({ ...p, ...p.ours(resu
 // ---------------------------------------------------------------- the page's words
 
 /** The page's one-sentence summary of a task's verdicts (best and worst kept, rows that did not learn). */
-export function summarySentence(results, task) {
+export function summarySentence(results, task, nameOf = (row) => row.name) {
   const info = taskInfo(results, task), T = results.config.trainLength, m = RULES.verdictAt;
   const vs = rowsOf(results, task).map((row) => verdict(results, row, info));
   if (!vs.length) return '';
@@ -488,15 +489,15 @@ export function summarySentence(results, task) {
   const seeds = Math.max(...vs.map((v) => v.seeds));
   let s = `Measured offline (docs/results.json: ${task}, trained at T = ${T}, ${seeds} seed${seeds > 1 ? 's' : ''}; share of the above-floor ` +
     `${info.metric === 'loss' ? 'loss gain' : 'accuracy'} kept at ${times(m)})`;
-  if (ok.length) s += `: ${ok[0].row.name} keeps the most (${pct(ok[0].kept)}%, “${ok[0].level}”) and ${ok.at(-1).row.name} the least (${pct(ok.at(-1).kept)}%, “${ok.at(-1).level}”)`;
+  if (ok.length) s += `: ${nameOf(ok[0].row)} keeps the most (${pct(ok[0].kept)}%, “${ok[0].level}”) and ${nameOf(ok.at(-1).row)} the least (${pct(ok.at(-1).kept)}%, “${ok.at(-1).level}”)`;
   const not = vs.filter((v) => v.learnedSeeds < v.seeds);
-  if (not.length) s += `; ${not.map((v) => `${v.row.name} learned on ${v.learnedSeeds} of ${v.seeds} seeds`).join(', ')}`;
+  if (not.length) s += `; ${not.map((v) => `${nameOf(v.row)} learned on ${v.learnedSeeds} of ${v.seeds} seeds`).join(', ')}`;
   return `${s}.`;
 }
 
 /** The words of one sweep row (an encoding) for a task: its verdict sentence, or why there is none. */
-export function rowSentence(results, task, encoding) {
+export function rowSentence(results, task, encoding, nameOf = (row) => row.name) {
   const row = rowsOf(results, task).find((r) => r.encoding === encoding && !r.variant);
-  if (!row) return `No offline measurement of ${encoding} on ${task} in docs/results.json.`;
-  return `Offline (docs/results.json): ${verdictSentence(results, verdict(results, row))}`;
+  if (!row) return `No offline measurement of ${nameOf({ encoding, name: encoding })} on ${task} in docs/results.json.`;
+  return `Offline (docs/results.json): ${verdictSentence(results, verdict(results, row), nameOf)}`;
 }

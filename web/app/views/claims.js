@@ -2,6 +2,10 @@
 // computed from web/checkpoints/results.json (written by `npm run train`, scripts/page-results.js) by
 // ../results-words.js, never written by hand. With no results shipped, the words say so.
 import { summarySentence, rowSentence, tasksOf } from '../results-words.js';
+import { NAMES } from '../meta.js';
+
+// The page names rows by the registry's labels (RoPE, ALiBi, …); a variant keeps its id in brackets.
+const label = (row) => `${NAMES[row.encoding] ?? row.encoding}${row.variant ? ` [${row.variant}]` : ''}`;
 
 /** The shipped results (the page's subset), or null when this build ships none. */
 export async function loadResults() {
@@ -22,11 +26,11 @@ const measured = (results, task) => (results && tasksOf(results).includes(task) 
 /** The header's sentence for the page's task. */
 export function headerWords(results, task) {
   if (!results) return 'No offline measurements ship with this build (docs/results.json is written by npm run train).';
-  return measured(results, task) ? summarySentence(results, task) : `No offline measurement of the task ${task} in docs/results.json.`;
+  return measured(results, task) ? summarySentence(results, task, label) : `No offline measurement of the task ${task} in docs/results.json.`;
 }
 
 /** A sweep row's words for the page's task. */
 export function rowWords(results, task, encoding) {
   if (!results || !measured(results, task)) return '';
-  return rowSentence(results, task, encoding);
+  return rowSentence(results, task, encoding, label);
 }
