@@ -230,7 +230,7 @@ export function verdictSentence(results, v, nameOf = (row) => row.name) {
     return `${name} on ${v.task}: no verdict, because the ${v.info.metric === 'loss' ? fl.lossName : fl.accuracyName} floor ` +
       `(${v.info.metric === 'loss' ? `${f2(fl.loss)} nats` : `${pct1(fl.accuracy)}%`}) already reaches its 1× score: there is no position skill to keep.`;
   }
-  let s = `${name} on ${v.task}: at ${times(m)} the training length (${m * T} tokens) it keeps ${pct(v.kept)}% of ${measure}: “${v.level}”`;
+  let s = `${name} on ${v.task}: at ${times(m)} the training length (${m * T} tokens) it keeps ${pct(v.kept)}% of ${measure}${v.kept < 0 ? ', so it does worse than the floor itself' : ''}: “${v.level}”`;
   if (v.learnedSeeds < v.seeds) s += `; it learned the task on only ${v.learnedSeeds} of ${v.seeds} seeds, and the others get no verdict`;
   if (v.split) s += ` (${perSeedText(v)})`;
   return `${s}.`;
