@@ -98,25 +98,7 @@ void run_sequences(Model& model, const int32_t* tokens, const int32_t* targets, 
     fo.want_attention = with_attention;
     const std::size_t off = static_cast<std::size_t>(done) * T;
     const float* logits = model.forward(tokens + off, b, T, fo);
-    if (dynamic_train_length > 0) {
-      if (with_attention) {  // keep the maps before the prefix forwards replace them
-        const std::vector<float>& maps = model.attention_maps();
-        const std::size_t TT = static_cast<std::size_t>(T) * T;
-        for (int l = 0; l < c.layers; ++l)
-          for (int h = 0; h < c.heads; ++h) {
-            const HeadStats s = attention_head_stats(maps.data() + (static_cast<std::size_t>(l) * c.heads + h) * TT, T);
-            HeadStats& acc = (*heads)[static_cast<std::size_t>(l) * c.heads + h];
-            acc.entropy += s.entropy;
-            acc.distance += s.distance;
-          }
-      }
-      dynamic_logits(model, tokens + off, targets + off, b, T, dynamic_train_length, o.dynamic_factor, dyn);
-      score_batch(dyn.data(), targets + off, b, T, V, tally.bin_scored.empty() ? 0 : o.position_bins, tally);
-      done += b;
-      continue;
-    }
-    score_batch(logits, targets + off, b, T, V, tally.bin_scored.empty() ? 0 : o.position_bins, tally);
-    if (with_attention) {
+    if (with_attention) {  // read before dynamic_logits' prefix forwards replace the maps
       const std::vector<float>& maps = model.attention_maps();
       const std::size_t TT = static_cast<std::size_t>(T) * T;
       for (int l = 0; l < c.layers; ++l)
@@ -127,6 +109,11 @@ void run_sequences(Model& model, const int32_t* tokens, const int32_t* targets, 
           acc.distance += s.distance;
         }
     }
+    if (dynamic_train_length > 0) {
+      dynamic_logits(model, tokens + off, targets + off, b, T, dynamic_train_length, o.dynamic_factor, dyn);
+      logits = dyn.data();
+    }
+    score_batch(logits, targets + off, b, T, V, tally.bin_scored.empty() ? 0 : o.position_bins, tally);
     done += b;
   }
 }

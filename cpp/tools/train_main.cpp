@@ -2,20 +2,29 @@
 // each trained model at lengths up to 8x its training length (posenc::sweep), and
 // writes the checkpoints the page loads plus a results JSON.
 //
-//   posenc_train [--out DIR] [--quick] [--seeds N] [--tasks copy,reverse,retrieval,markov]
+//   posenc_train [--out DIR] [--quick] [--seeds N] [--tasks copy,reverse,retrieval,kth_retrieval,markov]
 //                [--encodings LIST (the registry's names)] [--jobs N]
-//                [--steps N] [--batch N] [--length N] [--lr X] [--warmup N] [--beta2 X]
-//                [--layers N] [--heads N] [--d-model N] [--mlp-ratio N]
-//                [--eval-sequences N] [--grid-sequences N] [--no-scalings] [--check-reproducible]
+//                [--steps N] [--batch N] [--length N] [--lr X] [--warmup N] [--beta2 X] [--check-every N]
+//                [--layers N] [--heads N] [--d-model N] [--mlp-ratio N] [--finetune-steps N]
+//                [--eval-sequences N] [--grid-sequences N] [--no-scalings] [--no-variants]
+//                [--check-reproducible]
 //
-// Defaults (the full run): 4 tasks x every registered encoding x seeds 0,1,2; d_model 32, 2 layers,
-// 4 heads, MLP ratio 3 (~22k parameters, ~88 KB per checkpoint); 4000 AdamW steps of
-// batch 32 at length 32 (lr 6e-3 -> 6e-4 cosine, warmup 250, beta2 0.95); evaluation
-// at 0.5, 1, 1.5, 2, 3, 4, 6 and 8 x 32 = 16 .. 256, RoPE also with each scaling.
+// Defaults (the full run): 5 tasks x every registered encoding x seeds 0,1,2, plus RoPE at base
+// 10000 (variant "base10000"); d_model 32, 2 layers, 4 heads, MLP ratio 3 (~22k parameters);
+// RoPE-family base 16, T5 16 buckets / max_distance 32, learned clamp. AdamW, batch 32 at
+// length 32, a budget of 5000 steps (lr 6e-3 -> 6e-4 cosine over the budget, warmup 100,
+// beta2 0.95) with an early stop: every 100 steps a held-out batch of full-length sequences
+// (seed 6000 + seed) is scored, and training stops once it meets the task's target plus a
+// margin of 0.02 (accuracy 0.95, kth_retrieval 0.9; markov: loss within 0.05 - 0.01 nats of the
+// oracle's on that batch).
+// "learned" = the target met at 1x on the evaluation sequences. Evaluation at 0.5, 1, 1.5, 2, 3,
+// 4, 6 and 8 x 32 = 16 .. 256; RoPE also with each scaling, and PI / YaRN fine-tuned 200 steps
+// at 4 x 32 (batch 8, lr 6e-4 -> 6e-5) with factor 4.
 // Seeds of run `seed`: model init 1000 + seed, training data 100 + seed, held-out batch
-// 5000 + seed; the evaluation sequences are the same for every run (posenc::sweep_seed).
-// Training uses variable-length Copy/Reverse/Retrieval (sizes up to the length), the
-// evaluation fills every length.
+// 5000 + seed, early-stop batch 6000 + seed, fine-tune data 300 + seed; the evaluation
+// sequences are the same for every run (posenc::sweep_seed).
+// Training uses variable-length Copy/Reverse/Retrieval/KthRetrieval (sizes up to the length),
+// the evaluation fills every length.
 //
 // Writes DIR/web/checkpoints/<task>-<encoding>.ckpt (seed 0 of each pair) and
 // DIR/docs/results.json (schema below). Progress lines with an ETA go to stderr.
@@ -27,8 +36,8 @@
 // --jobs. --check-reproducible runs this binary twice (--jobs 1 and --jobs 2) into
 // DIR/a and DIR/b and compares the two outputs (registered with CTest on --quick).
 //
-// results.json:
-//   { "version": 1,
+// results.json (version 1 fields; version 2 adds what is listed after the block):
+//   { "version": 2,
 //     "config": { trainLength, evalLengths, seeds, model: {layers, heads, dModel, mlpRatio, ...},
 //                 steps, batch, lr, minLr, warmup, tasks, encodings, taskOptions: {<task>: {...}},
 //                 evaluation: {...}, ropeScalings: {...}, jobs, seconds (total wall time) },
@@ -131,6 +140,11 @@ struct Config {
 // What counts as "learned" (tasks[task].target in results.json): held-out accuracy at
 // trainLength, or for Markov a loss within kMarkovMargin nats of the oracle's.
 constexpr double kMarkovMargin = 0.05;
+// The early stop asks a little more of its own held-out batch than "learned" asks of the
+// evaluation sequences (accuracy + kStopMargin; Markov: kMarkovMargin - kStopMargin / 2 nats),
+// so that a run stopped on one batch does not miss the target on the other by sampling noise
+// (with no margin, 1 run in 5 did, at 0.93 .. 0.949).
+constexpr double kStopMargin = 0.02;
 double accuracy_target(TaskKind k) { return k == TaskKind::KthRetrieval ? 0.9 : 0.95; }
 
 // The task variants trained here (see tasks.hpp for what each one is).
@@ -226,7 +240,8 @@ double oracle_loss_of(const TaskOptions& to, const int32_t* tokens, const int32_
 }
 
 // The full-length held-out batch of the early stop (seed 6000 + seed): met when its accuracy
-// reaches the target (Markov: its loss is within kMarkovMargin of the oracle's on it).
+// reaches the target + kStopMargin (Markov: its loss is within kMarkovMargin - kStopMargin / 2
+// of the oracle's on it).
 struct TargetCheck {
   TaskOptions task;
   int B = 0, T = 0;
@@ -243,8 +258,8 @@ struct TargetCheck {
   }
   bool met(Model& model) {
     const LossResult e = model.evaluate(tokens.data(), targets.data(), B, T);
-    if (task.kind == TaskKind::Markov) return e.loss <= oracle_loss + kMarkovMargin;
-    return e.accuracy >= accuracy_target(task.kind);
+    if (task.kind == TaskKind::Markov) return e.loss <= oracle_loss + kMarkovMargin - kStopMargin / 2;
+    return e.accuracy >= std::min(1.0, accuracy_target(task.kind) + kStopMargin);
   }
 };
 
@@ -583,8 +598,9 @@ std::string results_json(const Config& c, const std::vector<RunResult>& runs, do
     << c.length << "},\"appliedWhen\":\"L > trainLength\"}";
   j << ",\"earlyStop\":{\"checkEvery\":" << c.check_every
     << ",\"batch\":\"256 full-length sequences (retrievals), else 64; seed 6000 + seed\""
-    << ",\"rule\":\"accuracy >= tasks[task].target; markov: loss <= the oracle's on that batch + "
-    << num_exact(kMarkovMargin) << "\"}";
+    << ",\"margin\":" << num_exact(kStopMargin)
+    << ",\"rule\":\"accuracy >= tasks[task].target + margin; markov: loss <= the oracle's on that batch + "
+    << num_exact(kMarkovMargin) << " - margin / 2\"}";
   j << ",\"variants\":[";
   if (c.variants)
     j << "{\"encoding\":\"rope\",\"variant\":\"base10000\",\"note\":\"RoPE base " << num_exact(c.rope_base_variant)
