@@ -36,7 +36,7 @@ declare global {
  */
 export type Encoding = 'none' | 'sinusoidal' | 'learned' | 't5' | 'alibi' | 'rope' | 'shaw' | 'xpos' | 'prope' | 'fire' | 'rope_random' | 'learned_random';
 /** Seeded training tasks (see {@link TaskOptions}). */
-export type TaskName = 'copy' | 'reverse' | 'retrieval' | 'markov';
+export type TaskName = 'copy' | 'reverse' | 'retrieval' | 'markov' | 'kth_retrieval';
 /** HF transformers `rope_type`s, computed as `modeling_rope_utils.py` computes them. */
 export type RopeType = 'default' | 'linear' | 'dynamic' | 'yarn' | 'llama3' | 'longrope' | 'proportional';
 /** Which wasm build is running: SIMD128, or the scalar fallback compiled from the same source. */
@@ -98,7 +98,7 @@ export interface ConfigField {
 /** Every field of {@link ModelOptions}, in checkpoint order, with its range and default. */
 export declare const CONFIG_SCHEMA: readonly ConfigField[];
 /** Every {@link TaskName}, in the order of the C++ enum. */
-export declare const TASKS: readonly ['copy', 'reverse', 'retrieval', 'markov'];
+export declare const TASKS: readonly ['copy', 'reverse', 'retrieval', 'markov', 'kth_retrieval'];
 /** Every supported {@link RopeType}. */
 export declare const ROPE_TYPES: readonly ['default', 'linear', 'dynamic', 'yarn', 'llama3', 'longrope', 'proportional'];
 
@@ -759,20 +759,22 @@ export interface Model {
 
 /**
  * Task configuration. Vocabulary (every task): 0 PAD, 1 BOS, 2 SEP, then the `symbols`
- * task symbols from 3 (packed retrieval adds one token per key-value pair; use
- * `vocabSize`).
+ * task symbols from 3 (packed retrieval and kth_retrieval add one token per key-value
+ * pair, kth_retrieval then one query token per (key, first|second); use `vocabSize`).
  */
 export interface TaskConfig {
   /**
    * `'copy'` [BOS, x, SEP, x]; `'reverse'` [BOS, x, SEP, reversed x]; `'retrieval'`
    * key-value pairs then SEP, a query key and its value; `'markov'` a fixed sparse
-   * Markov chain.
+   * Markov chain; `'kth_retrieval'` pairs where the query key occurs twice with two values,
+   * then SEP, a query token asking for its first or second occurrence, and that value
+   * (the answer depends on the order of the pairs; packed only).
    * @default 'copy'
    */
   task?: TaskName;
   /**
    * Number of task symbols, int [1, 65000]; 'retrieval' [4, 500] packed, [4, 65000]
-   * unpacked; 'markov' symbols^order <= 2^20.
+   * unpacked; 'kth_retrieval' [4, 500]; 'markov' symbols^order <= 2^20.
    * @default 8
    */
   symbols?: number;

@@ -63,11 +63,16 @@ void learned_lookup(const float* table, int rows, int dim, const int32_t* positi
 
 // ===========================================================================
 // Model hooks (encoding_model.hpp): x0[b, t] += wpe[row(t)]   wpe [maxLength, C]
-//   row(t) = t inside the table; past it learnedPolicy: Clamp -> maxLength-1, Zero -> nothing,
+//   row(t) = t inside the table; past it learnedPolicy: Clamp -> maxLength-2, Zero -> nothing,
 //   Error -> refused before the forward (check_length).
+//   Clamp reuses row maxLength-2, not maxLength-1: next-token training at T = maxLength never
+//   scores position T-1 (its next token lies outside the window), so by causality row T-1 never
+//   gets a gradient and keeps its initial value; row T-2 is the last one training reaches
+//   (Model::position_status reports T-1 as Untrained). maxLength 1: row 0.
 //   forward:  rows [T, C] = learned_lookup(wpe, 0..T-1) once per forward, x0[b, t] += rows[t]
 //   backward: dwpe[row(t)] += dx0[b, t]
 
+#include <algorithm>
 #include <vector>
 
 #include "encoding_model.hpp"
@@ -89,7 +94,7 @@ class LearnedModel : public EncodingModel {
   }
   void prepare(Model::Impl& m, int T, const ForwardOptions&) override {
     positions.resize(T);
-    for (int t = 0; t < T; ++t) positions[t] = t;
+    for (int t = 0; t < T; ++t) positions[t] = std::max(row(t), 0);  // Zero: row(t) < 0 rows are skipped below
     rows.resize(static_cast<std::size_t>(T) * m.C);
     learned_lookup(m.P(wpe), cfg.max_length, m.C, positions.data(), T, cfg.learned_policy, rows.data());
   }
@@ -110,7 +115,7 @@ class LearnedModel : public EncodingModel {
  private:
   int row(int t) const {
     if (t < cfg.max_length) return t;
-    return cfg.learned_policy == OutOfRange::Clamp ? cfg.max_length - 1 : -1;
+    return cfg.learned_policy == OutOfRange::Clamp ? std::max(0, cfg.max_length - 2) : -1;
   }
   std::size_t wpe = 0;
   std::vector<int32_t> positions;

@@ -689,15 +689,25 @@ LossResult Model::evaluate(const int32_t* tokens, const int32_t* targets, int B,
 const std::vector<float>& Model::attention_maps() const { return impl_->att_maps; }
 int Model::last_length() const { return impl_->T; }
 
-LossResult Model::forward_backward(const int32_t* tokens, const int32_t* targets, int B, int T) {
+LossResult Model::forward_backward(const int32_t* tokens, const int32_t* targets, int B, int T,
+                                   const ForwardOptions& options) {
   Impl& m = *impl_;
   if (!targets) throw Error(ErrorKind::Type, "targets must be an array of B*T integers (got null)");
+  if (options.want_attention) range_error("wantAttention", "false for training", "true");
   m.prepare(B, T, true, false);
   m.check_inputs(tokens, targets, B, T);
-  m.prepare_position_tables(T, ForwardOptions{});
+  m.prepare_position_tables(T, options);
   std::fill(m.grads.begin(), m.grads.end(), 0.0f);
   select_scored_suffix(m, targets, B, T);
-  m.forward(tokens, ForwardOptions{});
+  // Causal attention: position p reaches the loss only through scored positions >= p, so
+  // positions 0 .. (last scored) get a gradient and the ones after it none.
+  for (int b = 0; b < B; ++b)
+    for (int t = T - 1; t >= m.scored_length; --t)
+      if (targets[static_cast<std::size_t>(b) * T + t] >= 0) {
+        m.scored_length = t + 1;
+        break;
+      }
+  m.forward(tokens, options);
   const int Nq = B * (T - m.q0);
   const layers::CrossEntropySums s =
       layers::crossentropy_forward(m.acts.probs, m.acts.logits, m.targets_q.data(), Nq, m.V);
@@ -708,11 +718,12 @@ LossResult Model::forward_backward(const int32_t* tokens, const int32_t* targets
   return loss_result(s);
 }
 
-LossResult Model::train_step(const int32_t* tokens, const int32_t* targets, int B, int T, float lr) {
+LossResult Model::train_step(const int32_t* tokens, const int32_t* targets, int B, int T, float lr,
+                             const ForwardOptions& options) {
   require_finite("lr", lr);
   if (lr < 0 || lr > kMaxLearningRate) range_error("lr", "a finite number in [0, 10]", format_number(lr));
   validate_adamw(impl_->opt);
-  LossResult r = forward_backward(tokens, targets, B, T);
+  LossResult r = forward_backward(tokens, targets, B, T, options);
   const float clip = impl_->opt.grad_clip;
   r.grad_norm = clip > 0 ? clip_gradients(clip) : gradient_norm();
   // A diverged model (too large an lr) overflows its gradients to inf/NaN; the update would
@@ -738,7 +749,11 @@ int Model::trained_length() const { return impl_->trained_length; }
 void Model::set_trained_length(int t) {
   require_int_range("trainedLength", t, 0, kMaxSequenceLength);
   impl_->trained_length = t;
+  // A checkpoint keeps the length only: next-token training at length t scores at most
+  // positions 0 .. t-2 (the next token of position t-1 lies outside the window).
+  impl_->scored_length = std::max(0, t - 1);
 }
+int Model::scored_length() const { return impl_->scored_length; }
 
 std::vector<PositionStatus> Model::position_status(int T) const {
   require_int_range("T", T, 0, kMaxSequenceLength);
@@ -747,7 +762,7 @@ std::vector<PositionStatus> Model::position_status(int T) const {
     if (impl_->enc->out_of_table(p))
       s[p] = PositionStatus::OutOfTable;
     else
-      s[p] = p < impl_->trained_length ? PositionStatus::Trained : PositionStatus::Untrained;
+      s[p] = p < impl_->scored_length ? PositionStatus::Trained : PositionStatus::Untrained;
   }
   return s;
 }

@@ -91,6 +91,7 @@ struct Model::Impl {
   AdamWOptions opt;
   long long step = 0;
   int trained_length = 0;
+  int scored_length = 0;  // 1 + the last position any training batch scored (Model::scored_length)
 
   // The encoding's hooks and its state (tables, tensor offsets): encoding_model.hpp.
   std::unique_ptr<EncodingModel> enc;

@@ -38,14 +38,58 @@ void score_batch(const float* logits, const int32_t* targets, int B, int T, int 
     }
 }
 
+// Dynamic NTK as HF applies it when each next token is predicted from the sequence so far
+// (no cache): the logits at position t come from a forward of tokens[0 .. t] alone, whose
+// frequencies are rope_frequencies(dynamic, seq_len = t + 1); so the base grows with t and
+// positions t < train_length keep the trained base (HF: seq_len = max(seq_len, max_pos)).
+// out: [B, T, V]; rows of positions no sequence scores are left as the plain forward's.
+void dynamic_logits(Model& model, const int32_t* tokens, const int32_t* targets, int B, int T, int train_length,
+                    double factor, std::vector<float>& out) {
+  const int V = model.config().vocab_size;
+  const int T0 = std::min(T, train_length);
+  out.assign(static_cast<std::size_t>(B) * T * V, 0.0f);
+  std::vector<int32_t> prefix;
+  auto prefix_forward = [&](int len, const ForwardOptions& fo) {
+    prefix.resize(static_cast<std::size_t>(B) * len);
+    for (int b = 0; b < B; ++b)
+      std::copy(tokens + static_cast<std::size_t>(b) * T, tokens + static_cast<std::size_t>(b) * T + len,
+                prefix.begin() + static_cast<std::ptrdiff_t>(b) * len);
+    return model.forward(prefix.data(), B, len, fo);
+  };
+  {  // positions 0 .. T0-1: the trained frequencies (one forward of the first T0 tokens)
+    const float* l = prefix_forward(T0, ForwardOptions{});
+    for (int b = 0; b < B; ++b)
+      std::copy(l + static_cast<std::size_t>(b) * T0 * V, l + static_cast<std::size_t>(b + 1) * T0 * V,
+                out.begin() + static_cast<std::ptrdiff_t>(b) * T * V);
+  }
+  ForwardOptions fo;
+  RopeScaling r;
+  r.type = RopeType::Dynamic;
+  r.factor = factor;
+  r.max_position_embeddings = train_length;
+  fo.rope_scaling = r;
+  for (int t = T0; t < T; ++t) {
+    bool any = false;
+    for (int b = 0; b < B && !any; ++b) any = targets[static_cast<std::size_t>(b) * T + t] >= 0;
+    if (!any) continue;
+    const float* l = prefix_forward(t + 1, fo);  // seq_len = t + 1
+    for (int b = 0; b < B; ++b)
+      std::copy(l + (static_cast<std::size_t>(b) * (t + 1) + t) * V, l + (static_cast<std::size_t>(b) * (t + 1) + t + 1) * V,
+                out.begin() + (static_cast<std::ptrdiff_t>(b) * T + t) * V);
+  }
+}
+
 // Runs `count` sequences of length T through the model in chunks; the first
 // `attention` of them one at a time with attention maps, accumulated into heads.
+// dynamic_train_length > 0: the logits are dynamic_logits' (the attention maps stay
+// those of one forward at seq_len T).
 void run_sequences(Model& model, const int32_t* tokens, const int32_t* targets, int count, int T,
                    const SweepOptions& o, const ForwardOptions& base, int attention, Tally& tally,
-                   std::vector<HeadStats>* heads) {
+                   std::vector<HeadStats>* heads, int dynamic_train_length = 0) {
   const ModelConfig& c = model.config();
   const int V = c.vocab_size;
   const int chunk = std::max(1, std::min(count, o.max_batch_tokens / T));
+  std::vector<float> dyn;
   int done = 0;
   while (done < count) {
     const bool with_attention = heads && done < attention;
@@ -54,8 +98,7 @@ void run_sequences(Model& model, const int32_t* tokens, const int32_t* targets, 
     fo.want_attention = with_attention;
     const std::size_t off = static_cast<std::size_t>(done) * T;
     const float* logits = model.forward(tokens + off, b, T, fo);
-    score_batch(logits, targets + off, b, T, V, tally.bin_scored.empty() ? 0 : o.position_bins, tally);
-    if (with_attention) {
+    if (with_attention) {  // read before dynamic_logits' prefix forwards replace the maps
       const std::vector<float>& maps = model.attention_maps();
       const std::size_t TT = static_cast<std::size_t>(T) * T;
       for (int l = 0; l < c.layers; ++l)
@@ -66,6 +109,11 @@ void run_sequences(Model& model, const int32_t* tokens, const int32_t* targets, 
           acc.distance += s.distance;
         }
     }
+    if (dynamic_train_length > 0) {
+      dynamic_logits(model, tokens + off, targets + off, b, T, dynamic_train_length, o.dynamic_factor, dyn);
+      logits = dyn.data();
+    }
+    score_batch(logits, targets + off, b, T, V, tally.bin_scored.empty() ? 0 : o.position_bins, tally);
     done += b;
   }
 }
@@ -201,12 +249,21 @@ SweepResult sweep(Model& model, const TaskOptions& task, const SweepOptions& opt
   eval_task.depth.reset();
   eval_task.score_repeats = false;  // Retrieval: the answer position only
 
+  // The override at length L: the fixed one of a fine-tuned row, else the method's.
+  auto scaling_at = [&](int L) -> std::optional<RopeScaling> {
+    if (options.fixed_rope_scaling) return options.fixed_rope_scaling;
+    return sweep_rope_scaling(options.scaling, L, std::max(train_length, 1), options.dynamic_factor);
+  };
+  auto per_position_dynamic = [&](int L) {
+    return !options.fixed_rope_scaling && options.scaling == SweepScaling::Dynamic && L > train_length;
+  };
   SweepResult result;
   result.scaling = sweep_scaling_name(options.scaling);
   const int L_layers = c.layers, H = c.heads, bins = options.position_bins;
   for (int L : options.lengths) {
     ForwardOptions fo;
-    fo.rope_scaling = sweep_rope_scaling(options.scaling, L, std::max(train_length, 1), options.dynamic_factor);
+    fo.rope_scaling = scaling_at(L);
+    const int dynamic_T = per_position_dynamic(L) ? train_length : 0;
     TaskGenerator gen(eval_task, sweep_seed(options.seed, L, -1));
     const int S = options.sequences;
     std::vector<int32_t> tokens(static_cast<std::size_t>(S) * L), targets(tokens.size());
@@ -222,7 +279,7 @@ SweepResult sweep(Model& model, const TaskOptions& task, const SweepOptions& opt
         heads[static_cast<std::size_t>(l) * H + h].head = h;
       }
     run_sequences(model, tokens.data(), targets.data(), S, L, options, fo, options.attention_sequences, tally,
-                  &heads);
+                  &heads, dynamic_T);
 
     LengthResult r;
     r.length = L;
@@ -254,7 +311,7 @@ SweepResult sweep(Model& model, const TaskOptions& task, const SweepOptions& opt
     result.lengths.push_back(std::move(r));
   }
 
-  if (task.kind == TaskKind::Retrieval && !options.grid_depths.empty()) {
+  if ((task.kind == TaskKind::Retrieval || task.kind == TaskKind::KthRetrieval) && !options.grid_depths.empty()) {
     result.grid_depths = options.grid_depths;
     result.grid_lengths = options.lengths;
     const int S = options.grid_sequences;
@@ -264,7 +321,7 @@ SweepResult sweep(Model& model, const TaskOptions& task, const SweepOptions& opt
       t.depth = options.grid_depths[d];
       for (int L : options.lengths) {
         ForwardOptions fo;
-        fo.rope_scaling = sweep_rope_scaling(options.scaling, L, std::max(train_length, 1), options.dynamic_factor);
+        fo.rope_scaling = scaling_at(L);
         TaskGenerator gen(t, sweep_seed(options.seed, L, static_cast<int>(d)));
         std::vector<int32_t> tokens(static_cast<std::size_t>(S) * L), targets(tokens.size());
         gen.sample(S, L, tokens.data(), targets.data());
@@ -274,6 +331,17 @@ SweepResult sweep(Model& model, const TaskOptions& task, const SweepOptions& opt
         for (int done = 0; done < S; done += chunk) {
           const int b = std::min(chunk, S - done);
           const std::size_t off = static_cast<std::size_t>(done) * L;
+          if (per_position_dynamic(L)) {
+            std::vector<float> dyn;
+            dynamic_logits(model, tokens.data() + off, targets.data() + off, b, L, train_length, options.dynamic_factor,
+                           dyn);
+            for (std::size_t i = 0; i < static_cast<std::size_t>(b) * L; ++i) {
+              const ScoredPosition sp = score_position(dyn.data() + i * c.vocab_size, c.vocab_size, targets[off + i]);
+              scored += sp.scored ? 1 : 0;
+              correct += sp.correct ? 1 : 0;
+            }
+            continue;
+          }
           const LossResult e = model.evaluate(tokens.data() + off, targets.data() + off, b, L, fo);
           scored += e.scored;
           correct += e.correct;

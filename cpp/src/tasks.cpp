@@ -10,8 +10,8 @@
 namespace posenc {
 namespace {
 
-const char* const kTaskNames[kTaskCount] = {"copy", "reverse", "retrieval", "markov"};
-const char* const kTaskList = "one of 'copy', 'reverse', 'retrieval', 'markov'";
+const char* const kTaskNames[kTaskCount] = {"copy", "reverse", "retrieval", "markov", "kth_retrieval"};
+const char* const kTaskList = "one of 'copy', 'reverse', 'retrieval', 'markov', 'kth_retrieval'";
 
 constexpr std::size_t kMaxMarkovContexts = std::size_t(1) << 20;
 constexpr int kMaxBranching = 16;
@@ -55,6 +55,10 @@ void TaskOptions::validate() const {
                       "task 'retrieval' (keys and values need 2 symbols each)",
                   std::to_string(symbols));
   }
+  if (kind == TaskKind::KthRetrieval) {
+    if (!packed) range_error("packed", "true for task 'kth_retrieval' (one token per pair)", "false");
+    require_int_range("symbols", symbols, 4, 500);
+  }
   if (kind == TaskKind::Markov) {
     require_int_range("order", order, 1, 4);
     if (markov_contexts(symbols, order) > kMaxMarkovContexts)
@@ -66,9 +70,9 @@ void TaskOptions::validate() const {
 
 int task_vocab_size(const TaskOptions& o) {
   o.validate();
-  if (o.kind == TaskKind::Retrieval && o.packed) {
+  if ((o.kind == TaskKind::Retrieval && o.packed) || o.kind == TaskKind::KthRetrieval) {
     const int m = retrieval_keys(o.symbols);
-    return o.symbols + kFirstSymbol + m * (o.symbols - m);
+    return o.symbols + kFirstSymbol + m * (o.symbols - m) + (o.kind == TaskKind::KthRetrieval ? 2 * m : 0);
   }
   return o.symbols + kFirstSymbol;
 }
@@ -80,8 +84,18 @@ int task_min_length(const TaskOptions& o) {
     case TaskKind::Reverse: return 4;    // BOS x1 SEP x1
     case TaskKind::Retrieval: return o.packed ? 5 : 6;  // BOS P SEP q a | BOS k v SEP q a
     case TaskKind::Markov: return o.order + 2;  // BOS x1..xo x_{o+1}
+    case TaskKind::KthRetrieval: return 6;      // BOS P P SEP Q a
   }
   return 4;
+}
+
+int32_t kth_query_token(const TaskOptions& o, int key, int ordinal) {
+  if (o.kind != TaskKind::KthRetrieval)
+    range_error("task", "'kth_retrieval' (it has the query tokens)", std::string("'") + task_name(o.kind) + "'");
+  const int m = retrieval_keys(o.symbols);
+  require_int_range("key", key, 0, m - 1);
+  require_int_range("ordinal", ordinal, 0, 1);
+  return task_vocab_size(o) - 2 * m + 2 * key + ordinal;
 }
 
 TaskGenerator::TaskGenerator(const TaskOptions& options, uint64_t seed) : options_(options), rng_(seed, /*stream=*/7) {
@@ -134,6 +148,7 @@ void TaskGenerator::sample(int B, int T, int32_t* tokens, int32_t* targets) {
       case TaskKind::Reverse: sample_copy(T, tok, tgt, true); break;
       case TaskKind::Retrieval: sample_retrieval(T, tok, tgt); break;
       case TaskKind::Markov: sample_markov(T, tok, tgt); break;
+      case TaskKind::KthRetrieval: sample_kth_retrieval(T, tok, tgt); break;
     }
   }
 }
@@ -202,6 +217,49 @@ void TaskGenerator::sample_retrieval(int T, int32_t* tok, int32_t* tgt) {
   const int sep = 1 + width * p;
   tok[sep] = kTokenSep;
   tok[sep + 1] = kFirstSymbol + key;
+  tok[sep + 2] = kFirstSymbol + value;
+  for (int t = sep + 3; t < T; ++t) tok[t] = kTokenPad;
+  tgt[sep + 1] = kFirstSymbol + value;
+}
+
+// [BOS, P1 .. Pp, SEP, Q, a, PAD...]; target at Q = a, else -1. Draw order: p (variable
+// only), needle index (depth unset only), the other occurrence's index among the other p - 1
+// pairs, the query key, the needle's value, the other occurrence's value (!= the needle's),
+// then for each distractor in sequence order its key and its value.
+void TaskGenerator::sample_kth_retrieval(int T, int32_t* tok, int32_t* tgt) {
+  const int pmax = T - 4;
+  const int p = options_.variable_length ? 2 + static_cast<int>(rng_.below(static_cast<uint32_t>(pmax - 1))) : pmax;
+  const int n = options_.symbols;
+  const uint32_t m = static_cast<uint32_t>(retrieval_keys(n));
+  const uint32_t nv = static_cast<uint32_t>(n) - m;
+  const int needle = options_.depth ? static_cast<int>(std::lround(*options_.depth * (p - 1)))
+                                    : static_cast<int>(rng_.below(static_cast<uint32_t>(p)));
+  int other = static_cast<int>(rng_.below(static_cast<uint32_t>(p - 1)));
+  if (other >= needle) ++other;  // any pair but the needle
+  const int32_t key = static_cast<int32_t>(rng_.below(m));
+  const int32_t value = static_cast<int32_t>(m + rng_.below(nv));
+  int32_t other_value = static_cast<int32_t>(m + rng_.below(nv - 1));
+  if (other_value >= value) ++other_value;  // the two occurrences differ
+  auto pair_token = [&](int32_t k, int32_t v) {
+    return kFirstSymbol + n + k * static_cast<int32_t>(nv) + (v - static_cast<int32_t>(m));
+  };
+  for (int t = 0; t < T; ++t) tgt[t] = -1;
+  tok[0] = kTokenBos;
+  for (int i = 0; i < p; ++i) {
+    if (i == needle) {
+      tok[1 + i] = pair_token(key, value);
+    } else if (i == other) {
+      tok[1 + i] = pair_token(key, other_value);
+    } else {
+      int32_t k = static_cast<int32_t>(rng_.below(m - 1));
+      if (k >= key) ++k;  // any key but the query's
+      const int32_t v = static_cast<int32_t>(m + rng_.below(nv));
+      tok[1 + i] = pair_token(k, v);
+    }
+  }
+  const int sep = 1 + p;
+  tok[sep] = kTokenSep;
+  tok[sep + 1] = kth_query_token(options_, key, needle < other ? 0 : 1);
   tok[sep + 2] = kFirstSymbol + value;
   for (int t = sep + 3; t < T; ++t) tok[t] = kTokenPad;
   tgt[sep + 1] = kFirstSymbol + value;

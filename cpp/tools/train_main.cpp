@@ -2,20 +2,29 @@
 // each trained model at lengths up to 8x its training length (posenc::sweep), and
 // writes the checkpoints the page loads plus a results JSON.
 //
-//   posenc_train [--out DIR] [--quick] [--seeds N] [--tasks copy,reverse,retrieval,markov]
+//   posenc_train [--out DIR] [--quick] [--seeds N] [--tasks copy,reverse,retrieval,kth_retrieval,markov]
 //                [--encodings LIST (the registry's names)] [--jobs N]
-//                [--steps N] [--batch N] [--length N] [--lr X] [--warmup N] [--beta2 X]
-//                [--layers N] [--heads N] [--d-model N] [--mlp-ratio N]
-//                [--eval-sequences N] [--grid-sequences N] [--no-scalings] [--check-reproducible]
+//                [--steps N] [--batch N] [--length N] [--lr X] [--warmup N] [--beta2 X] [--check-every N]
+//                [--layers N] [--heads N] [--d-model N] [--mlp-ratio N] [--finetune-steps N]
+//                [--eval-sequences N] [--grid-sequences N] [--no-scalings] [--no-variants]
+//                [--check-reproducible]
 //
-// Defaults (the full run): 4 tasks x every registered encoding x seeds 0,1,2; d_model 32, 2 layers,
-// 4 heads, MLP ratio 3 (~22k parameters, ~88 KB per checkpoint); 4000 AdamW steps of
-// batch 32 at length 32 (lr 6e-3 -> 6e-4 cosine, warmup 250, beta2 0.95); evaluation
-// at 0.5, 1, 1.5, 2, 3, 4, 6 and 8 x 32 = 16 .. 256, RoPE also with each scaling.
+// Defaults (the full run): 5 tasks x every registered encoding x seeds 0,1,2, plus RoPE at base
+// 10000 (variant "base10000"); d_model 32, 2 layers, 4 heads, MLP ratio 3 (~22k parameters);
+// RoPE-family base 16, T5 16 buckets / max_distance 32, learned clamp. AdamW, batch 32 at
+// length 32, a budget of 5000 steps (lr 6e-3 -> 6e-4 cosine over the budget, warmup 100,
+// beta2 0.95) with an early stop: every 100 steps a held-out batch of full-length sequences
+// (seed 6000 + seed) is scored, and training stops once it meets the task's target plus a
+// margin of 0.02 (accuracy 0.95, kth_retrieval 0.9; markov: loss within 0.05 - 0.01 nats of the
+// oracle's on that batch).
+// "learned" = the target met at 1x on the evaluation sequences. Evaluation at 0.5, 1, 1.5, 2, 3,
+// 4, 6 and 8 x 32 = 16 .. 256; RoPE also with each scaling, and PI / YaRN fine-tuned 200 steps
+// at 4 x 32 (batch 8, lr 6e-4 -> 6e-5) with factor 4.
 // Seeds of run `seed`: model init 1000 + seed, training data 100 + seed, held-out batch
-// 5000 + seed; the evaluation sequences are the same for every run (posenc::sweep_seed).
-// Training uses variable-length Copy/Reverse/Retrieval (sizes up to the length), the
-// evaluation fills every length.
+// 5000 + seed, early-stop batch 6000 + seed, fine-tune data 300 + seed; the evaluation
+// sequences are the same for every run (posenc::sweep_seed).
+// Training uses variable-length Copy/Reverse/Retrieval/KthRetrieval (sizes up to the length),
+// the evaluation fills every length.
 //
 // Writes DIR/web/checkpoints/<task>-<encoding>.ckpt (seed 0 of each pair) and
 // DIR/docs/results.json (schema below). Progress lines with an ETA go to stderr.
@@ -27,8 +36,8 @@
 // --jobs. --check-reproducible runs this binary twice (--jobs 1 and --jobs 2) into
 // DIR/a and DIR/b and compares the two outputs (registered with CTest on --quick).
 //
-// results.json:
-//   { "version": 1,
+// results.json (version 1 fields; version 2 adds what is listed after the block):
+//   { "version": 2,
 //     "config": { trainLength, evalLengths, seeds, model: {layers, heads, dModel, mlpRatio, ...},
 //                 steps, batch, lr, minLr, warmup, tasks, encodings, taskOptions: {<task>: {...}},
 //                 evaluation: {...}, ropeScalings: {...}, jobs, seconds (total wall time) },
@@ -40,7 +49,14 @@
 //                              heads: [ {layer, head, entropy, distance} ... ] } ... ],
 //                 grid: { depths, lengths, accuracy: [[per depth, per length]] }   (retrieval only)
 //                 checkpoint: "web/checkpoints/<task>-<encoding>.ckpt"  (seed 0, scaling "none") } ] }
-//   Rows with scaling != "none" reuse the trained RoPE model of the same seed (no retraining).
+//   Rows with scaling != "none" reuse the trained RoPE model of the same seed (no retraining),
+//   except the variant "finetuned" rows (PI, YaRN fine-tuned at 4x; see config.finetune).
+//
+// Version 2 (docs/results.json "version":2; the schema shared with scripts/results-md.js is
+// /work/wt/CONTRACT.md's, summarised here): top-level "tasks" {<task>: {role, needsPosition, what,
+// cannot, metric, chance, floors, oracle, target}}; every run also has variant, finetune,
+// learned, stepsToTarget, scoredLength, and T5 / learned lengths[i].untrainedParameters
+// {kind: "t5Buckets" | "learnedRows", count, ids}. A run is (task, encoding, variant, scaling, seed).
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -61,6 +77,7 @@
 #include "posenc/error.hpp"
 #include "posenc/model.hpp"
 #include "posenc/sweep.hpp"
+#include "posenc/t5.hpp"
 #include "posenc/tasks.hpp"
 
 namespace fs = std::filesystem;
@@ -91,13 +108,16 @@ struct Config {
   bool quick = false;
   bool check_reproducible = false;
   int seeds = 3;
-  std::vector<TaskKind> tasks = {TaskKind::Copy, TaskKind::Reverse, TaskKind::Retrieval, TaskKind::Markov};
+  std::vector<TaskKind> tasks = {TaskKind::Copy, TaskKind::Reverse, TaskKind::Retrieval, TaskKind::KthRetrieval,
+                                 TaskKind::Markov};
   std::vector<Encoding> encodings = registered_encodings();
   int jobs = 2;
   // model
   int layers = 2, heads = 4, d_model = 32, mlp_ratio = 3;  // ~22k parameters: 88 KB checkpoints
   // training
-  int length = 32, steps = 4000, batch = 32, warmup = 250;
+  // steps = the budget: the cosine schedule spans it, and a run stops early once its held-out
+  // check batch meets the task's target (checked every check_every steps).
+  int length = 32, steps = 5000, batch = 32, warmup = 100, check_every = 100;
   float lr = 6e-3f, min_lr = 6e-4f;
   float beta2 = AdamWOptions{}.beta2;  // the experiment's AdamW beta2 (posenc/model.hpp)
   // evaluation
@@ -106,7 +126,26 @@ struct Config {
   uint64_t eval_seed = 20240601;
   bool scalings = true;
   double dynamic_factor = 2.0;
+  // RoPE-family base: 16 makes 3 of the 4 pairs of head_dim 8 turn within 32 tokens (periods
+  // 2 pi 16^(i/4) = 6.3, 12.6, 25.1, 50.3), close to LLaMA's ~2/3; 10000 (1 of 4) is the
+  // "base10000" variant row of rope.
+  double rope_base = 16.0, rope_base_variant = 10000.0;
+  bool variants = true;
+  // PI and YaRN fine-tuned at finetune_factor x length (Chen et al. 2023): batch / factor
+  // sequences (the same tokens per step), finetune_steps steps, lr finetune_lr with 10% warmup.
+  int finetune_factor = 4, finetune_steps = 200;
+  float finetune_lr = 6e-4f;
 };
+
+// What counts as "learned" (tasks[task].target in results.json): held-out accuracy at
+// trainLength, or for Markov a loss within kMarkovMargin nats of the oracle's.
+constexpr double kMarkovMargin = 0.05;
+// The early stop asks a little more of its own held-out batch than "learned" asks of the
+// evaluation sequences (accuracy + kStopMargin; Markov: kMarkovMargin - kStopMargin / 2 nats),
+// so that a run stopped on one batch does not miss the target on the other by sampling noise
+// (with no margin, 1 run in 5 did, at 0.93 .. 0.949).
+constexpr double kStopMargin = 0.02;
+double accuracy_target(TaskKind k) { return k == TaskKind::KthRetrieval ? 0.9 : 0.95; }
 
 // The task variants trained here (see tasks.hpp for what each one is).
 TaskOptions task_options(TaskKind k) {
@@ -119,7 +158,8 @@ TaskOptions task_options(TaskKind k) {
       o.variable_length = true;
       break;
     case TaskKind::Retrieval:
-      o.symbols = 16;  // 8 keys, 8 values, 64 pair tokens (packed layout)
+    case TaskKind::KthRetrieval:
+      o.symbols = 16;  // 8 keys, 8 values, 64 pair tokens (packed layout; kth: + 16 query tokens)
       o.variable_length = true;
       break;
     case TaskKind::Markov:
@@ -132,8 +172,13 @@ TaskOptions task_options(TaskKind k) {
   return o;
 }
 
-ModelConfig model_config(const Config& c, Encoding e, const TaskOptions& t, int seed) {
+ModelConfig model_config(const Config& c, Encoding e, const TaskOptions& t, int seed, double rope_base) {
   ModelConfig m;
+  m.rope_base = rope_base;
+  // T5: 16 buckets (8 exact, 8 logarithmic) up to distance 32, so that the distances 0 .. 30
+  // training reaches at T = 32 use every bucket (HF's 32 / 128 leaves 11 of 32 untrained here).
+  m.t5_num_buckets = 16;
+  m.t5_max_distance = 32;
   m.encoding = e;
   m.layers = c.layers;
   m.heads = c.heads;
@@ -142,8 +187,8 @@ ModelConfig model_config(const Config& c, Encoding e, const TaskOptions& t, int 
   m.vocab_size = task_vocab_size(t);
   m.max_length = c.length;
   m.seed = 1000 + static_cast<uint64_t>(seed);
-  // Learned tables are evaluated past their end by reusing the last trained row
-  // (the untrained positions are counted in each length's untrainedPositions).
+  // Learned tables are evaluated past their end by reusing the last row training reaches
+  // (maxLength - 2; the untrained positions are counted in each length's untrainedPositions).
   m.learned_policy = OutOfRange::Clamp;
   return m;
 }
@@ -164,37 +209,134 @@ struct RunSpec {
   TaskKind task;
   Encoding encoding;
   int seed;
+  std::string variant;  // "" = the default setting; "base10000" = RoPE at base 10000
+  double rope_base = 16.0;
+};
+
+// One row of results.json: a sweep of the trained model, or of a fine-tuned copy.
+struct Row {
+  SweepResult sweep;
+  std::string variant;
+  int finetune_length = 0, finetune_steps = 0;  // 0: not fine-tuned
+  std::vector<std::vector<int>> untrained;     // per length: untrained T5 buckets / learned rows used
 };
 
 struct RunResult {
   RunSpec spec;
   double train_seconds = 0, eval_seconds = 0;
   int steps = 0;
+  int steps_to_target = -1;  // -1: the budget ran out first
+  bool learned = false;
   std::size_t parameters = 0;
-  int trained_length = 0;
+  int trained_length = 0, scored_length = 0;
   double final_accuracy = 0, final_loss = 0;
-  std::vector<SweepResult> sweeps;
+  std::vector<Row> rows;
   std::vector<uint8_t> checkpoint;  // seed 0 only
 };
+
+double oracle_loss_of(const TaskOptions& to, const int32_t* tokens, const int32_t* targets, int B, int T) {
+  TaskGenerator g(to, 0);
+  return g.oracle(tokens, targets, B, T).loss;
+}
+
+// The full-length held-out batch of the early stop (seed 6000 + seed): met when its accuracy
+// reaches the target + kStopMargin (Markov: its loss is within kMarkovMargin - kStopMargin / 2
+// of the oracle's on it).
+struct TargetCheck {
+  TaskOptions task;
+  int B = 0, T = 0;
+  std::vector<int32_t> tokens, targets;
+  double oracle_loss = 0;
+  TargetCheck(const TaskOptions& to, int T_, int seed) : task(to), T(T_) {
+    task.variable_length = false;
+    B = (to.kind == TaskKind::Retrieval || to.kind == TaskKind::KthRetrieval) ? 256 : 64;
+    tokens.resize(static_cast<std::size_t>(B) * T);
+    targets.resize(tokens.size());
+    TaskGenerator g(task, 6000 + static_cast<uint64_t>(seed));
+    g.sample(B, T, tokens.data(), targets.data());
+    oracle_loss = g.oracle(tokens.data(), targets.data(), B, T).loss;
+  }
+  bool met(Model& model) {
+    const LossResult e = model.evaluate(tokens.data(), targets.data(), B, T);
+    if (task.kind == TaskKind::Markov) return e.loss <= oracle_loss + kMarkovMargin - kStopMargin / 2;
+    return e.accuracy >= std::min(1.0, accuracy_target(task.kind) + kStopMargin);
+  }
+};
+
+// Per evaluation length: the T5 buckets / learned rows the model uses there that training
+// never reached (by causality training reaches positions and distances < scored_length).
+std::vector<int> untrained_parameters(const Model& model, int L) {
+  const ModelConfig& mc = model.config();
+  const int S = model.scored_length();
+  std::vector<int> out;
+  if (mc.encoding == Encoding::T5) {
+    const T5BucketOptions o{false, mc.t5_num_buckets, mc.t5_max_distance};
+    std::vector<bool> trained(mc.t5_num_buckets, false), used(mc.t5_num_buckets, false);
+    for (int n = 0; n < S; ++n) trained[t5_bucket(-n, o)] = true;
+    for (int n = 0; n < L; ++n) used[t5_bucket(-n, o)] = true;
+    for (int b = 0; b < mc.t5_num_buckets; ++b)
+      if (used[b] && !trained[b]) out.push_back(b);
+  } else if (mc.encoding == Encoding::Learned) {
+    const int rows = std::min(L, mc.max_length);  // rows past the table clamp to max_length - 2
+    for (int r = S; r < rows; ++r) out.push_back(r);
+  }
+  return out;
+}
+
+Row make_row(const Model& model, SweepResult s, std::string variant) {
+  Row row;
+  row.sweep = std::move(s);
+  row.variant = std::move(variant);
+  for (const LengthResult& l : row.sweep.lengths) row.untrained.push_back(untrained_parameters(model, l.length));
+  return row;
+}
+
+// A copy of `trained` fine-tuned with the RoPE override `scaling` at finetune_factor x length.
+Model finetune(const Config& c, const Model& trained, const TaskOptions& to, int seed, const RopeScaling& scaling) {
+  const std::vector<uint8_t> bytes = save_checkpoint(trained);
+  Model m = load_checkpoint(bytes.data(), bytes.size());
+  m.optimizer_options().beta2 = c.beta2;
+  m.reset_optimizer();
+  const int L = c.finetune_factor * c.length, B = std::max(1, c.batch / c.finetune_factor);
+  TaskGenerator data(to, 300 + static_cast<uint64_t>(seed));
+  std::vector<int32_t> tokens(static_cast<std::size_t>(B) * L), targets(tokens.size());
+  ForwardOptions fo;
+  fo.rope_scaling = scaling;
+  const int warm = std::max(1, c.finetune_steps / 10);
+  for (int step = 0; step < c.finetune_steps; ++step) {
+    data.sample(B, L, tokens.data(), targets.data());
+    m.train_step(tokens.data(), targets.data(), B, L,
+                 lr_at(step, c.finetune_steps, warm, c.finetune_lr, c.finetune_lr / 10), fo);
+  }
+  return m;
+}
 
 RunResult run_one(const Config& c, const RunSpec& spec) {
   RunResult r;
   r.spec = spec;
   const TaskOptions to = task_options(spec.task);
-  Model model(model_config(c, spec.encoding, to, spec.seed));
+  Model model(model_config(c, spec.encoding, to, spec.seed, spec.rope_base));
   model.optimizer_options().beta2 = c.beta2;
   r.parameters = model.num_parameters();
   TaskGenerator data(to, 100 + static_cast<uint64_t>(spec.seed));
   const int B = c.batch, T = c.length;
   std::vector<int32_t> tokens(static_cast<std::size_t>(B) * T), targets(tokens.size());
+  TargetCheck check(to, T, spec.seed);
   const auto t0 = Clock::now();
-  for (int step = 0; step < c.steps; ++step) {
+  int step = 0;
+  while (step < c.steps) {
     data.sample(B, T, tokens.data(), targets.data());
     model.train_step(tokens.data(), targets.data(), B, T, lr_at(step, c.steps, c.warmup, c.lr, c.min_lr));
+    ++step;
+    if (step % c.check_every == 0 && check.met(model)) {
+      r.steps_to_target = step;
+      break;
+    }
   }
   r.train_seconds = seconds_since(t0);
-  r.steps = c.steps;
+  r.steps = step;
   r.trained_length = model.trained_length();
+  r.scored_length = model.scored_length();
 
   const auto t1 = Clock::now();
   {  // held-out accuracy on the training distribution
@@ -209,19 +351,49 @@ RunResult run_one(const Config& c, const RunSpec& spec) {
   SweepOptions so;
   so.lengths = eval_lengths(c);
   so.train_length = c.length;
-  so.sequences = spec.task == TaskKind::Retrieval ? 4 * c.eval_sequences : c.eval_sequences;
+  so.sequences = spec.task == TaskKind::Retrieval || spec.task == TaskKind::KthRetrieval ? 4 * c.eval_sequences
+                                                                                          : c.eval_sequences;
   so.grid_sequences = c.grid_sequences;
   so.attention_sequences = std::min(c.attention_sequences, so.sequences);
   so.seed = c.eval_seed;
   so.dynamic_factor = c.dynamic_factor;
-  r.sweeps.push_back(sweep(model, to, so));
-  if (spec.encoding == Encoding::Rope && c.scalings)
+  r.rows.push_back(make_row(model, sweep(model, to, so), spec.variant));
+  {  // learned: the task's target at 1x on the evaluation sequences
+    const LengthResult* one = nullptr;
+    for (const LengthResult& l : r.rows[0].sweep.lengths)
+      if (l.length == T) one = &l;
+    if (one)
+      r.learned = spec.task == TaskKind::Markov ? one->loss <= one->oracle_loss + kMarkovMargin
+                                                : one->accuracy >= accuracy_target(spec.task);
+  }
+  if (spec.encoding == Encoding::Rope && c.scalings && spec.variant.empty()) {  // the variant: unscaled only
     for (SweepScaling s : {SweepScaling::Linear, SweepScaling::Ntk, SweepScaling::Dynamic, SweepScaling::Yarn}) {
       so.scaling = s;
-      r.sweeps.push_back(sweep(model, to, so));
+      r.rows.push_back(make_row(model, sweep(model, to, so), spec.variant));
     }
+    if (c.finetune_steps > 0) {  // PI and YaRN fine-tuned at finetune_factor x T
+      for (SweepScaling s : {SweepScaling::Linear, SweepScaling::Yarn}) {
+        RopeScaling rs;
+        rs.factor = static_cast<double>(c.finetune_factor);
+        if (s == SweepScaling::Linear) {
+          rs.type = RopeType::Linear;
+        } else {
+          rs.type = RopeType::Yarn;
+          rs.original_max_position_embeddings = T;
+        }
+        Model ft = finetune(c, model, to, spec.seed, rs);
+        SweepOptions fso = so;
+        fso.scaling = s;
+        fso.fixed_rope_scaling = rs;
+        Row row = make_row(ft, sweep(ft, to, fso), "finetuned");
+        row.finetune_length = c.finetune_factor * T;
+        row.finetune_steps = c.finetune_steps;
+        r.rows.push_back(std::move(row));
+      }
+    }
+  }
   r.eval_seconds = seconds_since(t1);
-  if (spec.seed == 0) r.checkpoint = save_checkpoint(model);
+  if (spec.seed == 0 && spec.variant.empty()) r.checkpoint = save_checkpoint(model);
   return r;
 }
 
@@ -265,19 +437,149 @@ std::string task_json(const TaskOptions& o) {
   return s + "}";
 }
 
+// ---------------------------------------------------------------------------
+// Per-task chance, floors, oracle and target (results.json "tasks")
+
+struct Score {
+  double accuracy = 0, loss = 0;
+};
+std::string score_json(const Score& s) { return "\"accuracy\":" + num(s.accuracy) + ",\"loss\":" + num(s.loss); }
+
+// The evaluation sequences at trainLength (the sweep's own: sweep_seed(eval_seed, T, -1)).
+struct EvalBatch {
+  TaskOptions task;
+  int B = 0, T = 0;
+  std::vector<int32_t> tokens, targets;
+};
+EvalBatch eval_batch(const Config& c, TaskKind k) {
+  EvalBatch e;
+  e.task = task_options(k);
+  e.task.variable_length = false;
+  e.T = c.length;
+  e.B = (k == TaskKind::Retrieval || k == TaskKind::KthRetrieval) ? 4 * c.eval_sequences : c.eval_sequences;
+  e.tokens.resize(static_cast<std::size_t>(e.B) * e.T);
+  e.targets.resize(e.tokens.size());
+  TaskGenerator g(e.task, sweep_seed(c.eval_seed, e.T, -1));
+  g.sample(e.B, e.T, e.tokens.data(), e.targets.data());
+  return e;
+}
+
+// Markov floors: the next symbol predicted from no context (unigram) or from the current
+// token only (bigram), with frequencies counted on 4096 training-distribution sequences
+// (seed 777, add-1/2 smoothing), scored on the evaluation sequences.
+Score markov_floor(const Config& c, const EvalBatch& e, bool bigram) {
+  const int V = task_vocab_size(e.task);
+  const int ctx = bigram ? V : 1;
+  std::vector<double> count(static_cast<std::size_t>(ctx) * V, 0.0);
+  {
+    const int B = 4096, T = c.length;
+    std::vector<int32_t> tok(static_cast<std::size_t>(B) * T), tgt(tok.size());
+    TaskGenerator g(e.task, 777);
+    g.sample(B, T, tok.data(), tgt.data());
+    for (std::size_t i = 0; i < tok.size(); ++i)
+      if (tgt[i] >= 0) count[static_cast<std::size_t>(bigram ? tok[i] : 0) * V + tgt[i]] += 1;
+  }
+  const int first = kFirstSymbol, n = e.task.symbols;
+  Score s;
+  int scored = 0;
+  for (std::size_t i = 0; i < e.tokens.size(); ++i) {
+    if (e.targets[i] < 0) continue;
+    const double* row = count.data() + static_cast<std::size_t>(bigram ? e.tokens[i] : 0) * V;
+    double total = 0;
+    int best = first;
+    for (int v = first; v < first + n; ++v) {
+      total += row[v] + 0.5;
+      if (row[v] > row[best]) best = v;
+    }
+    s.loss -= std::log((row[e.targets[i]] + 0.5) / total);
+    s.accuracy += best == e.targets[i] ? 1 : 0;
+    ++scored;
+  }
+  s.loss /= scored;
+  s.accuracy /= scored;
+  return s;
+}
+
+std::string task_meta_json(const Config& c, TaskKind k) {
+  const TaskOptions to = task_options(k);
+  const EvalBatch e = eval_batch(c, k);
+  TaskGenerator g(e.task, 0);
+  const TaskOracle o = g.oracle(e.tokens.data(), e.targets.data(), e.B, e.T);
+  // the answer symbols: the n symbols (copy, reverse, markov) or the nv values (retrievals)
+  const int answers = (k == TaskKind::Retrieval || k == TaskKind::KthRetrieval) ? to.symbols - (to.symbols + 1) / 2
+                                                                                 : to.symbols;
+  const Score chance{1.0 / answers, std::log(static_cast<double>(answers))};
+  std::string role = k == TaskKind::Retrieval ? "control" : "main";
+  bool needs = k != TaskKind::Retrieval;
+  std::string what, cannot;
+  std::string floors = "[{\"name\":\"uniform\"," + score_json(chance) +
+                       ",\"note\":\"a uniform guess over the " + std::to_string(answers) + " answer symbols\"}";
+  switch (k) {
+    case TaskKind::Copy:
+      what = "whether a model can read back a sequence token by token at a fixed offset, at lengths it was not trained on";
+      cannot = "whether it can use distance in a harder way than one fixed offset per sequence; a content-only "
+               "(induction) solution also exists for copies without repeated tokens";
+      break;
+    case TaskKind::Reverse:
+      what = "whether a model can address a position that moves as it writes (the mirror of the current one), which "
+             "content alone cannot find";
+      cannot = "how a model behaves on natural text; the length of the reversed part and the positions change together";
+      break;
+    case TaskKind::Retrieval:
+      what = "the content-only control: a lookup that content matching alone solves (the query key occurs once)";
+      cannot = "anything about position: NoPE solves it at every length, so its depth grid cannot show lost in the middle";
+      floors += ",{\"name\":\"content\",\"accuracy\":1,\"loss\":0,\"note\":\"exact: the query key "
+                "occurs once, so matching it against the pairs finds the answer without position\"}";
+      break;
+    case TaskKind::KthRetrieval:
+      what = "a lookup whose answer depends on where things are (the first or the second of two occurrences of the "
+             "query key), with a needle-depth x length grid";
+      cannot = "recall from natural long documents; the order of two occurrences is also available to NoPE through "
+               "the causal mask";
+      floors += ",{\"name\":\"content\",\"accuracy\":0.5,\"loss\":" + num(std::log(2.0)) +
+                ",\"note\":\"exact: from the multiset of tokens a predictor finds the query key's two values but "
+                "not their order\"}";
+      break;
+    case TaskKind::Markov: {
+      what = "language-model loss against length on a sparse order-2 chain, Press-style (only the last 2 symbols "
+             "matter)";
+      cannot = "long-range use of position: the task needs none beyond the last two tokens";
+      const Score uni = markov_floor(c, e, false), bi = markov_floor(c, e, true);
+      floors += ",{\"name\":\"unigram\"," + score_json(uni) +
+                ",\"note\":\"no context: symbol frequencies of 4096 training sequences, scored on the evaluation "
+                "sequences at trainLength\"}";
+      floors += ",{\"name\":\"bigram\"," + score_json(bi) +
+                ",\"note\":\"the current token only: next-symbol frequencies per token of 4096 training "
+                "sequences, scored on the evaluation sequences at trainLength\"}";
+      break;
+    }
+  }
+  floors += "]";
+  std::string j = "{\"role\":" + str(role) + ",\"needsPosition\":" + (needs ? "true" : "false") +
+                  ",\"what\":" + str(what) + ",\"cannot\":" + str(cannot) + ",\"metric\":" +
+                  str(k == TaskKind::Markov ? "loss" : "accuracy") + ",\"chance\":{" + score_json(chance) +
+                  "},\"floors\":" + floors + ",\"oracle\":{\"accuracy\":" + num(o.accuracy) +
+                  ",\"loss\":" + num(o.loss) + "},\"target\":";
+  if (k == TaskKind::Markov)
+    j += "{\"loss\":" + num(o.loss + kMarkovMargin) + ",\"marginOverOracle\":" + num_exact(kMarkovMargin) + "}";
+  else
+    j += num_exact(accuracy_target(k));
+  return j + "}";
+}
+
 std::string results_json(const Config& c, const std::vector<RunResult>& runs, double seconds) {
   std::ostringstream j;
   std::vector<int> seeds(c.seeds);
   for (int i = 0; i < c.seeds; ++i) seeds[i] = i;
-  j << "{\n\"version\":1,\n\"config\":{";
+  j << "{\n\"version\":2,\n\"config\":{";
   j << "\"trainLength\":" << c.length << ",\"evalLengths\":" << ints(eval_lengths(c)) << ",\"seeds\":" << ints(seeds);
-  ModelConfig probe = model_config(c, Encoding::Rope, task_options(TaskKind::Copy), 0);
+  ModelConfig probe = model_config(c, Encoding::Rope, task_options(TaskKind::Copy), 0, c.rope_base);
   j << ",\"model\":{\"layers\":" << c.layers << ",\"heads\":" << c.heads << ",\"dModel\":" << c.d_model
     << ",\"mlpRatio\":" << c.mlp_ratio << ",\"ropeBase\":" << num_exact(probe.rope_base) << ",\"ropeLayout\":\"half\""
     << ",\"t5NumBuckets\":" << probe.t5_num_buckets << ",\"t5MaxDistance\":" << probe.t5_max_distance
     << ",\"shawK\":" << probe.shaw_k << ",\"learnedPolicy\":\"clamp\"}";
   j << ",\"steps\":" << c.steps << ",\"batch\":" << c.batch << ",\"lr\":" << num_exact(c.lr) << ",\"minLr\":" << num_exact(c.min_lr)
-    << ",\"warmup\":" << c.warmup << ",\"beta2\":" << num_exact(c.beta2)
+    << ",\"warmup\":" << c.warmup << ",\"checkEvery\":" << c.check_every << ",\"beta2\":" << num_exact(c.beta2)
     << ",\"weightDecay\":" << num_exact(AdamWOptions{}.weight_decay);
   j << ",\"tasks\":" << list(c.tasks, [](TaskKind k) { return str(task_name(k)); });
   j << ",\"encodings\":" << list(c.encodings, [](Encoding e) { return str(encoding_name(e)); });
@@ -294,14 +596,45 @@ std::string results_json(const Config& c, const std::vector<RunResult>& runs, do
     << ",\"max_position_embeddings\":" << c.length << "}"
     << ",\"yarn\":{\"rope_type\":\"yarn\",\"factor\":\"L/trainLength\",\"original_max_position_embeddings\":"
     << c.length << "},\"appliedWhen\":\"L > trainLength\"}";
-  j << ",\"jobs\":" << c.jobs << ",\"seconds\":" << num(seconds) << "},\n\"runs\":[\n";
+  j << ",\"earlyStop\":{\"checkEvery\":" << c.check_every
+    << ",\"batch\":\"256 full-length sequences (retrievals), else 64; seed 6000 + seed\""
+    << ",\"margin\":" << num_exact(kStopMargin)
+    << ",\"rule\":\"accuracy >= tasks[task].target + margin; markov: loss <= the oracle's on that batch + "
+    << num_exact(kMarkovMargin) << " - margin / 2\"}";
+  j << ",\"variants\":[";
+  if (c.variants)
+    j << "{\"encoding\":\"rope\",\"variant\":\"base10000\",\"note\":\"RoPE base " << num_exact(c.rope_base_variant)
+      << " (only 1 of the 4 pairs of head_dim 8 turns within trainLength); the default rows use base "
+      << num_exact(c.rope_base) << " (3 of 4 turn)\"},";
+  j << "{\"encoding\":\"rope\",\"variant\":\"finetuned\",\"scaling\":\"linear\",\"note\":\"PI with factor "
+    << c.finetune_factor << ", fine-tuned " << c.finetune_steps << " steps at " << c.finetune_factor * c.length
+    << " (Chen et al. 2023), evaluated with that factor at every length\"}"
+    << ",{\"encoding\":\"rope\",\"variant\":\"finetuned\",\"scaling\":\"yarn\",\"note\":\"YaRN with factor "
+    << c.finetune_factor << ", fine-tuned " << c.finetune_steps << " steps at " << c.finetune_factor * c.length
+    << ", evaluated with that factor at every length\"}]";
+  j << ",\"finetune\":{\"factor\":" << c.finetune_factor << ",\"length\":" << c.finetune_factor * c.length
+    << ",\"steps\":" << c.finetune_steps << ",\"batch\":" << std::max(1, c.batch / c.finetune_factor)
+    << ",\"lr\":" << num_exact(c.finetune_lr) << ",\"minLr\":" << num_exact(c.finetune_lr / 10)
+    << ",\"warmup\":" << std::max(1, c.finetune_steps / 10) << "}";
+  j << ",\"jobs\":" << c.jobs << ",\"seconds\":" << num(seconds) << "},\n\"tasks\":{";
+  for (std::size_t i = 0; i < c.tasks.size(); ++i)
+    j << (i ? ",\n" : "\n") << str(task_name(c.tasks[i])) << ":" << task_meta_json(c, c.tasks[i]);
+  j << "},\n\"runs\":[\n";
   bool first = true;
   for (const RunResult& r : runs)
-    for (const SweepResult& s : r.sweeps) {
+    for (const Row& row : r.rows) {
+      const SweepResult& s = row.sweep;
       j << (first ? "" : ",\n");
       first = false;
       j << "{\"task\":" << str(task_name(r.spec.task)) << ",\"encoding\":" << str(encoding_name(r.spec.encoding))
-        << ",\"seed\":" << r.spec.seed << ",\"scaling\":" << str(s.scaling) << ",\"trainSeconds\":"
+        << ",\"seed\":" << r.spec.seed << ",\"scaling\":" << str(s.scaling) << ",\"variant\":" << str(row.variant)
+        << ",\"finetune\":"
+        << (row.finetune_steps > 0 ? "{\"length\":" + std::to_string(row.finetune_length) +
+                                         ",\"steps\":" + std::to_string(row.finetune_steps) + "}"
+                                   : std::string("null"))
+        << ",\"learned\":" << (r.learned ? "true" : "false") << ",\"stepsToTarget\":"
+        << (r.steps_to_target >= 0 ? std::to_string(r.steps_to_target) : std::string("null"))
+        << ",\"scoredLength\":" << r.scored_length << ",\"trainSeconds\":"
         << num(r.train_seconds) << ",\"evalSeconds\":" << num(r.eval_seconds) << ",\"steps\":" << r.steps
         << ",\"parameters\":" << r.parameters << ",\"trainedLength\":" << r.trained_length
         << ",\"finalTrainAccuracy\":" << num(r.final_accuracy) << ",\"finalTrainLoss\":" << num(r.final_loss);
@@ -311,7 +644,12 @@ std::string results_json(const Config& c, const std::vector<RunResult>& runs, do
         j << (i ? "," : "") << "\n {\"length\":" << l.length << ",\"accuracy\":" << num(l.accuracy)
           << ",\"loss\":" << num(l.loss) << ",\"scored\":" << l.scored << ",\"oracleAccuracy\":"
           << num(l.oracle_accuracy) << ",\"oracleLoss\":" << num(l.oracle_loss)
-          << ",\"untrainedPositions\":" << l.untrained_positions
+          << ",\"untrainedPositions\":" << l.untrained_positions;
+        if (r.spec.encoding == Encoding::T5 || r.spec.encoding == Encoding::Learned)
+          j << ",\"untrainedParameters\":{\"kind\":"
+            << str(r.spec.encoding == Encoding::T5 ? "t5Buckets" : "learnedRows") << ",\"count\":"
+            << row.untrained[i].size() << ",\"ids\":" << ints(row.untrained[i]) << "}";
+        j
           << ",\"accuracyByPosition\":" << nums(l.accuracy_by_position) << ",\"heads\":"
           << list(l.heads, [](const HeadStats& h) {
                return "{\"layer\":" + std::to_string(h.layer) + ",\"head\":" + std::to_string(h.head) +
@@ -324,7 +662,7 @@ std::string results_json(const Config& c, const std::vector<RunResult>& runs, do
         j << ",\n \"grid\":{\"depths\":" << nums(s.grid_depths) << ",\"lengths\":" << ints(s.grid_lengths)
           << ",\"accuracy\":" << list(s.grid_accuracy, [](const std::vector<double>& row) { return nums(row); })
           << "}";
-      if (r.spec.seed == 0 && s.scaling == "none") j << ",\"checkpoint\":" << str(checkpoint_name(r.spec));
+      if (!r.checkpoint.empty() && s.scaling == "none") j << ",\"checkpoint\":" << str(checkpoint_name(r.spec));
       j << "}";
     }
   j << "\n]\n}\n";
@@ -350,8 +688,11 @@ double accuracy_at(const SweepResult& s, int length) {
 int run_all(const Config& c) {
   std::vector<RunSpec> specs;
   for (TaskKind t : c.tasks)
-    for (Encoding e : c.encodings)
-      for (int s = 0; s < c.seeds; ++s) specs.push_back({t, e, s});
+    for (Encoding e : c.encodings) {
+      for (int s = 0; s < c.seeds; ++s) specs.push_back({t, e, s, "", c.rope_base});
+      if (e == Encoding::Rope && c.variants)
+        for (int s = 0; s < c.seeds; ++s) specs.push_back({t, e, s, "base10000", c.rope_base_variant});
+    }
   std::vector<RunResult> results(specs.size());
   std::atomic<std::size_t> next{0};
   std::atomic<bool> failed{false};
@@ -359,7 +700,9 @@ int run_all(const Config& c) {
   std::size_t done = 0;
   const auto t0 = Clock::now();
   const std::vector<int> lengths = eval_lengths(c);
-  std::fprintf(stderr, "posenc_train: %zu runs (%zu tasks x %zu encodings x %d seeds), %d steps each, %d job%s\n",
+  std::fprintf(stderr,
+               "posenc_train: %zu runs (%zu tasks x %zu encodings x %d seeds + variants), budget %d steps each, %d "
+               "job%s\n",
                specs.size(), c.tasks.size(), c.encodings.size(), c.seeds, c.steps, c.jobs, c.jobs == 1 ? "" : "s");
   auto worker = [&] {
     for (;;) {
@@ -379,11 +722,13 @@ int run_all(const Config& c) {
       const double el = seconds_since(t0);
       const RunResult& r = results[i];
       std::fprintf(stderr,
-                   "[%3zu/%zu] %-9s %-10s seed %d  train acc %.3f  acc@%d %.3f  acc@%d %.3f  (%.1fs + %.1fs)  "
-                   "elapsed %s  ETA %s\n",
-                   done, specs.size(), task_name(r.spec.task), encoding_name(r.spec.encoding), r.spec.seed,
-                   r.final_accuracy, c.length, accuracy_at(r.sweeps[0], c.length), lengths.back(),
-                   accuracy_at(r.sweeps[0], lengths.back()), r.train_seconds, r.eval_seconds,
+                   "[%3zu/%zu] %-13s %-14s seed %d  %s steps %5d  held-out acc %.3f  acc@%d %.3f  acc@%d %.3f  "
+                   "(%.1fs + %.1fs)  elapsed %s  ETA %s\n",
+                   done, specs.size(), task_name(r.spec.task),
+                   (std::string(encoding_name(r.spec.encoding)) + (r.spec.variant.empty() ? "" : "/" + r.spec.variant)).c_str(),
+                   r.spec.seed, r.learned ? "learned" : "NOT learned", r.steps, r.final_accuracy, c.length,
+                   accuracy_at(r.rows[0].sweep, c.length), lengths.back(),
+                   accuracy_at(r.rows[0].sweep, lengths.back()), r.train_seconds, r.eval_seconds,
                    clock_string(el).c_str(), clock_string(el / done * (specs.size() - done)).c_str());
     }
   };
@@ -501,10 +846,13 @@ void usage(FILE* f) {
                "  --out DIR            writes DIR/web/checkpoints/<task>-<encoding>.ckpt and DIR/docs/results.json (.)\n"
                "  --quick              a short configuration for tests (copy; rope, alibi; 1 seed; 60 steps)\n"
                "  --seeds N            seeds 0..N-1 per task and encoding (3)\n"
-               "  --tasks LIST         comma-separated: copy,reverse,retrieval,markov (all)\n"
+               "  --tasks LIST         comma-separated: copy,reverse,retrieval,kth_retrieval,markov (all)\n"
                "  --encodings LIST     comma-separated: %s (all)\n"
                "  --jobs N             runs trained in parallel (2); results do not depend on it\n"
-               "  --no-scalings        skip the RoPE linear/ntk/dynamic/yarn evaluation sweeps\n"
+               "  --no-scalings        skip the RoPE linear/ntk/dynamic/yarn evaluation sweeps (and the fine-tunes)\n"
+               "  --no-variants        skip the rope base-10000 variant runs\n"
+               "  --finetune-steps N   PI/YaRN fine-tune steps at 4x the length (200; 0 = none)\n"
+               "  --check-every N      early-stop check interval in steps (100)\n"
                "  --check-reproducible run twice (--jobs 1, --jobs 2) into DIR/a and DIR/b and compare\n",
                registered_names().c_str());
 }
@@ -529,6 +877,8 @@ int main(int argc, char** argv) {
         c.eval_factors = {1, 2};
         c.eval_sequences = 8;
         c.grid_sequences = 8;
+        c.check_every = 20;
+        c.finetune_steps = 10;
       }
     for (int i = 1; i < argc; ++i) {
       const std::string k = argv[i];
@@ -560,6 +910,13 @@ int main(int argc, char** argv) {
       } else if (k == "--no-scalings") {
         c.scalings = false;
         pass_through.push_back(k);
+      } else if (k == "--no-variants") {
+        c.variants = false;
+        pass_through.push_back(k);
+      } else if (k == "--finetune-steps") {
+        c.finetune_steps = integer(0, 1000000);
+      } else if (k == "--check-every") {
+        c.check_every = integer(1, 1000000);
       } else if (k == "--seeds") {
         c.seeds = integer(1, 1000);
       } else if (k == "--jobs") {

@@ -352,11 +352,11 @@ TEST(model_learned, ClampReusesTheLastRowZeroUsesNothing) {
   for (int i = 0; i < 12 * V; ++i) ASSERT_EQ(a[i], b[i]);  // inside the table: identical
   double diff = 0;
   for (int i = 12 * V; i < T * V; ++i) diff += std::fabs(a[i] - b[i]);
-  EXPECT_GT(diff, 0.0);  // past it: clamp adds row 11, zero adds nothing
-  // With row 11 set to zero the two policies agree everywhere.
+  EXPECT_GT(diff, 0.0);  // past it: clamp adds row 10 (maxLength - 2), zero adds nothing
+  // With row 10 set to zero the two policies agree everywhere (row 11 is not the one reused).
   for (Model* m : {&clamp, &zero}) {
     const auto* wpe = m->find_tensor("wpe");
-    std::fill(m->parameters() + wpe->offset + 11 * 16, m->parameters() + wpe->offset + 12 * 16, 0.0f);
+    std::fill(m->parameters() + wpe->offset + 10 * 16, m->parameters() + wpe->offset + 11 * 16, 0.0f);
   }
   const std::vector<float> a2(clamp.forward(tok.data(), 1, T), clamp.forward(tok.data(), 1, T) + T * V);
   const float* b2 = zero.forward(tok.data(), 1, T);
@@ -389,6 +389,70 @@ TEST(model_learned, ReportsUntrainedPositions) {
   r.train_step(tok.data(), tok.data(), 2, 8, 1e-3f);
   EXPECT_EQ(r.untrained_positions(20).front(), 8);
   EXPECT_EQ(r.position_status(20)[19], posenc::PositionStatus::Untrained);
+}
+
+// Next-token training at T never scores position T-1 (its next token is outside the window):
+// by causality nothing at T-1 reaches the loss, so the learned row T-1 keeps its initial
+// value, position_status says Untrained, and clamp reuses row T-2, the last one trained.
+TEST(model_learned, NextTokenTrainingLeavesTheLastPositionUntrained) {
+  const int T = 12, B = 3, V = 11;
+  for (Encoding e : kAllEncodings) {
+    Model m(small_config(e));  // max_length 12
+    const auto tok = random_tokens(B * T, V, 4);
+    std::vector<int32_t> tgt(tok.size(), -1);
+    for (int b = 0; b < B; ++b)
+      for (int t = 0; t + 1 < T; ++t) tgt[b * T + t] = tok[b * T + t + 1];
+    const std::vector<float> init(m.parameters(), m.parameters() + m.num_parameters());
+    for (int s = 0; s < 3; ++s) m.train_step(tok.data(), tgt.data(), B, T, 1e-2f);
+    EXPECT_EQ(m.trained_length(), T) << posenc::encoding_name(e);
+    EXPECT_EQ(m.scored_length(), T - 1) << posenc::encoding_name(e);
+    const auto st = m.position_status(T);
+    for (int p = 0; p < T - 1; ++p) EXPECT_EQ(st[p], posenc::PositionStatus::Trained) << posenc::encoding_name(e);
+    EXPECT_EQ(st[T - 1], posenc::PositionStatus::Untrained) << posenc::encoding_name(e);
+    if (e == Encoding::Learned) {
+      const auto* wpe = m.find_tensor("wpe");
+      for (int i = 0; i < 16; ++i) {
+        EXPECT_EQ(m.parameters()[wpe->offset + (T - 1) * 16 + i], init[wpe->offset + (T - 1) * 16 + i]);
+      }
+      double moved = 0;
+      for (int i = 0; i < 16; ++i)
+        moved += std::fabs(m.parameters()[wpe->offset + (T - 2) * 16 + i] - init[wpe->offset + (T - 2) * 16 + i]);
+      EXPECT_GT(moved, 0.0);
+    }
+  }
+  // A checkpoint keeps the length only: set_trained_length(t) gives scored_length t - 1.
+  Model m(small_config(Encoding::Learned));
+  m.set_trained_length(12);
+  EXPECT_EQ(m.scored_length(), 11);
+  EXPECT_EQ(m.untrained_positions(12), (std::vector<int32_t>{11}));
+  m.set_trained_length(0);
+  EXPECT_EQ(m.scored_length(), 0);
+}
+
+// Training with a RoPE override (fine-tuning PI / YaRN): the loss is the evaluation's with the
+// same override, the gradients differ from plain training's; other encodings refuse it.
+TEST(model_rope, TrainsWithARopeScaling) {
+  const int T = 12, B = 2, V = 11;
+  const auto tok = random_tokens(B * T, V, 6);
+  posenc::ForwardOptions fo;
+  posenc::RopeScaling rs;
+  rs.type = posenc::RopeType::Linear;
+  rs.factor = 4.0;
+  fo.rope_scaling = rs;
+  Model a(small_config(Encoding::Rope)), b(small_config(Encoding::Rope));
+  const float scaled = a.evaluate(tok.data(), tok.data(), B, T, fo).loss;
+  const float plain = a.evaluate(tok.data(), tok.data(), B, T).loss;
+  EXPECT_NE(scaled, plain);
+  EXPECT_FLOAT_EQ(a.forward_backward(tok.data(), tok.data(), B, T, fo).loss, scaled);
+  const std::vector<float> ga(a.gradients(), a.gradients() + a.num_parameters());
+  b.forward_backward(tok.data(), tok.data(), B, T);
+  double diff = 0;
+  for (std::size_t i = 0; i < ga.size(); ++i) diff += std::fabs(ga[i] - b.gradients()[i]);
+  EXPECT_GT(diff, 0.0);
+  a.train_step(tok.data(), tok.data(), B, T, 1e-2f, fo);
+  EXPECT_LT(a.evaluate(tok.data(), tok.data(), B, T, fo).loss, scaled);
+  Model alibi(small_config(Encoding::Alibi));
+  EXPECT_FALSE(error_of([&] { alibi.train_step(tok.data(), tok.data(), B, T, 1e-2f, fo); }).empty());
 }
 
 // ---------------------------------------------------------------------------

@@ -31,7 +31,7 @@ constexpr int kTrainLength = 16;
 TaskOptions task(TaskKind k) {
   TaskOptions o;
   o.kind = k;
-  o.symbols = k == TaskKind::Retrieval ? 6 : 5;
+  o.symbols = k == TaskKind::Retrieval || k == TaskKind::KthRetrieval ? 6 : 5;
   o.variable_length = k != TaskKind::Markov;
   return o;
 }
@@ -114,7 +114,7 @@ TEST(sweep, ScorePosition) {
 
 // The per-length loss/accuracy equal Model::evaluate on the same sequences.
 TEST(sweep, MatchesEvaluateOnTheSameSequences) {
-  for (TaskKind k : {TaskKind::Copy, TaskKind::Reverse, TaskKind::Retrieval, TaskKind::Markov})
+  for (TaskKind k : {TaskKind::Copy, TaskKind::Reverse, TaskKind::Retrieval, TaskKind::Markov, TaskKind::KthRetrieval})
     for (Encoding e : {Encoding::Rope, Encoding::Learned, Encoding::Alibi}) {
       const TaskOptions t = task(k);
       Model m = trained(e, t);
@@ -140,8 +140,10 @@ TEST(sweep, MatchesEvaluateOnTheSameSequences) {
         const posenc::TaskOracle oracle = g.oracle(tok.data(), tgt.data(), o.sequences, l.length);
         EXPECT_EQ(l.oracle_loss, oracle.loss);
         EXPECT_EQ(l.oracle_accuracy, oracle.accuracy);
-        // positions past the training length are untrained (Learned: past its table, evaluated with Clamp)
-        EXPECT_EQ(l.untrained_positions, std::max(0, l.length - kTrainLength)) << what;
+        // positions from the last one training scored on are untrained (position kTrainLength - 1
+        // never is: its next token lies outside the window; Learned: past its table, with Clamp)
+        EXPECT_LE(m.scored_length(), kTrainLength - 1) << what;
+        EXPECT_EQ(l.untrained_positions, std::max(0, l.length - m.scored_length())) << what;
       }
     }
 }
@@ -228,7 +230,8 @@ TEST(sweep, AccuracyByPositionAndHeads) {
 }
 
 TEST(sweep, RetrievalGrid) {
-  const TaskOptions t = task(TaskKind::Retrieval);
+  for (TaskKind kind : {TaskKind::Retrieval, TaskKind::KthRetrieval}) {
+  const TaskOptions t = task(kind);
   Model m = trained(Encoding::Alibi, t);
   SweepOptions o = options({8, 20, 33});
   o.max_batch_tokens = 1 << 20;
@@ -250,6 +253,7 @@ TEST(sweep, RetrievalGrid) {
       EXPECT_EQ(ev.scored, o.grid_sequences);
       EXPECT_NEAR(r.grid_accuracy[d][l], ev.accuracy, 1e-6) << "depth " << d << " L " << L;
     }
+  }
   }
   // other tasks have no grid
   const TaskOptions c = task(TaskKind::Copy);
@@ -274,6 +278,82 @@ TEST(sweep, RopeScalingsEqualThePlainModelUpToTheTrainingLength) {
     }
     for (std::size_t i = 3; i < 5; ++i)  // L > 16: another model
       EXPECT_NE(r.lengths[i].loss, plain.lengths[i].loss) << r.scaling << " L " << r.lengths[i].length;
+  }
+}
+
+// Dynamic NTK as in generation without a cache: the prediction at t comes from a forward of
+// tokens[0..t] alone with HF's dynamic frequencies at seq_len t + 1 (computed here by hand,
+// one prefix at a time), not from one forward at seq_len L.
+TEST(sweep, DynamicNtkRecomputesTheBaseAtEveryPosition) {
+  for (TaskKind kind : {TaskKind::Copy, TaskKind::KthRetrieval}) {
+    const TaskOptions t = task(kind);
+    Model m = trained(Encoding::Rope, t);
+    const int L = 40, S = 6;
+    SweepOptions o = options({L});
+    o.scaling = SweepScaling::Dynamic;
+    o.dynamic_factor = 2.0;
+    o.attention_sequences = 1;
+    const SweepResult r = posenc::sweep(m, t, o);
+    TaskOptions et = t;
+    et.variable_length = false;
+    TaskGenerator g(et, posenc::sweep_seed(o.seed, L, -1));
+    std::vector<int32_t> tok(static_cast<std::size_t>(S) * L), tgt(tok.size());
+    g.sample(S, L, tok.data(), tgt.data());
+    const int V = m.config().vocab_size;
+    double loss = 0;
+    int scored = 0, correct = 0;
+    for (int b = 0; b < S; ++b)
+      for (int p = 0; p < L; ++p) {
+        const int32_t y = tgt[static_cast<std::size_t>(b) * L + p];
+        if (y < 0) continue;
+        posenc::ForwardOptions fo;
+        if (p + 1 > kTrainLength) {
+          posenc::RopeScaling rs;
+          rs.type = posenc::RopeType::Dynamic;
+          rs.factor = 2.0;
+          rs.max_position_embeddings = kTrainLength;
+          fo.rope_scaling = rs;
+        }
+        const float* l = m.forward(tok.data() + static_cast<std::size_t>(b) * L, 1, p + 1, fo);
+        const posenc::ScoredPosition sp = posenc::score_position(l + static_cast<std::size_t>(p) * V, V, y);
+        loss += sp.loss;
+        scored += 1;
+        correct += sp.correct ? 1 : 0;
+      }
+    EXPECT_EQ(r.lengths[0].scored, scored);
+    EXPECT_EQ(r.lengths[0].correct, correct);
+    EXPECT_NEAR(r.lengths[0].loss, loss / scored, 1e-9 * (1 + loss / scored));
+    // ... which is not one forward at seq_len L (the static block sweep_rope_scaling gives).
+    posenc::ForwardOptions whole;
+    whole.rope_scaling = posenc::sweep_rope_scaling(SweepScaling::Dynamic, L, kTrainLength, 2.0);
+    const posenc::LossResult w = m.evaluate(tok.data(), tgt.data(), S, L, whole);
+    EXPECT_NE(static_cast<float>(r.lengths[0].loss), w.loss) << posenc::task_name(kind);
+  }
+}
+
+// A fine-tuned row's override applies at every length, also below the training length.
+TEST(sweep, FixedRopeScalingAppliesAtEveryLength) {
+  const TaskOptions t = task(TaskKind::Copy);
+  Model m = trained(Encoding::Rope, t);
+  SweepOptions o = options({12, 32});
+  posenc::RopeScaling rs;
+  rs.type = posenc::RopeType::Linear;
+  rs.factor = 4.0;
+  o.scaling = SweepScaling::Linear;
+  o.fixed_rope_scaling = rs;
+  const SweepResult r = posenc::sweep(m, t, o);
+  for (std::size_t i = 0; i < 2; ++i) {
+    const int L = o.lengths[i];
+    TaskOptions et = t;
+    et.variable_length = false;
+    TaskGenerator g(et, posenc::sweep_seed(o.seed, L, -1));
+    std::vector<int32_t> tok(static_cast<std::size_t>(o.sequences) * L), tgt(tok.size());
+    g.sample(o.sequences, L, tok.data(), tgt.data());
+    posenc::ForwardOptions fo;
+    fo.rope_scaling = rs;
+    const posenc::LossResult e = m.evaluate(tok.data(), tgt.data(), o.sequences, L, fo);
+    EXPECT_NEAR(r.lengths[i].loss, e.loss, 1e-5 * (1 + e.loss)) << L;
+    EXPECT_NE(static_cast<float>(r.lengths[i].loss), m.evaluate(tok.data(), tgt.data(), o.sequences, L).loss) << L;
   }
 }
 

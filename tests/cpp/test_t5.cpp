@@ -4,6 +4,7 @@
 
 #include "test_util.hpp"
 
+#include <algorithm>
 #include <climits>
 #include <cmath>
 #include <string>
@@ -139,4 +140,34 @@ TEST(T5Bucket, Errors) {
   ExpectError([&] { posenc::t5_bucket(-5, o); }, ErrorKind::Range, "max_distance");
 }
 
+// Which buckets next-token training at T = 32 reaches (distances 0 .. 30: position 31 is never
+// scored), from an independent float64 transcription of HF's unidirectional formula. HF's
+// default 32 buckets / max_distance 128 leave buckets 21 .. 31 untrained; 16 / 32 (the
+// experiment's) use every bucket.
+int hf_bucket_unidirectional(int n, int num_buckets, int max_distance) {
+  const int max_exact = num_buckets / 2;
+  if (n < max_exact) return n;
+  const int large = max_exact + static_cast<int>(std::log(static_cast<double>(n) / max_exact) /
+                                                 std::log(static_cast<double>(max_distance) / max_exact) *
+                                                 (num_buckets - max_exact));
+  return std::min(large, num_buckets - 1);
+}
+
+TEST(T5Bucket, BucketsReachedByTrainingAtLength32) {
+  auto reached = [](int nb, int md) {
+    std::vector<bool> r(nb, false);
+    for (int n = 0; n <= 30; ++n) {
+      const int b = posenc::t5_bucket(-n, T5BucketOptions{false, nb, md});
+      EXPECT_EQ(b, hf_bucket_unidirectional(n, nb, md)) << n;
+      r[b] = true;
+    }
+    return r;
+  };
+  const std::vector<bool> hf = reached(32, 128);
+  for (int b = 0; b < 32; ++b) EXPECT_EQ(hf[b], b <= 20) << "HF default, bucket " << b;
+  const std::vector<bool> ours = reached(16, 32);
+  for (int b = 0; b < 16; ++b) EXPECT_TRUE(ours[b]) << "16 / 32, bucket " << b;
+}
+
 }  // namespace
+

@@ -1,6 +1,7 @@
 // Task generators: layout, targets, vocabulary, determinism, Copy's unchanged
 // stream, Reverse, Retrieval (both layouts, needle depth, dictionary), Markov
-// (shared table, transitions, oracle) and option checks.
+// (shared table, transitions, oracle), KthRetrieval (layout, an independent solver, depth,
+// the answer is not a function of the multiset of tokens) and option checks.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -56,7 +57,7 @@ int scored(const Batch& b, int s) {
 }
 
 TEST(tasks, NamesFollowTheEnumOrder) {
-  const char* names[] = {"copy", "reverse", "retrieval", "markov"};
+  const char* names[] = {"copy", "reverse", "retrieval", "markov", "kth_retrieval"};
   for (int i = 0; i < posenc::kTaskCount; ++i) {
     EXPECT_STREQ(posenc::task_name(static_cast<TaskKind>(i)), names[i]);
     EXPECT_EQ(static_cast<int>(posenc::parse_task(names[i])), i);
@@ -355,6 +356,123 @@ TEST(tasks, Oracle) {
   EXPECT_NEAR(o.accuracy, acc / n, 1e-12);
   EXPECT_GT(o.loss, 0.1);
   EXPECT_LT(o.accuracy, 1.0);
+}
+
+// KthRetrieval decoded independently of the generator: pair token -> (key, value), then the
+// answer is the value of the o-th occurrence of the query key, found by scanning in order.
+struct KthDecoded {
+  int p = 0, sep = 0;
+  int32_t query = -1, ordinal = -1, answer = -1;
+  std::vector<int> occurrences;  // pair indices whose key is the query's
+};
+KthDecoded kth_decode(const TaskOptions& o, const int32_t* x, int T) {
+  const int n = o.symbols, m = (n + 1) / 2, nv = n - m;
+  const int32_t first_query = kFirstSymbol + n + m * nv;  // after the pair tokens
+  KthDecoded d;
+  int t = 1;
+  while (t < T && x[t] != kTokenSep) ++t;
+  d.sep = t;
+  d.p = t - 1;
+  d.query = (x[t + 1] - first_query) / 2;
+  d.ordinal = (x[t + 1] - first_query) % 2;  // 0: first, 1: second
+  for (int i = 0; i < d.p; ++i) {
+    const int pair = x[1 + i] - kFirstSymbol - n;
+    if (pair / nv == d.query) d.occurrences.push_back(i);
+  }
+  if (d.ordinal >= 0 && d.ordinal < static_cast<int>(d.occurrences.size())) {
+    const int pair = x[1 + d.occurrences[d.ordinal]] - kFirstSymbol - n;
+    d.answer = kFirstSymbol + m + pair % nv;
+  }
+  return d;
+}
+
+TEST(tasks, KthRetrievalLayoutAndAnIndependentSolver) {
+  for (bool var : {false, true})
+    for (int T : {6, 7, 32, 100}) {
+      TaskOptions o = task(TaskKind::KthRetrieval, 16);
+      o.variable_length = var;
+      const int n = 16, m = 8, nv = 8;
+      EXPECT_EQ(posenc::task_vocab_size(o), n + 3 + m * nv + 2 * m);
+      EXPECT_EQ(posenc::task_min_length(o), 6);
+      EXPECT_EQ(posenc::kth_query_token(o, 0, 0), n + 3 + m * nv);
+      EXPECT_EQ(posenc::kth_query_token(o, m - 1, 1), posenc::task_vocab_size(o) - 1);
+      TaskGenerator g(o, 5);
+      const Batch b = draw(g, 200, T);
+      int second = 0;
+      std::set<int> sizes;
+      for (int s = 0; s < b.B; ++s) {
+        const int32_t* x = b.x(s);
+        const int32_t* y = b.y(s);
+        EXPECT_EQ(x[0], kTokenBos);
+        const KthDecoded d = kth_decode(o, x, T);
+        sizes.insert(d.p);
+        EXPECT_GE(d.p, 2);
+        if (!var) EXPECT_EQ(d.p, T - 4);
+        for (int i = 0; i < d.p; ++i) {  // pair tokens only before SEP
+          EXPECT_GE(x[1 + i], kFirstSymbol + n);
+          EXPECT_LT(x[1 + i], kFirstSymbol + n + m * nv);
+        }
+        ASSERT_EQ(d.occurrences.size(), 2u) << "the query key occurs exactly twice";
+        const int32_t v0 = (x[1 + d.occurrences[0]] - kFirstSymbol - n) % nv;
+        const int32_t v1 = (x[1 + d.occurrences[1]] - kFirstSymbol - n) % nv;
+        EXPECT_NE(v0, v1) << "its two values differ";
+        ASSERT_TRUE(d.ordinal == 0 || d.ordinal == 1);
+        second += d.ordinal;
+        EXPECT_EQ(x[d.sep + 2], d.answer);
+        for (int t = d.sep + 3; t < T; ++t) EXPECT_EQ(x[t], kTokenPad);
+        EXPECT_EQ(scored(b, s), 1);
+        EXPECT_EQ(y[d.sep + 1], d.answer) << "the target is the value of the asked occurrence";
+      }
+      if (T >= 32) {  // both ordinals are asked, about equally often
+        EXPECT_GT(second, 60);
+        EXPECT_LT(second, 140);
+      }
+      if (var && T >= 32) EXPECT_GT(sizes.size(), 10u);
+    }
+}
+
+// Swapping the two occurrences of the query key keeps every token (the multiset, and the
+// query and ordinal) and changes the answer: no function of the multiset solves the task,
+// the best one scores 1/2. Content alone does solve Retrieval (the control).
+TEST(tasks, KthRetrievalAnswerIsNotAFunctionOfTheMultiset) {
+  TaskOptions o = task(TaskKind::KthRetrieval, 16);
+  TaskGenerator g(o, 9);
+  const int T = 32;
+  const Batch b = draw(g, 100, T);
+  for (int s = 0; s < b.B; ++s) {
+    std::vector<int32_t> x(b.x(s), b.x(s) + T);
+    const KthDecoded d = kth_decode(o, x.data(), T);
+    std::vector<int32_t> swapped = x;
+    std::swap(swapped[1 + d.occurrences[0]], swapped[1 + d.occurrences[1]]);
+    std::multiset<int32_t> a(x.begin(), x.begin() + d.sep + 2), c(swapped.begin(), swapped.begin() + d.sep + 2);
+    EXPECT_EQ(a, c);
+    const KthDecoded e = kth_decode(o, swapped.data(), T);
+    EXPECT_NE(e.answer, d.answer);
+  }
+}
+
+TEST(tasks, KthRetrievalDepthPlacesTheAskedOccurrence) {
+  for (double depth : {0.0, 0.25, 0.5, 1.0}) {
+    TaskOptions o = task(TaskKind::KthRetrieval, 16);
+    o.depth = depth;
+    TaskGenerator g(o, 3);
+    const int T = 44;  // p = 40
+    const Batch b = draw(g, 50, T);
+    for (int s = 0; s < b.B; ++s) {
+      const KthDecoded d = kth_decode(o, b.x(s), T);
+      EXPECT_EQ(d.occurrences[d.ordinal], static_cast<int>(std::lround(depth * (d.p - 1))));
+      if (depth == 0.0) EXPECT_EQ(d.ordinal, 0);
+      if (depth == 1.0) EXPECT_EQ(d.ordinal, 1);
+    }
+  }
+  TaskOptions o = task(TaskKind::KthRetrieval, 16);
+  o.packed = false;
+  ExpectError([o] { TaskGenerator g(o, 1); }, posenc::ErrorKind::Range, "packed must be true for task 'kth_retrieval'");
+  o = task(TaskKind::KthRetrieval, 3);
+  ExpectError([o] { TaskGenerator g(o, 1); }, posenc::ErrorKind::Range, "symbols must be an integer in [4, 500]");
+  ExpectError([] { posenc::kth_query_token(task(TaskKind::Copy), 0, 0); }, posenc::ErrorKind::Range, "task must be");
+  ExpectError([] { posenc::kth_query_token(task(TaskKind::KthRetrieval, 16), 8, 0); }, posenc::ErrorKind::Range, "key");
+  ExpectError([] { posenc::kth_query_token(task(TaskKind::KthRetrieval, 16), 0, 2); }, posenc::ErrorKind::Range, "ordinal");
 }
 
 TEST(tasks, EveryTaskFillsLongLengthsDeterministically) {

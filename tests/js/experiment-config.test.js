@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { EXPERIMENT } from '../../web/app/experiment.js';
 import { OPTIMIZER_SCHEMA } from '../../web/lib/index.js';
 
-const { config } = JSON.parse(readFileSync(new URL('../../docs/results.json', import.meta.url), 'utf8'));
+const { config, tasks } = JSON.parse(readFileSync(new URL('../../docs/results.json', import.meta.url), 'utf8'));
 
 test('page training settings equal the recorded experiment', () => {
   expect(EXPERIMENT.mlpRatio).toBe(config.model.mlpRatio);
@@ -13,6 +13,10 @@ test('page training settings equal the recorded experiment', () => {
   expect(EXPERIMENT.minLr).toBe(config.minLr);
   expect(EXPERIMENT.warmup).toBe(config.warmup);
   expect(EXPERIMENT.batch).toBe(config.batch);
+  expect(EXPERIMENT.steps).toBe(config.steps);
+  expect(EXPERIMENT.checkEvery).toBe(config.earlyStop.checkEvery);
+  expect(EXPERIMENT.stopMargin).toBe(config.earlyStop.margin);
+  for (const [k, v] of Object.entries(EXPERIMENT.model)) expect([k, v]).toEqual([k, config.model[k]]);
   // AdamW: the page and train() use the module's defaults (the C++ AdamWOptions), which must be the
   // recorded ones (float32 values, recorded exactly).
   const adamw = Object.fromEntries(OPTIMIZER_SCHEMA.map((f) => [f.name, f.default]));
@@ -21,5 +25,9 @@ test('page training settings equal the recorded experiment', () => {
   for (const task of config.tasks) {
     const { vocabSize, ...recorded } = config.taskOptions[task];
     expect(EXPERIMENT.taskOptions[task]).toEqual(recorded);
+    // the early stop's target (results.json tasks[task].target)
+    if (tasks[task].metric === 'loss') expect(EXPERIMENT.markovMargin).toBe(tasks[task].target.marginOverOracle);
+    else expect(EXPERIMENT.targets[task]).toBe(tasks[task].target);
   }
+  expect(Object.keys(EXPERIMENT.taskOptions).sort()).toEqual([...config.tasks].sort());
 });

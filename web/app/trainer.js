@@ -91,7 +91,7 @@ export function createTrainer({ vocabSize, onModel, onProgress, concurrency = 2,
   };
 
   function modelConfig(enc, e) {
-    return { encoding: enc, layers: e.layers, heads: e.heads, dModel: e.dModel, mlpRatio: EXPERIMENT.mlpRatio,
+    return { ...EXPERIMENT.model, encoding: enc, layers: e.layers, heads: e.heads, dModel: e.dModel, mlpRatio: EXPERIMENT.mlpRatio,
       vocabSize: vocabSize(e.task), maxLength: e.trainLength, seed: e.seed, learnedPolicy: enc === 'learned' ? 'clamp' : 'error' };
   }
 

@@ -16,6 +16,11 @@
 //             [BOS, P1..Pp, SEP, q, a]; packed: false: two tokens [BOS, k1 v1 .. kp vp, SEP, q, a].
 //             Scored: the query position only (plus repeated keys with scoreRepeats,
 //             two-token layout).
+//  kth_retrieval  packed pairs where the query key occurs exactly twice, with two values,
+//             then SEP, one query token for (key, first | second) and the value of that
+//             occurrence: [BOS, P1..Pp, SEP, Q, a]. The answer depends on the order of the pairs
+//             (swapping the two occurrences keeps every token and changes it); content alone
+//             scores 1/2. `depth` places the asked occurrence. Scored: the query position.
 //  markov     [BOS, x1, x2, ...] from a fixed sparse Markov chain of `order` over the
 //             symbols (`branching` next symbols per context), chosen by `tableSeed` and
 //             shared by every `seed`; scored from position `order` on. Random targets:
@@ -24,7 +29,7 @@ import * as v from './validate.js';
 import { scope, check } from './memory.js';
 
 /** Task names, in the order of the C++ enum posenc::TaskKind. */
-export const TASKS = ['copy', 'reverse', 'retrieval', 'markov'];
+export const TASKS = ['copy', 'reverse', 'retrieval', 'markov', 'kth_retrieval'];
 
 export const TASK_KEYS = ['task', 'symbols', 'variableLength', 'depth', 'packed', 'scoreRepeats', 'order', 'branching',
   'tableSeed'];

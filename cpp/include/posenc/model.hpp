@@ -164,8 +164,9 @@ void validate_config_fields(const ModelConfig& c);
 
 // Per position, what training has done for it (see Model::position_status).
 enum class PositionStatus : uint8_t {
-  Trained = 0,     // p < trained_length(): seen in training
-  Untrained = 1,   // never seen in training (for Learned: its row never got a gradient)
+  Trained = 0,     // p < scored_length(): reached the training loss (got a gradient)
+  Untrained = 1,   // never reached the training loss: p >= scored_length(), e.g. position T-1 of
+                   // next-token training at T (for Learned: its row never got a gradient)
   OutOfTable = 2,  // Learned only: p >= max_length, handled by learned_policy
 };
 
@@ -222,14 +223,17 @@ class Model {
   // ---- training
   // Zeroes the gradients, runs forward (keeping activations), the loss, and backward:
   // gradients() then hold d(mean loss)/d(parameters). Records T as trained.
-  LossResult forward_backward(const int32_t* tokens, const int32_t* targets, int B, int T);
+  // options: rope_scaling trains with those frequencies (fine-tuning PI / YaRN); want_attention must be false.
+  LossResult forward_backward(const int32_t* tokens, const int32_t* targets, int B, int T,
+                              const ForwardOptions& options = {});
   float gradient_norm() const;        // global L2 norm of gradients()
   float clip_gradients(float max_norm);  // scales gradients to norm <= max_norm; returns the norm before
   void adamw_update(float lr);        // one AdamW step on gradients() (step counter + 1); validates the options
   // forward_backward + clip (options.grad_clip) + adamw_update. Returns loss/accuracy
   // of the batch before the update, and the gradient norm before clipping. A step whose
   // gradient norm is not finite (a diverged model) throws RangeError and updates nothing.
-  LossResult train_step(const int32_t* tokens, const int32_t* targets, int B, int T, float lr);
+  LossResult train_step(const int32_t* tokens, const int32_t* targets, int B, int T, float lr,
+                        const ForwardOptions& options = {});
   AdamWOptions& optimizer_options();
   const AdamWOptions& optimizer_options() const;
   long long step() const;   // AdamW updates done
@@ -238,7 +242,11 @@ class Model {
   // ---- positions
   // Largest T used by forward_backward so far (0 if never trained; restored by checkpoints).
   int trained_length() const;
-  void set_trained_length(int t);
+  void set_trained_length(int t);  // also sets scored_length() to max(0, t - 1) (checkpoints)
+  // 1 + the last position a training batch scored (0 if never trained): by causality the
+  // positions below it got a gradient, the ones from it on none. After set_trained_length(t)
+  // (a loaded checkpoint), t - 1: next-token training at t never scores position t - 1.
+  int scored_length() const;
   // Status of positions 0..T-1 (see PositionStatus).
   std::vector<PositionStatus> position_status(int T) const;
   // Positions in [0, T) whose status is not Trained.

@@ -33,8 +33,12 @@ namespace posenc {
 //            factor 1, max_position_embeddings train_length} at seq_len L, which is how it
 //            is expressed here.
 //   Dynamic  HF dynamic NTK {rope_type dynamic, factor f = SweepOptions::dynamic_factor,
-//            max_position_embeddings train_length}: at seq_len L > train_length,
-//            base' = base * (f L / train_length - (f - 1))^(d/(d-2)).
+//            max_position_embeddings train_length}, as HF runs it when each token is predicted
+//            from the sequence so far (generation without a cache): the prediction at position t
+//            uses seq_len = t + 1, base'(t) = base * (f (t + 1) / train_length - (f - 1))^(d/(d-2))
+//            for t + 1 > train_length, the trained base before; so it costs one forward per
+//            scored position past train_length. (sweep_rope_scaling gives the seq_len-L block;
+//            the attention statistics are those of one forward at seq_len L.)
 //   Yarn     HF {rope_type yarn, factor s, original_max_position_embeddings train_length}
 //            with HF's defaults (beta_fast 32, beta_slow 1, attention factor 0.1 ln s + 1).
 enum class SweepScaling { None, Linear, Ntk, Dynamic, Yarn };
@@ -54,9 +58,12 @@ struct SweepOptions {
   uint64_t seed = 1;            // evaluation data: each length (and grid cell) has its own generator
   SweepScaling scaling = SweepScaling::None;  // RoPE models only (RangeError otherwise)
   double dynamic_factor = 2.0;
+  // Set: this RoPE override at EVERY length (a model fine-tuned with it, e.g. PI with factor 4
+  // fine-tuned at 4x); `scaling` then only names the row.
+  std::optional<RopeScaling> fixed_rope_scaling;
   int position_bins = 16;       // accuracy by relative position t / L of the predicting position
   int attention_sequences = 4;  // attention statistics averaged over this many sequences (0 = none)
-  // Retrieval only: needle depths of the depth x length grid, and sequences per cell.
+  // Retrieval and KthRetrieval only: needle depths of the depth x length grid, and sequences per cell.
   std::vector<double> grid_depths = {0.0, 0.25, 0.5, 0.75, 1.0};
   int grid_sequences = 64;
   void validate() const;

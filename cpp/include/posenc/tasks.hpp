@@ -8,9 +8,10 @@
 //   1            BOS   start of sequence
 //   2            SEP   separator between the parts of a sequence
 //   3 .. 3+n-1   the n task symbols (s_0 .. s_{n-1} below)
-//   3+n ..       packed Retrieval only: one token per (key, value) pair
+//   3+n ..       packed Retrieval and KthRetrieval: one token per (key, value) pair
+//   then         KthRetrieval only: 2m query tokens, one per (key, ordinal)
 // so a task with n symbols needs vocab_size = n + 3 (task_vocab_size; more for packed
-// Retrieval).
+// Retrieval and KthRetrieval).
 //
 // Targets are next-token ids, or -1 where the next token is not predictable
 // from the sequence so far (those positions are not scored by the loss or
@@ -54,6 +55,23 @@
 //              layout only) also the key of every distractor pair whose key already
 //              appeared (its target is the value seen then), a denser training signal for
 //              the same lookup; the tokens do not depend on score_repeats. Needs n >= 4.
+//   KthRetrieval ("kth_retrieval"): a lookup whose answer depends on WHERE things are, not
+//              only on which tokens occur. Packed pairs as in Retrieval (same key and value
+//              ranges, same pair tokens), but the query key q occurs exactly twice, with two
+//              different values, and the query asks for its first or its second occurrence:
+//              [BOS, P1 .. Pp, SEP, Q, a, PAD ...], Q = one query token for (q, ordinal): token
+//              kth_query_token(o, q, ordinal) (ordinal 0 = first, 1 = second; the 2m tokens after
+//              the pair tokens), a = the value of that occurrence of q. p = T - 4, or with
+//              variable uniform in [2, T - 4]. The asked occurrence (the needle) is pair number
+//              round(depth * (p - 1)) (depth unset: uniform over the p pairs); the other
+//              occurrence of q is uniform over the other p - 1 pairs, and the ordinal says which
+//              of the two comes first. The p - 2 distractor pairs have keys uniform over the
+//              other m - 1 keys and values uniform over the nv values, drawn afresh per pair
+//              (keys repeat with other values, so no dictionary is consistent). Swapping the two
+//              occurrences of q keeps the multiset of tokens and changes the answer, so content
+//              alone scores at most 1/2 (it finds q's two values, not their order); the order of
+//              the pairs is needed. Scored: the position of Q, whose target is a. Packed only.
+//              Needs T >= 6, n >= 4.
 //   Markov:    [BOS, x1, x2, ..., x_{T-1}]: a fixed, sparse, random Markov chain of order
 //              o over the n symbols. x1 .. xo are uniform; after that each next symbol is
 //              drawn from the row of the transition table for the previous o symbols.
@@ -82,16 +100,16 @@ inline constexpr int32_t kTokenSep = 2;
 inline constexpr int32_t kFirstSymbol = 3;
 
 // Values are stable (the wasm layer and the JS TASKS list use them): new tasks go at the end.
-enum class TaskKind { Copy, Reverse, Retrieval, Markov };
-inline constexpr int kTaskCount = 4;
-const char* task_name(TaskKind k);             // "copy", "reverse", "retrieval", "markov"
+enum class TaskKind { Copy, Reverse, Retrieval, Markov, KthRetrieval };
+inline constexpr int kTaskCount = 5;
+const char* task_name(TaskKind k);             // "copy", "reverse", "retrieval", "markov", "kth_retrieval"
 TaskKind parse_task(const std::string& name);  // RangeError naming `task`
 
 struct TaskOptions {
   TaskKind kind = TaskKind::Copy;
   int symbols = 8;               // n, in [1, 65000] (Retrieval: >= 4)
   bool variable_length = false;  // Copy, Reverse, Retrieval: random size per sequence
-  // Retrieval: where the needle pair sits, as a fraction of the context in [0, 1];
+  // Retrieval, KthRetrieval: where the needle pair sits, as a fraction of the context in [0, 1];
   // unset = uniform over the pairs, per sequence.
   std::optional<double> depth;
   bool packed = true;          // Retrieval: one token per key-value pair (else two tokens)
@@ -104,6 +122,9 @@ struct TaskOptions {
 
 int task_vocab_size(const TaskOptions& o);  // symbols + 3 (packed Retrieval: + the pair tokens)
 int task_min_length(const TaskOptions& o);  // shortest T a sequence fits in
+// KthRetrieval: the query token asking for occurrence `ordinal` (0 = first, 1 = second) of
+// key index `key` (0 .. m-1): task_vocab_size - 2m + 2 key + ordinal.
+int32_t kth_query_token(const TaskOptions& o, int key, int ordinal);
 
 // Expected loss and accuracy of the ideal predictor (it knows the task, and for
 // Markov the table) on the scored positions of a batch.
@@ -131,6 +152,7 @@ class TaskGenerator {
  private:
   void sample_copy(int T, int32_t* tokens, int32_t* targets, bool reverse);
   void sample_retrieval(int T, int32_t* tokens, int32_t* targets);
+  void sample_kth_retrieval(int T, int32_t* tokens, int32_t* targets);
   void sample_markov(int T, int32_t* tokens, int32_t* targets);
   void build_markov_table();
   std::size_t markov_context(const int32_t* sequence, int t) const;  // row of the symbols ending at t
