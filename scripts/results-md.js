@@ -117,12 +117,18 @@ export function render(results) {
     } else if (oracle.some((o) => o != null && o < 0.999)) {
       out(`| *oracle* | | | ${oracle.map((o) => `*${o == null ? 'n/a' : pct(o)}*`).join(' | ')} | | the best any predictor can do |`);
     }
-    const untrained = rowsOf(results, task).flatMap((row) => row.runs.flatMap((r) => (r.lengths ?? [])
-      .filter((l) => l.untrainedParameters && (l.untrainedParameters.count ?? 0) > 0)
-      .map((l) => `${row.name} seed ${r.seed} at ${l.length}: ${l.untrainedParameters.count} parameters never trained${l.untrainedParameters.kind ? ` (${l.untrainedParameters.kind}${Array.isArray(l.untrainedParameters.ids) ? ` ${l.untrainedParameters.ids.join(', ')}` : ''})` : ''}`)));
+    // Parameters in use that training never reached (results.json lengths[].untrainedParameters), per row.
+    const untrained = rowsOf(results, task).map((row) => {
+      const ls = row.runs.flatMap((r) => (r.lengths ?? []).filter((l) => (l.untrainedParameters?.count ?? 0) > 0).map((l) => ({ seed: r.seed, ...l })));
+      if (!ls.length) return null;
+      const ids = [...new Set(ls.flatMap((l) => l.untrainedParameters.ids ?? []))].sort((a, b) => a - b);
+      const kind = [...new Set(ls.map((l) => l.untrainedParameters.kind).filter(Boolean))].join(', ');
+      const lengths = [...new Set(ls.map((l) => l.length))].sort((a, b) => a - b);
+      return `${row.name}: ${kind || 'parameters'} ${ids.join(', ')} never trained, used at length${lengths.length > 1 ? 's' : ''} ${lengths.join(', ')} (${new Set(ls.map((l) => l.seed)).size} of ${row.runs.length} seeds)`;
+    }).filter(Boolean);
     if (untrained.length) {
       out();
-      out(`Untrained parameters in use: ${[...new Set(untrained)].join('; ')}.`);
+      out(`Untrained parameters in use: ${untrained.join('; ')}.`);
     }
     out();
   }
@@ -191,14 +197,14 @@ export function render(results) {
     const gridTable = (task, label) => {
       out(`### ${task} — ${label}`);
       out();
-      if (info[task].what) out(`${info[task].what}${info[task].cannot ? ` ${info[task].cannot}` : ''}`), out();
+      if (info[task].what) out(`What it can show: ${info[task].what}.${info[task].cannot ? ` What it cannot: ${info[task].cannot}.` : ''}`), out();
       const gs = gridsOf(results, task);
       const Ls = depthEffect(gs[0], T).map((e) => e.length);
       out(`| row | ${Ls.map((L) => `${L / T}× far → near`).join(' | ')} | shape at ${Ls.at(-1) / T}× |`);
       out(`|---|${Ls.map(() => '---:').join('|')}|---|`);
       for (const g of gs) {
         const eff = depthEffect(g, T);
-        out(`| ${g.row.name} | ${eff.map((e) => `${pct(e.far)} → ${pct(e.near)}`).join(' | ')} | ${eff.at(-1).shape} |`);
+        out(`| ${g.row.name}${g.learnedSeeds === 0 ? ' (did not learn)' : g.learnedSeeds < g.seeds ? ` (${g.learnedSeeds} of ${g.seeds} seeds)` : ''} | ${eff.map((e) => `${pct(e.far)} → ${pct(e.near)}`).join(' | ')} | ${g.learnedSeeds === 0 ? '—' : eff.at(-1).shape} |`);
       }
       out();
       for (const g of gs) out(`- ${gradientSentence(g, T)}`);

@@ -45,7 +45,7 @@ export function v2Fixture(encodings) {
   r.tasks = {
     copy: { role: 'main', needsPosition: true, what: 'Copy shows X.', cannot: 'Copy cannot show Y.', metric: 'accuracy', chance: acc, floors: [], oracle: { accuracy: 1, loss: 0 }, target: 0.9 },
     reverse: { role: 'main', needsPosition: true, what: 'w', cannot: 'c', metric: 'accuracy', chance: acc, floors: [], oracle: { accuracy: 1, loss: 0 }, target: 0.9 },
-    kth_retrieval: { role: 'main', needsPosition: true, what: 'The k-th occurrence needs position.', cannot: 'It cannot show Z.', metric: 'accuracy',
+    kth_retrieval: { role: 'main', needsPosition: true, what: 'the k-th occurrence needs position', cannot: 'recall from long documents', metric: 'accuracy',
       chance: acc, floors: [{ name: 'content', accuracy: 0.5, loss: Math.log(2) }], oracle: { accuracy: 1, loss: 0 }, target: 0.9 },
     retrieval: { role: 'control', needsPosition: false, what: 'Content-only.', cannot: 'No position effects.', metric: 'accuracy', chance: acc,
       floors: [{ name: 'uniform', ...acc }, { name: 'content', accuracy: 1, loss: 0, note: 'the query key occurs once' }], oracle: { accuracy: 1, loss: 0 }, target: 0.9 },

@@ -167,7 +167,10 @@ export function verdict(results, row, info = taskInfo(results, row.task)) {
   const learnedSeeds = perSeed.filter((s) => s.learned).length;
   // learned, yet no seed scores above the floor at 1x: the floor (e.g. content alone) already solves the task
   const floorSolves = learnedSeeds > 0 && !ok.length;
-  return { task: row.task, info, row, perSeed, learnedSeeds, floorSolves, seeds: perSeed.length, kept, level, split, plain: plainVerdict(results, row, info) };
+  // for information where the floor solves the task: the share kept above chance alone
+  const chanceInfo = { ...info, floors: [] };
+  const aboveChance = floorSolves ? meanKept(results, row, L, chanceInfo) : null;
+  return { task: row.task, info, row, perSeed, learnedSeeds, floorSolves, aboveChance, seeds: perSeed.length, kept, level, split, plain: plainVerdict(results, row, info) };
 }
 
 function plainVerdict(results, row, info) {
@@ -197,18 +200,26 @@ export function allVerdicts(results) {
   });
 }
 
+function changeReason(v) {
+  const fl = floorOf(v.info);
+  if (v.floorSolves) return `the ${fl.accuracyName} floor is ${pct1(fl.accuracy)}%, at or above the 1× score`;
+  if (!v.learnedSeeds) return `learned on 0 of ${v.seeds} seeds`;
+  const floor = v.info.metric === 'loss' ? `gain over the ${fl.lossName} floor (${f2(fl.loss)} nats)` : `accuracy above the ${fl.accuracyName} floor (${pct1(fl.accuracy)}%)`;
+  return `${floor}${v.learnedSeeds < v.seeds ? `, over the ${v.learnedSeeds} of ${v.seeds} seeds that learned` : ''}`;
+}
+
 /** Verdicts whose level differs between the old plain rule and the floor-corrected one. */
 export function changedVerdicts(results) {
   return allVerdicts(results).filter((v) => v.plain.level !== v.level).map((v) => ({
     task: v.task, row: v.row.name, old: v.plain.level ?? 'no verdict', oldKept: v.plain.kept,
     now: v.level ?? (v.floorSolves ? 'no verdict (floor reaches 1×)' : v.learnedSeeds ? 'no verdict' : 'did not learn'), kept: v.kept,
-    why: v.floorSolves ? `the ${floorOf(v.info).accuracyName} floor is ${pct1(floorOf(v.info).accuracy)}%` : v.learnedSeeds < v.seeds ? `learned on ${v.learnedSeeds} of ${v.seeds} seeds` : v.info.metric === 'loss' ? `${v.info.metric} above the ${floorOf(v.info).lossName} floor` : `accuracy above the ${floorOf(v.info).accuracyName} floor`,
+    why: changeReason(v),
   }));
 }
 
 export function verdictLabel(v) {
   if (!v.learnedSeeds) return 'did not learn at 1×';
-  if (v.floorSolves) return `no verdict: the ${floorOf(v.info).accuracyName} floor reaches the 1× score`;
+  if (v.floorSolves) return `no verdict: the ${floorOf(v.info).accuracyName} floor reaches the 1× score${v.aboveChance == null ? '' : ` (above chance it keeps ${pct(v.aboveChance)}%)`}`;
   const tail = v.learnedSeeds < v.seeds ? ` (${v.learnedSeeds} of ${v.seeds} seeds learned)` : '';
   return `${v.level}${tail}`;
 }
@@ -228,7 +239,7 @@ export function verdictSentence(results, v, nameOf = (row) => row.name) {
   }
   if (v.floorSolves) {
     return `${name} on ${v.task}: no verdict, because the ${v.info.metric === 'loss' ? fl.lossName : fl.accuracyName} floor ` +
-      `(${v.info.metric === 'loss' ? `${f2(fl.loss)} nats` : `${pct1(fl.accuracy)}%`}) already reaches its 1× score: there is no position skill to keep.`;
+      `(${v.info.metric === 'loss' ? `${f2(fl.loss)} nats` : `${pct1(fl.accuracy)}%`}) already reaches its 1× score: there is no position skill to keep${v.aboveChance == null ? '' : ` (above chance alone it keeps ${pct(v.aboveChance)}% at ${times(m)})`}.`;
   }
   let s = `${name} on ${v.task}: at ${times(m)} the training length (${m * T} tokens) it keeps ${pct(v.kept)}% of ${measure}${v.kept < 0 ? ', so it does worse than the floor itself' : ''}: “${v.level}”`;
   if (v.learnedSeeds < v.seeds) s += `; it learned the task on only ${v.learnedSeeds} of ${v.seeds} seeds, and the others get no verdict`;
@@ -240,12 +251,15 @@ export function verdictSentence(results, v, nameOf = (row) => row.name) {
 
 /** Seed-averaged depth x length grids per row of a task (scaling none). */
 export function gridsOf(results, task) {
+  const info = taskInfo(results, task);
   return rowsOf(results, task).map((row) => {
-    const gs = row.runs.filter((r) => r.grid).map((r) => r.grid);
-    if (!gs.length) return null;
+    const all = row.runs.filter((r) => r.grid), learned = all.filter((r) => learnedRun(results, r, info));
+    if (!all.length) return null;
+    // the seeds that learned the task (a model that did not learn has no gradient to report); all if none did
+    const gs = (learned.length ? learned : all).map((r) => r.grid);
     const { depths, lengths } = gs[0];
     const accuracy = depths.map((_, d) => lengths.map((_, l) => mean(gs.map((g) => g.accuracy[d][l]))));
-    return { row, depths, lengths, accuracy, seeds: gs.length };
+    return { row, depths, lengths, accuracy, seeds: all.length, learnedSeeds: learned.length };
   }).filter(Boolean);
 }
 
@@ -286,6 +300,7 @@ export function depthEffect(g, T) {
 export function gradientSentence(g, T) {
   const eff = depthEffect(g, T);
   if (!eff.length) return `${g.row.name}: no length at or above T = ${T} in the grid.`;
+  if (g.learnedSeeds === 0) return `${g.row.name} did not learn the task at 1× on any seed: no gradient to report.`;
   const last = eff.at(-1), x = Number.isInteger(last.multiple) ? times(last.multiple) : `${last.multiple.toFixed(1)}×`;
   const at = `at ${x} (T = ${last.length})`;
   let s = last.shape === 'no depth effect'
@@ -295,7 +310,8 @@ export function gradientSentence(g, T) {
   const counts = {};
   for (const e of eff) counts[e.shape] = (counts[e.shape] ?? 0) + 1;
   const parts = Object.entries(counts).map(([k, n]) => `${k} at ${n}`);
-  return `${s}; over the ${eff.length} lengths from T to ${times(eff.at(-1).multiple)}: ${parts.join(', ')}.`;
+  const seeds = g.learnedSeeds != null && g.learnedSeeds < g.seeds ? ` (the ${g.learnedSeeds} of ${g.seeds} seeds that learned)` : '';
+  return `${s}; over the ${eff.length} lengths from T to ${times(eff.at(-1).multiple)}: ${parts.join(', ')}${seeds}.`;
 }
 
 // ---------------------------------------------------------------- the literature
@@ -380,12 +396,13 @@ export const PAPERS = [
           const base = findRow(results, task, (r) => r.encoding === v.encoding.replace(/_random$/, '') && !r.variant);
           if (!base) continue;
           const a = verdict(results, v, info), b = verdict(results, base, info);
-          any = true;
-          holds &&= a.kept != null && (b.kept == null ? true : a.kept > b.kept + RULES.paperMargin);
+          if (a.kept != null) any = true; // a randomized row that did not learn cannot be compared
+          if (a.kept != null) holds &&= b.kept == null || a.kept > b.kept + RULES.paperMargin;
           parts.push(`${task}: ${v.encoding} ${a.kept == null ? 'did not learn' : `${pct(a.kept)}%`} vs ${base.encoding} ${b.kept == null ? 'did not learn' : `${pct(b.kept)}%`}`);
         }
       }
-      if (!any) return { verdict: 'not measured', text: 'no randomized-position rows in this results.json' };
+      if (!parts.length) return { verdict: 'not measured', text: 'no randomized-position rows in this results.json' };
+      if (!any) return { verdict: 'not comparable', text: `the randomized rows did not learn: ${parts.join('; ')}` };
       return { verdict: holds ? 'agrees' : 'disagrees', text: `kept at 4×: ${parts.join('; ')}` };
     },
   },
@@ -397,15 +414,16 @@ export const PAPERS = [
     rule: 'from the depth grid of a task that needs position, at the longest length: holds (for tiny models, recency) if no row is “lost in the middle” and most rows with a depth effect show recency; the content-only control cannot show it',
     ours(results) {
       const { main, control } = gridTasks(results), T = results.config.trainLength;
-      const shapes = (task) => gridsOf(results, task).map((g) => ({ name: g.row.name, ...depthEffect(g, T).at(-1) }));
+      const shapes = (task) => gridsOf(results, task).filter((g) => g.learnedSeeds !== 0).map((g) => ({ name: g.row.name, ...depthEffect(g, T).at(-1) }));
       if (!main.length) {
         const c = control.flatMap(shapes);
         return { verdict: 'not comparable', text: `only a content-only retrieval was measured (${control.join(', ')}), a control: ${c.filter((s) => s.shape !== 'no depth effect').map((s) => `${s.name} ${s.shape} (${pct(s.far)}% far → ${pct(s.near)}% near)`).join('; ') || 'no depth effect in any row'}` };
       }
       const s = main.flatMap(shapes), effect = s.filter((x) => x.shape !== 'no depth effect');
+      if (!s.length) return { verdict: 'not comparable', text: `no row learned ${main.join(', ')} at 1×` };
       const u = s.filter((x) => x.shape === 'lost in the middle'), rec = effect.filter((x) => x.shape === 'recency');
       const holds = !u.length && rec.length > effect.length / 2;
-      return { verdict: holds ? 'agrees' : 'disagrees', text: `${main.join(', ')}, longest length: ${s.map((x) => `${x.name} ${x.shape} (${pct(x.far)}% far → ${pct(x.near)}% near)`).join('; ')}` };
+      return { verdict: holds ? 'agrees' : 'disagrees', text: `${main.join(', ')}, rows that learned, longest length: ${s.map((x) => `${x.name} ${x.shape} (${pct(x.far)}% far → ${pct(x.near)}% near)`).join('; ')}` };
     },
   },
   {
@@ -458,6 +476,7 @@ function scalingComparison(results, scaling) {
       const L = ft.finetune.length;
       const k = (row) => meanKept(results, row, L, info);
       const kz = k(zero), kt = k(ft);
+      if (kz == null && kt == null) continue; // neither measurable (did not learn, or the floor reaches 1x)
       total++;
       if (kt != null && (kz == null || kt > kz + RULES.paperMargin)) wins++;
       parts.push(`${task} at ${L}: fine-tuned ${kt == null ? '–' : pct(kt)}% vs zero-shot ${kz == null ? '–' : pct(kz)}%`);

@@ -43,14 +43,15 @@ function linePanel(parent, { title, series, lengths, trainLength, width = 300, h
       .attr('d', area().x((d) => x(d.length)).y0((d) => y(d.lo)).y1((d) => y(d.hi)));
     svg.append('path').datum(points).attr('fill', 'none').attr('stroke', colour).attr('stroke-width', 1.8)
       .attr('d', line().x((d) => x(d.length)).y((d) => y(d.mean)));
-    svg.append('text').attr('x', x(points.at(-1).length) - 2).attr('y', y(points.at(-1).mean) - 3).attr('text-anchor', 'end')
-      .attr('fill', colour).attr('font-size', 10).text(name);
+    if (series.length <= 6) // with more, the end labels overlap: the legend names them
+      svg.append('text').attr('x', x(points.at(-1).length) - 2).attr('y', y(points.at(-1).mean) - 3).attr('text-anchor', 'end')
+        .attr('fill', colour).attr('font-size', 10).text(name);
   }
 }
 
 function legend(parent, names, colour) {
   const fig = parent.append('figure');
-  const svg = fig.append('svg').attr('width', 190).attr('height', 16 * names.length + 8).attr('xmlns', 'http://www.w3.org/2000/svg');
+  const svg = fig.append('svg').attr('width', 10 + 7 * Math.max(10, ...names.map((n) => n.length))).attr('height', 16 * names.length + 8).attr('xmlns', 'http://www.w3.org/2000/svg');
   names.forEach((n, i) => {
     svg.append('rect').attr('x', 2).attr('y', 6 + 16 * i).attr('width', 14).attr('height', 4).attr('fill', colour(n));
     svg.append('text').attr('x', 22).attr('y', 12 + 16 * i).text(n);

@@ -17,7 +17,7 @@ export function retrievalGrids(results) {
   const task = main[0] ?? control[0];
   if (!task) return null;
   const grids = {};
-  for (const g of gridsOf(results, task)) grids[g.row.name] = { encoding: g.row.encoding, depths: g.depths, lengths: g.lengths, accuracy: g.accuracy, row: g.row };
+  for (const g of gridsOf(results, task)) grids[g.row.name] = { ...g, encoding: g.row.encoding };
   return { task, control: !main.length, grids };
 }
 
@@ -26,12 +26,12 @@ export function retrievalWords(results, view) {
   const T = results.config.trainLength;
   const info = taskInfo(results, view.task), nope = Object.values(view.grids).find((g) => g.encoding === 'none' && !g.row.variant);
   const nopeMin = nope ? Math.min(...nope.accuracy.map((row) => row.at(-1))) : null;
-  const why = info.what ? ` ${info.what}${info.cannot ? ` ${info.cannot}` : ''}`
+  const why = info.what ? ` What it can show: ${info.what}.${info.cannot ? ` What it cannot: ${info.cannot}.` : ''}`
     : view.control && nopeMin != null ? ` NoPE, which sees no positions, scores at least ${pct(nopeMin)}% at every depth at ${nope.lengths.at(-1)} tokens: content alone solves it.` : '';
   const head = `These grids are from ${view.task}${view.control ? ', a control that cannot show position effects' : ''}.${why}`;
   const rows = Object.values(view.grids).map((g) => gradientSentence(g, T));
   // What to notice: the row with the largest far-near difference at the longest length.
-  const steepest = Object.values(view.grids).map((g) => ({ g, e: depthEffect(g, T).at(-1) }))
+  const steepest = Object.values(view.grids).filter((g) => g.learnedSeeds !== 0).map((g) => ({ g, e: depthEffect(g, T).at(-1) }))
     .filter((x) => x.e).sort((a, b) => Math.abs(b.e.near - b.e.far) - Math.abs(a.e.near - a.e.far))[0];
   const notice = steepest ? `What to notice: ${gradientSentence(steepest.g, T)}` : '';
   return { head, rows, notice };
@@ -50,8 +50,8 @@ export function drawRetrieval(results, grid, note, notice) {
     const fig = document.createElement('figure');
     const canvas = document.createElement('canvas');
     const cap = document.createElement('figcaption');
-    const label = (g.row.variant || g.row.scaling !== 'none') ? name : (NAMES[g.encoding] ?? name);
-    cap.textContent = `${label}: accuracy by needle depth and input length (${view.task}${view.control ? ', control' : ''})`;
+    const label = `${NAMES[g.encoding] ?? g.encoding}${g.row.variant ? ` [${g.row.variant}]` : ''}`;
+    cap.textContent = `${label}: accuracy by needle depth and input length (${view.task}${view.control ? ', control' : ''}${g.learnedSeeds === 0 ? '; did not learn' : ''})`;
     canvas.setAttribute('role', 'img');
     canvas.setAttribute('aria-label', `${label} ${view.task} accuracy, needle depth against input length`);
     fig.append(canvas, cap);
