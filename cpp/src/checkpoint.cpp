@@ -48,10 +48,6 @@ struct Writer {
     for (int i = 0; i < 8; ++i) out.push_back(static_cast<uint8_t>(v >> (8 * i)));
   }
   void i32(int32_t v) { u32(static_cast<uint32_t>(v)); }
-  void u16(uint16_t v) {
-    out.push_back(static_cast<uint8_t>(v));
-    out.push_back(static_cast<uint8_t>(v >> 8));
-  }
   void f32(float v) {
     uint32_t u;
     std::memcpy(&u, &v, 4);
@@ -258,7 +254,14 @@ std::vector<uint8_t> save_checkpoint(const Model& model, const SaveOptions& opti
   const float* p = model.parameters();
   if (half) {
     w.u32(static_cast<uint32_t>(WeightFormat::Float16));
-    for (std::size_t i = 0; i < model.num_parameters(); ++i) w.u16(float_to_half(p[i]));
+    const std::size_t n = model.num_parameters();
+    const std::size_t at = w.out.size();
+    w.out.resize(at + 2 * n);
+    for (std::size_t i = 0; i < n; ++i) {  // two byte planes: low bytes, then high bytes
+      const uint16_t h = float_to_half(p[i]);
+      w.out[at + i] = static_cast<uint8_t>(h);
+      w.out[at + n + i] = static_cast<uint8_t>(h >> 8);
+    }
   } else {
     for (std::size_t i = 0; i < model.num_parameters(); ++i) w.f32(p[i]);
   }
@@ -282,10 +285,9 @@ Model load_checkpoint(const uint8_t* data, std::size_t size, const LoadOptions& 
   Model m(p.config);
   float* w = m.parameters();
   if (p.weights == WeightFormat::Float16) {
-    for (std::size_t i = 0; i < p.count; ++i) {
-      const uint8_t* b = data + p.weights_at + 2 * i;
-      w[i] = half_to_float(static_cast<uint16_t>(b[0] | b[1] << 8));
-    }
+    const uint8_t* lo = data + p.weights_at;
+    const uint8_t* hi = lo + p.count;
+    for (std::size_t i = 0; i < p.count; ++i) w[i] = half_to_float(static_cast<uint16_t>(lo[i] | hi[i] << 8));
     m.set_trained_length(p.trained_length);
     return m;
   }
