@@ -149,7 +149,7 @@ function kernelTable(env, { columns = 'full' } = {}) {
     out.push('| kernel | wasm SIMD | vs wasm scalar | vs plain JS | vs tfjs-backend-wasm | native AVX2 |', '|---|---:|---:|---:|---:|---:|');
   }
   for (const n of rows) {
-    const v = k[n].variants, tf = n === 'qkt' ? bestTfjs(k[n]) : v.tfjs, nat = results.native?.kernels[n];
+    const v = k[n].variants, tf = bestTfjs(k[n]), nat = results.native?.kernels[n];
     const gf = v.simd?.gflops && nat?.gflops ? `${v.simd.gflops.toFixed(1)} / ${nat.gflops.toFixed(1)}` : '';
     if (columns === 'full')
       out.push(`| ${LABEL[n] ?? n} | ${ms(v.simd)} | ${ms(v.scalar)} | ${ms(nat)} | ${ms(v.js)} | ${ms(tf)} | ${x(speedup(v.simd, v.scalar))} | ${x(speedup(v.simd, v.js))} | ${x(speedup(v.simd, tf))} | ${gf} |`);
@@ -190,7 +190,7 @@ function checksTable(env) {
   };
   for (const n of KERNEL_ORDER.filter((n) => k[n])) {
     const v = k[n].variants;
-    out.push(`| ${n} | ${k[n].tol} | ${c(v.scalar)} | ${c(v.js)} | ${c(n === 'qkt' ? bestTfjs(k[n]) : v.tfjs)} | ${c(results.native?.kernels[n])} |`);
+    out.push(`| ${n} | ${k[n].tol} | ${c(v.scalar)} | ${c(v.js)} | ${c(bestTfjs(k[n]))} | ${c(results.native?.kernels[n])} |`);
   }
   return out.join('\n');
 }

@@ -160,6 +160,8 @@ export async function runSuite({ wasm, tf, log = () => {}, only = null, sweep = 
   const weights = weightsFromCheckpoint(models.simd.save(), models.simd.config);
   const plainModel = new PlainModel(models.simd.config, weights.params);
   const tfModel = new TfModel(tf, models.simd.config, weights);
+  const tfBatched = new TfModel(tf, models.simd.config, weights, { layout: 'batched' });
+  const tfSliced = new TfModel(tf, models.simd.config, weights, { layout: 'perHeadSliced' });
   for (const len of FORWARD_LENGTHS) {
     const tok = makeTokens(len, MODEL.vocabSize, SEED.tokens), tokT = tf.tensor1d(tok, 'int32');
     const fwd = (m) => api(() => m.forward(tok, { length: len }).logits);
@@ -168,10 +170,14 @@ export async function runSuite({ wasm, tf, log = () => {}, only = null, sweep = 
       scalar: fwd(models.scalar),
       js: api(() => plainModel.forward(tok, 1, len)),
       tfjs: tfv(() => tfModel.forward(tokT)),
+      tfjsSliced: tfv(() => tfSliced.forward(tokT)),
+      tfjsBatched: tfv(() => tfBatched.forward(tokT)),
     }, { tol: TOLERANCE.forward });
     tokT.dispose();
   }
   tfModel.dispose();
+  tfBatched.dispose();
+  tfSliced.dispose();
   Object.values(models).forEach((m) => m.delete());
 
   // --- one training step at the explorer's defaults
