@@ -9,7 +9,9 @@
 // scores, and the rest (row max, rescaling, masking: the whole kernel minus those).
 // A figure is the median of 7 samples, each averaging enough calls to last 20 ms.
 //
-//   posenc_profile_forward [--T 128,512,1024]
+//   posenc_profile_forward [--T 128,512,1024] [--loop SECONDS]
+// --loop runs only Model::forward for that long (for a sampling profiler: perf natively,
+// node --cpu-prof in wasm; the wasm build keeps function names).
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -66,19 +68,36 @@ std::vector<float> randn(std::size_t n, unsigned seed, float scale = 1.0f) {
   return v;
 }
 
+posenc::ModelConfig tiny_config() {
+  posenc::ModelConfig cfg;
+  cfg.encoding = posenc::Encoding::Rope;
+  cfg.layers = 2;
+  cfg.heads = 4;
+  cfg.d_model = 64;
+  cfg.mlp_ratio = 4;
+  cfg.vocab_size = 16;
+  cfg.max_length = 64;
+  cfg.seed = 1;
+  return cfg;
+}
+
+void loop_forward(int T, double seconds) {
+  posenc::Model model(tiny_config());
+  std::vector<int32_t> tok(T);
+  for (int t = 0; t < T; ++t) tok[t] = (t * 7 + 3) % 16;
+  const double t0 = now_ms();
+  int n = 0;
+  while (now_ms() - t0 < seconds * 1000) {
+    model.forward(tok.data(), 1, T);
+    ++n;
+  }
+  std::printf("{\"T\":%d,\"loop_calls\":%d,\"ms_per_call\":%.3f}\n", T, n, (now_ms() - t0) / n);
+}
+
 void profile(int T) {
   using namespace posenc;
   constexpr int L = 2, H = 4, C = 64, hd = C / H, F = 4 * C, V = 16, kB = 64;
-  ModelConfig cfg;
-  cfg.encoding = Encoding::Rope;
-  cfg.layers = L;
-  cfg.heads = H;
-  cfg.d_model = C;
-  cfg.mlp_ratio = 4;
-  cfg.vocab_size = V;
-  cfg.max_length = 64;
-  cfg.seed = 1;
-  Model model(cfg);
+  Model model(tiny_config());
   std::vector<int32_t> tok(T);
   for (int t = 0; t < T; ++t) tok[t] = (t * 7 + 3) % V;
   const double whole = time_ms([&] { model.forward(tok.data(), 1, T); });
@@ -143,13 +162,23 @@ void profile(int T) {
       }
     });
   });
+  const kernels::detail::ExpNonposConstants ek2 = kernels::detail::exp_nonpositive_constants();
+  const double ex2 = L * time_ms([&] {  // what the streamed kernel runs: exp of x <= 0
+    blocks([&](int, int r0, int c0) {
+      for (int r = 0; r < kB; ++r) {
+        const int n = std::min(kB, r0 + r - c0 + 1);
+        std::memcpy(S.data() + r * kB, sc.data() + r * kB, sizeof(float) * kB);
+        kernels::detail::exp_nonpositive_shift_sum(S.data() + r * kB, n, 0.5f, ek2);
+      }
+    });
+  });
   const double copy = L * time_ms([&] {  // the memcpy the exp stage needs, to subtract
     blocks([&](int, int, int) { std::memcpy(S.data(), sc.data(), sizeof(float) * kB * kB); });
   });
   st.push_back({"attention: S = Q K^T blocks", qk});
   st.push_back({"attention: O += P V blocks", pv});
-  st.push_back({"attention: exp", ex - copy});
-  st.push_back({"attention: the rest (max, rescale, mask, K^T)", att - qk - pv - (ex - copy)});
+  st.push_back({"attention: exp (exp_nonpositive, as run)", ex2 - copy});
+  st.push_back({"attention: the rest (max, rescale, mask, K^T)", att - qk - pv - (ex2 - copy)});
   stage("attention output projection [T,64]x[64,64]", L, [&] { layers::linear_forward(out.data(), x.data(), wproj.data(), bias.data(), T, C, C); });
   stage("MLP fc [T,64]x[64,256]", L, [&] { layers::linear_forward(h.data(), x.data(), wfc.data(), bias.data(), T, C, F); });
   stage("GELU [T,256]", L, [&] { layers::gelu_forward(g.data(), th.data(), h.data(), h.size()); });
@@ -163,7 +192,8 @@ void profile(int T) {
     sum += st[i].ms;
     std::printf("%s{\"stage\":\"%s\",\"ms\":%.4f}", i ? "," : "", st[i].name, st[i].ms);
   }
-  std::printf("],\"stages_sum_ms\":%.4f,\"attention_ms\":%.4f}\n", sum, att);
+  std::printf("],\"stages_sum_ms\":%.4f,\"attention_ms\":%.4f,\"exp_natural_ms\":%.4f,\"exp_nonpositive_ms\":%.4f}\n", sum, att,
+              ex - copy, ex2 - copy);
   std::fflush(stdout);
 }
 
@@ -171,6 +201,7 @@ void profile(int T) {
 
 int main(int argc, char** argv) {
   std::vector<int> lengths = {128, 512, 1024};
+  double loop_s = 0;
   posenc::bench::Cli cli(argc, argv);
   std::string flag;
   while (cli.next(flag)) {
@@ -182,10 +213,16 @@ int main(int argc, char** argv) {
         lengths.push_back(std::atoi(s.substr(p, e - p).c_str()));
         p = e == std::string::npos ? s.size() : e + 1;
       }
+    } else if (flag == "--loop") {
+      loop_s = std::atof(cli.value());
     } else {
       std::fprintf(stderr, "unknown flag %s\n", flag.c_str());
       return 2;
     }
+  }
+  if (loop_s > 0) {
+    for (int T : lengths) loop_forward(T, loop_s);
+    return 0;
   }
   for (int T : lengths) profile(T);
   return 0;
