@@ -29,6 +29,9 @@
 #include "posenc/kernels.hpp"
 #include "posenc/model.hpp"
 #include "posenc/simd.hpp"
+#if defined(__FMA__)
+#include <immintrin.h>
+#endif
 
 namespace {
 
@@ -80,6 +83,44 @@ posenc::ModelConfig tiny_config() {
   cfg.seed = 1;
   return cfg;
 }
+
+#if defined(__FMA__)
+// Would a fused multiply-add help 4-lane SIMD? The matmul micro-kernel's shape (a 4 x 8 tile of
+// 128-bit accumulators, one broadcast per row, kc = 256) natively, with mul + add (what wasm
+// SIMD128 has) and with a 128-bit FMA (what relaxed SIMD would give). Prints GFLOP/s of each.
+template <bool Fused>
+__attribute__((noinline)) void tile_4x8(int kc, const float* A, const float* B, float* C) {
+  __m128 c[4][2];
+  for (auto& r : c) r[0] = r[1] = _mm_setzero_ps();
+  for (int p = 0; p < kc; ++p) {
+    const __m128 b0 = _mm_loadu_ps(B + p * 8), b1 = _mm_loadu_ps(B + p * 8 + 4);
+    for (int r = 0; r < 4; ++r) {
+      const __m128 a = _mm_broadcast_ss(A + p * 4 + r);
+      if constexpr (Fused) {
+        c[r][0] = _mm_fmadd_ps(a, b0, c[r][0]);
+        c[r][1] = _mm_fmadd_ps(a, b1, c[r][1]);
+      } else {
+        c[r][0] = _mm_add_ps(_mm_mul_ps(a, b0), c[r][0]);
+        c[r][1] = _mm_add_ps(_mm_mul_ps(a, b1), c[r][1]);
+      }
+    }
+  }
+  for (int r = 0; r < 4; ++r) {
+    _mm_storeu_ps(C + r * 8, c[r][0]);
+    _mm_storeu_ps(C + r * 8 + 4, c[r][1]);
+  }
+}
+void fma_probe() {
+  const int kc = 256;
+  std::vector<float> A(kc * 4, 0.5f), B(kc * 8, 0.25f), C(32);
+  const double flops = 2.0 * 4 * 8 * kc;
+  const double mul_add = time_ms([&] { tile_4x8<false>(kc, A.data(), B.data(), C.data()); });
+  const double fused = time_ms([&] { tile_4x8<true>(kc, A.data(), B.data(), C.data()); });
+  std::printf("{\"fma_probe\":{\"mul_add_gflops\":%.2f,\"fma_gflops\":%.2f}}\n", flops / mul_add / 1e6, flops / fused / 1e6);
+}
+#else
+void fma_probe() {}
+#endif
 
 void loop_forward(int T, double seconds) {
   posenc::Model model(tiny_config());
@@ -225,5 +266,6 @@ int main(int argc, char** argv) {
     return 0;
   }
   for (int T : lengths) profile(T);
+  fma_probe();
   return 0;
 }

@@ -106,6 +106,28 @@ function nativeSuite(binary, outputs) {
   }
 }
 
+// Where the forward pass goes (bench/profile_forward.cpp), in wasm SIMD (run by Node) and natively;
+// the native run also compares a 128-bit FMA micro-kernel with mul + add.
+function profileForward() {
+  log('\n== profile of the forward pass (bench/profile_forward.cpp)');
+  const builds = [['wasm', join(root, 'build/wasm-simd'), [process.execPath, join(root, 'build/wasm-simd/posenc_profile_forward.cjs')]],
+    ['native', join(root, 'build/native'), [join(root, 'build/native/posenc_profile_forward')]]];
+  const out = {};
+  for (const [name, dir, [cmd, ...pre]] of builds) {
+    if (name === 'native' && flag('no-native')) continue;
+    const b = spawnSync('cmake', ['--build', dir, '--target', 'posenc_profile_forward', '-j2'], { stdio: ['ignore', 'ignore', 'inherit'],
+      env: { ...process.env, NODE_PATH: ['/usr/share/nodejs', process.env.NODE_PATH].filter(Boolean).join(':') } });
+    if (b.status !== 0) throw new Error(`building posenc_profile_forward in ${dir} failed`);
+    const r = spawnSync(cmd, [...pre, '--T', '128,1024'], { encoding: 'utf8' });
+    if (r.status !== 0) throw new Error(`posenc_profile_forward (${name}) failed: ${r.stderr}`);
+    const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    out[name] = { lengths: lines.filter((l) => l.T), fmaProbe: lines.find((l) => l.fma_probe)?.fma_probe ?? null };
+    for (const l of out[name].lengths) log(`  ${name} T=${l.T}: forward ${l.forward_ms.toPrecision(3)} ms, attention ${l.attention_ms.toPrecision(3)} ms`);
+    if (out[name].fmaProbe) log(`  128-bit 4x8 tile: mul+add ${out[name].fmaProbe.mul_add_gflops} GFLOP/s, FMA ${out[name].fmaProbe.fma_gflops} GFLOP/s`);
+  }
+  return out;
+}
+
 // The same suite in headless Chromium, served from the repository root.
 async function browserSuite() {
   const { chromium } = await import('playwright-core');
@@ -157,6 +179,7 @@ const results = { date: new Date().toISOString(), machine: machine() };
 const binary = flag('no-native') ? null : buildNative();
 const node = await nodeSuite();
 results.native = binary ? nativeSuite(binary, node.outputs) : null;
+results.profile = !only || only.includes('profile') ? profileForward() : null;
 delete node.outputs;
 results.node = node;
 results.chromium = flag('no-browser') ? null : await browserSuite();
