@@ -299,7 +299,9 @@ ${profileSection()}
 
 ![Forward time and peak memory against T](figures/bench-length.png)
 
-The forward pass of the tiny model (L=2, H=4, d=64, RoPE) at batch 1. Without attention maps, ours streams attention (online softmax over 64×64 blocks; no T×T buffer) and inference reuses one set of activations for every layer, so memory grows linearly with T; asking for the maps materialises L·H·T² floats (timed with \`attentionOut\`, one reused result array). Memory of ours: the wasm memory of a fresh module instance after the run (it starts at 16 MB and never shrinks) and the allocator's high-water mark; native: the process's peak RSS.
+${results.sweepFrom ? `_This sweep is from the run of ${results.sweepFrom.date.slice(0, 10)} (load average ${results.sweepFrom.loadAverageAtStart.join(' / ')} at its start; \`--reuse-sweep\`), without its tfjs column (that run timed tfjs with the heads as a batch dimension, not its fastest form); the kernel tables above are from this run._
+
+` : ''}The forward pass of the tiny model (L=2, H=4, d=64, RoPE) at batch 1. Without attention maps, ours streams attention (online softmax over 64×64 blocks; no T×T buffer) and inference reuses one set of activations for every layer, so memory grows linearly with T; asking for the maps materialises L·H·T² floats (timed with \`attentionOut\`, one reused result array). Memory of ours: the wasm memory of a fresh module instance after the run (it starts at 16 MB and never shrinks) and the allocator's high-water mark; native: the process's peak RSS.
 
 ### ${ENV_NAME.chromium ?? 'Chromium'}
 
