@@ -48,14 +48,17 @@ export function tfQkt(tf, q, k, explicitTranspose) {
   return explicitTranspose ? tf.tidy(() => tf.matMul(q, tf.transpose(k))) : tf.matMul(q, k, false, true);
 }
 
-/** Causal attention probabilities softmax(scale q k^T + bias), bias holding -inf above the diagonal. */
-export function tfProbs(tf, q, k, scale, bias) {
-  return tf.tidy(() => tf.softmax(tf.add(tf.mul(tf.matMul(q, k, false, true), scale), bias)));
+/**
+ * Causal attention probabilities softmax(scale q k^T + bias), bias holding -inf above the diagonal;
+ * q k^T through transposeB or an explicit transpose (tfQkt), whichever the caller picks.
+ */
+export function tfProbs(tf, q, k, scale, bias, explicitTranspose = false) {
+  return tf.tidy(() => tf.softmax(tf.add(tf.mul(tfQkt(tf, q, k, explicitTranspose), scale), bias)));
 }
 
 /** Causal attention output softmax(scale q k^T + mask) v. */
-export function tfAttention(tf, q, k, v, scale, mask) {
-  return tf.tidy(() => tf.matMul(tfProbs(tf, q, k, scale, mask), v));
+export function tfAttention(tf, q, k, v, scale, mask, explicitTranspose = false) {
+  return tf.tidy(() => tf.matMul(tfProbs(tf, q, k, scale, mask, explicitTranspose), v));
 }
 
 // ---------------------------------------------------------------------------
