@@ -40,9 +40,10 @@ double now_ms() {
   return duration<double, std::milli>(steady_clock::now().time_since_epoch()).count();
 }
 
-// median over 7 samples of the mean time per call (ms)
+// median over 7 samples of the mean time per call (ms), after 100 ms of warm-up (in wasm, V8
+// first runs baseline code and tiers a function up only after it has run for a while)
 double time_ms(const std::function<void()>& f) {
-  f();
+  for (const double t0 = now_ms(); now_ms() - t0 < 100.0;) f();
   int reps = 1;
   for (;;) {
     const double t0 = now_ms();

@@ -71,16 +71,16 @@ function profileSection() {
   });
   const sums = envs.flatMap((e) => prof[e].lengths.map((l) => num(l.stages_sum_ms)));
   const whole = envs.flatMap((e) => prof[e].lengths.map((l) => num(l.forward_ms)));
-  const expRatio = prof.wasm.lengths.map((l) => `${(l.exp_nonpositive_ms / l.exp_natural_ms).toFixed(2)} at T=${l.T}`).join(', ');
+  const expRatio = prof.wasm.lengths.map((l) => `${(l.exp_nonpositive_ms / l.exp_natural_ms).toFixed(2)}× at T=${l.T}`).join(', ');
   const probe = prof.native?.fmaProbe;
   return [
-    '`bench/profile_forward.cpp` times the tiny model\'s forward pass (`Model::forward`, no JS) and then each of its stages alone on buffers of the same shapes (L=2, H=4, C=64, head_dim 16, MLP 256, V=16), attention cut into its two block products (the same `matmul_strided` calls the streamed kernel makes), exp over the same number of scores, and the rest (row max, rescaling, masking, the transpose of K: the whole kernel minus those). Median of 7 samples; run in the same `npm run bench` as the tables above.',
+    '`bench/profile_forward.cpp` times the tiny model\'s forward pass (`Model::forward`, no JS) and then each of its stages alone on buffers of the same shapes (L=2, H=4, C=64, head_dim 16, MLP 256, V=16), attention cut into its two block products (the same `matmul_strided` calls the streamed kernel makes), exp over the same number of scores, and the rest (row max, rescaling, masking, the transpose of K: the whole kernel minus those). Median of 7 samples after 100 ms of warm-up each; wasm run by Node with \`--no-liftoff\`; run in the same \`npm run bench\` as the tables above.',
     '',
     `| ${head.join(' | ')} |`, `|---|${head.slice(1).map(() => '---:').join('|')}|`, ...rows,
     `| **sum of the stages** | ${sums.join(' | ')} | ${envs.map(() => '100%').join(' | ')} |`,
     `| **Model::forward, whole** | ${whole.join(' | ')} | ${envs.map(() => '').join(' | ')} |`,
     '',
-    `The whole forward costs a little more than its stages (the embedding, the RoPE tables, copies between layouts). The public API adds the JS boundary (tokens in, logits out, validation): compare "Model::forward, whole" with the forward rows of the tables above. The softmax's exp is \`exp_nonpositive\` (2^(x log₂e), degree-5 minimax, no range reduction: the argument is ≤ 0); it takes ${expRatio} of the time the general \`simd::exp\` takes on the same scores in wasm.`,
+    `The whole forward costs a little more than its stages (the embedding, the RoPE tables, copies between layouts). The public API adds the JS boundary (tokens in, logits out, validation): compare "Model::forward, whole" with the forward rows of the tables above. The softmax's exp is \`exp_nonpositive\` (2^(x log₂e), degree-5 minimax, no range reduction: the argument is ≤ 0); its time is ${expRatio} that of the general \`simd::exp\` on the same scores in wasm (compiled by TurboFan: node --no-liftoff).`,
     probe ? `\nFMA: the matrix products are bound by SIMD128's arithmetic (no fused multiply-add: a mul and an add per 4 MACs). Natively on this CPU, the same 4×8 register tile with a 128-bit FMA runs at ${probe.fma_gflops} GFLOP/s against ${probe.mul_add_gflops} for mul + add (${(probe.fma_gflops / probe.mul_add_gflops).toFixed(2)}×): this core issues two 128-bit multiplies and two adds per cycle, the same peak as two FMAs, so relaxed SIMD's FMA would not raise the ceiling here even where the engine accepts it.` : '',
   ].join('\n');
 }

@@ -112,7 +112,7 @@ function nativeSuite(binary, outputs) {
 // the native run also compares a 128-bit FMA micro-kernel with mul + add.
 function profileForward() {
   log('\n== profile of the forward pass (bench/profile_forward.cpp)');
-  const builds = [['wasm', join(root, 'build/wasm-simd'), [process.execPath, join(root, 'build/wasm-simd/posenc_profile_forward.cjs')]],
+  const builds = [['wasm', join(root, 'build/wasm-simd'), [process.execPath, '--no-liftoff', join(root, 'build/wasm-simd/posenc_profile_forward.cjs')]],
     ['native', join(root, 'build/native'), [join(root, 'build/native/posenc_profile_forward')]]];
   const out = {};
   for (const [name, dir, [cmd, ...pre]] of builds) {
