@@ -293,7 +293,9 @@ Row make_row(const Model& model, SweepResult s, std::string variant) {
 
 // A copy of `trained` fine-tuned with the RoPE override `scaling` at finetune_factor x length.
 Model finetune(const Config& c, const Model& trained, const TaskOptions& to, int seed, const RopeScaling& scaling) {
-  const std::vector<uint8_t> bytes = save_checkpoint(trained);
+  SaveOptions exact;
+  exact.weights = WeightFormat::Float32;  // a copy of the float32 weights, not the shipped float16 ones
+  const std::vector<uint8_t> bytes = save_checkpoint(trained, exact);
   Model m = load_checkpoint(bytes.data(), bytes.size());
   m.optimizer_options().beta2 = c.beta2;
   m.reset_optimizer();

@@ -45,8 +45,13 @@ test.each(files)('%s loads and reproduces its recorded 1x accuracy', (file) => {
     const { tokens, targets } = data.sample({ batch: 128, length: T });
     data.delete();
     const { accuracy } = model.evaluate(tokens, targets, { batch: 128, length: T });
-    const recorded = run.lengths.find((l) => l.length === T).accuracy;
-    expect(Math.abs(accuracy - recorded)).toBeLessThan(0.05);
+    const { accuracy: recorded, scored } = run.lengths.find((l) => l.length === T);
+    // Two samples of one accuracy: allow 0.05, or 3.5 standard errors of their difference where
+    // few positions are scored (the retrievals score one per sequence: 128 here, 256 recorded).
+    const here = targets.filter((t) => t >= 0).length;
+    const p = (accuracy + recorded) / 2;
+    const se = Math.sqrt(p * (1 - p) * (1 / here + 1 / scored));
+    expect(Math.abs(accuracy - recorded)).toBeLessThan(Math.max(0.05, 3.5 * se));
   } finally {
     model.delete();
   }

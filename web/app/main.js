@@ -105,6 +105,7 @@ function setLength(T) {
   if (timeline.set(T)) lengthChanged();
 }
 function lengthChanged() {
+  controller?.lengthChanged();
   updateLengthLabel();
   saveUrl();
   dirty = true;
@@ -322,7 +323,7 @@ async function main() {
   shippedResults = await loadResults();
   showClaims();
   retrievalData = drawRetrieval(shippedResults, $('#retrieval .retrieval-grid'), $('#retrieval-note'), $('#retrieval .notice'));
-  window.posenc = { state, client, trainer, perf, grid, setLength, setPlay, dataFor, exportSweep: sweepExport.run,
+  window.posenc = { state, client, trainer, controller, perf, grid, setLength, setPlay, dataFor, exportSweep: sweepExport.run,
     exportView: (id, format) => exportView(document.getElementById(id), format, () => dataFor(id)) };
   document.body.dataset.ready = 'true';
   requestAnimationFrame(frame);
