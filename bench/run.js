@@ -11,7 +11,8 @@
 //  5. writes bench/results.json, prints the tables, and regenerates the README's
 //     "Sizes and speed" table, docs/performance.md and docs/figures/bench-*.svg.
 //
-//   node bench/run.js [--only rope,qkt,...] [--no-browser] [--no-native] [--no-sweep] [--reuse-sweep] [--no-ort] [--out file]
+//   node bench/run.js [--only rope,qkt,...] [--no-browser] [--no-native] [--no-sweep] [--reuse-sweep] [--no-ort]
+//                     [--no-browser-suite] [--out file]   (--no-browser-suite: the explorer in Chromium, not the kernel suite)
 //     --reuse-sweep: skip the time / memory sweep and keep the previous run's (from bench/results.json,
 //     its date and load recorded; its tfjs column dropped, since that run may have timed another layout)
 //                     [--wasm-dir DIR]   (our .mjs/.wasm from DIR, inside the repository, instead of web/wasm)
@@ -188,8 +189,8 @@ results.profile = !only || only.includes('profile') ? profileForward() : null;
 results.ort = flag('no-ort') || (only && !only.includes('ort')) ? null : await runOrt(log);
 delete node.outputs;
 results.node = node;
-results.chromium = flag('no-browser') ? null : await browserSuite();
-results.explorer = flag('no-browser') || only ? null : await measureExplorer(log);
+results.chromium = flag('no-browser') || flag('no-browser-suite') ? null : await browserSuite();
+results.explorer = flag('no-browser') || (only && !only.includes('explorer')) ? null : await measureExplorer(log);
 results.machine.loadAverageAtEnd = os.loadavg().map((x) => +x.toFixed(2));
 if (previous) {
   for (const env of ['node', 'chromium']) if (results[env] && previous[env]?.sweep) results[env].sweep = previous[env].sweep.map(({ tfjs, ...row }) => row);
