@@ -620,9 +620,17 @@ export interface CheckpointInfo {
   readonly config: ModelConfig;
   /** The longest sequence length trained on. */
   readonly trainedLength: number;
-  /** Format version (1, or 2 when a field added in version 2 differs from its default). */
+  /** Format version: 3 for float16 weights; with float32 weights 1, or 2 when a field added in version 2 differs from its default. */
   readonly version: number;
   readonly parameters: number;
+  /** How the weights are stored. */
+  readonly weights: 'float32' | 'float16';
+}
+
+/** Options of {@link Model.save}. */
+export interface SaveOptions {
+  /** 'float16' (format version 3, half the bytes) or 'float32' (the weights bit for bit). @default 'float16' */
+  weights?: 'float32' | 'float16';
 }
 
 /** Options of {@link Posenc.loadModel}. */
@@ -742,7 +750,7 @@ export interface Model {
    */
   positionStatus(length: number): Uint8Array;
   /** A versioned checkpoint: header, config, weights and checksum. Loads natively and in wasm. */
-  save(): Uint8Array;
+  save(options?: SaveOptions): Uint8Array;
   /** AdamW settings used by trainStep (defaults: the experiment's, as `npm run train`). */
   readonly optimizer: Readonly<Required<OptimizerOptions>>;
   /**

@@ -1,5 +1,6 @@
-// Checkpoint format versions 1 and 2 (see checkpoint.hpp); the config block is the
-// model-config schema (config_fields()) in order, each field from its version on.
+// Checkpoint format versions 1, 2 (float32 weights) and 3 (float16 weights) (see checkpoint.hpp);
+// the config block is the model-config schema (config_fields()) in order, each field from its
+// version on.
 #include "posenc/checkpoint.hpp"
 
 #include <cstring>
@@ -21,7 +22,10 @@ std::size_t config_bytes(uint32_t version) {
     if (f.since <= version) n += field_bytes(f.type);
   return n;
 }
-std::size_t min_bytes(uint32_t version) { return 12 + config_bytes(version) + 8 + 8; }  // + count, checksum
+constexpr uint32_t kHalfVersion = 3;  // the first version with a weight-format field (float16 weights)
+// Header + count (+ weight format from version 3) + checksum: every byte but the weights.
+std::size_t min_bytes(uint32_t version) { return 12 + config_bytes(version) + 8 + (version >= kHalfVersion ? 4 : 0) + 8; }
+std::size_t weight_bytes(uint32_t version) { return version >= kHalfVersion ? 2 : 4; }
 
 // The oldest version that stores this config: version 1 unless a newer field differs from
 // its default (so checkpoints of the first seven encodings stay readable by version-1 readers).
@@ -92,6 +96,7 @@ struct Parsed {
   int trained_length = 0;
   uint64_t count = 0;
   std::size_t weights_at = 0;
+  WeightFormat weights = WeightFormat::Float32;
 };
 
 Parsed parse(const uint8_t* data, std::size_t size) {
@@ -127,15 +132,23 @@ Parsed parse(const uint8_t* data, std::size_t size) {
   }
   out.trained_length = r.i32();
   out.count = r.u64();
+  if (version >= kHalfVersion) {
+    const uint32_t format = r.u32();
+    if (format != static_cast<uint32_t>(WeightFormat::Float16))
+      fail("checkpoint weight format " + std::to_string(format) + " is not supported (version " + std::to_string(version) +
+           " stores 1, float16)");
+    out.weights = WeightFormat::Float16;
+  }
   out.weights_at = r.pos;
-  // Size: header + 4 * count + checksum, compared without overflow.
+  // Size: header + w * count + checksum (w: bytes per weight), compared without overflow.
+  const std::size_t w = weight_bytes(version);
   const std::size_t body = size - min_size;
-  if (out.count > body / 4 || out.count * 4 != body) {
-    if (out.count > body / 4)
+  if (out.count > body / w || out.count * w != body) {
+    if (out.count > body / w)
       fail("checkpoint is truncated: " + std::to_string(size) + " bytes, but its header promises " + std::to_string(out.count) +
-           " parameters (" + std::to_string(out.count) + " * 4 + " + std::to_string(min_size) + " bytes)");
+           " parameters (" + std::to_string(out.count) + " * " + std::to_string(w) + " + " + std::to_string(min_size) + " bytes)");
     fail("checkpoint size mismatch: " + std::to_string(size) + " bytes, but " + std::to_string(out.count) +
-         " parameters make " + std::to_string(out.count * 4 + min_size) + " bytes");
+         " parameters make " + std::to_string(out.count * w + min_size) + " bytes");
   }
   const std::size_t sum_at = size - 8;
   Reader cr{data, size, sum_at};
@@ -155,7 +168,57 @@ Parsed parse(const uint8_t* data, std::size_t size) {
   return out;
 }
 
+uint32_t f32_bits(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  return u;
+}
+float bits_f32(uint32_t u) {
+  float f;
+  std::memcpy(&f, &u, 4);
+  return f;
+}
+
 }  // namespace
+
+uint16_t float_to_half(float f) {
+  const uint32_t u = f32_bits(f);
+  const uint16_t sign = static_cast<uint16_t>((u >> 16) & 0x8000u);
+  const int exp = static_cast<int>((u >> 23) & 0xffu);
+  const uint32_t mant = u & 0x7fffffu;
+  if (exp == 255) {  // infinity, or NaN with its payload's top 10 bits (kept non-zero: still a NaN)
+    if (!mant) return sign | 0x7c00u;
+    const uint16_t payload = static_cast<uint16_t>(mant >> 13);
+    return sign | 0x7c00u | (payload ? payload : 0x200u);
+  }
+  const int e = exp - 127 + 15;  // the half exponent field
+  if (e >= 31) return sign | 0x7c00u;  // too large: infinity
+  if (e >= 1) {  // normal: drop 13 mantissa bits, round to nearest even (a carry may reach infinity, correctly)
+    uint32_t h = (static_cast<uint32_t>(e) << 10) | (mant >> 13);
+    const uint32_t rest = mant & 0x1fffu;
+    if (rest > 0x1000u || (rest == 0x1000u && (h & 1u))) ++h;
+    return static_cast<uint16_t>(sign | h);
+  }
+  // Subnormal half (or zero): value = m * 2^-24 with m = (1.mant) >> (14 - e).
+  const int shift = 14 - e;
+  if (shift > 24) return sign;  // below half the smallest subnormal (and every float32 subnormal)
+  const uint32_t m = mant | 0x800000u;
+  uint32_t h = m >> shift;
+  const uint32_t rest = m & ((1u << shift) - 1u), half = 1u << (shift - 1);
+  if (rest > half || (rest == half && (h & 1u))) ++h;  // (a carry into 0x400 is the smallest normal)
+  return static_cast<uint16_t>(sign | h);
+}
+
+float half_to_float(uint16_t h) {
+  const uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
+  const uint32_t e = (h >> 10) & 0x1fu, m = h & 0x3ffu;
+  if (e == 31) return bits_f32(sign | 0x7f800000u | (m << 13));
+  if (e == 0) {
+    const float v = static_cast<float>(m) * 5.9604644775390625e-8f;  // m * 2^-24, exact
+    return sign ? -v : v;
+  }
+  return bits_f32(sign | ((e + 112) << 23) | (m << 13));
+}
 
 uint64_t fnv1a64(const uint8_t* data, std::size_t size) {
   uint64_t h = 14695981039346656037ull;
@@ -166,11 +229,14 @@ uint64_t fnv1a64(const uint8_t* data, std::size_t size) {
   return h;
 }
 
-std::vector<uint8_t> save_checkpoint(const Model& model) {
+std::vector<uint8_t> save_checkpoint(const Model& model, const SaveOptions& options) {
   const ModelConfig& c = model.config();
+  const bool half = options.weights == WeightFormat::Float16;
+  if (!half && options.weights != WeightFormat::Float32)
+    fail("weight format " + std::to_string(static_cast<uint32_t>(options.weights)) + " is not one of 0 (float32), 1 (float16)");
+  const uint32_t version = half ? kHalfVersion : version_for(c);
   Writer w;
-  w.out.reserve(min_bytes(kCheckpointVersion) + 4 * model.num_parameters());
-  const uint32_t version = version_for(c);
+  w.out.reserve(min_bytes(version) + weight_bytes(version) * model.num_parameters());
   for (uint8_t b : kMagic) w.out.push_back(b);
   w.u32(version);
   w.u32(static_cast<uint32_t>(config_bytes(version)));
@@ -186,7 +252,19 @@ std::vector<uint8_t> save_checkpoint(const Model& model) {
   w.i32(model.trained_length());
   w.u64(model.num_parameters());
   const float* p = model.parameters();
-  for (std::size_t i = 0; i < model.num_parameters(); ++i) w.f32(p[i]);
+  if (half) {
+    w.u32(static_cast<uint32_t>(WeightFormat::Float16));
+    const std::size_t n = model.num_parameters();
+    const std::size_t at = w.out.size();
+    w.out.resize(at + 2 * n);
+    for (std::size_t i = 0; i < n; ++i) {  // two byte planes: low bytes, then high bytes
+      const uint16_t h = float_to_half(p[i]);
+      w.out[at + i] = static_cast<uint8_t>(h);
+      w.out[at + n + i] = static_cast<uint8_t>(h >> 8);
+    }
+  } else {
+    for (std::size_t i = 0; i < model.num_parameters(); ++i) w.f32(p[i]);
+  }
   w.u64(fnv1a64(w.out.data(), w.out.size()));
   return std::move(w.out);
 }
@@ -195,7 +273,7 @@ ModelConfig read_checkpoint_config(const uint8_t* data, std::size_t size) { retu
 
 CheckpointInfo read_checkpoint_info(const uint8_t* data, std::size_t size) {
   const Parsed p = parse(data, size);
-  return CheckpointInfo{p.config, p.trained_length, p.version, static_cast<std::size_t>(p.count)};
+  return CheckpointInfo{p.config, p.trained_length, p.version, static_cast<std::size_t>(p.count), p.weights};
 }
 
 Model load_checkpoint(const uint8_t* data, std::size_t size, const LoadOptions& options) {
@@ -206,6 +284,13 @@ Model load_checkpoint(const uint8_t* data, std::size_t size, const LoadOptions& 
   }
   Model m(p.config);
   float* w = m.parameters();
+  if (p.weights == WeightFormat::Float16) {
+    const uint8_t* lo = data + p.weights_at;
+    const uint8_t* hi = lo + p.count;
+    for (std::size_t i = 0; i < p.count; ++i) w[i] = half_to_float(static_cast<uint16_t>(lo[i] | hi[i] << 8));
+    m.set_trained_length(p.trained_length);
+    return m;
+  }
   for (std::size_t i = 0; i < p.count; ++i) {
     const uint8_t* b = data + p.weights_at + 4 * i;
     const uint32_t u = static_cast<uint32_t>(b[0]) | static_cast<uint32_t>(b[1]) << 8 |

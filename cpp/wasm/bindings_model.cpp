@@ -182,10 +182,13 @@ int model_position_status(ptr h, int T, ptr out) {
   });
 }
 
-// Saves into a malloc'd buffer; JS copies it out and frees it.
-int model_save(ptr h, ptr out_address, ptr out_size) {
+// Saves into a malloc'd buffer; JS copies it out and frees it. weights: posenc::WeightFormat, or < 0
+// for the format's default (float16).
+int model_save(ptr h, int weights, ptr out_address, ptr out_size) {
   return guard([&] {
-    auto bytes = posenc::save_checkpoint(model(h));
+    posenc::SaveOptions o;
+    if (weights >= 0) o.weights = static_cast<posenc::WeightFormat>(weights);
+    auto bytes = posenc::save_checkpoint(model(h), o);
     auto* buf = static_cast<uint8_t*>(std::malloc(bytes.size()));
     if (!buf) throw std::bad_alloc();
     std::memcpy(buf, bytes.data(), bytes.size());
@@ -205,7 +208,7 @@ int model_load(ptr bytes, double size, int learned_policy, ptr out_handle) {
 }
 
 // The header of checkpoint bytes: config values (schema order), then trained length,
-// version and parameter count into meta (3 doubles).
+// version, parameter count and weight format into meta (4 doubles).
 int checkpoint_info(ptr bytes, double size, ptr values, ptr meta) {
   return guard([&] {
     const posenc::CheckpointInfo i = posenc::read_checkpoint_info(at<const uint8_t>(bytes), static_cast<std::size_t>(size));
@@ -213,6 +216,7 @@ int checkpoint_info(ptr bytes, double size, ptr values, ptr meta) {
     at<double>(meta)[0] = i.trained_length;
     at<double>(meta)[1] = i.version;
     at<double>(meta)[2] = static_cast<double>(i.parameters);
+    at<double>(meta)[3] = static_cast<double>(static_cast<uint32_t>(i.weights));
   });
 }
 

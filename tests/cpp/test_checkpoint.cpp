@@ -2,7 +2,9 @@
 // (RangeError) with a clear message, never a crash or an out-of-bounds read.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstring>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -57,6 +59,9 @@ void put_u64(std::vector<uint8_t>& b, std::size_t at, uint64_t v) {
   for (int i = 0; i < 8; ++i) b[at + i] = static_cast<uint8_t>(v >> (8 * i));
 }
 // Rewrites the trailing checksum so that only the intended defect remains.
+// Float32 weights: format versions 1 and 2, the weights bit for bit.
+std::vector<uint8_t> save32(const Model& m) { return posenc::save_checkpoint(m, {posenc::WeightFormat::Float32}); }
+
 void reseal(std::vector<uint8_t>& b) { put_u64(b, b.size() - 8, posenc::fnv1a64(b.data(), b.size() - 8)); }
 
 Model trained_model(Encoding e) {
@@ -71,7 +76,7 @@ Model trained_model(Encoding e) {
 TEST(model_checkpoint, RoundTripGivesIdenticalLogitsForEveryEncoding) {
   for (Encoding e : all_encodings()) {
     Model m = trained_model(e);
-    const std::vector<uint8_t> bytes = posenc::save_checkpoint(m);
+    const std::vector<uint8_t> bytes = save32(m);
     EXPECT_EQ(bytes.size(), 100 + 4 * m.num_parameters());
     EXPECT_EQ(std::memcmp(bytes.data(), "PSNC", 4), 0);
     Model loaded = posenc::load_checkpoint(bytes.data(), bytes.size());
@@ -90,7 +95,7 @@ TEST(model_checkpoint, RoundTripGivesIdenticalLogitsForEveryEncoding) {
     for (int i = 0; i < 13 * 9; ++i) ASSERT_EQ(la[i], lb[i]) << posenc::encoding_name(e);
     EXPECT_EQ(posenc::read_checkpoint_config(bytes.data(), bytes.size()).encoding, e);
     // saving the loaded model gives the same bytes
-    EXPECT_EQ(posenc::save_checkpoint(loaded), bytes);
+    EXPECT_EQ(save32(loaded), bytes);
   }
 }
 
@@ -99,14 +104,14 @@ TEST(model_checkpoint, RoundTripGivesIdenticalLogitsForEveryEncoding) {
 TEST(model_checkpoint, VersionTwoCarriesTheNewFields) {
   ModelConfig c = config_for(Encoding::XPos);
   Model v1(c);
-  const std::vector<uint8_t> b1 = posenc::save_checkpoint(v1);
+  const std::vector<uint8_t> b1 = save32(v1);
   EXPECT_EQ(b1[4], 1);
   EXPECT_EQ(b1[8], 72);
   c.xpos_scale_base = 64;
   c.xpos_gamma = 0.25;
   c.rope_fraction = 0.5;
   Model v2(c);
-  const std::vector<uint8_t> b2 = posenc::save_checkpoint(v2);
+  const std::vector<uint8_t> b2 = save32(v2);
   EXPECT_EQ(b2[4], 2);
   EXPECT_EQ(b2[8], 112);
   EXPECT_EQ(b2.size(), 140 + 4 * v2.num_parameters());
@@ -115,7 +120,7 @@ TEST(model_checkpoint, VersionTwoCarriesTheNewFields) {
   EXPECT_EQ(r.xpos_gamma, 0.25);
   EXPECT_EQ(r.rope_fraction, 0.5);
   Model loaded = posenc::load_checkpoint(b2.data(), b2.size());
-  EXPECT_EQ(posenc::save_checkpoint(loaded), b2);
+  EXPECT_EQ(save32(loaded), b2);
   std::vector<int32_t> tok = {1, 2, 3, 4, 5};
   const std::vector<float> la(v2.forward(tok.data(), 1, 5), v2.forward(tok.data(), 1, 5) + 5 * 9);
   const float* lb = loaded.forward(tok.data(), 1, 5);
@@ -149,7 +154,7 @@ TEST(model_checkpoint, EveryFlippedBitIsDetected) {
 }
 
 TEST(model_checkpoint, ClearMessages) {
-  const std::vector<uint8_t> good = posenc::save_checkpoint(trained_model(Encoding::T5));
+  const std::vector<uint8_t> good = save32(trained_model(Encoding::T5));
   {
     std::vector<uint8_t> b = good;
     b[0] = 'X';
@@ -157,10 +162,10 @@ TEST(model_checkpoint, ClearMessages) {
   }
   {
     std::vector<uint8_t> b = good;
-    put_u32(b, 4, 3);
-    EXPECT_EQ(load_error(b), "checkpoint version 3 is not supported (this build reads versions 1 to 2)");
+    put_u32(b, 4, 4);
+    EXPECT_EQ(load_error(b), "checkpoint version 4 is not supported (this build reads versions 1 to 3)");
     put_u32(b, 4, 0);
-    EXPECT_EQ(load_error(b), "checkpoint version 0 is not supported (this build reads versions 1 to 2)");
+    EXPECT_EQ(load_error(b), "checkpoint version 0 is not supported (this build reads versions 1 to 3)");
     put_u32(b, 4, 2);  // a version-1 block under a version-2 header
     EXPECT_EQ(load_error(b), "checkpoint config block is 72 bytes (version 2 has 112)");
   }
@@ -203,6 +208,104 @@ TEST(model_checkpoint, ClearMessages) {
     put_u32(b, 8, 64);
     EXPECT_NE(load_error(b).find("config block"), std::string::npos) << load_error(b);
   }
+}
+
+// binary16: every half survives half -> float -> half; known values and ties round to even;
+// every float converts to its nearest half (checked against the two neighbours, in double).
+TEST(model_checkpoint, HalfConversion) {
+  for (uint32_t h = 0; h < 65536; ++h)
+    ASSERT_EQ(posenc::float_to_half(posenc::half_to_float(static_cast<uint16_t>(h))), h) << std::hex << h;
+  EXPECT_EQ(posenc::float_to_half(1.0f), 0x3c00);
+  EXPECT_EQ(posenc::float_to_half(-2.0f), 0xc000);
+  EXPECT_EQ(posenc::float_to_half(65504.0f), 0x7bff);
+  EXPECT_EQ(posenc::float_to_half(65519.0f), 0x7bff);
+  EXPECT_EQ(posenc::float_to_half(65520.0f), 0x7c00);  // the tie above the largest half: to even (infinity)
+  EXPECT_EQ(posenc::float_to_half(1e30f), 0x7c00);
+  EXPECT_EQ(posenc::float_to_half(-0.0f), 0x8000);
+  EXPECT_EQ(posenc::float_to_half(std::ldexp(1.0f, -24)), 0x0001);  // the smallest subnormal
+  EXPECT_EQ(posenc::float_to_half(std::ldexp(1.0f, -25)), 0x0000);  // half of it: a tie, to even
+  EXPECT_EQ(posenc::float_to_half(std::ldexp(1.5f, -25)), 0x0001);
+  EXPECT_EQ(posenc::float_to_half(std::ldexp(3.0f, -25)), 0x0002);  // 1.5 ulp: a tie, to even (2)
+  EXPECT_EQ(posenc::float_to_half(1.0f + std::ldexp(1.0f, -11)), 0x3c00);  // tie, even
+  EXPECT_EQ(posenc::float_to_half(1.0f + std::ldexp(3.0f, -11)), 0x3c02);  // tie, even
+  EXPECT_EQ(posenc::float_to_half(std::ldexp(1023.5f, -24)), 0x0400);  // rounds up into the normals
+  const uint16_t nan = posenc::float_to_half(std::numeric_limits<float>::quiet_NaN());
+  EXPECT_TRUE(std::isnan(posenc::half_to_float(nan)));
+  EXPECT_EQ(posenc::half_to_float(0x3555), 0.333251953125f);
+  posenc::Rng r(5);
+  for (int i = 0; i < 200000; ++i) {
+    uint32_t u = static_cast<uint32_t>(r.below(1u << 31)) | (i & 1 ? 0x80000000u : 0u);
+    if (((u >> 23) & 0xff) == 0xff) continue;  // inf/NaN: above
+    float f;
+    std::memcpy(&f, &u, 4);
+    const uint16_t h = posenc::float_to_half(f);
+    if (std::fabs(f) >= 65520.0f) {  // past the largest half and its rounding half-ulp: infinity
+      ASSERT_EQ(h & 0x7fff, 0x7c00) << f;
+      continue;
+    }
+    const double err = std::fabs(double(posenc::half_to_float(h)) - f);
+    for (int d : {-1, 1}) {
+      const uint16_t n = static_cast<uint16_t>(h + d);
+      if ((n & 0x7fff) > 0x7c00 || ((n ^ h) & 0x8000)) continue;  // past infinity or across the sign
+      const float g = posenc::half_to_float(n);
+      if (std::isinf(g)) continue;
+      ASSERT_LE(err, std::fabs(double(g) - f)) << f;
+    }
+  }
+}
+
+// Version 3 (float16, the default): 144-byte header + 2 bytes a weight; the loaded weights are the
+// rounded ones; re-saving gives the same bytes; converting a float32 checkpoint gives the bytes saving
+// in float16 gives; the forward pass stays close.
+TEST(model_checkpoint, Float16IsVersionThree) {
+  for (Encoding e : all_encodings()) {
+    Model m = trained_model(e);
+    const std::vector<uint8_t> bytes = posenc::save_checkpoint(m);
+    ASSERT_EQ(bytes[4], 3);
+    EXPECT_EQ(bytes[8], 112);
+    EXPECT_EQ(bytes.size(), 144 + 2 * m.num_parameters());
+    const posenc::CheckpointInfo info = posenc::read_checkpoint_info(bytes.data(), bytes.size());
+    EXPECT_EQ(info.weights, posenc::WeightFormat::Float16);
+    EXPECT_EQ(info.version, 3u);
+    EXPECT_EQ(posenc::read_checkpoint_info(save32(m).data(), save32(m).size()).weights, posenc::WeightFormat::Float32);
+    Model loaded = posenc::load_checkpoint(bytes.data(), bytes.size());
+    for (const posenc::ConfigField& f : posenc::config_fields()) EXPECT_EQ(f.get(loaded.config()), f.get(m.config())) << f.name;
+    EXPECT_EQ(loaded.config().seed, m.config().seed);
+    EXPECT_EQ(loaded.trained_length(), 7);
+    for (std::size_t i = 0; i < m.num_parameters(); ++i)
+      ASSERT_EQ(loaded.parameters()[i], posenc::half_to_float(posenc::float_to_half(m.parameters()[i])));
+    EXPECT_EQ(posenc::save_checkpoint(loaded), bytes);
+    const std::vector<uint8_t> f32 = save32(m);
+    Model wide = posenc::load_checkpoint(f32.data(), f32.size());
+    EXPECT_EQ(posenc::save_checkpoint(wide), bytes);  // the converter's path
+    std::vector<int32_t> tok(13);
+    for (int i = 0; i < 13; ++i) tok[i] = (i * 5) % 9;
+    const std::vector<float> la(m.forward(tok.data(), 1, 13), m.forward(tok.data(), 1, 13) + 13 * 9);
+    const float* lb = loaded.forward(tok.data(), 1, 13);
+    for (int i = 0; i < 13 * 9; ++i) ASSERT_NEAR(la[i], lb[i], 2e-2 * (1 + std::fabs(la[i]))) << posenc::encoding_name(e);
+  }
+}
+
+TEST(model_checkpoint, Float16ClearMessages) {
+  const std::vector<uint8_t> good = posenc::save_checkpoint(trained_model(Encoding::Rope));
+  ASSERT_EQ(good[4], 3);
+  std::vector<uint8_t> b = good;
+  put_u32(b, 132, 0);
+  reseal(b);
+  EXPECT_EQ(load_error(b), "checkpoint weight format 0 is not supported (version 3 stores 1, float16)");
+  b = good;
+  put_u64(b, 124, 3);
+  reseal(b);
+  EXPECT_NE(load_error(b).find("size mismatch"), std::string::npos) << load_error(b);
+  b = good;
+  b.pop_back();
+  EXPECT_NE(load_error(b).find("truncated"), std::string::npos) << load_error(b);
+  // a float32 body under a version-3 header
+  std::vector<uint8_t> f32 = save32(trained_model(Encoding::Rope));
+  put_u32(f32, 4, 3);
+  EXPECT_EQ(load_error(f32), "checkpoint config block is 72 bytes (version 3 has 112)");
+  Model m = trained_model(Encoding::Rope);
+  EXPECT_THROW(posenc::save_checkpoint(m, {static_cast<posenc::WeightFormat>(7)}), posenc::Error);
 }
 
 TEST(model_checkpoint, Fnv1a64KnownValues) {

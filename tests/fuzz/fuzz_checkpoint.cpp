@@ -60,7 +60,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
   if (!ok) return 0;
   FUZZ_CHECK(p != nullptr, "loaded a checkpoint from a null pointer");
 
-  const std::vector<uint8_t> again = save_checkpoint(*model);
+  const std::vector<uint8_t> again = save_checkpoint(*model, {read_checkpoint_info(p, n).weights});
   FUZZ_CHECK(again == bytes, "a loaded checkpoint does not re-save to the same bytes");
 
   // The loaded model is usable (weights may be anything, so no finiteness check).

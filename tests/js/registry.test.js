@@ -75,8 +75,11 @@ test('readCheckpoint checks like loadModel and reads the header only', () => {
   const model = pe.loadModel(bytes);
   expect(info.config).toEqual(model.config);
   expect(info.trainedLength).toBe(model.trainedLength);
-  expect(info.version).toBe(1);
+  expect(info.version).toBe(3); // shipped in float16
+  expect(info.weights).toBe('float16');
   expect(info.parameters).toBe(model.numParameters);
+  const wide = pe.readCheckpoint(model.save({ weights: 'float32' }));
+  expect([wide.version, wide.weights]).toEqual([1, 'float32']);
   model.delete();
   const bad = new Uint8Array(bytes);
   bad[200] ^= 1;

@@ -30,15 +30,29 @@ export function sourceLabel(source, run) {
 /**
  * `pe`: the page's posenc API (loaded). `state()`, `timeline()`: the explorer's current state and timeline
  * (state.js, timeline.js; functions, since the element replaces both when its attributes change).
- * `workers`, `prefix`: see createSweepClient; `concurrency`, `checkpoints`, `loadOptions`: see createTrainer.
+ * `workers`, `prefix`: see createSweepClient; `concurrency`, `checkpoints`, `loadOptions`, `targetAccuracy`: see createTrainer.
+ * A training snapshot (a model still learning, replaced every couple of seconds) is swept only at the
+ * length on screen, as the playhead reaches each one (`snapshotSweep: 'view'`, the default); 'all'
+ * sweeps it at every length of the timeline (bench/train-page.js compares the two). A trained model
+ * or a shipped checkpoint is swept at every length.
  * Callbacks: `onUpdate()` (something to draw), `onSource(enc, label)`, `onProgress(enc, run)`,
  * `onNotice(message)`, `onError(enc, message)`.
  */
 export function createController({ pe, state: currentState, timeline: currentTimeline, workers, prefix, concurrency, checkpoints, loadOptions,
-  onUpdate = () => {}, onSource = () => {}, onProgress = () => {}, onNotice = () => {}, onError = () => {} }) {
+  targetAccuracy, snapshotSweep = 'view', onUpdate = () => {}, onSource = () => {}, onProgress = () => {}, onNotice = () => {}, onError = () => {} }) {
   const api = async () => pe;
-  const client = createSweepClient({ lut: lutFor(interpolateViridis), workers, prefix, api, onNotice, onUpdate, onError });
+  // What the sweep has sent back: results, and their cost in attention cells (sum of T^2), for bench/train-page.js.
+  const sweepStats = { results: 0, cells: 0 };
+  const counted = (encoding, kind, length) => {
+    if (kind === 'result') {
+      sweepStats.results++;
+      sweepStats.cells += length * length;
+    }
+    onUpdate(encoding, kind, length);
+  };
+  const client = createSweepClient({ lut: lutFor(interpolateViridis), workers, prefix, api, onNotice, onUpdate: counted, onError });
   let scalingError = '';
+  const snapshots = new Set(); // encodings whose current model is a training snapshot
 
   /** The RoPE scaling of the state if the core accepts it, else null (scalingError says why). */
   function validScaling() {
@@ -58,18 +72,24 @@ export function createController({ pe, state: currentState, timeline: currentTim
   /** What the sweep computes for an encoding. */
   const viewOf = (enc) => {
     const state = currentState();
-    return { lengths: currentTimeline().ordered(), scaling: enc === 'rope' ? validScaling() : null, layer: state.layer,
+    const lengths = snapshots.has(enc) && settings.snapshotSweep === 'view' ? [state.length] : currentTimeline().ordered();
+    return { lengths, scaling: enc === 'rope' ? validScaling() : null, layer: state.layer,
       head: state.head, task: state.task, seed: state.seed };
   };
   const requestSweep = (enc) => currentState().encodings.includes(enc) && client.request(enc, viewOf(enc));
   const requestAll = () => currentState().encodings.forEach(requestSweep);
 
+  // Read when used, so a benchmark can change them between runs.
+  const settings = { snapshotSweep, targetAccuracy };
   const trainer = createTrainer({
     api, concurrency, checkpoints, loadOptions, onNotice,
+    targetAccuracy: (enc, e) => settings.targetAccuracy?.(enc, e) ?? null,
     vocabSize: (task) => pe.taskInfo(trainTask(task)).vocabSize,
     // A damaged shipped checkpoint is not used (that encoding trains instead), and onNotice says why.
     checkCheckpoint: (bytes) => pe.readCheckpoint(bytes),
     onModel: (enc, bytes, source) => {
+      if (source === 'training') snapshots.add(enc);
+      else snapshots.delete(enc);
       client.setModel(enc, bytes ? { bytes } : { config: trainer.modelConfig(enc) });
       onSource(enc, sourceLabel(source, trainer.runs.get(enc)));
       requestSweep(enc);
@@ -79,8 +99,10 @@ export function createController({ pe, state: currentState, timeline: currentTim
   });
 
   return {
-    client, trainer, viewOf, requestSweep, requestAll, validScaling,
+    client, trainer, viewOf, requestSweep, requestAll, validScaling, settings, sweepStats,
     scalingError: () => scalingError,
+    /** The length on screen changed: training snapshots are swept there (the others hold every length). */
+    lengthChanged: () => snapshots.forEach(requestSweep),
     /** Start the state's experiment: checkpoints where they match (unless `retrain`), else training. */
     begin: ({ retrain = false } = {}) => trainer.begin(currentState(), currentState().encodings, { retrain }),
     terminate() {

@@ -104,6 +104,7 @@ function setLength(T) {
   if (timeline.set(T)) lengthChanged();
 }
 function lengthChanged() {
+  controller?.lengthChanged();
   updateLengthLabel();
   saveUrl();
   dirty = true;
@@ -311,7 +312,7 @@ async function main() {
   startExperiment();
   redrawStatic();
   retrievalData = await drawRetrieval($('#retrieval .retrieval-grid'), $('#retrieval-note'), $('#retrieval .notice'));
-  window.posenc = { state, client, trainer, perf, grid, setLength, setPlay, dataFor, exportSweep: sweepExport.run,
+  window.posenc = { state, client, trainer, controller, perf, grid, setLength, setPlay, dataFor, exportSweep: sweepExport.run,
     exportView: (id, format) => exportView(document.getElementById(id), format, () => dataFor(id)) };
   document.body.dataset.ready = 'true';
   requestAnimationFrame(frame);

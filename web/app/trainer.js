@@ -1,8 +1,9 @@
-// One training Worker per encoding (at most `concurrency` running at once on
-// a 2-core machine), shipped checkpoints when they match the experiment, and
-// the bookkeeping the training panel draws: step, loss history, source.
+// One training Worker per encoding (the page's training Workers share one
+// queue in workers.js: at most navigator.hardwareConcurrency at once), shipped
+// checkpoints when they match the experiment, and the bookkeeping the training
+// panel draws: step, loss history, source.
 import { EXPERIMENT, trainTask } from './experiment.js';
-import { startWorker } from './workers.js';
+import { startWorker, requestTrainingSlot } from './workers.js';
 
 const here = import.meta.url; // a variable base: bundlers rewrite only `new URL('literal', import.meta.url)`
 const SERVE_HINT = 'copy node_modules/posenc/dist/checkpoints/ to your site and call configure({ checkpoints: \'/that/url/\' }) ' +
@@ -70,6 +71,22 @@ export function shippedCheckpoints() {
 }
 
 /**
+ * What a training Worker is asked to do for encoding `enc` in experiment `e` (the state's task, seed,
+ * trainLength, layers, heads, dModel, steps): {model, train}, the model config and the train() options of
+ * train-core.js. `vocabSize` is the task's vocabulary size; `targetAccuracy` (optional) stops training
+ * early once a step's accuracy reaches it. bench/train-page.js runs the same request in Node.
+ */
+export function trainRequest(enc, e, { vocabSize, targetAccuracy }) {
+  return {
+    model: { encoding: enc, layers: e.layers, heads: e.heads, dModel: e.dModel, mlpRatio: EXPERIMENT.mlpRatio,
+      vocabSize, maxLength: e.trainLength, seed: e.seed, learnedPolicy: enc === 'learned' ? 'clamp' : 'error' },
+    train: { ...trainTask(e.task), steps: e.steps, batch: EXPERIMENT.batch, length: e.trainLength, lr: EXPERIMENT.lr,
+      minLr: EXPERIMENT.minLr, warmup: Math.min(EXPERIMENT.warmup, Math.floor(e.steps / 10)), seed: e.seed, progressEvery: 5,
+      ...(targetAccuracy == null ? {} : { targetAccuracy }) },
+  };
+}
+
+/**
  * `checkpoints` is where shipped checkpoints come from: {list(): Promise<string[]>, load(file): Promise<Uint8Array|null>}.
  * `loadOptions` go to each training Worker's loadPosenc (e.g. a shared {wasmModule, build}).
  * `api()` gives the page's own posenc API (a promise), for training on this thread where no Worker can start.
@@ -77,12 +94,16 @@ export function shippedCheckpoints() {
  * and throws if it will not load (truncated, corrupted, another version); that encoding then trains instead
  * and `onNotice(message)` says why.
  * A Worker that sends nothing for `stallMs` (killed, hung) is ended and its row marked as an error.
+ * `concurrency` caps this trainer's own Workers (the page-wide cap is workers.js's trainingConcurrency());
+ * `targetAccuracy(enc, experiment)` (optional) gives a training accuracy to stop early at.
+ * `snapshotMs`: how often a training Worker sends the model as it trains.
  */
-export function createTrainer({ vocabSize, onModel, onProgress, concurrency = 2, checkpoints = shippedCheckpoints(), loadOptions, api: mainApi,
-  checkCheckpoint, onNotice = () => {}, stallMs = 60000 }) {
-  const runs = new Map(); // encoding -> {status, step, steps, losses: [[step, loss]], accuracy, worker}
+export function createTrainer({ vocabSize, onModel, onProgress, concurrency = Infinity, checkpoints = shippedCheckpoints(), loadOptions, api: mainApi,
+  checkCheckpoint, onNotice = () => {}, stallMs = 60000, targetAccuracy = () => null, snapshotMs = 2000 }) {
+  const runs = new Map(); // encoding -> {status, step, steps, losses: [[step, loss]], accuracy, worker, release}
   let queue = [];
   let active = 0;
+  let asking = null; // cancel() of this trainer's outstanding slot request
   let experiment = null;
 
   const run = (enc) => {
@@ -90,23 +111,35 @@ export function createTrainer({ vocabSize, onModel, onProgress, concurrency = 2,
     return runs.get(enc);
   };
 
-  function modelConfig(enc, e) {
-    return { encoding: enc, layers: e.layers, heads: e.heads, dModel: e.dModel, mlpRatio: EXPERIMENT.mlpRatio,
-      vocabSize: vocabSize(e.task), maxLength: e.trainLength, seed: e.seed, learnedPolicy: enc === 'learned' ? 'clamp' : 'error' };
+  const request = (enc, e) => trainRequest(enc, e, { vocabSize: vocabSize(e.task), targetAccuracy: targetAccuracy(enc, e) });
+
+  // One slot request at a time: when granted, the queue's head starts (retrainOne may have changed it).
+  function pump() {
+    if (asking || active >= concurrency || !queue.length) return;
+    let granted = false;
+    const cancel = requestTrainingSlot((release) => {
+      granted = true;
+      asking = null;
+      if (!queue.length || active >= concurrency) return release();
+      start(queue.shift(), release);
+      pump();
+    });
+    if (!granted) asking = cancel; // (a free slot is granted at once, inside requestTrainingSlot)
   }
 
-  function pump() {
-    while (active < concurrency && queue.length) {
-      const enc = queue.shift();
-      start(enc);
+  function end(r) {
+    r.worker?.terminate();
+    r.worker = null;
+    if (r.release) {
+      r.release();
+      r.release = null;
+      active--;
     }
   }
 
   function finish(enc, r, status) {
-    r.worker?.terminate();
-    r.worker = null;
+    end(r);
     r.status = status;
-    active--;
     onProgress(enc, r);
     pump();
   }
@@ -129,10 +162,11 @@ export function createTrainer({ vocabSize, onModel, onProgress, concurrency = 2,
     }, 1000);
   }
 
-  function start(enc) {
+  function start(enc, release) {
     const e = experiment;
     const r = run(enc);
     active++;
+    r.release = release;
     Object.assign(r, { status: 'training', step: 0, steps: e.steps, losses: [], accuracy: NaN });
     const worker = startWorker('train', { api: mainApi, onFallback: (why) => fellBack(why) });
     r.worker = worker;
@@ -162,9 +196,7 @@ export function createTrainer({ vocabSize, onModel, onProgress, concurrency = 2,
       r.error = ev.message || 'the training Worker failed';
       finish(enc, r, 'error');
     };
-    worker.postMessage({ type: 'train', snapshotMs: 2000, load: loadOptions, model: modelConfig(enc, e),
-      train: { ...trainTask(e.task), steps: e.steps, batch: EXPERIMENT.batch, length: e.trainLength, lr: EXPERIMENT.lr,
-        minLr: EXPERIMENT.minLr, warmup: Math.min(EXPERIMENT.warmup, Math.floor(e.steps / 10)), seed: e.seed, progressEvery: 5 } });
+    worker.postMessage({ type: 'train', snapshotMs, load: loadOptions, ...request(enc, e) });
   }
 
   // Said once: the training Workers could not start, so models train on this thread.
@@ -215,12 +247,10 @@ export function createTrainer({ vocabSize, onModel, onProgress, concurrency = 2,
 
   function stopAll() {
     queue = [];
+    asking?.();
+    asking = null;
     for (const [enc, r] of runs) {
-      if (r.worker) {
-        r.worker.terminate();
-        r.worker = null;
-        active--;
-      }
+      end(r);
       if (r.status === 'queued' || r.status === 'training') r.status = 'stopped';
       onProgress(enc, r);
     }
@@ -229,7 +259,7 @@ export function createTrainer({ vocabSize, onModel, onProgress, concurrency = 2,
   const api = {
     runs,
     stallMs,
-    modelConfig: (enc) => modelConfig(enc, experiment),
+    modelConfig: (enc) => request(enc, experiment).model,
     /** Start an experiment: every encoding untrained at once, then checkpoints (unless `retrain`) or training. */
     async begin(e, encodings, { retrain = false } = {}) {
       stopAll();
@@ -258,11 +288,7 @@ export function createTrainer({ vocabSize, onModel, onProgress, concurrency = 2,
     retrainOne(enc) {
       stop(enc);
       const r = run(enc);
-      if (r.worker) {
-        r.worker.terminate();
-        r.worker = null;
-        active--;
-      }
+      end(r);
       queue = queue.filter((q) => q !== enc);
       queue.unshift(enc);
       r.status = 'queued';

@@ -26,13 +26,56 @@ const SCRIPTS = {
 };
 const DESCRIPTION = { sweep: 'sweep', train: 'training' };
 
-const settings = { mode: 'auto', urls: { sweep: null, train: null } };
+const settings = { mode: 'auto', urls: { sweep: null, train: null }, training: null };
 
-/** `mode`: 'auto' | true (always try a Worker) | false (always this thread); `sweep`/`train`: script URLs. */
-export function configureWorkers({ mode, sweep, train } = {}) {
+/**
+ * `mode`: 'auto' | true (always try a Worker) | false (always this thread); `sweep`/`train`: script URLs;
+ * `training`: how many training Workers run at once on the page (null: navigator.hardwareConcurrency).
+ */
+export function configureWorkers({ mode, sweep, train, training } = {}) {
   if (mode !== undefined) settings.mode = mode;
+  if (training !== undefined) {
+    if (training !== null && !(Number.isInteger(training) && training >= 1 && training <= 256))
+      throw new RangeError(`training must be null or an integer in [1, 256] (got ${String(training)})`);
+    settings.training = training;
+    grant();
+  }
   if (sweep !== undefined) settings.urls.sweep = sweep === null ? null : String(sweep);
   if (train !== undefined) settings.urls.train = train === null ? null : String(train);
+}
+
+// Training Workers of every explorer on the page share one queue. At most navigator.hardwareConcurrency
+// run at once (one per core, N rather than N - 1): training is the page's throughput work, and what else
+// runs while models train is small (a training snapshot re-sweeps only the length on screen, and the
+// main thread only draws), so on a 2-core machine N - 1 would leave half the machine idle for training
+// (bench/train-page.js measures both).
+const training = { active: 0, waiting: [] };
+/** How many training Workers may run at once. */
+export const trainingConcurrency = () => settings.training ?? Math.max(1, Math.min(256, globalThis.navigator?.hardwareConcurrency || 2));
+function grant() {
+  while (training.active < trainingConcurrency() && training.waiting.length) {
+    const start = training.waiting.shift();
+    training.active++;
+    let released = false;
+    start(() => {
+      if (released) return;
+      released = true;
+      training.active--;
+      grant();
+    });
+  }
+}
+/**
+ * Ask for a training slot: `start(release)` is called once one is free (maybe at once); call
+ * release() when that Worker ends. Returns cancel(), which withdraws a request not yet granted.
+ */
+export function requestTrainingSlot(start) {
+  training.waiting.push(start);
+  grant();
+  return () => {
+    const i = training.waiting.indexOf(start);
+    if (i >= 0) training.waiting.splice(i, 1);
+  };
 }
 
 /** Where `kind`'s Worker script is loaded from (configured, or next to this module). */

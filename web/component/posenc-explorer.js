@@ -183,7 +183,7 @@ export class PosencExplorer extends ElementBase {
     this.offNotice = onNotice((message) => this.notice(message));
     this.controller = createController({
       pe: this.pe, state: () => this.state, timeline: () => this.timeline,
-      workers, prefix: `e${this.id_}/`, concurrency: 1, checkpoints: checkpointSource(), loadOptions,
+      workers, prefix: `e${this.id_}/`, checkpoints: checkpointSource(), loadOptions,
       onUpdate: () => { this.dirty = true; this.schedule(); },
       onSource: (enc, label) => this.sweepView.setSource(enc, label),
       onProgress: () => this.progress(),
@@ -269,6 +269,7 @@ export class PosencExplorer extends ElementBase {
 
   setLength(T) {
     if (this.timeline.set(T)) {
+      this.controller?.lengthChanged();
       this.syncControls();
       this.dirty = true;
     }
@@ -285,6 +286,7 @@ export class PosencExplorer extends ElementBase {
     this.raf = 0;
     if (!this.sweepView || !this.visible || document.hidden) return; // paused; IntersectionObserver / visibilitychange restart it
     if (this.timeline.tick(now)) {
+      this.controller?.lengthChanged();
       this.syncControls();
       this.dirty = true;
     }

@@ -14,6 +14,8 @@ export { ENCODING_INFO, CONFIG_SCHEMA, OPTIMIZER_SCHEMA };
 /** The AdamW settings train() and Model.setOptimizer accept (defaults: the experiment's, from C++). */
 export const OPTIMIZER_KEYS = Object.freeze(OPTIMIZER_SCHEMA.map((f) => f.name));
 const MAX_T = 16384;
+/** How save() can store the weights, in posenc::WeightFormat's order (checkpoint.hpp): 'float16' is the default. */
+export const WEIGHT_FORMATS = Object.freeze(['float32', 'float16']);
 const OVERFLOW_HINT = 'the model or its ropeScaling (e.g. attention_factor) drives activations past float32';
 const required = (targets) => {
   if (targets === null) throw new TypeError('targets must be an Int32Array or an array of integers (got null)');
@@ -181,12 +183,18 @@ export function createModelApi(mod) {
       });
     }
 
-    /** A checkpoint: header, config, weights and checksum. */
-    save() {
+    /**
+     * A checkpoint: header, config, weights and checksum. `weights`: 'float16' (the default, format
+     * version 3: half the bytes) or 'float32' (bit-exact weights, versions 1 and 2).
+     */
+    save(opts) {
       const h = this.#live();
+      const o = v.options('save options', opts);
+      v.knownKeys('save options', o, ['weights']);
+      const weights = o.weights == null ? -1 : WEIGHT_FORMATS.indexOf(v.oneOf('weights', o.weights, WEIGHT_FORMATS));
       return scope(mod, (m) => {
         const out = m.put('i32', 2);
-        check(mod, mod.modelSave(h, out, out + 4));
+        check(mod, mod.modelSave(h, weights, out, out + 4));
         const address = mod.HEAPU32[out / 4], size = mod.HEAPU32[out / 4 + 1];
         const bytes = mod.HEAPU8.slice(address, address + size);
         mod._free(address);
@@ -263,10 +271,11 @@ export function createModelApi(mod) {
   function readCheckpoint(bytes) {
     const copy = checkpointBytes(bytes);
     return scope(mod, (m) => {
-      const n = CONFIG_SCHEMA.length, values = m.put('f64', n), meta = m.put('f64', 3);
+      const n = CONFIG_SCHEMA.length, values = m.put('f64', n), meta = m.put('f64', 4);
       withBytes(m, copy, (p, size) => check(mod, mod.checkpointInfo(p, size, values, meta)));
-      const [trainedLength, version, parameters] = m.take('f64', meta, 3);
-      return Object.freeze({ config: Object.freeze(configFromValues(m.take('f64', values, n))), trainedLength, version, parameters });
+      const [trainedLength, version, parameters, weights] = m.take('f64', meta, 4);
+      return Object.freeze({ config: Object.freeze(configFromValues(m.take('f64', values, n))), trainedLength, version, parameters,
+        weights: WEIGHT_FORMATS[weights] });
     });
   }
 

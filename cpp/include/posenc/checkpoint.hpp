@@ -16,8 +16,18 @@
 // Version 2 appends the fields added since (config_fields() with since == 2: xposScaleBase
 // i32, xposGamma f64, ropeFraction f64, fireHidden i32, fireC f64, fireThreshold i32,
 // randomLength i32) after learned_policy, before trained_length (config block 112 bytes, so the
-// weights start at 132). A model is saved in the oldest version that
-// holds its config: version 1 unless a version-2 field differs from its default. Both load.
+// weights start at 132). A float32 model is saved in the oldest version that
+// holds its config: version 1 unless a version-2 field differs from its default.
+// Version 3 stores the weights at reduced precision: the version-2 config block (112 bytes), then
+//  124  u64 parameter count P
+//  132  u32 weight format (1 = IEEE 754 binary16, round to nearest even; no other value is valid)
+//  136  P weights as binary16, in the tensor-table order, stored as two byte planes: the P low
+//       bytes, then the P high bytes (sign, exponent and top mantissa bits together compress:
+//       a gzip/brotli-served checkpoint shrinks 6-7% more than with interleaved bytes)
+//  136+2P  u64 FNV-1a-64 checksum of every byte before it
+// Loading widens each weight to float32 exactly, so re-saving a loaded version-3 model in float16
+// gives the same bytes, and converting a float32 checkpoint gives the bytes saving the in-memory
+// model in float16 would have. Every version loads.
 // Optimizer state is not saved: a loaded model restarts AdamW from zero.
 #pragma once
 
@@ -30,12 +40,25 @@
 
 namespace posenc {
 
-inline constexpr uint32_t kCheckpointVersion = 2;  // the newest version read and written
+inline constexpr uint32_t kCheckpointVersion = 3;  // the newest version read and written
+
+// How a checkpoint stores its weights. Float16 (version 3) is the default: shipped checkpoints are
+// half the size and change the sweep by less than its verdicts resolve (tests/js/checkpoint-precision.test.js).
+// Float32 (versions 1, 2) keeps the weights bit for bit.
+enum class WeightFormat : uint32_t { Float32 = 0, Float16 = 1 };
+struct SaveOptions {
+  WeightFormat weights = WeightFormat::Float16;
+};
+
+// IEEE 754 binary16 <-> float32 (round to nearest even; overflow to infinity; NaN payloads kept
+// in their top 10 bits). half_to_float is exact, so float_to_half(half_to_float(h)) == h.
+uint16_t float_to_half(float f);
+float half_to_float(uint16_t h);
 
 // FNV-1a, 64-bit (offset basis 14695981039346656037, prime 1099511628211).
 uint64_t fnv1a64(const uint8_t* data, std::size_t size);
 
-std::vector<uint8_t> save_checkpoint(const Model& model);
+std::vector<uint8_t> save_checkpoint(const Model& model, const SaveOptions& options = {});
 
 // Reads and fully checks a checkpoint. Throws posenc::Error (RangeError) with a
 // message saying what is wrong: truncated, bad magic, unsupported version,
@@ -55,6 +78,7 @@ struct CheckpointInfo {
   int trained_length = 0;
   uint32_t version = 0;
   std::size_t parameters = 0;
+  WeightFormat weights = WeightFormat::Float32;
 };
 CheckpointInfo read_checkpoint_info(const uint8_t* data, std::size_t size);
 

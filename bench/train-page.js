@@ -1,0 +1,176 @@
+// Training in the page against training in Node, in one run (issue 17, items 3 and 4).
+//
+//  A. Engine speed. From a setting with no shipped checkpoint (?trainLength=64&seed=17, the state's
+//     steps), every encoding of the page trains back to back in this Node process (the request the
+//     page's trainer sends, trainer.js trainRequest), then in headless Chromium with the explorer open
+//     and sweeping (play on), under each scheduling: training Workers at once = hardwareConcurrency (N,
+//     the page's default) or N - 1, and training snapshots swept at the length on screen ('view', the
+//     default) or at every length ('all'). Reported: the page's wall time over Node's time per core
+//     (Node's total / the Workers that can run at once, capped at the cores), and the sweep's work
+//     during training (results and attention cells, sum of T^2).
+//  B. Time to learned. The same setting with the experiment's steps (EXPERIMENT's results: docs/results.json
+//     config.steps) and early stop at the experiment's 1x accuracy of each encoding (docs/results.json, same
+//     task, seed 0, capped at 0.99): wall time from the start until each encoding stops. An encoding whose
+//     recorded 1x accuracy is under 0.9 is reported as one that does not learn the task.
+//
+//   nice -n 10 node bench/train-page.js [--only A|B] [--steps N] [--out file.json]
+//
+// The machine is shared: the load average is printed with every figure; compare ratios within one run.
+import { readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { startServer } from '../scripts/browser.js';
+import { launchEngine } from '../scripts/engines.js';
+import { loadPosenc } from '../web/lib/index.js';
+import { trainRequest } from '../web/app/trainer.js';
+import { trainTask } from '../web/app/experiment.js';
+
+const argv = process.argv.slice(2);
+const arg = (name, def) => (argv.includes(`--${name}`) ? argv[argv.indexOf(`--${name}`) + 1] : def);
+const only = arg('only', null);
+const SETTING = { trainLength: 64, seed: 17 };
+const results = JSON.parse(readFileSync(new URL('../docs/results.json', import.meta.url), 'utf8'));
+const load = () => os.loadavg().map((x) => x.toFixed(2)).join(' ');
+const log = (s) => console.log(s);
+
+async function poll(page, fn, arg, timeoutMs, what) {
+  const t0 = Date.now();
+  for (;;) {
+    const v = await page.evaluate(fn, arg);
+    if (v) return v;
+    if (Date.now() - t0 > timeoutMs) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+// The page's state, its experiment and the hardware it sees; its own training is stopped.
+async function openPage(browser, url, query) {
+  const page = await browser.newPage();
+  await page.goto(`${url}/app/?${query}&play=1`);
+  await poll(page, () => document.body.dataset.ready === 'true', null, 120000, 'the explorer');
+  return page.evaluate(() => {
+    const { state, trainer } = window.posenc;
+    trainer.stopAll();
+    return { state: { ...state }, cores: navigator.hardwareConcurrency };
+  }).then((info) => ({ page, ...info }));
+}
+
+// Every encoding back to back in Node, with the page's own requests.
+async function nodeRun(pe, state, encodings) {
+  const out = {};
+  for (const enc of encodings) {
+    const { model: config, train } = trainRequest(enc, state, { vocabSize: pe.taskInfo(trainTask(state.task)).vocabSize });
+    const model = pe.createModel(config);
+    const t0 = performance.now();
+    const r = await pe.train(model, train);
+    out[enc] = { seconds: (performance.now() - t0) / 1000, steps: r.steps, loss: r.loss, accuracy: r.accuracy };
+    model.delete();
+  }
+  return out;
+}
+
+// One training of every encoding in the page (Workers, sweep playing), under a scheduling.
+async function pageRun(page, { training, snapshotSweep, targets = null, timeoutMs }) {
+  await page.evaluate(async ({ training, snapshotSweep, targets }) => {
+    const { configureWorkers } = await import('/app/workers.js');
+    configureWorkers({ training });
+    const { controller } = window.posenc;
+    controller.settings.snapshotSweep = snapshotSweep;
+    controller.settings.targetAccuracy = targets ? (enc) => targets[enc] ?? null : null;
+    controller.sweepStats.results = 0;
+    controller.sweepStats.cells = 0;
+    window.__bench = { t0: performance.now(), done: {} };
+    const { trainer } = window.posenc;
+    const poll = setInterval(() => {
+      for (const [enc, r] of trainer.runs) {
+        if (!window.__bench.done[enc] && ['trained', 'stopped', 'error'].includes(r.status) && window.__bench.started)
+          window.__bench.done[enc] = { seconds: (performance.now() - window.__bench.t0) / 1000, step: r.step, accuracy: r.accuracy, status: r.status, error: r.error };
+      }
+    }, 50);
+    window.__bench.stop = () => clearInterval(poll);
+    await controller.begin({ retrain: true });
+    window.__bench.started = true;
+  }, { training, snapshotSweep, targets });
+  await poll(page, () => window.__bench.started && !window.posenc.trainer.busy(), null, timeoutMs, 'training');
+  return page.evaluate(() => {
+    const { controller, state } = window.posenc;
+    window.__bench.stop();
+    const { trainer } = window.posenc;
+    for (const [enc, r] of trainer.runs) // (finished between two polls)
+      window.__bench.done[enc] ??= { seconds: (performance.now() - window.__bench.t0) / 1000, step: r.step, accuracy: r.accuracy, status: r.status, error: r.error };
+    return { wall: (performance.now() - window.__bench.t0) / 1000, runs: window.__bench.done, sweep: { ...controller.sweepStats }, play: state.play };
+  });
+}
+
+const fmt = (x, d = 2) => x.toFixed(d);
+
+async function main() {
+  const server = await startServer();
+  const browser = await launchEngine('chromium');
+  const report = { machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model, node: process.version, chromium: browser.version } };
+  log(`posenc: training in the page vs Node. ${report.machine.cpus} cores (${report.machine.model}), Node ${process.version}, ${browser.version}`);
+  try {
+    const pe = await loadPosenc();
+    if (only !== 'B') {
+      const steps = Number(arg('steps', 0)) || null;
+      const query = `trainLength=${SETTING.trainLength}&seed=${SETTING.seed}${steps ? `&steps=${steps}` : ''}`;
+      const { page, state, cores } = await openPage(browser, server.url, query);
+      const encodings = state.encodings;
+      log(`\n== A. engine speed: ?${query} (${state.task}, ${state.steps} steps, batch, T=${state.trainLength}), ${encodings.length} encodings, hardwareConcurrency ${cores}`);
+      const node = nodeRun.bind(null, pe, state, encodings);
+      const runs = [];
+      const nodeA = { load: load(), runs: await node() };
+      const nodeTotal = (n) => Object.values(n.runs).reduce((a, r) => a + r.seconds, 0);
+      log(`Node back to back: ${fmt(nodeTotal(nodeA))} s (load ${nodeA.load})`);
+      for (const [training, snapshotSweep] of [[cores, 'view'], [cores, 'all'], [Math.max(1, cores - 1), 'view']]) {
+        const l0 = load();
+        const r = await pageRun(page, { training, snapshotSweep, timeoutMs: 600000 });
+        runs.push({ training, snapshotSweep, load: l0, ...r });
+        log(`page, ${training} training Workers, snapshots swept at ${snapshotSweep === 'view' ? 'the length on screen' : 'every length'}: ` +
+          `${fmt(r.wall)} s wall, sweep ${r.sweep.results} results / ${(r.sweep.cells / 1e6).toFixed(2)} M cells (load ${l0})`);
+      }
+      const nodeB = { load: load(), runs: await node() };
+      log(`Node back to back again: ${fmt(nodeTotal(nodeB))} s (load ${nodeB.load})`);
+      const nodeSeconds = (nodeTotal(nodeA) + nodeTotal(nodeB)) / 2;
+      for (const r of runs) {
+        r.perCoreNode = nodeSeconds / Math.min(r.training, cores);
+        r.ratio = r.wall / r.perCoreNode;
+      }
+      log('\n| training Workers | snapshot sweep | page wall | Node per core | ratio | sweep results | sweep cells (M) |\n|---:|---|---:|---:|---:|---:|---:|');
+      for (const r of runs)
+        log(`| ${r.training} | ${r.snapshotSweep} | ${fmt(r.wall)} s | ${fmt(r.perCoreNode)} s | ${fmt(r.ratio)}x | ${r.sweep.results} | ${(r.sweep.cells / 1e6).toFixed(2)} |`);
+      report.A = { query, cores, encodings, steps: state.steps, node: [nodeA, nodeB], nodeSeconds, page: runs };
+      await page.raw.close?.();
+    }
+    if (only !== 'A') {
+      const steps = results.config.steps;
+      const query = `trainLength=${SETTING.trainLength}&seed=${SETTING.seed}&steps=${steps}`;
+      const { page, state, cores } = await openPage(browser, server.url, query);
+      const recorded = Object.fromEntries(state.encodings.map((enc) => {
+        const run = results.runs.find((r) => r.task === state.task && r.encoding === enc && r.seed === 0 && r.scaling === 'none');
+        return [enc, run?.lengths.find((l) => l.length === results.config.trainLength)?.accuracy ?? null];
+      }));
+      const targets = Object.fromEntries(Object.entries(recorded).map(([enc, a]) => [enc, a == null ? null : Math.min(0.99, Math.floor(a * 100) / 100)]));
+      log(`\n== B. time to learned: ?${query}, early stop at the experiment's 1x accuracy (capped at 0.99), ${cores} training Workers`);
+      const l0 = load();
+      const r = await pageRun(page, { training: cores, snapshotSweep: 'view', targets, timeoutMs: 900000 });
+      log(`(load ${l0} at the start, ${load()} at the end)`);
+      log('\n| encoding | target (1x accuracy) | learns the task | stopped at step | train accuracy | wall time from start | within 60 s |\n|---|---:|---|---:|---:|---:|---|');
+      for (const enc of state.encodings) {
+        const x = r.runs[enc];
+        const learns = recorded[enc] != null && recorded[enc] >= 0.9;
+        const reached = x && x.accuracy >= targets[enc];
+        log(`| ${enc} | ${fmt(targets[enc] ?? NaN)} | ${learns ? 'yes' : 'no'} | ${x?.step} | ${fmt(x?.accuracy ?? NaN, 3)} | ${fmt(x?.seconds ?? NaN, 1)} s | ` +
+          `${!learns ? '(n/a)' : reached && x.seconds <= 60 ? 'yes' : 'no'} |`);
+      }
+      report.B = { query, cores, targets, recorded, load: l0, ...r };
+      await page.raw.close?.();
+    }
+  } finally {
+    await browser.close();
+    await server.close();
+  }
+  const out = arg('out', null);
+  if (out) writeFileSync(out, JSON.stringify(report, null, 1));
+}
+
+await main();

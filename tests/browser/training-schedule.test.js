@@ -1,0 +1,67 @@
+// Training in the page (issue 17): the page's training Workers share one queue of
+// navigator.hardwareConcurrency slots (workers.js), and a training snapshot is swept only at the
+// length on screen; the finished model is swept at every length. From a setting with no shipped
+// checkpoint (?trainLength=64&seed=17), a few steps each.
+import { jest } from '@jest/globals';
+import { useBrowser } from './harness.js';
+import { waitFor, waitReady } from './page-helpers.js';
+
+jest.setTimeout(240000);
+const browser = useBrowser();
+
+// Samples, every 20 ms until nothing trains: the most Workers training at once, and for every training
+// snapshot on screen, the lengths its sweep holds.
+const watch = () => new Promise((resolve) => {
+  const seen = { most: 0, snapshotLengths: new Set(), snapshots: 0, started: false };
+  const tick = setInterval(() => {
+    const { trainer, client, state } = posenc;
+    const training = [...trainer.runs.values()].filter((r) => r.worker).length;
+    seen.most = Math.max(seen.most, training);
+    seen.started ||= training > 0;
+    for (const [enc, r] of trainer.runs) {
+      if (r.status !== 'training' || r.step === 0) continue;
+      const src = document.querySelector(`[data-encoding="${enc}"] .source`)?.textContent ?? '';
+      if (!/training, step/.test(src)) continue;
+      for (const x of client.results(enc)) seen.snapshotLengths.add(x.length);
+      seen.snapshots++;
+    }
+    if (seen.started && !trainer.busy()) {
+      clearInterval(tick);
+      resolve({ most: seen.most, snapshots: seen.snapshots, lengths: [...seen.snapshotLengths], shown: state.length,
+        statuses: [...trainer.runs.values()].map((r) => r.status), cores: navigator.hardwareConcurrency,
+        grid: posenc.grid().length, swept: state.encodings.map((e) => client.results(e).length) });
+    }
+  }, 20);
+});
+
+test('at most hardwareConcurrency training Workers at once; snapshots swept at the length on screen only', async () => {
+  const page = await browser.newPage();
+  await page.goto(`${browser.url}/?trainLength=64&seed=17&steps=150&play=0`);
+  await waitReady(page);
+  const r = await page.evaluate(watch);
+  expect(r.cores).toBeGreaterThanOrEqual(1);
+  expect(r.most).toBeGreaterThanOrEqual(Math.min(r.cores, r.statuses.length));
+  expect(r.most).toBeLessThanOrEqual(r.cores);
+  expect(r.statuses.every((s) => s === 'trained')).toBe(true);
+  // every snapshot row seen held the length on screen only (the play head stood still)
+  expect(r.lengths).toEqual([r.shown]);
+  // the trained models are swept at every length of the timeline
+  await waitFor(page, (n) => posenc.state.encodings.every((e) => posenc.client.results(e).length === n), { arg: r.grid, timeout: 120000,
+    what: 'the trained models swept at every length' });
+  expect(page.errors).toEqual([]);
+});
+
+test('configureWorkers({ training: 1 }) trains one model at a time', async () => {
+  const page = await browser.newPage();
+  await page.goto(`${browser.url}/?trainLength=64&seed=17&steps=40&play=0&encodings=rope,alibi,none`);
+  await waitReady(page);
+  await page.evaluate(async () => {
+    const { configureWorkers } = await import('/app/workers.js');
+    posenc.trainer.stopAll();
+    configureWorkers({ training: 1 });
+    posenc.controller.begin({ retrain: true });
+  });
+  const r = await page.evaluate(watch);
+  expect(r.most).toBe(1);
+  expect(r.statuses).toEqual(['trained', 'trained', 'trained']);
+});
