@@ -31,7 +31,7 @@ export async function runOrt(log = console.log) {
   ort.env.wasm.wasmPaths = `${require.resolve('onnxruntime-web').replace(/[^/]+$/, '')}`;
   const ours = await (await compileOurs('simd', { read: (file) => readFile(join(root, 'web/wasm', file)) })).instance();
   const model = ours.api.createModel(MODEL);
-  const weights = weightsFromCheckpoint(model.save(), model.config);
+  const weights = weightsFromCheckpoint(model.save({ weights: 'float32' }), model.config);
   const bytes = exportTinyModel(model.config, weights);
   const session = await ort.InferenceSession.create(bytes, {
     executionProviders: ['wasm'], graphOptimizationLevel: 'all', executionMode: 'sequential',

@@ -40,12 +40,12 @@ const ENV_NAME = { chromium: `Chromium ${results.chromium?.version ?? ''}`.trim(
 const LIMITS = {
   forward: forwardLimit(),
   forward128: 'At T = 128 the attention is a small part; tfjs pays its per-op overhead (about 170 ops per forward in the per-head form) while ours is one call.',
-  sweep: 'The forward passes themselves: 7 encodings × batch 4 × T = 512 (attention with head_dim 8 is exp- and bookkeeping-bound), plus the maps of sequence 0 (materialised, L·H·T² floats copied out) and their rendering.',
+  sweep: `An absolute time, at this run's load average of ${machine.loadAverageAtStart[0]} on 2 cores (the run of 2026-11-30, at load 0.9, measured 224 ms before this branch's changes). What it is made of: the forward passes themselves, 7 encodings × batch 4 × T = 512 (attention with head_dim 8 is exp- and bookkeeping-bound), plus the maps of sequence 0 (materialised for every layer, and the last layer then runs every query of every sequence), copied out and rendered.`,
   attention: 'SIMD128 has 4 lanes, so 4× is the ceiling. The scalar build is the same source on a 4-float struct (and libm expf), and Chromium\'s newer V8 runs that scalar code faster than Node 20, so the ratio is lower there. Besides the two block products, exp and the online-softmax bookkeeping take a fifth to a third of the SIMD time.',
   qkt: 'The same ceiling as matmul below (0.5: 4 lanes and no FMA). The ratio is higher than for matmul because the native QKᵀ runs below its peak: it transposes K and stores a 1024×1024 result (4 MB, past L2).',
   matmul: 'Not reachable on this CPU: wasm SIMD128 has 4 float lanes and no fused multiply-add, so its peak is 2 mul + 2 add per cycle × 4 lanes = 16 flop/cycle, against 32 for AVX2 FMA (2 × 8 lanes × 2); the native kernel runs near its peak, so the ratio cannot pass 0.5. The wasm micro-kernel (4×8 register tile, the largest V8 keeps in its 15 xmm registers without spilling) reaches about 80% of its own peak.',
   train: 'The plain-JS step does the same arithmetic with scalar float64 loops; the gap is SIMD, register tiling, and skipping masked and unscored work.',
-  frame: 'The main thread only draws cached ImageBitmaps; the forward passes run in the sweep Worker, once per length (see below).',
+  frame: `The main thread only draws cached ImageBitmaps; the forward passes run in the sweep Worker, once per length (see below). An absolute time: this run's load average was ${machine.loadAverageAtStart[0]} on 2 cores, so the page got a fraction of one core (the run of 2026-11-30, at load 0.9, measured 4.10 ms).`,
 };
 
 // What limits the forward ratio, from the profile of the same run (bench/profile_forward.cpp).
@@ -96,6 +96,10 @@ function ortSection() {
     '',
     '| T | ours, wasm SIMD ms | onnxruntime-web ms | ours faster by | max abs difference |', '|---:|---:|---:|---:|---:|',
     ...ortRun.lengths.map((r) => `| ${r.T} | ${num(r.ours.ms)} | ${num(r.ort.ms)} | ${r.ratio === null ? 'void' : `${r.ratio.toFixed(2)}×`} | ${r.check.maxErr ?? "—"} |`),
+    ...(!ortRun.separate && existsSync(`${root}bench/results-ort.json`) ? (() => {
+      const o = JSON.parse(readFileSync(`${root}bench/results-ort.json`, 'utf8'));
+      return ['', `A separate \`node bench/ort.js\` run (${o.date.slice(0, 16).replace('T', ' ')} UTC, load average ${o.loadAverageAtStart.join(' / ')} at its start) gave: ours ${o.lengths.map((r) => `${r.ratio === null ? 'void' : `${r.ratio.toFixed(2)}×`} faster at T=${r.T}`).join(', ')}. On this loaded machine the two runs differ by more than the ratio itself at T=128, so only the larger lengths are a usable comparison.`];
+    })() : []),
   ].join('\n');
 }
 
