@@ -363,7 +363,7 @@ matMuls, the layout tfjs hands to XNNPACK; the other layouts are in docs/perform
 
 ${kernelTable(primary, { columns: 'short' })}
 
-${ortRun ? `onnxruntime-web (wasm backend, SIMD, 1 thread, in Node) on the same tiny model exported to ONNX: ours is ${ortRun.lengths.map((r) => `${r.ratio === null ? 'void' : `${r.ratio.toFixed(1)}×`} faster at T=${r.T}`).join(', ')} (${ortRun.separate ? `a separate run, load average ${ortRun.loadAverageAtStart[0]}` : 'same run'}; [docs/performance.md#onnxruntime-web](docs/performance.md#onnxruntime-web)).
+${ortRun ? `onnxruntime-web (wasm backend, SIMD, 1 thread, in Node) on the same tiny model exported to ONNX: ours is ${ortRun.lengths.map((r) => `${r.ratio === null ? 'void' : r.ratio >= 1 ? `${r.ratio.toFixed(1)}× faster` : `${(1 / r.ratio).toFixed(1)}× slower`} at T=${r.T}`).join(', ')} (${ortRun.separate ? `a separate run, load average ${ortRun.loadAverageAtStart[0]}` : 'same run'}; [docs/performance.md#onnxruntime-web](docs/performance.md#onnxruntime-web)).
 
 ` : ''}Streaming attention keeps memory linear in T: a forward pass at T = 16384 takes ${(() => {
   const r = results[primary]?.sweep?.find((s) => s.T === 16384)?.simd;
