@@ -2,7 +2,7 @@
 // and the time / memory against length figure (docs/figures/bench-length.svg, and
 // a PNG rendered in headless Chromium). Run by `npm run bench`; also alone:
 //   node bench/report.js [results.json]
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { scaleLog } from 'd3-scale';
 import { line } from 'd3-shape';
 import { launchBrowser } from '../tests/browser/harness.js';
@@ -40,12 +40,12 @@ const ENV_NAME = { chromium: `Chromium ${results.chromium?.version ?? ''}`.trim(
 const LIMITS = {
   forward: forwardLimit(),
   forward128: 'At T = 128 the attention is a small part; tfjs pays its per-op overhead (about 170 ops per forward in the per-head form) while ours is one call.',
-  sweep: 'The forward passes themselves: 7 encodings × batch 4 × T = 512 (attention with head_dim 8 is exp- and bookkeeping-bound), plus the maps of sequence 0 (materialised, L·H·T² floats copied out) and their rendering.',
+  sweep: `An absolute time, at this run's load average of ${machine.loadAverageAtStart[0]} on 2 cores (the run of 2026-11-30, at load 0.9, measured 224 ms before this branch's changes). What it is made of: the forward passes themselves, 7 encodings × batch 4 × T = 512 (attention with head_dim 8 is exp- and bookkeeping-bound), plus the maps of sequence 0 (materialised for every layer, and the last layer then runs every query of every sequence), copied out and rendered.`,
   attention: 'SIMD128 has 4 lanes, so 4× is the ceiling. The scalar build is the same source on a 4-float struct (and libm expf), and Chromium\'s newer V8 runs that scalar code faster than Node 20, so the ratio is lower there. Besides the two block products, exp and the online-softmax bookkeeping take a fifth to a third of the SIMD time.',
   qkt: 'The same ceiling as matmul below (0.5: 4 lanes and no FMA). The ratio is higher than for matmul because the native QKᵀ runs below its peak: it transposes K and stores a 1024×1024 result (4 MB, past L2).',
   matmul: 'Not reachable on this CPU: wasm SIMD128 has 4 float lanes and no fused multiply-add, so its peak is 2 mul + 2 add per cycle × 4 lanes = 16 flop/cycle, against 32 for AVX2 FMA (2 × 8 lanes × 2); the native kernel runs near its peak, so the ratio cannot pass 0.5. The wasm micro-kernel (4×8 register tile, the largest V8 keeps in its 15 xmm registers without spilling) reaches about 80% of its own peak.',
   train: 'The plain-JS step does the same arithmetic with scalar float64 loops; the gap is SIMD, register tiling, and skipping masked and unscored work.',
-  frame: 'The main thread only draws cached ImageBitmaps; the forward passes run in the sweep Worker, once per length (see below).',
+  frame: `The main thread only draws cached ImageBitmaps; the forward passes run in the sweep Worker, once per length (see below). An absolute time: this run's load average was ${machine.loadAverageAtStart[0]} on 2 cores, so the page got a fraction of one core (the run of 2026-11-30, at load 0.9, measured 4.10 ms).`,
 };
 
 // What limits the forward ratio, from the profile of the same run (bench/profile_forward.cpp).
@@ -82,6 +82,24 @@ function profileSection() {
     '',
     `The whole forward costs a little more than its stages (the embedding, the RoPE tables, copies between layouts). The public API adds the JS boundary (tokens in, logits out, validation): compare "Model::forward, whole" with the forward rows of the tables above. The softmax's exp is \`exp_nonpositive\` (2^(x log₂e), degree-5 minimax, no range reduction: the argument is ≤ 0); its time is ${expRatio} that of the general \`simd::exp\` on the same scores in wasm (compiled by TurboFan: node --no-liftoff).`,
     probe ? `\nFMA: the matrix products are bound by SIMD128's arithmetic (no fused multiply-add: a mul and an add per 4 MACs). Natively on this CPU, the same 4×8 register tile with a 128-bit FMA runs at ${probe.fma_gflops} GFLOP/s against ${probe.mul_add_gflops} for mul + add (${(probe.fma_gflops / probe.mul_add_gflops).toFixed(2)}×): this core issues two 128-bit multiplies and two adds per cycle, the same peak as two FMAs, so relaxed SIMD's FMA would not raise the ceiling here even where the engine accepts it.` : '',
+  ].join('\n');
+}
+
+// onnxruntime-web: from this run (results.ort), or from a separate `node bench/ort.js` run.
+const ortRun = results.ort ? { ...results.ort, separate: false }
+  : existsSync(`${root}bench/results-ort.json`) ? { ...JSON.parse(readFileSync(`${root}bench/results-ort.json`, 'utf8')), separate: true } : null;
+function ortSection() {
+  if (!ortRun) return '_Not measured._';
+  const when = ortRun.separate ? `Measured by \`node bench/ort.js\` in a separate run (${ortRun.date.slice(0, 16).replace('T', ' ')} UTC, Node ${ortRun.node}, load average ${ortRun.loadAverageAtStart.join(' / ')} at its start and ${ortRun.loadAverageAtEnd.join(' / ')} at its end); ours was timed in the same rounds, so the ratio is within that run.` : 'Measured in this run (bench/ort.js), ours timed in the same rounds.';
+  return [
+    `onnxruntime-web ${ortRun.version ?? ''}, wasm backend (its SIMD build), 1 thread, in Node, running the same tiny model (L=2, H=4, d=64, RoPE, our weights) exported to ONNX by the project's own code (bench/lib/onnx-export.js, with onnx-proto: ONNX's onnx.proto compiled by protobufjs; standard opset-17 ops, the heads as a batch dimension, RoPE's rotate-half as a MatMul, T symbolic; ${ortRun.graphKB} KB). Made fast as ORT documents: graph optimisation level "all" (fusing LayerNorm, GELU and MatMul + Add), one session for every length, input tensors (tokens, RoPE tables, causal mask) made once per length, outside the timing. Its logits are checked against ours before timing (tolerance ${TOLERANCE.forward}). ${when}`,
+    '',
+    '| T | ours, wasm SIMD ms | onnxruntime-web ms | ours faster by | max abs difference |', '|---:|---:|---:|---:|---:|',
+    ...ortRun.lengths.map((r) => `| ${r.T} | ${num(r.ours.ms)} | ${num(r.ort.ms)} | ${r.ratio === null ? 'void' : `${r.ratio.toFixed(2)}×`} | ${r.check.maxErr ?? "—"} |`),
+    ...(!ortRun.separate && existsSync(`${root}bench/results-ort.json`) ? (() => {
+      const o = JSON.parse(readFileSync(`${root}bench/results-ort.json`, 'utf8'));
+      return ['', `A separate \`node bench/ort.js\` run (${o.date.slice(0, 16).replace('T', ' ')} UTC, load average ${o.loadAverageAtStart.join(' / ')} at its start) gave: ours ${o.lengths.map((r) => `${r.ratio === null ? 'void' : `${r.ratio.toFixed(2)}×`} faster at T=${r.T}`).join(', ')}. On this loaded machine the two runs differ by more than the ratio itself at T=128, so only the larger lengths are a usable comparison.`];
+    })() : []),
   ].join('\n');
 }
 
@@ -291,6 +309,10 @@ A fresh T×T result array costs more to allocate and zero than the copy out of w
 
 ${tfjsForms()}
 
+### onnxruntime-web
+
+${ortSection()}
+
 ## Where the forward pass goes
 
 ${profileSection()}
@@ -341,7 +363,9 @@ matMuls, the layout tfjs hands to XNNPACK; the other layouts are in docs/perform
 
 ${kernelTable(primary, { columns: 'short' })}
 
-Streaming attention keeps memory linear in T: a forward pass at T = 16384 takes ${(() => {
+${ortRun ? `onnxruntime-web (wasm backend, SIMD, 1 thread, in Node) on the same tiny model exported to ONNX: ours is ${ortRun.lengths.map((r) => `${r.ratio === null ? 'void' : r.ratio >= 1 ? `${r.ratio.toFixed(1)}× faster` : `${(1 / r.ratio).toFixed(1)}× slower`} at T=${r.T}`).join(', ')} (${ortRun.separate ? `a separate run, load average ${ortRun.loadAverageAtStart[0]}` : 'same run'}; [docs/performance.md#onnxruntime-web](docs/performance.md#onnxruntime-web)).
+
+` : ''}Streaming attention keeps memory linear in T: a forward pass at T = 16384 takes ${(() => {
   const r = results[primary]?.sweep?.find((s) => s.T === 16384)?.simd;
   return r?.ms ? `${(r.ms / 1000).toFixed(1)} s and ${mb(r.memoryBytes)} MB of wasm memory in ${ENV_NAME[primary]}` : '— (not measured)';
 })()}, where one T×T float32 matrix alone would be 1 GB.

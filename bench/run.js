@@ -7,10 +7,12 @@
 //  3. runs the native bench on the same inputs and checks its outputs against Node's;
 //  4. runs the same suite in headless Chromium (bench/page.html), and measures the
 //     explorer's per-frame work at T = 512 (bench/explorer.js);
+//     plus the profile of the forward pass (bench/profile_forward.cpp) and onnxruntime-web (bench/ort.js);
 //  5. writes bench/results.json, prints the tables, and regenerates the README's
 //     "Sizes and speed" table, docs/performance.md and docs/figures/bench-*.svg.
 //
-//   node bench/run.js [--only rope,qkt,...] [--no-browser] [--no-native] [--no-sweep] [--reuse-sweep] [--out file]
+//   node bench/run.js [--only rope,qkt,...] [--no-browser] [--no-native] [--no-sweep] [--reuse-sweep] [--no-ort]
+//                     [--no-browser-suite] [--out file]   (--no-browser-suite: the explorer in Chromium, not the kernel suite)
 //     --reuse-sweep: skip the time / memory sweep and keep the previous run's (from bench/results.json,
 //     its date and load recorded; its tfjs column dropped, since that run may have timed another layout)
 //                     [--wasm-dir DIR]   (our .mjs/.wasm from DIR, inside the repository, instead of web/wasm)
@@ -28,6 +30,7 @@ import { compare, compareScalars } from './lib/check.js';
 import { TOLERANCE, SWEEP_LENGTHS } from './lib/cases.js';
 import { summarise, printTables } from './lib/summary.js';
 import { measureExplorer } from './explorer.js';
+import { runOrt } from './ort.js';
 
 const root = new URL('..', import.meta.url).pathname;
 const argv = process.argv.slice(2);
@@ -183,10 +186,11 @@ const binary = flag('no-native') ? null : buildNative();
 const node = await nodeSuite();
 results.native = binary ? nativeSuite(binary, node.outputs) : null;
 results.profile = !only || only.includes('profile') ? profileForward() : null;
+results.ort = flag('no-ort') || (only && !only.includes('ort')) ? null : await runOrt(log);
 delete node.outputs;
 results.node = node;
-results.chromium = flag('no-browser') ? null : await browserSuite();
-results.explorer = flag('no-browser') || only ? null : await measureExplorer(log);
+results.chromium = flag('no-browser') || flag('no-browser-suite') ? null : await browserSuite();
+results.explorer = flag('no-browser') || (only && !only.includes('explorer')) ? null : await measureExplorer(log);
 results.machine.loadAverageAtEnd = os.loadavg().map((x) => +x.toFixed(2));
 if (previous) {
   for (const env of ['node', 'chromium']) if (results[env] && previous[env]?.sweep) results[env].sweep = previous[env].sweep.map(({ tfjs, ...row }) => row);

@@ -159,7 +159,7 @@ export async function runSuite({ wasm, tf, log = () => {}, only = null, sweep = 
 
   // --- the tiny model's forward pass
   const models = { simd: ours.simd.api.createModel(MODEL), scalar: ours.scalar.api.createModel(MODEL) };
-  const weights = weightsFromCheckpoint(models.simd.save(), models.simd.config);
+  const weights = weightsFromCheckpoint(models.simd.save({ weights: 'float32' }), models.simd.config);
   const plainModel = new PlainModel(models.simd.config, weights.params);
   const tfModel = new TfModel(tf, models.simd.config, weights);
   const tfBatched = new TfModel(tf, models.simd.config, weights, { layout: 'batched' });
@@ -205,7 +205,7 @@ export async function runSuite({ wasm, tf, log = () => {}, only = null, sweep = 
       };
     };
     const fresh = ours.simd.api.createModel(config);
-    const trainWeights = weightsFromCheckpoint(fresh.save(), fresh.config).params;
+    const trainWeights = weightsFromCheckpoint(fresh.save({ weights: 'float32' }), fresh.config).params;
     fresh.delete();
     const timedPlain = new PlainModel(config, trainWeights);
     const variants = {

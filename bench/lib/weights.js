@@ -37,7 +37,7 @@ export function layout({ layers, dModel: C, mlpRatio, vocabSize: V, encoding }) 
   return { tensors, count: offset };
 }
 
-/** {params: Float32Array, tensors, get(name) -> subarray} from checkpoint bytes and the model's config. */
+/** {params: Float32Array, tensors, get(name) -> subarray} from float32 checkpoint bytes (save({ weights: 'float32' })) and the model's config. */
 export function weightsFromCheckpoint(bytes, config) {
   const { tensors, count } = layout(config);
   const stored = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getUint32(HEADER_BYTES - 8, true);
