@@ -38,13 +38,63 @@ const ENV_NAME = { chromium: `Chromium ${results.chromium?.version ?? ''}`.trim(
 
 // What limits each target (the measured ratios are in the table next to it).
 const LIMITS = {
-  forward: 'tfjs runs every head as full T×T matrices (scores, softmax, P·V); ours streams causal attention in 64×64 blocks and skips the masked half.',
+  forward: forwardLimit(),
+  forward128: 'At T = 128 the attention is a small part; tfjs pays its per-op overhead (about 170 ops per forward in the per-head form) while ours is one call.',
+  sweep: 'The forward passes themselves: 7 encodings × batch 4 × T = 512 (attention with head_dim 8 is exp- and bookkeeping-bound), plus the maps of sequence 0 (materialised, L·H·T² floats copied out) and their rendering.',
   attention: 'SIMD128 has 4 lanes, so 4× is the ceiling. The scalar build is the same source on a 4-float struct (and libm expf), and Chromium\'s newer V8 runs that scalar code faster than Node 20, so the ratio is lower there. Besides the two block products, exp and the online-softmax bookkeeping take a fifth to a third of the SIMD time.',
   qkt: 'The same ceiling as matmul below (0.5: 4 lanes and no FMA). The ratio is higher than for matmul because the native QKᵀ runs below its peak: it transposes K and stores a 1024×1024 result (4 MB, past L2).',
   matmul: 'Not reachable on this CPU: wasm SIMD128 has 4 float lanes and no fused multiply-add, so its peak is 2 mul + 2 add per cycle × 4 lanes = 16 flop/cycle, against 32 for AVX2 FMA (2 × 8 lanes × 2); the native kernel runs near its peak, so the ratio cannot pass 0.5. The wasm micro-kernel (4×8 register tile, the largest V8 keeps in its 15 xmm registers without spilling) reaches about 80% of its own peak.',
   train: 'The plain-JS step does the same arithmetic with scalar float64 loops; the gap is SIMD, register tiling, and skipping masked and unscored work.',
   frame: 'The main thread only draws cached ImageBitmaps; the forward passes run in the sweep Worker, once per length (see below).',
 };
+
+// What limits the forward ratio, from the profile of the same run (bench/profile_forward.cpp).
+function forwardLimit() {
+  const p = results.profile?.wasm?.lengths?.find((l) => l.T === 1024);
+  if (!p) return 'See "Where the forward pass goes" (not profiled in this run).';
+  const pct = (re) => Math.round((100 * p.stages.filter((s) => re.test(s.stage)).reduce((a, s) => a + s.ms, 0)) / p.stages_sum_ms);
+  const probe = results.profile?.native?.fmaProbe;
+  return `In wasm at T = 1024, attention is ${pct(/^attention:/)}% of the forward (exp ${pct(/exp/)}%, the two block products ${pct(/blocks/)}%), the projections and MLP ${pct(/projection|MLP|lm head/)}%, GELU ${pct(/GELU/)}% (see "Where the forward pass goes"). The matrix products already run near SIMD128's mul + add peak, so only fewer instructions would help, and an FMA would not: ${probe ? `natively on this CPU a 128-bit FMA micro-kernel runs ${(probe.fma_gflops / probe.mul_add_gflops).toFixed(2)}× the mul + add one (${probe.fma_gflops} vs ${probe.mul_add_gflops} GFLOP/s), ` : ''}and Node 20's V8 (11.3) has no relaxed SIMD without a flag, while clang 14 emits a pre-standard FMA opcode that Chromium rejects.`;
+}
+
+// Where the forward pass goes: stage times of one forward (wasm SIMD and native), from profile_forward.
+function profileSection() {
+  const prof = results.profile;
+  if (!prof?.wasm) return '_Not profiled in this run._';
+  const envs = ['wasm', 'native'].filter((e) => prof[e]);
+  const Ts = prof.wasm.lengths.map((l) => l.T);
+  const head = ['stage', ...envs.flatMap((e) => Ts.map((T) => `${e} T=${T} ms`)), ...envs.map((e) => `${e} T=${Ts.at(-1)} share`)];
+  const rows = prof.wasm.lengths[0].stages.map((st, i) => {
+    const cells = envs.flatMap((e) => prof[e].lengths.map((l) => num(l.stages[i].ms)));
+    const share = envs.map((e) => { const l = prof[e].lengths.at(-1); return `${Math.round((100 * l.stages[i].ms) / l.stages_sum_ms)}%`; });
+    return `| ${st.stage} | ${cells.join(' | ')} | ${share.join(' | ')} |`;
+  });
+  const sums = envs.flatMap((e) => prof[e].lengths.map((l) => num(l.stages_sum_ms)));
+  const whole = envs.flatMap((e) => prof[e].lengths.map((l) => num(l.forward_ms)));
+  const expRatio = prof.wasm.lengths.map((l) => `${(l.exp_nonpositive_ms / l.exp_natural_ms).toFixed(2)}× at T=${l.T}`).join(', ');
+  const probe = prof.native?.fmaProbe;
+  return [
+    '`bench/profile_forward.cpp` times the tiny model\'s forward pass (`Model::forward`, no JS) and then each of its stages alone on buffers of the same shapes (L=2, H=4, C=64, head_dim 16, MLP 256, V=16), attention cut into its two block products (the same `matmul_strided` calls the streamed kernel makes), exp over the same number of scores, and the rest (row max, rescaling, masking, the transpose of K: the whole kernel minus those). Median of 7 samples after 100 ms of warm-up each; wasm run by Node with \`--no-liftoff\`; run in the same \`npm run bench\` as the tables above.',
+    '',
+    `| ${head.join(' | ')} |`, `|---|${head.slice(1).map(() => '---:').join('|')}|`, ...rows,
+    `| **sum of the stages** | ${sums.join(' | ')} | ${envs.map(() => '100%').join(' | ')} |`,
+    `| **Model::forward, whole** | ${whole.join(' | ')} | ${envs.map(() => '').join(' | ')} |`,
+    '',
+    `The whole forward costs a little more than its stages (the embedding, the RoPE tables, copies between layouts). The public API adds the JS boundary (tokens in, logits out, validation): compare "Model::forward, whole" with the forward rows of the tables above. The softmax's exp is \`exp_nonpositive\` (2^(x log₂e), degree-5 minimax, no range reduction: the argument is ≤ 0); its time is ${expRatio} that of the general \`simd::exp\` on the same scores in wasm (compiled by TurboFan: node --no-liftoff).`,
+    probe ? `\nFMA: the matrix products are bound by SIMD128's arithmetic (no fused multiply-add: a mul and an add per 4 MACs). Natively on this CPU, the same 4×8 register tile with a 128-bit FMA runs at ${probe.fma_gflops} GFLOP/s against ${probe.mul_add_gflops} for mul + add (${(probe.fma_gflops / probe.mul_add_gflops).toFixed(2)}×): this core issues two 128-bit multiplies and two adds per cycle, the same peak as two FMAs, so relaxed SIMD's FMA would not raise the ceiling here even where the engine accepts it.` : '',
+  ].join('\n');
+}
+
+// The tfjs formulations of the forward pass, side by side (the ratios use the fastest).
+function tfjsForms() {
+  const out = ['| environment | T | per head, 2-D matMuls (fastest form) ms | per head, column slices ms | heads as a batch dim (3-D matMuls) ms | ours, wasm SIMD ms |', '|---|---:|---:|---:|---:|---:|'];
+  for (const e of ENVS.filter((env) => results[env]))
+    for (const n of KERNEL_ORDER.filter((k) => k.startsWith('forward_') && results[e].kernels[k])) {
+      const v = results[e].kernels[n].variants;
+      out.push(`| ${ENV_NAME[e]} | ${n.slice(8)} | ${ms(v.tfjs)} | ${ms(v.tfjsSliced)} | ${ms(v.tfjsBatched)} | ${ms(v.simd)} |`);
+    }
+  return out.join('\n');
+}
 
 // ---------------------------------------------------------------------------
 // The figure: forward time and peak memory against T.
@@ -149,7 +199,7 @@ function kernelTable(env, { columns = 'full' } = {}) {
     out.push('| kernel | wasm SIMD | vs wasm scalar | vs plain JS | vs tfjs-backend-wasm | native AVX2 |', '|---|---:|---:|---:|---:|---:|');
   }
   for (const n of rows) {
-    const v = k[n].variants, tf = n === 'qkt' ? bestTfjs(k[n]) : v.tfjs, nat = results.native?.kernels[n];
+    const v = k[n].variants, tf = bestTfjs(k[n]), nat = results.native?.kernels[n];
     const gf = v.simd?.gflops && nat?.gflops ? `${v.simd.gflops.toFixed(1)} / ${nat.gflops.toFixed(1)}` : '';
     if (columns === 'full')
       out.push(`| ${LABEL[n] ?? n} | ${ms(v.simd)} | ${ms(v.scalar)} | ${ms(nat)} | ${ms(v.js)} | ${ms(tf)} | ${x(speedup(v.simd, v.scalar))} | ${x(speedup(v.simd, v.js))} | ${x(speedup(v.simd, tf))} | ${gf} |`);
@@ -190,7 +240,7 @@ function checksTable(env) {
   };
   for (const n of KERNEL_ORDER.filter((n) => k[n])) {
     const v = k[n].variants;
-    out.push(`| ${n} | ${k[n].tol} | ${c(v.scalar)} | ${c(v.js)} | ${c(n === 'qkt' ? bestTfjs(k[n]) : v.tfjs)} | ${c(results.native?.kernels[n])} |`);
+    out.push(`| ${n} | ${k[n].tol} | ${c(v.scalar)} | ${c(v.js)} | ${c(bestTfjs(k[n]))} | ${c(results.native?.kernels[n])} |`);
   }
   return out.join('\n');
 }
@@ -211,7 +261,7 @@ Generated by \`npm run bench\` (bench/run.js → bench/report.js) from [bench/re
 
 **Machine:** ${machineLine}. ${ENV_NAME.chromium ? `**Browser:** ${ENV_NAME.chromium} (headless). ` : ''}**Node:** ${machine.node}. tfjs-core + tfjs-backend-wasm ${results.node?.tfjs?.version ?? ''} (XNNPACK, SIMD ${results.node?.tfjs?.simd ? 'on' : 'off'}, threads ${results.node?.tfjs?.threads ? 'on' : 'off'}: no cross-origin isolation, so single-threaded like ours).
 
-**Method.** Every kernel runs in every variant on the same inputs (bench/lib/inputs.js; the native bench generates the same numbers). Each variant's output is compared with ours (wasm SIMD) first; a variant whose max |difference| exceeds the tolerance × max(1, max |ours|) is void, and its time is never used in a ratio. Each variant is warmed up (V8 tiers wasm and JS up only after many calls), then the variants run in interleaved rounds; a figure is the median of 3 to 7 samples, each averaging enough calls to last 50 ms. Ours: the raw kernels run on data already in wasm memory; the forward pass and the training step go through the public API (tokens in, logits out). Plain JS: bench/lib/plain.js and plain-model.js, straightforward typed-array loops. tfjs: bench/lib/tfjs.js, the same computation in tfjs ops with our weights; QKᵀ takes the faster of \`matMul(q, k, false, true)\` and \`matMul(q, transpose(k))\`.
+**Method.** Every kernel runs in every variant on the same inputs (bench/lib/inputs.js; the native bench generates the same numbers). Each variant's output is compared with ours (wasm SIMD) first; a variant whose max |difference| exceeds the tolerance × max(1, max |ours|) is void, and its time is never used in a ratio. Each variant is warmed up (V8 tiers wasm and JS up only after many calls), then the variants run in interleaved rounds; a figure is the median of 3 to 7 samples, each averaging enough calls to last 50 ms. Ours: the raw kernels run on data already in wasm memory; the forward pass and the training step go through the public API (tokens in, logits out). Plain JS: bench/lib/plain.js and plain-model.js, straightforward typed-array loops. tfjs: bench/lib/tfjs.js, the same computation in tfjs ops with our weights, each ratio against tfjs in its fastest form: QKᵀ, the softmax kernels and attention take the faster of \`matMul(q, k, false, true)\` and \`matMul(q, transpose(k))\`; the forward pass takes the fastest of three layouts (below), which is always the per-head one with 2-D matMuls (the shape tfjs-backend-wasm hands to XNNPACK; its batched 3-D matMul is a generic loop, and its column slices are slow copies, so the heads' weights are cut once, RoPE's rotate-half is folded into a second weight matrix, and the output projection is a sum over heads).
 
 ## Targets
 
@@ -237,11 +287,21 @@ ${ENVS.filter((e) => results[e]).flatMap((e) => ['rope', 'alibi_softmax', 't5_so
 A fresh T×T result array costs more to allocate and zero than the copy out of wasm memory, hence the \`out\` option
 (and \`attentionOut\` for a model's maps).
 
+### tfjs in each layout
+
+${tfjsForms()}
+
+## Where the forward pass goes
+
+${profileSection()}
+
 ## Time and memory against length
 
 ![Forward time and peak memory against T](figures/bench-length.png)
 
-The forward pass of the tiny model (L=2, H=4, d=64, RoPE) at batch 1. Without attention maps, ours streams attention (online softmax over 64×64 blocks; no T×T buffer) and inference reuses one set of activations for every layer, so memory grows linearly with T; asking for the maps materialises L·H·T² floats (timed with \`attentionOut\`, one reused result array). Memory of ours: the wasm memory of a fresh module instance after the run (it starts at 16 MB and never shrinks) and the allocator's high-water mark; native: the process's peak RSS.
+${results.sweepFrom ? `_This sweep is from the run of ${results.sweepFrom.date.slice(0, 10)} (load average ${results.sweepFrom.loadAverageAtStart.join(' / ')} at its start; \`--reuse-sweep\`), without its tfjs column (that run timed tfjs with the heads as a batch dimension, not its fastest form); the kernel tables above are from this run._
+
+` : ''}The forward pass of the tiny model (L=2, H=4, d=64, RoPE) at batch 1. Without attention maps, ours streams attention (online softmax over 64×64 blocks; no T×T buffer) and inference reuses one set of activations for every layer, so memory grows linearly with T; asking for the maps materialises L·H·T² floats (timed with \`attentionOut\`, one reused result array). Memory of ours: the wasm memory of a fresh module instance after the run (it starts at 16 MB and never shrinks) and the allocator's high-water mark; native: the process's peak RSS.
 
 ### ${ENV_NAME.chromium ?? 'Chromium'}
 
@@ -274,7 +334,10 @@ Sizes: see [What the package contains](#what-the-package-contains). Speed, from 
 Chromium, single thread; [docs/performance.md](docs/performance.md) has every figure, the method, the length sweep
 and the correctness checks). Median ms per call in ${ENV_NAME[primary]} on ${machine.cpu} (${machine.cores} cores, ${machine.memoryGB} GB,
 ${machine.os}; the native build uses AVX2+FMA); the ratios say how many times faster our wasm SIMD build is, measured
-in the same run. Targets and what limits them: [docs/performance.md#targets](docs/performance.md#targets).
+in the same run (load average ${machine.loadAverageAtStart.join(' / ')} at its start: a shared machine, so the milliseconds move between
+runs and the ratios are what count). tfjs-backend-wasm is timed in its fastest form (the forward pass per head with 2-D
+matMuls, the layout tfjs hands to XNNPACK; the other layouts are in docs/performance.md). Targets and what limits them:
+[docs/performance.md#targets](docs/performance.md#targets).
 
 ${kernelTable(primary, { columns: 'short' })}
 

@@ -10,7 +10,9 @@
 //  5. writes bench/results.json, prints the tables, and regenerates the README's
 //     "Sizes and speed" table, docs/performance.md and docs/figures/bench-*.svg.
 //
-//   node bench/run.js [--only rope,qkt,...] [--no-browser] [--no-native] [--no-sweep] [--out file]
+//   node bench/run.js [--only rope,qkt,...] [--no-browser] [--no-native] [--no-sweep] [--reuse-sweep] [--out file]
+//     --reuse-sweep: skip the time / memory sweep and keep the previous run's (from bench/results.json,
+//     its date and load recorded; its tfjs column dropped, since that run may have timed another layout)
 //                     [--wasm-dir DIR]   (our .mjs/.wasm from DIR, inside the repository, instead of web/wasm)
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -60,7 +62,7 @@ async function nodeSuite() {
   const wasm = dir
     ? { read: (file) => readFile(join(dir, file)), glue: (file) => import(pathToFileURL(join(dir, file)).href) }
     : { read: (file) => readFile(join(root, 'web/wasm', file)) };
-  const r = await runSuite({ wasm, tf, log, only, sweep: !flag('no-sweep') });
+  const r = await runSuite({ wasm, tf, log, only, sweep: !flag('no-sweep') && !flag('reuse-sweep') });
   r.tfjs = { version: tf.version_core, simd: tf.env().getBool('WASM_HAS_SIMD_SUPPORT'), threads: tf.env().getBool('WASM_HAS_MULTITHREAD_SUPPORT') };
   return r;
 }
@@ -77,7 +79,7 @@ function nativeSuite(binary, outputs) {
     };
     const lines = run(['--out', dir, ...(only ? ['--only', only.join(',')] : [])]);
     // the sweep: one process per length, so each peak RSS is that length's own
-    if (!flag('no-sweep') && (!only || only.includes('sweep')))
+    if (!flag('no-sweep') && !flag('reuse-sweep') && (!only || only.includes('sweep')))
       for (const T of SWEEP_LENGTHS) lines.push(...run(['--only', 'sweep', '--sweep', String(T), '--reps', '3']).filter((l) => !l.arch));
     const kernels = {}, sweepRows = [];
     let arch = '';
@@ -106,6 +108,28 @@ function nativeSuite(binary, outputs) {
   }
 }
 
+// Where the forward pass goes (bench/profile_forward.cpp), in wasm SIMD (run by Node) and natively;
+// the native run also compares a 128-bit FMA micro-kernel with mul + add.
+function profileForward() {
+  log('\n== profile of the forward pass (bench/profile_forward.cpp)');
+  const builds = [['wasm', join(root, 'build/wasm-simd'), [process.execPath, '--no-liftoff', join(root, 'build/wasm-simd/posenc_profile_forward.cjs')]],
+    ['native', join(root, 'build/native'), [join(root, 'build/native/posenc_profile_forward')]]];
+  const out = {};
+  for (const [name, dir, [cmd, ...pre]] of builds) {
+    if (name === 'native' && flag('no-native')) continue;
+    const b = spawnSync('cmake', ['--build', dir, '--target', 'posenc_profile_forward', '-j2'], { stdio: ['ignore', 'ignore', 'inherit'],
+      env: { ...process.env, NODE_PATH: ['/usr/share/nodejs', process.env.NODE_PATH].filter(Boolean).join(':') } });
+    if (b.status !== 0) throw new Error(`building posenc_profile_forward in ${dir} failed`);
+    const r = spawnSync(cmd, [...pre, '--T', '128,1024'], { encoding: 'utf8' });
+    if (r.status !== 0) throw new Error(`posenc_profile_forward (${name}) failed: ${r.stderr}`);
+    const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    out[name] = { lengths: lines.filter((l) => l.T), fmaProbe: lines.find((l) => l.fma_probe)?.fma_probe ?? null };
+    for (const l of out[name].lengths) log(`  ${name} T=${l.T}: forward ${l.forward_ms.toPrecision(3)} ms, attention ${l.attention_ms.toPrecision(3)} ms`);
+    if (out[name].fmaProbe) log(`  128-bit 4x8 tile: mul+add ${out[name].fmaProbe.mul_add_gflops} GFLOP/s, FMA ${out[name].fmaProbe.fma_gflops} GFLOP/s`);
+  }
+  return out;
+}
+
 // The same suite in headless Chromium, served from the repository root.
 async function browserSuite() {
   const { chromium } = await import('playwright-core');
@@ -127,7 +151,7 @@ async function browserSuite() {
     page.on('pageerror', (e) => log(`page error: ${e}`));
     const dir = arg('wasm-dir', null);
     if (dir && !join(dir, '/').startsWith(root)) throw new Error(`--wasm-dir must be inside ${root} for the browser run`);
-    const query = new URLSearchParams({ ...(only ? { only: only.join(',') } : {}), ...(flag('no-sweep') ? { sweep: '0' } : {}),
+    const query = new URLSearchParams({ ...(only ? { only: only.join(',') } : {}), ...(flag('no-sweep') || flag('reuse-sweep') ? { sweep: '0' } : {}),
       ...(dir ? { wasm: `/${join(dir, '/').slice(root.length)}` } : {}) });
     await page.goto(`http://127.0.0.1:${server.address().port}/bench/page.html?${query}`);
     let result = null;
@@ -154,14 +178,21 @@ function machine() {
 
 // ---------------------------------------------------------------------------
 const results = { date: new Date().toISOString(), machine: machine() };
+const previous = flag('reuse-sweep') ? JSON.parse(readFileSync(join(root, 'bench/results.json'), 'utf8')) : null;
 const binary = flag('no-native') ? null : buildNative();
 const node = await nodeSuite();
 results.native = binary ? nativeSuite(binary, node.outputs) : null;
+results.profile = !only || only.includes('profile') ? profileForward() : null;
 delete node.outputs;
 results.node = node;
 results.chromium = flag('no-browser') ? null : await browserSuite();
 results.explorer = flag('no-browser') || only ? null : await measureExplorer(log);
 results.machine.loadAverageAtEnd = os.loadavg().map((x) => +x.toFixed(2));
+if (previous) {
+  for (const env of ['node', 'chromium']) if (results[env] && previous[env]?.sweep) results[env].sweep = previous[env].sweep.map(({ tfjs, ...row }) => row);
+  if (results.native && previous.native?.sweep) results.native.sweep = previous.native.sweep;
+  results.sweepFrom = { date: previous.sweepFrom?.date ?? previous.date, loadAverageAtStart: previous.sweepFrom?.loadAverageAtStart ?? previous.machine.loadAverageAtStart };
+}
 results.targets = summarise(results);
 writeFileSync(outFile, `${JSON.stringify(results, null, 1)}\n`);
 printTables(results);

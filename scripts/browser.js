@@ -66,9 +66,23 @@ export async function startServer({ recordErrors = false } = {}) {
     injectRecorder(res);
     inner.emit('request', req, res);
   }) : inner;
+  return listen(server);
+}
+
+/**
+ * Serves `server` (an http.Server) or a request handler on a free loopback port: {url, port, close}.
+ * close() drops keep-alive connections too: a browser holds them open for as long as it runs, and
+ * server.close() alone would wait for them (over 90 s, seen here).
+ */
+export async function listen(serverOrHandler) {
+  const server = typeof serverOrHandler === 'function' ? http.createServer(serverOrHandler) : serverOrHandler;
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address();
-  return { url: `http://127.0.0.1:${port}`, close: () => new Promise((r) => server.close(r)) };
+  const close = () => new Promise((resolve) => {
+    server.close(resolve);
+    server.closeAllConnections();
+  });
+  return { url: `http://127.0.0.1:${port}`, port, close };
 }
 
 export async function launchBrowser() {

@@ -115,6 +115,7 @@ export async function runSuite({ wasm, tf, log = () => {}, only = null, sweep = 
     simdApiOut: api(() => ours.simd.api.attention(inputs.q, inputs.k, { queryLength: T, dim: D, alibiSlope: slope, ...(bias ? { bias } : {}), out: probsOut })),
     js: js((out) => plain.probs(inputs.q, inputs.k, out, T, D, scale, slope, bias), T * T),
     tfjs: tfv(() => tfProbs(tf, tfIn.q, tfIn.k, tfIn.scale, tfBias)),
+    tfjsTransposed: tfv(() => tfProbs(tf, tfIn.q, tfIn.k, tfIn.scale, tfBias, true)),
   }, { tol: TOLERANCE[name] });
   probsKernel('alibi_softmax', `softmax(QKᵀ/√d − m·(i−j)), causal, T=${T}, d=${D}`, ALIBI_SLOPE, null, tfIn.alibi);
   probsKernel('t5_softmax', `softmax(QKᵀ/√d + T5 bucket bias), causal, T=${T}, d=${D}`, 0, t5Bias, tfIn.t5);
@@ -152,6 +153,7 @@ export async function runSuite({ wasm, tf, log = () => {}, only = null, sweep = 
     }),
     js: js((out) => plain.attention(inputs.q, inputs.k, inputs.v, out, T, D, D, scale), T * D),
     tfjs: tfv(() => tfAttention(tf, tfIn.q, tfIn.k, tfIn.v, tfIn.scale, tfIn.mask)),
+    tfjsTransposed: tfv(() => tfAttention(tf, tfIn.q, tfIn.k, tfIn.v, tfIn.scale, tfIn.mask, true)),
   }, { tol: TOLERANCE.attention, flops: 4 * D * (T * (T + 1)) / 2 });
   tfIn.dispose();
 
@@ -160,6 +162,8 @@ export async function runSuite({ wasm, tf, log = () => {}, only = null, sweep = 
   const weights = weightsFromCheckpoint(models.simd.save(), models.simd.config);
   const plainModel = new PlainModel(models.simd.config, weights.params);
   const tfModel = new TfModel(tf, models.simd.config, weights);
+  const tfBatched = new TfModel(tf, models.simd.config, weights, { layout: 'batched' });
+  const tfSliced = new TfModel(tf, models.simd.config, weights, { layout: 'perHeadSliced' });
   for (const len of FORWARD_LENGTHS) {
     const tok = makeTokens(len, MODEL.vocabSize, SEED.tokens), tokT = tf.tensor1d(tok, 'int32');
     const fwd = (m) => api(() => m.forward(tok, { length: len }).logits);
@@ -168,10 +172,14 @@ export async function runSuite({ wasm, tf, log = () => {}, only = null, sweep = 
       scalar: fwd(models.scalar),
       js: api(() => plainModel.forward(tok, 1, len)),
       tfjs: tfv(() => tfModel.forward(tokT)),
+      tfjsSliced: tfv(() => tfSliced.forward(tokT)),
+      tfjsBatched: tfv(() => tfBatched.forward(tokT)),
     }, { tol: TOLERANCE.forward });
     tokT.dispose();
   }
   tfModel.dispose();
+  tfBatched.dispose();
+  tfSliced.dispose();
   Object.values(models).forEach((m) => m.delete());
 
   // --- one training step at the explorer's defaults

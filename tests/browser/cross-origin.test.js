@@ -8,19 +8,12 @@
 //    violation and no fallback;
 //  - a CSP that refuses blob: Workers: the element says why and runs the sweep and the
 //    training on the page's main thread instead, and still draws.
-import http from 'node:http';
 import sirv from 'sirv';
 import { fileURLToPath } from 'node:url';
-import { ERROR_RECORDER, ERROR_RECORDER_PATH } from '../../scripts/browser.js';
+import { ERROR_RECORDER, ERROR_RECORDER_PATH, listen } from '../../scripts/browser.js';
 import { ENGINES, useEngine } from './harness.js';
 
 const dist = fileURLToPath(new URL('../../dist/', import.meta.url));
-
-async function listen(handler) {
-  const server = http.createServer(handler);
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { port: server.address().port, close: () => new Promise((r) => server.close(r)) };
-}
 
 let cdn, blog, cdnUrl, blogUrl;
 const fromCdn = []; // paths the CDN served

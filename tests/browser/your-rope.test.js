@@ -81,13 +81,12 @@ test('pick a shipped config, paste one, and see the plots', async () => {
   await paste(page, JSON.stringify({ head_dim: 64, rope_scaling: { rope_type: 'linear', factor: 2, facter: 3 } }));
   await waitFor(page, () => /facter/.test(document.querySelector('#your-rope .config-error').textContent), { what: 'the unknown key' });
 
-  // hostile: deep nesting and a huge array give a message at once, and the page keeps working
-  const t0 = Date.now();
+  // hostile: deep nesting and a huge array give a message (within waitFor's bound), and the page keeps working;
+  // the guard's own time is bounded in tests/js/rope-config.test.js
   await paste(page, '['.repeat(50000) + ']'.repeat(50000));
   await waitFor(page, () => /nests deeper|not valid JSON|JSON object/.test(document.querySelector('#your-rope .config-error').textContent), { what: 'the nesting error' });
   await paste(page, JSON.stringify({ head_dim: 64, rope_scaling: { rope_type: 'longrope', long_factor: new Array(100000).fill(1) } }));
   await waitFor(page, () => /at most 65536 entries/.test(document.querySelector('#your-rope .config-error').textContent), { what: 'the array error' });
-  expect(Date.now() - t0).toBeLessThan(20000);
   await pickWithKeyboard(page, 'llama-4-scout');
   await waitFor(page, () => posenc.dataFor('your-rope')?.model === 'llama-4-scout', { what: 'Llama 4 Scout after the errors' });
   expect(await page.$eval('#your-rope .config-error', (p) => p.hidden)).toBe(true);

@@ -164,3 +164,55 @@ TEST(SimdMath, ExpIsAccurateAndZeroForMaskedScores) {
   for (int l = 0; l < W; ++l) EXPECT_EQ(y[l], 0.0f);
 }
 }  // namespace
+
+#include "../../cpp/src/softmax_row.hpp"  // internal: the softmax's exp of x <= 0
+namespace {
+// exp_nonpositive against double exp over the whole range a softmax feeds it (x = s - max <= 0):
+// relative error within (3 + |x|) float ulp (the rounding of x log2(e) grows with |x|), 1 at 0
+// exactly, and exactly 0 at and past -88.1 (x log2 e <= -127) and for -inf.
+TEST(SimdMath, ExpNonpositiveIsAccurateWhereASoftmaxNeedsIt) {
+  using namespace posenc::simd;
+  namespace d = posenc::kernels::detail;
+  const int W = static_cast<int>(width);
+  const d::ExpNonposConstants k = d::exp_nonpositive_constants();
+  std::vector<float> x, y(W);
+  for (double v = -87.0; v <= 0.0; v += 0.0037) x.push_back(static_cast<float>(v));
+  for (double v = -1.0; v <= 0.0; v += 1.0 / 4096) x.push_back(static_cast<float>(v));  // near the max
+  while (x.size() % W) x.push_back(0.0f);
+  double worst = 0;
+  for (size_t i = 0; i < x.size(); i += W) {
+    store(y.data(), d::exp_nonpositive(load(x.data() + i), k));
+    for (int l = 0; l < W; ++l) {
+      const double want = std::exp(double(x[i + l]));
+      const double ulps = std::abs(y[l] - want) / want / 0x1p-23;
+      worst = std::max(worst, ulps / (3.0 + std::abs(double(x[i + l]))));
+      ASSERT_LE(ulps, 3.0 + std::abs(double(x[i + l]))) << x[i + l];
+    }
+  }
+  EXPECT_GT(worst, 0.0);  // the polynomial is not exact: the bound is being exercised
+  const float edge[] = {0.0f, -88.1f, -100.0f, -INFINITY};
+  std::vector<float> e(W, 0.0f);
+  for (float v : edge) {
+    std::fill(e.begin(), e.end(), v);
+    store(y.data(), d::exp_nonpositive(load(e.data()), k));
+    for (int l = 0; l < W; ++l) EXPECT_EQ(y[l], v == 0.0f ? 1.0f : 0.0f) << v;
+  }
+}
+
+// The row form: s[j] = exp(s[j] - m) and their sum, for row lengths that exercise the tail.
+TEST(SimdMath, ExpNonpositiveShiftSumMatchesDouble) {
+  namespace d = posenc::kernels::detail;
+  const d::ExpNonposConstants k = d::exp_nonpositive_constants();
+  for (int n : {1, 3, 4, 7, 16, 61, 64}) {
+    std::vector<float> s(n);
+    for (int j = 0; j < n; ++j) s[j] = static_cast<float>(std::sin(0.7 * j + n) * 6.0);
+    const float m = *std::max_element(s.begin(), s.end());
+    std::vector<double> want(n);
+    double sum = 0;
+    for (int j = 0; j < n; ++j) sum += want[j] = std::exp(double(s[j]) - m);
+    const float got = d::exp_nonpositive_shift_sum(s.data(), n, m, k);
+    EXPECT_NEAR(got, sum, 1e-6 * sum) << n;
+    for (int j = 0; j < n; ++j) EXPECT_NEAR(s[j], want[j], 1e-6) << n << " " << j;
+  }
+}
+}  // namespace

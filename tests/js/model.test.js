@@ -9,10 +9,12 @@ beforeAll(async () => {
 
 const small = (encoding, extra = {}) => ({ encoding, layers: 2, heads: 2, dModel: 32, vocabSize: 11, maxLength: 16, seed: 7, ...extra });
 
-test('training on the copy task lowers the loss, for every encoding', async () => {
-  const accuracy = {};
-  for (const encoding of ENCODINGS) {
-    const model = pe.createModel(small(encoding));
+// Encodings that let a query find its source position learn to copy in 300 steps at this size.
+const LEARNS_COPY = new Set(['learned', 't5', 'rope', 'shaw']);
+
+test.each(ENCODINGS)('training on the copy task lowers the loss: %s', async (encoding) => {
+  const model = pe.createModel(small(encoding));
+  try {
     const losses = [];
     const result = await pe.train(model, { task: 'copy', symbols: 8, steps: 300, batch: 8, length: 16, lr: 1e-2, progressEvery: 1,
       onProgress: (p) => losses.push(p.loss) });
@@ -21,11 +23,10 @@ test('training on the copy task lowers the loss, for every encoding', async () =
     const first = mean(losses.slice(0, 5)), last = mean(losses.slice(-10));
     expect(Number.isFinite(last)).toBe(true);
     expect(last).toBeLessThan(first * 0.85);
-    accuracy[encoding] = result.accuracy;
+    if (LEARNS_COPY.has(encoding)) expect(result.accuracy).toBeGreaterThan(0.9);
+  } finally {
     model.delete();
   }
-  // Encodings that let a query find its source position learn to copy in 300 steps at this size.
-  for (const encoding of ['learned', 't5', 'rope', 'shaw']) expect(accuracy[encoding]).toBeGreaterThan(0.9);
 });
 
 test('same seed and config give identical weights; another seed does not', async () => {

@@ -190,7 +190,7 @@ describe.each(Object.keys(BUNDLERS))('%s', (name) => {
         if (notices || /fail|error|could not/i.test(status)) return { notices, status };
         const r = el?.results?.();
         const ready = r && Object.keys(r).length === 2 && Object.values(r).every((pts) => pts.length >= 3 && pts.every((p) => p.trainedLength === 32));
-        if (!ready) return null;
+        if (!ready) return { waiting: true, status, results: r && Object.fromEntries(Object.entries(r).map(([k, pts]) => [k, pts.map((p) => p.trainedLength)])) };
         const painted = [...root.querySelectorAll('canvas')].map((c) => {
           const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
           let n = 0;
@@ -198,8 +198,7 @@ describe.each(Object.keys(BUNDLERS))('%s', (name) => {
           return n / (d.length / 4);
         });
         return { notices, status, painted, rows: root.querySelector('.rows').textContent };
-      }, 60000);
-      expect(done).not.toBeNull();
+      }, 60000, undefined, (v) => !v.waiting);
       expect(done.notices).toBe('');
       expect(done.status).not.toMatch(/fail|error|could not/i);
       expect(done.rows).toMatch(/shipped checkpoint/);

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import sirv from 'sirv';
+import { listen } from '../../scripts/browser.js';
 
 export const root = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -94,21 +95,30 @@ export function packAndInstall({ tools = false } = {}) {
   return { work, project, packed };
 }
 
-/** A static server for a directory on a free loopback port. */
+/** A static server for a directory on a free loopback port: {url, close}. */
 export async function serve(dir, setHeaders) {
-  const server = createServer(sirv(dir, { dev: true, setHeaders }));
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${server.address().port}/`, close: () => new Promise((resolve) => server.close(resolve)) };
+  const site = await listen(createServer(sirv(dir, { dev: true, setHeaders })));
+  return { ...site, url: `${site.url}/` };
 }
 
-/** Polls `fn` in the page until it returns something truthy (null after `ms`). */
-export async function poll(page, fn, ms, arg) {
+/**
+ * Polls `fn` in the page until it returns something that `done` accepts (default: truthy). After `ms` it throws, with what
+ * `fn` last returned (or the evaluate that never answered: a busy or hung page).
+ */
+export async function poll(page, fn, ms, arg, done = Boolean) {
+  let last = 'no answer yet';
   for (const end = Date.now() + ms; Date.now() < end;) {
-    const v = await page.evaluate(fn, arg);
-    if (v) return v;
-    await new Promise((r) => setTimeout(r, 100));
+    const pending = page.evaluate(fn, arg).then((v) => ({ v }), (e) => ({ e }));
+    let timer;
+    const r = await Promise.race([pending, new Promise((res) => { timer = setTimeout(res, Math.max(1, end - Date.now()), null); })]);
+    clearTimeout(timer);
+    if (r === null) throw new Error(`poll: the page did not answer an evaluate within ${ms} ms (last seen: ${JSON.stringify(last)})`);
+    if (r.e) throw r.e;
+    if (done(r.v)) return r.v;
+    last = r.v;
+    await new Promise((res) => setTimeout(res, 100));
   }
-  return null;
+  throw new Error(`poll: nothing after ${ms} ms (last seen: ${JSON.stringify(last)})`);
 }
 
 /** A user's HTML page: `body`, then one module script (or a classic one, with `classic`). */

@@ -29,6 +29,7 @@ export function createSweepCore(api, post) {
   let lut = null;
   let maxPx = 192;
   const models = new Map(); // encoding -> Model
+  let mapsBuffer = new Float32Array(0); // the maps of every evaluate, reused (a fresh 8 MB array per length costs more than the copy)
   const jobs = new Map(); // encoding -> {gen, lengths, i, ...}
   let running = false;
 
@@ -86,8 +87,11 @@ export function createSweepCore(api, post) {
   // One length's forward pass for a view: loss, accuracy, the chosen layer's maps and the drawn sequence.
   function evaluateAt(model, job, length) {
     const { tokens, targets } = batchFor(job, length);
-    const r = model.evaluate(tokens, targets, { batch: EVAL_BATCH, length, attention: true, ropeScaling: scalingFor(job, model) });
     const { layers, heads } = model.config;
+    const nMaps = layers * heads * length * length;
+    if (mapsBuffer.length !== nMaps) mapsBuffer = new Float32Array(nMaps);
+    // r.attention is mapsBuffer: read it before the next evaluate (no await in between)
+    const r = model.evaluate(tokens, targets, { batch: EVAL_BATCH, length, attention: true, attentionOut: mapsBuffer, ropeScaling: scalingFor(job, model) });
     const layer = Math.min(job.layer, layers - 1);
     const headList = job.head < 0 ? Array.from({ length: heads }, (_, h) => h) : [Math.min(job.head, heads - 1)];
     const offsetOf = (h) => (layer * heads + h) * length * length;
@@ -123,8 +127,8 @@ export function createSweepCore(api, post) {
     // Read everything from the model before awaiting: a 'model' message may replace (and delete) it meanwhile.
     const status = model.positionStatus(length);
     const trainedLength = model.trainedLength;
-    const bitmaps = [];
-    for (const h of headList) bitmaps.push(await createImageBitmap(render(r.attention, offsetOf(h), length, px)));
+    const images = headList.map((h) => render(r.attention, offsetOf(h), length, px)); // before any await (mapsBuffer)
+    const bitmaps = await Promise.all(images.map((im) => createImageBitmap(im)));
     if (models.get(encoding) !== model) return; // replaced while rendering: this result is stale
     post({
       type: 'result', encoding, gen: job.gen, length, loss: r.loss, accuracy: r.accuracy, status,

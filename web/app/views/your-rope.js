@@ -89,16 +89,21 @@ function legend(ctx, w, items) {
   ctx.restore();
 }
 
+// Empty axes with one line of text in the middle: a plot with nothing to draw (layers with no RoPE).
+function emptyPlot(ctx, box, titles, message) {
+  axes(ctx, box, scaleLinear([0, 1], [box.x, box.x + box.w]), scaleLinear([0, 1], [box.y + box.h, box.y]), titles);
+  ctx.fillStyle = cssVar('--fg', '#222');
+  ctx.font = '13px system-ui, sans-serif';
+  ctx.fillText(message, box.x + 12, box.y + box.h / 2);
+}
+
 // ---------- the three plots ----------
 
 export function drawWavelengths(canvas, lt, r) {
   const { w, ctx, box } = frame(canvas, 260);
   const ext = r.contextLength ?? r.seqLen;
   if (!lt.rope) {
-    axes(ctx, box, scaleLinear([0, 1], [box.x, box.x + box.w]), scaleLinear([0, 1], [box.y + box.h, box.y]), { xTitle: 'rotation pair i', yTitle: 'wavelength' });
-    ctx.fillStyle = cssVar('--fg', '#222');
-    ctx.font = '13px system-ui, sans-serif';
-    ctx.fillText(`${lt.name}: no RoPE in these ${lt.layers.length} layers (NoPE)`, box.x + 12, box.y + box.h / 2);
+    emptyPlot(ctx, box, { xTitle: 'rotation pair i', yTitle: 'wavelength' }, `${lt.name}: no RoPE in these ${lt.layers.length} layers (NoPE)`);
     return;
   }
   const finite = lt.pairs.flatMap((p) => [p.wavelength, p.baseWavelength]).filter(Number.isFinite);
@@ -171,9 +176,7 @@ export function drawDecay(canvas, lt, r) {
   const { w, ctx, box } = frame(canvas, 220);
   const ext = r.contextLength ?? r.seqLen;
   if (!lt.rope) {
-    axes(ctx, box, scaleLinear([0, 1], [box.x, box.x + box.w]), scaleLinear([0, 1], [box.y + box.h, box.y]), { xTitle: 'relative distance', yTitle: 'q·k bound' });
-    ctx.fillStyle = cssVar('--fg', '#222');
-    ctx.fillText('NoPE layers: q·k does not depend on the distance', box.x + 12, box.y + box.h / 2);
+    emptyPlot(ctx, box, { xTitle: 'relative distance', yTitle: 'q·k bound' }, 'NoPE layers: q·k does not depend on the distance');
     return null;
   }
   const top = Math.max(ext ?? 1, lt.originalContext ?? 1, 16);
