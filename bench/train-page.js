@@ -13,7 +13,8 @@
 //     task, seed 0, capped at 0.99): wall time from the start until each encoding stops. An encoding whose
 //     recorded 1x accuracy is under 0.9 is reported as one that does not learn the task.
 //
-//   nice -n 10 node bench/train-page.js [--only A|B] [--steps N] [--out file.json]
+//   nice -n 10 node bench/train-page.js [--only A|B] [--steps N] [--encodings a,b,...] [--cap seconds] [--out file.json]
+//   (--encodings: the page's encodings= (default: the page's); --cap: B gives up after this many seconds, default 300)
 //
 // The machine is shared: the load average is printed with every figure; compare ratios within one run.
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -27,6 +28,8 @@ import { trainTask } from '../web/app/experiment.js';
 const argv = process.argv.slice(2);
 const arg = (name, def) => (argv.includes(`--${name}`) ? argv[argv.indexOf(`--${name}`) + 1] : def);
 const only = arg('only', null);
+const encodingsArg = arg('encodings', null);
+const capSeconds = Number(arg('cap', 300));
 const SETTING = { trainLength: 64, seed: 17 };
 const results = JSON.parse(readFileSync(new URL('../docs/results.json', import.meta.url), 'utf8'));
 const load = () => os.loadavg().map((x) => x.toFixed(2)).join(' ');
@@ -69,7 +72,7 @@ async function nodeRun(pe, state, encodings) {
 }
 
 // One training of every encoding in the page (Workers, sweep playing), under a scheduling.
-async function pageRun(page, { training, snapshotSweep, targets = null, timeoutMs }) {
+async function pageRun(page, { training, snapshotSweep, targets = null, timeoutMs, capMs = Infinity }) {
   await page.evaluate(async ({ training, snapshotSweep, targets }) => {
     const { configureWorkers } = await import('/app/workers.js');
     configureWorkers({ training });
@@ -90,15 +93,25 @@ async function pageRun(page, { training, snapshotSweep, targets = null, timeoutM
     await controller.begin({ retrain: true });
     window.__bench.started = true;
   }, { training, snapshotSweep, targets });
-  await poll(page, () => window.__bench.started && !window.posenc.trainer.busy(), null, timeoutMs, 'training');
-  return page.evaluate(() => {
+  let capped = false;
+  try {
+    await poll(page, () => window.__bench.started && !window.posenc.trainer.busy(), null, Math.min(timeoutMs, capMs), 'training');
+  } catch (e) {
+    if (!Number.isFinite(capMs)) throw e;
+    capped = true; // B: what has not stopped by the cap did not get there in time
+  }
+  return page.evaluate((capped) => {
     const { controller, state } = window.posenc;
+    if (capped) {
+      for (const [enc, r] of window.posenc.trainer.runs) if (!window.__bench.done[enc]) window.__bench.done[enc] = { seconds: Infinity, step: r.step, accuracy: r.accuracy, status: `${r.status} at the cap` };
+      window.posenc.trainer.stopAll();
+    }
     window.__bench.stop();
     const { trainer } = window.posenc;
     for (const [enc, r] of trainer.runs) // (finished between two polls)
       window.__bench.done[enc] ??= { seconds: (performance.now() - window.__bench.t0) / 1000, step: r.step, accuracy: r.accuracy, status: r.status, error: r.error };
-    return { wall: (performance.now() - window.__bench.t0) / 1000, runs: window.__bench.done, sweep: { ...controller.sweepStats }, play: state.play };
-  });
+    return { wall: (performance.now() - window.__bench.t0) / 1000, runs: window.__bench.done, sweep: { ...controller.sweepStats }, play: state.play, capped };
+  }, capped);
 }
 
 const fmt = (x, d = 2) => x.toFixed(d);
@@ -112,20 +125,20 @@ async function main() {
     const pe = await loadPosenc();
     if (only !== 'B') {
       const steps = Number(arg('steps', 0)) || null;
-      const query = `trainLength=${SETTING.trainLength}&seed=${SETTING.seed}${steps ? `&steps=${steps}` : ''}`;
+      const query = `trainLength=${SETTING.trainLength}&seed=${SETTING.seed}${steps ? `&steps=${steps}` : ''}${encodingsArg ? `&encodings=${encodingsArg}` : ''}`;
       const { page, state, cores } = await openPage(browser, server.url, query);
       const encodings = state.encodings;
-      log(`\n== A. engine speed: ?${query} (${state.task}, ${state.steps} steps, batch, T=${state.trainLength}), ${encodings.length} encodings, hardwareConcurrency ${cores}`);
+      log(`\n== A. engine speed: ?${query} (${state.task}, ${state.steps} steps, T=${state.trainLength}), ${encodings.length} encodings, hardwareConcurrency ${cores}`);
       const node = nodeRun.bind(null, pe, state, encodings);
       const runs = [];
       const nodeA = { load: load(), runs: await node() };
       const nodeTotal = (n) => Object.values(n.runs).reduce((a, r) => a + r.seconds, 0);
       log(`Node back to back: ${fmt(nodeTotal(nodeA))} s (load ${nodeA.load})`);
-      for (const [training, snapshotSweep] of [[cores, 'view'], [cores, 'all'], [Math.max(1, cores - 1), 'view']]) {
+      for (const [training, snapshotSweep] of [[cores, 'view'], [cores, 'follow'], [cores, 'all'], [Math.max(1, cores - 1), 'view']]) {
         const l0 = load();
         const r = await pageRun(page, { training, snapshotSweep, timeoutMs: 600000 });
         runs.push({ training, snapshotSweep, load: l0, ...r });
-        log(`page, ${training} training Workers, snapshots swept at ${snapshotSweep === 'view' ? 'the length on screen' : 'every length'}: ` +
+        log(`page, ${training} training Workers, snapshots swept ${{ view: 'at the length on screen', follow: 'at each length the playhead reaches', all: 'at every length' }[snapshotSweep]}: ` +
           `${fmt(r.wall)} s wall, sweep ${r.sweep.results} results / ${(r.sweep.cells / 1e6).toFixed(2)} M cells (load ${l0})`);
       }
       const nodeB = { load: load(), runs: await node() };
@@ -143,7 +156,7 @@ async function main() {
     }
     if (only !== 'A') {
       const steps = results.config.steps;
-      const query = `trainLength=${SETTING.trainLength}&seed=${SETTING.seed}&steps=${steps}`;
+      const query = `trainLength=${SETTING.trainLength}&seed=${SETTING.seed}&steps=${steps}${encodingsArg ? `&encodings=${encodingsArg}` : ''}`;
       const { page, state, cores } = await openPage(browser, server.url, query);
       const recorded = Object.fromEntries(state.encodings.map((enc) => {
         const run = results.runs.find((r) => r.task === state.task && r.encoding === enc && r.seed === 0 && r.scaling === 'none');
@@ -152,13 +165,13 @@ async function main() {
       const targets = Object.fromEntries(Object.entries(recorded).map(([enc, a]) => [enc, a == null ? null : Math.min(0.99, Math.floor(a * 100) / 100)]));
       log(`\n== B. time to learned: ?${query}, early stop at the experiment's 1x accuracy (capped at 0.99), ${cores} training Workers`);
       const l0 = load();
-      const r = await pageRun(page, { training: cores, snapshotSweep: 'view', targets, timeoutMs: 900000 });
+      const r = await pageRun(page, { training: cores, snapshotSweep: 'view', targets, timeoutMs: 900000, capMs: capSeconds * 1000 });
       log(`(load ${l0} at the start, ${load()} at the end)`);
       log('\n| encoding | target (1x accuracy) | learns the task | stopped at step | train accuracy | wall time from start | within 60 s |\n|---|---:|---|---:|---:|---:|---|');
       for (const enc of state.encodings) {
         const x = r.runs[enc];
         const learns = recorded[enc] != null && recorded[enc] >= 0.9;
-        const reached = x && x.accuracy >= targets[enc];
+        const reached = x && Number.isFinite(x.seconds) && x.accuracy >= targets[enc];
         log(`| ${enc} | ${fmt(targets[enc] ?? NaN)} | ${learns ? 'yes' : 'no'} | ${x?.step} | ${fmt(x?.accuracy ?? NaN, 3)} | ${fmt(x?.seconds ?? NaN, 1)} s | ` +
           `${!learns ? '(n/a)' : reached && x.seconds <= 60 ? 'yes' : 'no'} |`);
       }

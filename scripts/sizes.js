@@ -1,9 +1,10 @@
-// Bytes of what the npm package ships (dist/, after `npm run build`), raw and
-// gzip -9, grouped by what a user loads.
+// Bytes of what the npm package ships (dist/, after `npm run build`), raw, gzip -9
+// and brotli (as scripts/serve.js sends it), grouped by what a user loads.
 //   node scripts/sizes.js              a table
 //   node scripts/sizes.js --markdown   the README's table
 import { readFileSync, readdirSync, existsSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
+import { compressBody } from './serve.js';
 
 const dist = new URL('../dist/', import.meta.url).pathname;
 if (!existsSync(`${dist}posenc.js`)) {
@@ -14,7 +15,7 @@ const assets = readdirSync(`${dist}assets`);
 const inAssets = (re) => assets.filter((f) => re.test(f)).map((f) => `assets/${f}`);
 const glue = inAssets(/^posenc-simd-.*\.js$/).slice(0, 1); // the main-thread copy (Workers get their own)
 const library = ['posenc.js', 'assets/posenc.js', ...inAssets(/^lib-.*\.js$/)];
-const component = ['explorer.js', 'assets/explorer.js', ...inAssets(/^(posenc-explorer|trainer|sweep-worker|train-worker)-.*\.js$/)];
+const component = ['explorer.js', 'assets/explorer.js', ...inAssets(/^(posenc-explorer|controller|gifenc)-.*\.js$|^(sweep|train)-worker\.js$/)];
 const checkpoints = readdirSync(`${dist}checkpoints`).map((f) => `checkpoints/${f}`);
 
 const groups = [
@@ -31,14 +32,15 @@ const groups = [
 
 const measure = (files) => {
   const bufs = files.map((f) => readFileSync(dist + f));
-  return { raw: bufs.reduce((a, b) => a + b.length, 0), gzip: bufs.reduce((a, b) => a + gzipSync(b, { level: 9 }).length, 0) };
+  const sum = (f) => bufs.reduce((a, b) => a + f(b), 0);
+  return { raw: sum((b) => b.length), gzip: sum((b) => gzipSync(b, { level: 9 }).length), brotli: sum((b) => compressBody(b, 'br').length) };
 };
 const kb = (n) => `${(n / 1024).toFixed(n < 10240 ? 1 : 0)} KB`;
 const rows = groups.map(([what, files]) => ({ what, files: files.length, ...measure(files) }));
 
 if (process.argv.includes('--markdown')) {
-  console.log('| what | files | raw | gzip |\n|---|---:|---:|---:|');
-  for (const r of rows) console.log(`| ${r.what} | ${r.files} | ${kb(r.raw)} | ${kb(r.gzip)} |`);
+  console.log('| what | files | raw | gzip | brotli |\n|---|---:|---:|---:|---:|');
+  for (const r of rows) console.log(`| ${r.what} | ${r.files} | ${kb(r.raw)} | ${kb(r.gzip)} | ${kb(r.brotli)} |`);
 } else {
-  console.table(rows.map((r) => ({ ...r, what: r.what.replace(/[`*]/g, ''), raw: kb(r.raw), gzip: kb(r.gzip) })));
+  console.table(rows.map((r) => ({ ...r, what: r.what.replace(/[`*]/g, ''), raw: kb(r.raw), gzip: kb(r.gzip), brotli: kb(r.brotli) })));
 }

@@ -31,9 +31,10 @@ export function sourceLabel(source, run) {
  * `pe`: the page's posenc API (loaded). `state()`, `timeline()`: the explorer's current state and timeline
  * (state.js, timeline.js; functions, since the element replaces both when its attributes change).
  * `workers`, `prefix`: see createSweepClient; `concurrency`, `checkpoints`, `loadOptions`, `targetAccuracy`: see createTrainer.
- * A training snapshot (a model still learning, replaced every couple of seconds) is swept only at the
- * length on screen, as the playhead reaches each one (`snapshotSweep: 'view'`, the default); 'all'
- * sweeps it at every length of the timeline (bench/train-page.js compares the two). A trained model
+ * A training snapshot (a model still learning, replaced every couple of seconds) and an untrained model
+ * waiting to train are swept only at the length on screen when it arrives (`snapshotSweep: 'view'`, the default;
+ * 'follow' also at each length the playhead reaches; 'all' at every length of the timeline: bench/train-page.js
+ * compares them). A trained model
  * or a shipped checkpoint is swept at every length.
  * Callbacks: `onUpdate()` (something to draw), `onSource(enc, label)`, `onProgress(enc, run)`,
  * `onNotice(message)`, `onError(enc, message)`.
@@ -52,7 +53,7 @@ export function createController({ pe, state: currentState, timeline: currentTim
   };
   const client = createSweepClient({ lut: lutFor(interpolateViridis), workers, prefix, api, onNotice, onUpdate: counted, onError });
   let scalingError = '';
-  const snapshots = new Set(); // encodings whose current model is a training snapshot
+  const snapshots = new Set(); // encodings whose current model is a training snapshot or untrained
 
   /** The RoPE scaling of the state if the core accepts it, else null (scalingError says why). */
   function validScaling() {
@@ -72,7 +73,7 @@ export function createController({ pe, state: currentState, timeline: currentTim
   /** What the sweep computes for an encoding. */
   const viewOf = (enc) => {
     const state = currentState();
-    const lengths = snapshots.has(enc) && settings.snapshotSweep === 'view' ? [state.length] : currentTimeline().ordered();
+    const lengths = snapshots.has(enc) && settings.snapshotSweep !== 'all' ? [state.length] : currentTimeline().ordered();
     return { lengths, scaling: enc === 'rope' ? validScaling() : null, layer: state.layer,
       head: state.head, task: state.task, seed: state.seed };
   };
@@ -88,7 +89,7 @@ export function createController({ pe, state: currentState, timeline: currentTim
     // A damaged shipped checkpoint is not used (that encoding trains instead), and onNotice says why.
     checkCheckpoint: (bytes) => pe.readCheckpoint(bytes),
     onModel: (enc, bytes, source) => {
-      if (source === 'training') snapshots.add(enc);
+      if (source === 'training' || source === 'untrained') snapshots.add(enc); // (untrained: replaced once it trains)
       else snapshots.delete(enc);
       client.setModel(enc, bytes ? { bytes } : { config: trainer.modelConfig(enc) });
       onSource(enc, sourceLabel(source, trainer.runs.get(enc)));
@@ -101,8 +102,12 @@ export function createController({ pe, state: currentState, timeline: currentTim
   return {
     client, trainer, viewOf, requestSweep, requestAll, validScaling, settings, sweepStats,
     scalingError: () => scalingError,
-    /** The length on screen changed: training snapshots are swept there (the others hold every length). */
-    lengthChanged: () => snapshots.forEach(requestSweep),
+    /**
+     * The length on screen changed. With snapshotSweep 'follow', training snapshots and untrained models are
+     * swept there too; by default ('view') they wait for the next snapshot (at most snapshotMs later), since
+     * sweeping every row at every length the playhead passes kept a core busy while models trained.
+     */
+    lengthChanged: () => settings.snapshotSweep === 'follow' && snapshots.forEach(requestSweep),
     /** Start the state's experiment: checkpoints where they match (unless `retrain`), else training. */
     begin: ({ retrain = false } = {}) => trainer.begin(currentState(), currentState().encodings, { retrain }),
     terminate() {
