@@ -6,7 +6,8 @@
 //       loads a checkpoint (from either side) and prints the logits of one sequence as JSON
 //   posenc_checkpoint_tool sweep <in.ckpt> <task> <symbols> <variableLength> <packed> <order> <branching>
 //                                <tableSeed> <sequences> <seed> <trainLength> <length>...
-//       the accuracy at each length of posenc::sweep (as npm run train measures docs/results.json), as JSON
+//       the accuracy and loss at each length of posenc::sweep (as npm run train measures docs/results.json),
+//       as JSON {accuracy: [...], loss: [...]}
 //       (tests/js/checkpoint-precision.test.js: a float16 checkpoint against its float32 model's recorded numbers)
 #include <cstdio>
 #include <cstdlib>
@@ -78,9 +79,11 @@ int sweep_accuracy(int argc, char** argv) {
   o.grid_depths.clear();      // (the needle grid: not compared)
   o.attention_sequences = 0;  // (head statistics: not compared; accuracy is the same batch either way)
   const posenc::SweepResult r = posenc::sweep(m, t, o);
-  std::printf("[");
+  std::printf("{\"accuracy\":[");
   for (std::size_t i = 0; i < r.lengths.size(); ++i) std::printf(i ? ",%.17g" : "%.17g", r.lengths[i].accuracy);
-  std::printf("]\n");
+  std::printf("],\"loss\":[");
+  for (std::size_t i = 0; i < r.lengths.size(); ++i) std::printf(i ? ",%.17g" : "%.17g", r.lengths[i].loss);
+  std::printf("]}\n");
   return 0;
 }
 
