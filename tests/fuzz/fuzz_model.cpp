@@ -211,9 +211,9 @@ void position_op(Input& in, Model& m) {
   const ModelConfig& c = m.config();
   for (int p = 0; p < T; ++p) {
     const PositionStatus want = c.encoding == Encoding::Learned && p >= c.max_length ? PositionStatus::OutOfTable
-                                : p < m.trained_length()                             ? PositionStatus::Trained
+                                : p < m.scored_length()                              ? PositionStatus::Trained
                                                                                      : PositionStatus::Untrained;
-    FUZZ_CHECK(s[p] == want, "position_status disagrees with trained_length / maxLength");
+    FUZZ_CHECK(s[p] == want, "position_status disagrees with scored_length / maxLength");
   }
   FUZZ_CHECK(m.untrained_positions(T).size() ==
                  static_cast<std::size_t>(std::count_if(s.begin(), s.end(),

@@ -746,7 +746,7 @@ test(`${CALLS} randomised calls fail only with named TypeError/RangeError, valid
 function makeModels() {
   models = Object.fromEntries(ENCODINGS.map((enc) => {
     const model = pe.createModel(tinyConfig(enc));
-    return [enc, { model, trainee: pe.createModel(tinyConfig(enc)), baseline: model.forward(FIXED, { length: 8 }).logits, bytes: model.save() }];
+    return [enc, { model, trainee: pe.createModel(tinyConfig(enc)), baseline: model.forward(FIXED, { length: 8 }).logits, bytes: model.save({ weights: 'float32' }) }];
   }));
   const gone = pe.createModel(tinyConfig('rope'));
   gone.delete();
