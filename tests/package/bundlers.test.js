@@ -197,8 +197,10 @@ describe.each(Object.keys(BUNDLERS))('%s', (name) => {
           for (let i = 3; i < d.length; i += 4) n += d[i] > 0;
           return n / (d.length / 4);
         });
-        return { notices, status, painted, rows: root.querySelector('.rows').textContent };
-      }, 60000, undefined, (v) => !v.waiting);
+        // the maps are drawn after the results arrive: wait for them too (the last state is reported on timeout)
+        const waiting = painted.filter((p) => p > 0.2).length < 2;
+        return { waiting, notices, status, painted, rows: root.querySelector('.rows').textContent };
+      }, 60000, undefined, (v) => !v.waiting || v.notices || /fail|error|could not/i.test(v.status));
       expect(done.notices).toBe('');
       expect(done.status).not.toMatch(/fail|error|could not/i);
       expect(done.rows).toMatch(/shipped checkpoint/);
