@@ -12,21 +12,12 @@
 import { readFileSync } from 'node:fs';
 import { startServer, launchBrowser } from '../tests/browser/harness.js';
 import { ENCODINGS as REGISTERED } from '../web/lib/index.js';
+import { poll } from './lib/poll.js';
 
 const T = 512;
 // The registry's encodings that ship a checkpoint of the page's default task (the others would train first).
 const shipped = JSON.parse(readFileSync(new URL('../web/checkpoints/index.json', import.meta.url), 'utf8'));
 const ENCODINGS = REGISTERED.filter((e) => shipped.includes(`copy-${e}.ckpt`));
-
-async function poll(page, fn, arg, timeoutMs) {
-  const t0 = Date.now();
-  for (;;) {
-    const v = await page.evaluate(fn, arg);
-    if (v) return v;
-    if (Date.now() - t0 > timeoutMs) throw new Error(`timed out waiting for ${fn}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
 
 async function mainThread(browser, url) {
   const page = await browser.newPage();

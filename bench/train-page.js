@@ -24,6 +24,7 @@ import { launchEngine } from '../scripts/engines.js';
 import { loadPosenc } from '../web/lib/index.js';
 import { trainRequest } from '../web/app/trainer.js';
 import { trainTask } from '../web/app/experiment.js';
+import { poll } from './lib/poll.js';
 
 const argv = process.argv.slice(2);
 const arg = (name, def) => (argv.includes(`--${name}`) ? argv[argv.indexOf(`--${name}`) + 1] : def);
@@ -35,21 +36,11 @@ const results = JSON.parse(readFileSync(new URL('../docs/results.json', import.m
 const load = () => os.loadavg().map((x) => x.toFixed(2)).join(' ');
 const log = (s) => console.log(s);
 
-async function poll(page, fn, arg, timeoutMs, what) {
-  const t0 = Date.now();
-  for (;;) {
-    const v = await page.evaluate(fn, arg);
-    if (v) return v;
-    if (Date.now() - t0 > timeoutMs) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
-
 // The page's state, its experiment and the hardware it sees; its own training is stopped.
 async function openPage(browser, url, query) {
   const page = await browser.newPage();
   await page.goto(`${url}/app/?${query}&play=1`);
-  await poll(page, () => document.body.dataset.ready === 'true', null, 120000, 'the explorer');
+  await poll(page, () => document.body.dataset.ready === 'true', null, 120000, 'the explorer', 200);
   return page.evaluate(() => {
     const { state, trainer } = window.posenc;
     trainer.stopAll();
@@ -95,7 +86,7 @@ async function pageRun(page, { training, snapshotSweep, targets = null, timeoutM
   }, { training, snapshotSweep, targets });
   let capped = false;
   try {
-    await poll(page, () => window.__bench.started && !window.posenc.trainer.busy(), null, Math.min(timeoutMs, capMs), 'training');
+    await poll(page, () => window.__bench.started && !window.posenc.trainer.busy(), null, Math.min(timeoutMs, capMs), 'training', 200);
   } catch (e) {
     if (!Number.isFinite(capMs)) throw e;
     capped = true; // B: what has not stopped by the cap did not get there in time
