@@ -1,17 +1,17 @@
 // Training in the page against training in Node, in one run (issue 17, items 3 and 4).
 //
 //  A. Engine speed. From a setting with no shipped checkpoint (?trainLength=64&seed=17, the state's
-//     steps), every encoding of the page trains back to back in this Node process (the request the
+//     steps budget with the experiment's held-out early stop, or --steps N), every encoding of the page trains back to back in this Node process (the request the
 //     page's trainer sends, trainer.js trainRequest), then in headless Chromium with the explorer open
 //     and sweeping (play on), under each scheduling: training Workers at once = hardwareConcurrency (N,
 //     the page's default) or N - 1, and training snapshots swept at the length on screen ('view', the
 //     default) or at every length ('all'). Reported: the page's wall time over Node's time per core
 //     (Node's total / the Workers that can run at once, capped at the cores), and the sweep's work
 //     during training (results and attention cells, sum of T^2).
-//  B. Time to learned. The same setting with the experiment's steps (EXPERIMENT's results: docs/results.json
-//     config.steps) and early stop at the experiment's 1x accuracy of each encoding (docs/results.json, same
-//     task, seed 0, capped at 0.99): wall time from the start until each encoding stops. An encoding whose
-//     recorded 1x accuracy is under 0.9 is reported as one that does not learn the task.
+//  B. Time to learned. The same setting with the experiment's budget (docs/results.json config.steps) and
+//     the page's own early stop, the experiment's held-out check (experiment.js heldOutStop, as
+//     `npm run train`): wall time from the start until each encoding stops, and whether it met the
+//     held-out target (learned) or ran out of budget (not learned).
 //
 //   nice -n 10 node bench/train-page.js [--only A|B] [--steps N] [--encodings a,b,...] [--cap seconds] [--out file.json]
 //   (--encodings: the page's encodings= (default: the page's); --cap: B gives up after this many seconds, default 300)
@@ -23,7 +23,7 @@ import { startServer } from '../scripts/browser.js';
 import { launchEngine } from '../scripts/engines.js';
 import { loadPosenc } from '../web/lib/index.js';
 import { trainRequest } from '../web/app/trainer.js';
-import { trainTask } from '../web/app/experiment.js';
+import { trainTask, heldOutStop } from '../web/app/experiment.js';
 import { poll } from './lib/poll.js';
 
 const argv = process.argv.slice(2);
@@ -56,34 +56,37 @@ async function nodeRun(pe, state, encodings) {
     const model = pe.createModel(config);
     const t0 = performance.now();
     const r = await pe.train(model, train);
-    out[enc] = { seconds: (performance.now() - t0) / 1000, steps: r.steps, loss: r.loss, accuracy: r.accuracy };
+    out[enc] = { seconds: (performance.now() - t0) / 1000, steps: r.steps, loss: r.loss, accuracy: r.accuracy, stepsToTarget: r.stepsToTarget,
+      heldOut: r.heldOut };
     model.delete();
   }
   return out;
 }
 
 // One training of every encoding in the page (Workers, sweep playing), under a scheduling.
-async function pageRun(page, { training, snapshotSweep, targets = null, timeoutMs, capMs = Infinity }) {
-  await page.evaluate(async ({ training, snapshotSweep, targets }) => {
+async function pageRun(page, { training, snapshotSweep, timeoutMs, capMs = Infinity }) {
+  await page.evaluate(async ({ training, snapshotSweep }) => {
     const { configureWorkers } = await import('/app/workers.js');
     configureWorkers({ training });
     const { controller } = window.posenc;
     controller.settings.snapshotSweep = snapshotSweep;
-    controller.settings.targetAccuracy = targets ? (enc) => targets[enc] ?? null : null;
     controller.sweepStats.results = 0;
     controller.sweepStats.cells = 0;
     window.__bench = { t0: performance.now(), done: {} };
     const { trainer } = window.posenc;
+    const record = (r) => ({ seconds: (performance.now() - window.__bench.t0) / 1000, step: r.step, accuracy: r.accuracy, status: r.status,
+      error: r.error, learned: r.learned, stepsToTarget: r.stepsToTarget, heldOut: r.heldOut });
+    window.__bench.record = record;
     const poll = setInterval(() => {
       for (const [enc, r] of trainer.runs) {
         if (!window.__bench.done[enc] && ['trained', 'stopped', 'error'].includes(r.status) && window.__bench.started)
-          window.__bench.done[enc] = { seconds: (performance.now() - window.__bench.t0) / 1000, step: r.step, accuracy: r.accuracy, status: r.status, error: r.error };
+          window.__bench.done[enc] = record(r);
       }
     }, 50);
     window.__bench.stop = () => clearInterval(poll);
     await controller.begin({ retrain: true });
     window.__bench.started = true;
-  }, { training, snapshotSweep, targets });
+  }, { training, snapshotSweep });
   let capped = false;
   try {
     await poll(page, () => window.__bench.started && !window.posenc.trainer.busy(), null, Math.min(timeoutMs, capMs), 'training', 200);
@@ -94,13 +97,13 @@ async function pageRun(page, { training, snapshotSweep, targets = null, timeoutM
   return page.evaluate((capped) => {
     const { controller, state } = window.posenc;
     if (capped) {
-      for (const [enc, r] of window.posenc.trainer.runs) if (!window.__bench.done[enc]) window.__bench.done[enc] = { seconds: Infinity, step: r.step, accuracy: r.accuracy, status: `${r.status} at the cap` };
+      for (const [enc, r] of window.posenc.trainer.runs) if (!window.__bench.done[enc]) window.__bench.done[enc] = { ...window.__bench.record(r), seconds: Infinity, status: `${r.status} at the cap` };
       window.posenc.trainer.stopAll();
     }
     window.__bench.stop();
     const { trainer } = window.posenc;
     for (const [enc, r] of trainer.runs) // (finished between two polls)
-      window.__bench.done[enc] ??= { seconds: (performance.now() - window.__bench.t0) / 1000, step: r.step, accuracy: r.accuracy, status: r.status, error: r.error };
+      window.__bench.done[enc] ??= window.__bench.record(r);
     return { wall: (performance.now() - window.__bench.t0) / 1000, runs: window.__bench.done, sweep: { ...controller.sweepStats }, play: state.play, capped };
   }, capped);
 }
@@ -149,24 +152,19 @@ async function main() {
       const steps = results.config.steps;
       const query = `trainLength=${SETTING.trainLength}&seed=${SETTING.seed}&steps=${steps}${encodingsArg ? `&encodings=${encodingsArg}` : ''}`;
       const { page, state, cores } = await openPage(browser, server.url, query);
-      const recorded = Object.fromEntries(state.encodings.map((enc) => {
-        const run = results.runs.find((r) => r.task === state.task && r.encoding === enc && r.seed === 0 && r.scaling === 'none');
-        return [enc, run?.lengths.find((l) => l.length === results.config.trainLength)?.accuracy ?? null];
-      }));
-      const targets = Object.fromEntries(Object.entries(recorded).map(([enc, a]) => [enc, a == null ? null : Math.min(0.99, Math.floor(a * 100) / 100)]));
-      log(`\n== B. time to learned: ?${query}, early stop at the experiment's 1x accuracy (capped at 0.99), ${cores} training Workers`);
+      const rule = heldOutStop(state.task, state.seed);
+      log(`\n== B. time to learned: ?${query}, budget ${state.steps} steps, held-out early stop ${JSON.stringify(rule)}, ${cores} training Workers`);
       const l0 = load();
-      const r = await pageRun(page, { training: cores, snapshotSweep: 'view', targets, timeoutMs: 900000, capMs: capSeconds * 1000 });
+      const r = await pageRun(page, { training: cores, snapshotSweep: 'view', timeoutMs: 900000, capMs: capSeconds * 1000 });
       log(`(load ${l0} at the start, ${load()} at the end)`);
-      log('\n| encoding | target (1x accuracy) | learns the task | stopped at step | train accuracy | wall time from start | within 60 s |\n|---|---:|---|---:|---:|---:|---|');
+      log('\n| encoding | learned (held-out target met) | stopped at step | held-out accuracy | held-out loss | wall time from start | within 60 s |\n|---|---|---:|---:|---:|---:|---|');
       for (const enc of state.encodings) {
         const x = r.runs[enc];
-        const learns = recorded[enc] != null && recorded[enc] >= 0.9;
-        const reached = x && Number.isFinite(x.seconds) && x.accuracy >= targets[enc];
-        log(`| ${enc} | ${fmt(targets[enc] ?? NaN)} | ${learns ? 'yes' : 'no'} | ${x?.step} | ${fmt(x?.accuracy ?? NaN, 3)} | ${fmt(x?.seconds ?? NaN, 1)} s | ` +
-          `${!learns ? '(n/a)' : reached && x.seconds <= 60 ? 'yes' : 'no'} |`);
+        const reached = x && Number.isFinite(x.seconds) && x.learned === true;
+        log(`| ${enc} | ${x?.learned == null ? `(${x?.status})` : x.learned ? 'yes' : 'no'} | ${x?.step} | ${fmt(x?.heldOut?.accuracy ?? NaN, 3)} | ` +
+          `${fmt(x?.heldOut?.loss ?? NaN, 3)} | ${fmt(x?.seconds ?? NaN, 1)} s | ${reached ? (x.seconds <= 60 ? 'yes' : 'no') : '(n/a)'} |`);
       }
-      report.B = { query, cores, targets, recorded, load: l0, ...r };
+      report.B = { query, cores, rule, load: l0, ...r };
       await page.raw.close?.();
     }
   } finally {

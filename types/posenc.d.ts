@@ -814,6 +814,8 @@ export interface TaskInfo {
   vocabSize: number;
   /** The shortest length `sample` accepts. */
   minLength: number;
+  /** Token id of the first task symbol (after PAD 0, BOS 1, SEP 2). */
+  firstSymbol: number;
 }
 
 /** Options of {@link Task.sample}. */
@@ -832,6 +834,24 @@ export interface Sample {
   targets: Int32Array;
 }
 
+/** Options of {@link Task.oracle}: a batch as {@link Task.sample} returns it, and its shape. */
+export interface OracleOptions extends SampleOptions {
+  /** batch·length token ids in [0, vocabSize-1]. */
+  tokens: IntArray;
+  /** batch·length targets in [-1, vocabSize-1] (-1 = not scored). */
+  targets: IntArray;
+}
+
+/** Result of {@link Task.oracle}. */
+export interface TaskOracle {
+  /** Mean over scored targets of the true next-token distribution's entropy (nats). */
+  loss: number;
+  /** Mean over scored targets of its largest probability (1 when there are none). */
+  accuracy: number;
+  /** Scored targets. */
+  scored: number;
+}
+
 /** A seeded batch generator. Call {@link Task.delete} when done (forgotten ones are freed by GC). */
 export interface Task extends TaskInfo {
   /** The task name, with the default filled in. */
@@ -841,6 +861,14 @@ export interface Task extends TaskInfo {
    * @throws {TypeError} after delete().
    */
   sample(options: SampleOptions): Sample;
+  /**
+   * The ideal predictor (C++ TaskGenerator::oracle) on a batch, e.g. `task.oracle({...task.sample(o), ...o})`.
+   * Copy, reverse and the retrievals: loss 0, accuracy 1. Markov: the mean entropy of the chain's
+   * next-symbol distribution and the mean of its largest probability over the scored targets.
+   * @throws {TypeError} after delete(); {TypeError|RangeError} naming a bad option or array element
+   *   (markov: a scored position whose `order` context is not all task symbols).
+   */
+  oracle(options: OracleOptions): TaskOracle;
   /** Frees the generator. Safe to call twice. */
   delete(): void;
 }
@@ -857,6 +885,41 @@ export interface TrainProgress {
   accuracy: number;
   /** Seconds since train() started. */
   seconds: number;
+  /** The latest held-out check of `stop` (null before the first one, or without `stop`). */
+  heldOut: HeldOutCheck | null;
+}
+
+/**
+ * {@link TrainOptions.stop}: an early stop on a held-out batch, as `npm run train` does. `stop.batch`
+ * full-length sequences (the training task's options with variableLength: false, seed `stop.seed`) are
+ * drawn once and scored with model.evaluate every `every` steps and after the last step; training stops
+ * at the first check that meets the rule. Give exactly one of `accuracy` and `lossAboveOracle`.
+ */
+export interface StopOptions {
+  /** Steps between checks, int [1, 10^7]. @default 100 */
+  every?: number;
+  /** Held-out sequences, int [1, 4096]. @default 64 */
+  batch?: number;
+  /** Seed of the held-out batch, int [0, 2^53-1], different from the training `seed`. */
+  seed: number;
+  /** Stop once the held-out accuracy is >= this, finite in [0, 1]. */
+  accuracy?: number;
+  /** Stop once the held-out loss is <= the task oracle's loss on that batch + this (nats), finite in [0, 1000]. */
+  lossAboveOracle?: number;
+}
+
+/** One held-out check of {@link TrainOptions.stop}. */
+export interface HeldOutCheck {
+  /** The step after which it ran (1-based). */
+  step: number;
+  /** The model's mean loss on the held-out batch. */
+  loss: number;
+  /** Its accuracy there. */
+  accuracy: number;
+  /** The task oracle's loss on that batch (with `lossAboveOracle`; else null). */
+  oracleLoss: number | null;
+  /** Whether it meets the stop rule. */
+  met: boolean;
 }
 
 /** Options of {@link Posenc.train}: a task configuration plus the loop's settings. */
@@ -879,8 +942,13 @@ export interface TrainOptions extends TaskOptions {
   progressEvery?: number;
   /** Cancels between steps; the result then has `stopped: true`. */
   signal?: AbortSignal;
-  /** Stop as soon as a step's training accuracy reaches this, finite in [0, 1]. */
+  /**
+   * Stop as soon as one training batch's accuracy reaches this, finite in [0, 1]. Kept for older callers:
+   * prefer `stop`, which scores a held-out batch of full-length sequences as the experiment does.
+   */
   targetAccuracy?: number;
+  /** Early stop on a held-out batch (the experiment's rule). */
+  stop?: StopOptions;
 }
 
 /** AdamW settings ({@link OPTIMIZER_SCHEMA}); {@link TrainOptions} takes them too. */
@@ -921,6 +989,10 @@ export interface TrainResult {
   seconds: number;
   /** Whether `signal` cancelled it. */
   stopped: boolean;
+  /** The step at which a held-out check met `stop` (null if none did, or without `stop`). */
+  stepsToTarget: number | null;
+  /** The last held-out check (null without `stop`, or before the first check). */
+  heldOut: HeldOutCheck | null;
 }
 
 // ---------------------------------------------------------------------------
@@ -1022,7 +1094,25 @@ export interface Posenc {
   readCheckpoint(bytes: Uint8Array | ArrayBuffer): CheckpointInfo;
   /** The module's encoding registry (the same entries as {@link ENCODING_INFO}). */
   readonly encodings: readonly EncodingInfo[];
-  /** A seeded batch generator. */
+  /** Options of {@link Task.oracle}: a batch as {@link Task.sample} returns it, and its shape. */
+export interface OracleOptions extends SampleOptions {
+  /** batch·length token ids in [0, vocabSize-1]. */
+  tokens: IntArray;
+  /** batch·length targets in [-1, vocabSize-1] (-1 = not scored). */
+  targets: IntArray;
+}
+
+/** Result of {@link Task.oracle}. */
+export interface TaskOracle {
+  /** Mean over scored targets of the true next-token distribution's entropy (nats). */
+  loss: number;
+  /** Mean over scored targets of its largest probability (1 when there are none). */
+  accuracy: number;
+  /** Scored targets. */
+  scored: number;
+}
+
+/** A seeded batch generator. */
   createTask(options?: TaskOptions): Task;
   /**
    * `vocabSize` and `minLength` of a task configuration, without creating a generator

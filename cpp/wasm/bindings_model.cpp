@@ -253,12 +253,26 @@ int task_sample(ptr h, int B, int T, ptr tokens, ptr targets) {
   return guard([&] { at<posenc::TaskGenerator>(h)->sample(B, T, at<int32_t>(tokens), at<int32_t>(targets)); });
 }
 
+// out: loss, accuracy, scored (float64) of the ideal predictor on tokens/targets [B, T].
+int task_oracle(ptr h, ptr tokens, ptr targets, int B, int T, ptr out) {
+  return guard([&] {
+    const posenc::TaskOracle o =
+        at<posenc::TaskGenerator>(h)->oracle(at<const int32_t>(tokens), at<const int32_t>(targets), B, T);
+    double* r = at<double>(out);
+    r[0] = o.loss;
+    r[1] = o.accuracy;
+    r[2] = o.scored;
+  });
+}
+
+// out: vocab size, min length, first symbol id (int32).
 int task_info(int kind, int symbols, bool variable_length, double depth, bool packed, bool score_repeats, int order,
               int branching, double table_seed, ptr out) {
   return guard([&] {
     const auto o = task_options(kind, symbols, variable_length, depth, packed, score_repeats, order, branching, table_seed);
     at<int32_t>(out)[0] = posenc::task_vocab_size(o);
     at<int32_t>(out)[1] = posenc::task_min_length(o);
+    at<int32_t>(out)[2] = posenc::kFirstSymbol;
   });
 }
 
@@ -292,5 +306,6 @@ EMSCRIPTEN_BINDINGS(posenc_model) {
   function("taskDelete", &task_delete);
   function("taskSample", &task_sample);
   function("taskInfo", &task_info);
+  function("taskOracle", &task_oracle);
   function("lrAt", &lr_at);
 }

@@ -7,7 +7,7 @@
 import { interpolateViridis } from '../vendor/d3.js';
 import { lutFor } from './heatmap.js';
 import { createSweepClient } from './sweep-client.js';
-import { createTrainer } from './trainer.js';
+import { createTrainer, learnedWords, heldOutWords } from './trainer.js';
 import { trainTask } from './experiment.js';
 import { scalingObject } from './rope-scaling.js';
 
@@ -21,16 +21,21 @@ export function lengthLabel(s) {
   return `T = ${s.length} (${Number.isInteger(x) ? x : x.toFixed(2)}× training)`;
 }
 
-/** What a row says about where its model came from. */
+/**
+ * What a row says about where its model came from; a trained model says whether it met the experiment's
+ * held-out target: "(learned at step 1200, held-out 0.984 ≥ 0.970)" or "(not learned in 5000 steps, held-out 0.812 < 0.970)".
+ */
 export function sourceLabel(source, run) {
-  return { untrained: '(untrained)', training: `(training, step ${run?.step ?? 0})`, trained: `(trained ${run?.step} steps)`,
-    stopped: `(stopped at step ${run?.step})`, checkpoint: '(shipped checkpoint)' }[source] ?? '';
+  const learned = learnedWords(run), held = heldOutWords(run);
+  return { untrained: '(untrained)', training: `(training, step ${run?.step ?? 0}${run?.steps ? `/${run.steps}` : ''}${held ? `, ${held}` : ''})`,
+    trained: learned ? `(${learned}, ${held})` : `(trained ${run?.step} steps)`,
+    stopped: `(stopped at step ${run?.step}${held ? `, ${held}` : ''})`, checkpoint: '(shipped checkpoint)' }[source] ?? '';
 }
 
 /**
  * `pe`: the page's posenc API (loaded). `state()`, `timeline()`: the explorer's current state and timeline
  * (state.js, timeline.js; functions, since the element replaces both when its attributes change).
- * `workers`, `prefix`: see createSweepClient; `concurrency`, `checkpoints`, `loadOptions`, `targetAccuracy`: see createTrainer.
+ * `workers`, `prefix`: see createSweepClient; `concurrency`, `checkpoints`, `loadOptions`: see createTrainer.
  * A training snapshot (a model still learning, replaced every couple of seconds) and an untrained model
  * waiting to train are swept only at the length on screen when it arrives (`snapshotSweep: 'view'`, the default;
  * 'follow' also at each length the playhead reaches; 'all' at every length of the timeline: bench/train-page.js
@@ -40,7 +45,7 @@ export function sourceLabel(source, run) {
  * `onNotice(message)`, `onError(enc, message)`.
  */
 export function createController({ pe, state: currentState, timeline: currentTimeline, workers, prefix, concurrency, checkpoints, loadOptions,
-  targetAccuracy, snapshotSweep = 'view', onUpdate = () => {}, onSource = () => {}, onProgress = () => {}, onNotice = () => {}, onError = () => {} }) {
+  snapshotSweep = 'view', onUpdate = () => {}, onSource = () => {}, onProgress = () => {}, onNotice = () => {}, onError = () => {} }) {
   const api = async () => pe;
   // What the sweep has sent back: results, and their cost in attention cells (sum of T^2), for bench/train-page.js.
   const sweepStats = { results: 0, cells: 0 };
@@ -81,10 +86,9 @@ export function createController({ pe, state: currentState, timeline: currentTim
   const requestAll = () => currentState().encodings.forEach(requestSweep);
 
   // Read when used, so a benchmark can change them between runs.
-  const settings = { snapshotSweep, targetAccuracy };
+  const settings = { snapshotSweep };
   const trainer = createTrainer({
     api, concurrency, checkpoints, loadOptions, onNotice,
-    targetAccuracy: (enc, e) => settings.targetAccuracy?.(enc, e) ?? null,
     vocabSize: (task) => pe.taskInfo(trainTask(task)).vocabSize,
     // A damaged shipped checkpoint is not used (that encoding trains instead), and onNotice says why.
     checkCheckpoint: (bytes) => pe.readCheckpoint(bytes),

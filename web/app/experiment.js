@@ -21,6 +21,10 @@ export const EXPERIMENT = {
   stopMargin: 0.02,
   targets: { copy: 0.95, reverse: 0.95, retrieval: 0.95, kth_retrieval: 0.9 },
   markovMargin: 0.05,
+  // The held-out batch of the early stop (results.json config.earlyStop.batch): this many full-length
+  // sequences per task, drawn with seed checkSeed + seed.
+  checkSequences: { copy: 64, reverse: 64, retrieval: 256, kth_retrieval: 256, markov: 64 },
+  checkSeed: 6000,
   taskOptions: {
     copy: { symbols: 8, variableLength: true },
     reverse: { symbols: 8, variableLength: true },
@@ -32,5 +36,16 @@ export const EXPERIMENT = {
 
 /** createTask / train options of a task, as trained. */
 export const trainTask = (task) => ({ task, ...EXPERIMENT.taskOptions[task] });
+/**
+ * train()'s `stop` for a task and seed: the experiment's held-out early stop (train_main.cpp TargetCheck):
+ * accuracy >= min(1, target + stopMargin), or for markov a loss within markovMargin - stopMargin / 2 of the oracle's.
+ */
+export function heldOutStop(task, seed) {
+  const E = EXPERIMENT;
+  const rule = task in E.targets ? { accuracy: Math.min(1, E.targets[task] + E.stopMargin) }
+    : { lossAboveOracle: E.markovMargin - E.stopMargin / 2 };
+  return { every: E.checkEvery, batch: E.checkSequences[task], seed: E.checkSeed + seed, ...rule };
+}
+
 /** As evaluated by the sweeps: full-length sequences. */
 export const evalTask = (task) => ({ ...trainTask(task), variableLength: false });

@@ -4,6 +4,7 @@
 // to its default, so a pasted link can never break the page.
 import { ENCODINGS, TASKS } from '../lib/index.js';
 import { SHIPPED_IDS } from '../configs/index.js';
+import { EXPERIMENT } from './experiment.js';
 
 export const ROPE_SCALINGS = ['none', 'linear', 'dynamic', 'yarn', 'llama3'];
 
@@ -21,7 +22,9 @@ export const SCHEMA = {
   layers: int(2, 1, 4),
   heads: oneOf(4, [1, 2, 4, 8]),
   dModel: oneOf(32, [32, 64, 128]), // 32: the shipped checkpoints' width
-  steps: int(300, 20, 5000),
+  // the training budget (the cosine schedule spans it; training stops early at the held-out target),
+  // by default the experiment's, as `npm run train` (index.html's steps input has max 5000 too)
+  steps: int(EXPERIMENT.steps, 20, Math.max(5000, EXPERIMENT.steps)),
   // sweep
   encodings: subset(ENCODINGS, ENCODINGS),
   sweepFactor: oneOf(16, [2, 4, 8, 16]), // the sweep ends at trainLength x sweepFactor

@@ -1,6 +1,9 @@
 // The training panel: per encoding a progress bar, a live loss curve, the
-// latest numbers and Stop / Retrain buttons.
+// latest numbers and Stop / Retrain buttons. A run trains for a budget of
+// steps and stops early once its held-out check meets the experiment's target;
+// a finished row says which ("learned at step N" / "not learned in N steps").
 import { NAMES } from './meta.js';
+import { learnedWords, heldOutWords } from './trainer.js';
 import { cssVar, fitCanvas } from './heatmap.js';
 import { drawChart } from './chart.js';
 
@@ -34,17 +37,21 @@ export function createTrainView(container, { onStop, onRetrain }) {
       const row = rows.get(enc);
       if (!row) return;
       row.el.dataset.status = r.status;
+      if (typeof r.learned === 'boolean') row.el.dataset.learned = String(r.learned);
+      else delete row.el.dataset.learned;
+      // The bar: steps out of the budget; full once the run is over (an early stop ends it before the budget).
       row.bar.max = Math.max(1, r.steps);
-      row.bar.value = r.status === 'checkpoint' ? row.bar.max : r.step;
+      row.bar.value = r.status === 'checkpoint' || r.status === 'trained' ? row.bar.max : r.step;
       row.stop.disabled = !(r.status === 'training' || r.status === 'queued');
       const last = r.losses.at(-1);
+      const learned = r.status === 'trained' ? learnedWords(r) : null, held = heldOutWords(r);
       row.stat.textContent = r.status === 'error' ? `error: ${r.error}`
-        : `${LABELS[r.status]}${r.steps && r.status !== 'checkpoint' ? ` · step ${r.step}/${r.steps}` : ''}` +
-          (last ? ` · loss ${last[1].toFixed(3)} · acc ${r.accuracy.toFixed(2)}` : '');
+        : `${learned ?? LABELS[r.status]}${r.steps && r.status !== 'checkpoint' && !learned ? ` · step ${r.step}/${r.steps}` : ''}` +
+          (held ? ` · ${held}` : '') + (last ? ` · loss ${last[1].toFixed(3)} · train acc ${r.accuracy.toFixed(2)}` : '');
       const [w, h, ctx] = fitCanvas(row.canvas, 58);
       ctx.clearRect(0, 0, w, h);
       const maxLoss = Math.ceil(Math.max(0.5, ...r.losses.map((p) => p[1])));
-      const steps = Math.max(1, r.steps);
+      const steps = Math.max(1, r.status === 'trained' ? r.step : r.steps); // the budget while training, the steps run once done
       drawChart(ctx, { x: 24, y: 3, w: w - 28, h: h - 26 }, {
         x: [0, steps], y: [0, maxLoss],
         series: [{ points: r.losses, colour: cssVar('--loss', '#d9480f') }],

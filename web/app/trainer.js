@@ -2,7 +2,7 @@
 // queue in workers.js: at most navigator.hardwareConcurrency at once), shipped
 // checkpoints when they match the experiment, and the bookkeeping the training
 // panel draws: step, loss history, source.
-import { EXPERIMENT, trainTask } from './experiment.js';
+import { EXPERIMENT, trainTask, heldOutStop } from './experiment.js';
 import { startWorker, requestTrainingSlot } from './workers.js';
 
 const here = import.meta.url; // a variable base: bundlers rewrite only `new URL('literal', import.meta.url)`
@@ -73,17 +73,40 @@ export function shippedCheckpoints() {
 /**
  * What a training Worker is asked to do for encoding `enc` in experiment `e` (the state's task, seed,
  * trainLength, layers, heads, dModel, steps): {model, train}, the model config and the train() options of
- * train-core.js. `vocabSize` is the task's vocabulary size; `targetAccuracy` (optional) stops training
- * early once a step's accuracy reaches it. bench/train-page.js runs the same request in Node.
+ * train-core.js. `vocabSize` is the task's vocabulary size. `e.steps` is the budget (the cosine schedule
+ * spans it); training stops early at the experiment's held-out target (experiment.js heldOutStop, as
+ * `npm run train`). bench/train-page.js runs the same request in Node.
  */
-export function trainRequest(enc, e, { vocabSize, targetAccuracy }) {
+export function trainRequest(enc, e, { vocabSize }) {
   return {
     model: { ...EXPERIMENT.model, encoding: enc, layers: e.layers, heads: e.heads, dModel: e.dModel, mlpRatio: EXPERIMENT.mlpRatio,
       vocabSize, maxLength: e.trainLength, seed: e.seed, learnedPolicy: enc === 'learned' ? 'clamp' : 'error' },
     train: { ...trainTask(e.task), steps: e.steps, batch: EXPERIMENT.batch, length: e.trainLength, lr: EXPERIMENT.lr,
       minLr: EXPERIMENT.minLr, warmup: Math.min(EXPERIMENT.warmup, Math.floor(e.steps / 10)), seed: e.seed, progressEvery: 5,
-      ...(targetAccuracy == null ? {} : { targetAccuracy }) },
+      stop: heldOutStop(e.task, e.seed) },
   };
+}
+
+const acc = (x) => x.toFixed(3);
+
+/**
+ * A run's latest held-out check against its stop rule, in words: "held-out 0.812 < 0.970", or for markov
+ * "held-out loss 1.203 > 1.032" (the oracle's loss on the held-out batch + the margin). null before the first check.
+ */
+export function heldOutWords(r) {
+  const h = r?.heldOut;
+  if (!h || !r.stop) return null;
+  if (h.oracleLoss === null) return `held-out ${acc(h.accuracy)} ${h.met ? '≥' : '<'} ${acc(r.stop.accuracy)}`;
+  return `held-out loss ${acc(h.loss)} ${h.met ? '≤' : '>'} ${acc(h.oracleLoss + r.stop.lossAboveOracle)}`;
+}
+
+/**
+ * Whether a finished run (status 'trained') met its held-out target, in words: "learned at step 1200" or
+ * "not learned in 5000 steps". null unless the run has finished with a held-out check.
+ */
+export function learnedWords(r) {
+  if (typeof r?.learned !== 'boolean' || !heldOutWords(r)) return null;
+  return r.learned ? `learned at step ${r.stepsToTarget}` : `not learned in ${r.step} steps`;
 }
 
 /**
@@ -94,24 +117,26 @@ export function trainRequest(enc, e, { vocabSize, targetAccuracy }) {
  * and throws if it will not load (truncated, corrupted, another version); that encoding then trains instead
  * and `onNotice(message)` says why.
  * A Worker that sends nothing for `stallMs` (killed, hung) is ended and its row marked as an error.
- * `concurrency` caps this trainer's own Workers (the page-wide cap is workers.js's trainingConcurrency());
- * `targetAccuracy(enc, experiment)` (optional) gives a training accuracy to stop early at.
+ * `concurrency` caps this trainer's own Workers (the page-wide cap is workers.js's trainingConcurrency()).
  * `snapshotMs`: how often a training Worker sends the model as it trains.
  */
 export function createTrainer({ vocabSize, onModel, onProgress, concurrency = Infinity, checkpoints = shippedCheckpoints(), loadOptions, api: mainApi,
-  checkCheckpoint, onNotice = () => {}, stallMs = 60000, targetAccuracy = () => null, snapshotMs = 2000 }) {
-  const runs = new Map(); // encoding -> {status, step, steps, losses: [[step, loss]], accuracy, worker, release}
+  checkCheckpoint, onNotice = () => {}, stallMs = 60000, snapshotMs = 2000 }) {
+  // encoding -> {status, step, steps, losses: [[step, loss]], accuracy, worker, release, and from the held-out early stop:
+  // stop (the rule asked for), heldOut (the latest check), stepsToTarget, learned (true / false once trained, else null)}
+  const runs = new Map();
   let queue = [];
   let active = 0;
   let asking = null; // cancel() of this trainer's outstanding slot request
   let experiment = null;
 
+  const FRESH = { step: 0, accuracy: NaN, stop: null, heldOut: null, stepsToTarget: null, learned: null };
   const run = (enc) => {
-    if (!runs.has(enc)) runs.set(enc, { status: 'untrained', step: 0, steps: 0, losses: [], accuracy: NaN, worker: null });
+    if (!runs.has(enc)) runs.set(enc, { status: 'untrained', steps: 0, ...FRESH, losses: [], worker: null });
     return runs.get(enc);
   };
 
-  const request = (enc, e) => trainRequest(enc, e, { vocabSize: vocabSize(e.task), targetAccuracy: targetAccuracy(enc, e) });
+  const request = (enc, e) => trainRequest(enc, e, { vocabSize: vocabSize(e.task) });
 
   // One slot request at a time: when granted, the queue's head starts (retrainOne may have changed it).
   function pump() {
@@ -167,7 +192,8 @@ export function createTrainer({ vocabSize, onModel, onProgress, concurrency = In
     const r = run(enc);
     active++;
     r.release = release;
-    Object.assign(r, { status: 'training', step: 0, steps: e.steps, losses: [], accuracy: NaN });
+    const req = request(enc, e);
+    Object.assign(r, { status: 'training', steps: e.steps, ...FRESH, losses: [], stop: req.train.stop });
     const worker = startWorker('train', { api: mainApi, onFallback: (why) => fellBack(why) });
     r.worker = worker;
     r.heard = performance.now();
@@ -178,11 +204,14 @@ export function createTrainer({ vocabSize, onModel, onProgress, concurrency = In
       if (data.type === 'progress') {
         r.step = data.step;
         r.accuracy = data.accuracy;
+        r.heldOut = data.heldOut ?? null;
         r.losses.push([data.step, data.loss]);
         onProgress(enc, r);
       } else if (data.type === 'snapshot') {
         onModel(enc, data.checkpoint, 'training');
       } else if (data.type === 'done') {
+        const { steps, heldOut, stepsToTarget, stopped } = data.result;
+        Object.assign(r, { step: steps, heldOut, stepsToTarget, learned: stopped ? null : stepsToTarget !== null });
         onModel(enc, data.checkpoint, data.result.stopped ? 'stopped' : 'trained');
         finish(enc, r, data.result.stopped ? 'stopped' : 'trained');
       } else if (data.type === 'error') {
@@ -196,7 +225,7 @@ export function createTrainer({ vocabSize, onModel, onProgress, concurrency = In
       r.error = ev.message || 'the training Worker failed';
       finish(enc, r, 'error');
     };
-    worker.postMessage({ type: 'train', snapshotMs, load: loadOptions, ...request(enc, e) });
+    worker.postMessage({ type: 'train', snapshotMs, load: loadOptions, ...req });
   }
 
   // Said once: the training Workers could not start, so models train on this thread.
@@ -226,7 +255,7 @@ export function createTrainer({ vocabSize, onModel, onProgress, concurrency = In
       const c = info.config;
       if (c.encoding !== enc || c.layers !== e.layers || c.heads !== e.heads || c.dModel !== e.dModel ||
           info.trainedLength !== e.trainLength || c.vocabSize !== vocabSize(e.task)) return false;
-      Object.assign(run(enc), { status: 'checkpoint', step: 0, steps: 0, losses: [] });
+      Object.assign(run(enc), { status: 'checkpoint', steps: 0, ...FRESH, losses: [] });
       onModel(enc, bytes, 'checkpoint');
       onProgress(enc, run(enc));
       return true;
@@ -265,7 +294,7 @@ export function createTrainer({ vocabSize, onModel, onProgress, concurrency = In
       stopAll();
       experiment = { ...e };
       for (const enc of encodings) {
-        Object.assign(run(enc), { status: 'untrained', step: 0, steps: e.steps, losses: [], accuracy: NaN, error: null });
+        Object.assign(run(enc), { status: 'untrained', steps: e.steps, ...FRESH, losses: [], error: null });
         onModel(enc, null, 'untrained');
         onProgress(enc, run(enc));
       }

@@ -25,6 +25,10 @@
 //             symbols (`branching` next symbols per context), chosen by `tableSeed` and
 //             shared by every `seed`; scored from position `order` on. Random targets:
 //             an ideal model's accuracy is below 1.
+//
+// task.oracle(batch) scores the ideal predictor (C++ TaskGenerator::oracle) on a batch:
+// for copy, reverse and the retrievals loss 0 and accuracy 1; for markov the mean entropy
+// of the chain's next-symbol distribution and the mean of its largest probability.
 import * as v from './validate.js';
 import { scope, check } from './memory.js';
 
@@ -33,6 +37,22 @@ export const TASKS = ['copy', 'reverse', 'retrieval', 'markov', 'kth_retrieval']
 
 export const TASK_KEYS = ['task', 'symbols', 'variableLength', 'depth', 'packed', 'scoreRepeats', 'order', 'branching',
   'tableSeed'];
+
+const MARKOV = TASKS.indexOf('markov');
+// The markov oracle reads the `order` tokens ending at each scored position as a context of
+// the chain: each must be a symbol, and the context must fit in the sequence.
+function markovContexts(tokens, targets, length, [symbols, , , , , order], first) {
+  for (let i = 0; i < targets.length; i++) {
+    if (targets[i] < 0) continue;
+    const t = i % length;
+    if (t < order - 1)
+      throw new RangeError(`targets[${i}] scores position ${t} of its sequence, before the markov context of order ${order} is complete (position >= ${order - 1}); use -1 there`);
+    for (let j = i - order + 1; j <= i; j++) {
+      if (tokens[j] < first || tokens[j] >= first + symbols)
+        throw new RangeError(`tokens[${j}] must be a markov symbol in [${first}, ${first + symbols - 1}] (it is in the context of the scored targets[${i}]; got ${tokens[j]})`);
+    }
+  }
+}
 
 export function createTaskApi(mod) {
   const registry = new FinalizationRegistry((handle) => mod.taskDelete(handle));
@@ -53,16 +73,16 @@ export function createTaskApi(mod) {
     return { kind, args: [symbols, variableLength, depth, packed, scoreRepeats, order, branching, tableSeed] };
   }
 
-  /** {vocabSize, minLength} of a task configuration. */
+  /** {vocabSize, minLength, firstSymbol} of a task configuration. */
   function taskInfo(opts) {
     const o = v.options('taskInfo options', opts);
     v.knownKeys('taskInfo options', o, [...TASK_KEYS, 'seed']);
     const { kind, args } = taskArgs(o);
     return scope(mod, (m) => {
-      const out = m.put('i32', 2);
+      const out = m.put('i32', 3);
       check(mod, mod.taskInfo(kind, ...args, out));
-      const [vocabSize, minLength] = m.take('i32', out, 2);
-      return { vocabSize, minLength };
+      const [vocabSize, minLength, firstSymbol] = m.take('i32', out, 3);
+      return { vocabSize, minLength, firstSymbol };
     });
   }
 
@@ -84,6 +104,29 @@ export function createTaskApi(mod) {
     const task = {
       ...info,
       task: TASKS[kind],
+      /**
+       * The ideal predictor on a batch ({tokens, targets, batch, length}, as sample() returns):
+       * {loss, accuracy, scored}, the mean over scored targets (-1 = skipped) of the true next-token
+       * distribution's entropy (nats) and of its largest probability. For markov every scored position t
+       * needs the `order` tokens ending at t to be task symbols (as every sampled batch has).
+       */
+      oracle(opts) {
+        if (!handle) throw new TypeError('this task has been deleted');
+        const o = v.options('oracle options', opts);
+        v.knownKeys('oracle options', o, ['tokens', 'targets', 'batch', 'length']);
+        const batch = v.integer('batch', o.batch ?? 1, 1, 4096);
+        const length = v.integer('length', o.length, info.minLength, 16384);
+        const n = v.elementBudget('oracle(batch*length)', batch * length);
+        const tokens = v.intArray('tokens', o.tokens, n, 0, info.vocabSize - 1);
+        const targets = v.intArray('targets', o.targets, n, -1, info.vocabSize - 1);
+        if (kind === MARKOV) markovContexts(tokens, targets, length, args, info.firstSymbol);
+        return scope(mod, (m) => {
+          const pt = m.put('i32', n, tokens), pg = m.put('i32', n, targets), out = m.put('f64', 3);
+          check(mod, mod.taskOracle(handle, pt, pg, batch, length, out));
+          const [loss, accuracy, scored] = m.take('f64', out, 3);
+          return { loss, accuracy, scored };
+        });
+      },
       /** A fresh batch: tokens and targets, Int32Array(batch*length) each (-1 = not scored). */
       sample(opts) {
         if (!handle) throw new TypeError('this task has been deleted');
