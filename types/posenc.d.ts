@@ -1094,28 +1094,10 @@ export interface Posenc {
   readCheckpoint(bytes: Uint8Array | ArrayBuffer): CheckpointInfo;
   /** The module's encoding registry (the same entries as {@link ENCODING_INFO}). */
   readonly encodings: readonly EncodingInfo[];
-  /** Options of {@link Task.oracle}: a batch as {@link Task.sample} returns it, and its shape. */
-export interface OracleOptions extends SampleOptions {
-  /** batch·length token ids in [0, vocabSize-1]. */
-  tokens: IntArray;
-  /** batch·length targets in [-1, vocabSize-1] (-1 = not scored). */
-  targets: IntArray;
-}
-
-/** Result of {@link Task.oracle}. */
-export interface TaskOracle {
-  /** Mean over scored targets of the true next-token distribution's entropy (nats). */
-  loss: number;
-  /** Mean over scored targets of its largest probability (1 when there are none). */
-  accuracy: number;
-  /** Scored targets. */
-  scored: number;
-}
-
-/** A seeded batch generator. */
+  /** A seeded batch generator. */
   createTask(options?: TaskOptions): Task;
   /**
-   * `vocabSize` and `minLength` of a task configuration, without creating a generator
+   * `vocabSize`, `minLength` and `firstSymbol` of a task configuration, without creating a generator
    * (`seed` is accepted, so createTask's options can be passed as they are).
    */
   taskInfo(options?: TaskOptions): TaskInfo;

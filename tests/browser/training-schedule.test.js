@@ -5,6 +5,7 @@
 import { jest } from '@jest/globals';
 import { useBrowser } from './harness.js';
 import { waitFor, waitReady } from './page-helpers.js';
+import { heldOutStop } from '../../web/app/experiment.js';
 
 jest.setTimeout(420000); // (a shared 2-core machine: a few minutes under load)
 const browser = useBrowser();
@@ -53,6 +54,18 @@ test('at most hardwareConcurrency training Workers at once; snapshots swept at t
   expect(r.most).toBeGreaterThanOrEqual(Math.min(r.cores, r.statuses.length));
   expect(r.most).toBeLessThanOrEqual(r.cores);
   expect(r.statuses.every((s) => s === 'trained')).toBe(true);
+  // 60 steps of the experiment's budget: the held-out check after the last step does not meet the target, and
+  // every place that shows a trained model says so
+  const said = await page.evaluate(() => posenc.state.encodings.map((e) => ({ learned: posenc.trainer.runs.get(e).learned,
+    row: document.querySelector(`.train-row[data-encoding="${e}"]`).dataset.learned,
+    stat: document.querySelector(`.train-row[data-encoding="${e}"] .tstat`).textContent,
+    source: document.querySelector(`.sweep-row[data-encoding="${e}"] .source`).textContent })));
+  const need = heldOutStop('copy', 17).accuracy.toFixed(3).replace('.', '\\.'); // the experiment's copy target + margin
+  for (const x of said) {
+    expect(x).toMatchObject({ learned: false, row: 'false' });
+    expect(x.stat).toMatch(new RegExp(`^not learned in 60 steps · held-out 0\\.\\d{3} < ${need} · loss `));
+    expect(x.source).toMatch(new RegExp(`^\\(not learned in 60 steps, held-out 0\\.\\d{3} < ${need}\\)$`));
+  }
   // every snapshot row seen held the length on screen only (the play head stood still)
   expect(r.lengths).toEqual([r.shown]);
   // the trained models are swept at every length of the timeline

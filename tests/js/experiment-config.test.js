@@ -31,3 +31,14 @@ test('page training settings equal the recorded experiment', () => {
   }
   expect(Object.keys(EXPERIMENT.taskOptions).sort()).toEqual([...config.tasks].sort());
 });
+
+test('the early stop\'s held-out batch equals the recorded one (config.earlyStop.batch, in words)', () => {
+  // "256 full-length sequences (retrievals), else 64; seed 6000 + seed"
+  const m = /^(\d+) full-length sequences \(retrievals\), else (\d+); seed (\d+) \+ seed$/.exec(config.earlyStop.batch);
+  expect(m).not.toBeNull();
+  const [, retrievals, others, seed] = m.map(Number);
+  for (const task of config.tasks)
+    expect([task, EXPERIMENT.checkSequences[task]]).toEqual([task, task.includes('retrieval') ? retrievals : others]);
+  expect(Object.keys(EXPERIMENT.checkSequences).sort()).toEqual([...config.tasks].sort());
+  expect(EXPERIMENT.checkSeed).toBe(seed);
+});

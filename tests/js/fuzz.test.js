@@ -574,6 +574,33 @@ const specs = {
     },
     tooLarge: () => [{}, { batch: 4096, length: 16385 }],
   },
+  taskOracle: {
+    names: ['createTask', 'task', 'symbols', 'variableLength', 'depth', 'packed', 'scoreRepeats', 'order', 'branching', 'tableSeed',
+      'seed', 'symbol', 'oracle', 'tokens', 'targets', 'batch', 'length'],
+    valid() {
+      const o = { task: pick(TASKS), symbols: int(4, 12), seed: int(0, 1000) };
+      const batch = int(1, 3), length = int(24, 40);
+      const task = pe.createTask(o);
+      try {
+        return [o, { ...task.sample({ batch, length }), batch, length }];
+      } finally {
+        task.delete();
+      }
+    },
+    call(o, b) {
+      const task = pe.createTask(o);
+      try {
+        return task.oracle(b);
+      } finally {
+        task.delete();
+      }
+    },
+    check(out, o) {
+      if (!(out.loss >= 0 && out.accuracy > 0 && out.accuracy <= 1 && Number.isInteger(out.scored))) throw new Error(JSON.stringify(out));
+      const task = o?.task ?? 'copy';
+      if (task !== 'markov' && (out.loss !== 0 || out.accuracy !== 1)) throw new Error(`oracle of ${task}: ${JSON.stringify(out)}`);
+    },
+  },
   taskInfo: {
     names: ['taskInfo', 'task', 'symbols', 'variableLength', 'depth', 'packed', 'scoreRepeats', 'order', 'branching', 'tableSeed', 'seed', 'symbol'],
     valid: () => [{ task: pick(TASKS), symbols: int(4, 12) }],
@@ -610,10 +637,10 @@ const sameWeights = (m, o) => chance(0.1) ? (() => {
 // train() is async: its own, smaller loop below.
 const trainSpec = {
   names: ['model', 'Model', 'vocabSize', 'train', 'task', 'symbols', 'steps', 'batch', 'length', 'lr', 'minLr', 'warmup', 'onProgress', 'signal',
-    'progressEvery', 'targetAccuracy', 'seed', 'variableLength', 'depth', 'packed', 'scoreRepeats', 'order', 'branching', 'tableSeed',
+    'progressEvery', 'targetAccuracy', 'stop', 'every', 'accuracy', 'lossAboveOracle', 'seed', 'variableLength', 'depth', 'packed', 'scoreRepeats', 'order', 'branching', 'tableSeed',
     'T', 'maxLength', 'learned', 'symbol'],
   valid: () => [pick(ENCODINGS), { task: 'copy', symbols: 4, steps: int(1, 3), batch: int(1, 2), length: 8, lr: 1e-3, progressEvery: 1,
-    onProgress: () => {} }],
+    onProgress: () => {}, ...(chance(0.3) ? { stop: { every: int(1, 2), batch: int(1, 4), seed: 99, ...(chance(0.5) ? { accuracy: 0.99 } : { lossAboveOracle: 0.1 }) } } : {}) }],
 };
 
 // ---------------------------------------------------------------- the runner
