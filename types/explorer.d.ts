@@ -92,7 +92,10 @@ export declare class PosencExplorer extends HTMLElement {
   heads: 1 | 2 | 4 | 8;
   /** `d-model` (32: the shipped checkpoints' width). @default 32 */
   dModel: 32 | 64 | 128;
-  /** `steps`: training steps when no checkpoint matches, int [20, 5000]. @default 300 */
+  /**
+   * `steps`: the training budget when no checkpoint matches, int [20, 5000] (the cosine schedule spans it;
+   * training stops early once the experiment's held-out check meets the task's target). @default the experiment's (5000)
+   */
   steps: number;
   /** `encodings`: one row per encoding (attribute: a comma-separated list). @default every encoding */
   encodings: Encoding[];
