@@ -228,27 +228,37 @@ function startXvfb() {
   });
 }
 
-/** A child process that is killed when this process exits, whatever ends it. */
-function own(p) {
-  const kill = () => p.kill('SIGKILL');
+/**
+ * A child process that is killed when this process exits, whatever ends it. `group`: it leads a process
+ * group (spawned detached), and signals go to the whole group.
+ */
+function own(p, group = false) {
+  const signal = (sig) => { try { process.kill(group ? -p.pid : p.pid, sig); } catch { /* already gone */ } };
+  p.signal = signal;
+  const kill = () => signal('SIGKILL');
   process.once('exit', kill);
   p.once('exit', () => process.removeListener('exit', kill));
   return p;
 }
 
 function stopChild(p) {
-  if (p.exitCode !== null || p.signalCode) return Promise.resolve();
+  if (p.exitCode !== null || p.signalCode) {
+    p.signal('SIGKILL'); // the group's other members (a browser the driver left behind)
+    return Promise.resolve();
+  }
   return new Promise((resolve) => {
-    const t = setTimeout(() => p.kill('SIGKILL'), 3000);
-    p.once('exit', () => { clearTimeout(t); resolve(); });
-    p.kill('SIGTERM');
+    const t = setTimeout(() => p.signal('SIGKILL'), 3000);
+    p.once('exit', () => { clearTimeout(t); p.signal('SIGKILL'); resolve(); });
+    p.signal('SIGTERM');
   });
 }
 
+// WebKitWebDriver leads its own process group (detached), so that stopping it also ends the MiniBrowser
+// and WebKitWebProcess it started: a hung browser cannot outlive its test.
 async function startWebKitDriver(display, env = {}) {
   const port = await freePort();
   const p = own(spawn('WebKitWebDriver', [`--port=${port}`, '--host=127.0.0.1'],
-    { env: { ...process.env, ...env, DISPLAY: display }, stdio: ['ignore', 'ignore', 'pipe'] }));
+    { env: { ...process.env, ...env, DISPLAY: display }, stdio: ['ignore', 'ignore', 'pipe'], detached: true }), true);
   let err = '';
   p.stderr.on('data', (d) => { err += d; });
   const end = Date.now() + 15000;
@@ -261,101 +271,167 @@ async function startWebKitDriver(display, env = {}) {
     if (Date.now() > end) throw new Error(`WebKitWebDriver did not start: ${err.slice(-400)}`);
     await new Promise((r) => setTimeout(r, 100));
   }
-  return { url: `http://127.0.0.1:${port}`, stop: () => stopChild(p) };
+  return { url: `http://127.0.0.1:${port}`, pid: p.pid, stop: () => stopChild(p), kill: () => p.signal('SIGKILL') };
+}
+
+// WebDriver commands have no client-side timeout: a MiniBrowser whose web process never starts (seen
+// once: 0 s of CPU, no WebKitWebProcess) leaves a command waiting forever, and Jest with it. Each
+// command is therefore raced against a deadline; on expiry the browser is killed and the command fails
+// with what it was doing. The deadlines sit above the driver's own script (300 s) and page-load (60 s) ones.
+const SCRIPT_MS = 300000, PAGE_LOAD_MS = 60000;
+const DEADLINE_MS = { evaluate: SCRIPT_MS + 30000, goto: PAGE_LOAD_MS + 30000, other: 60000, start: 45000 };
+
+function watchdog(onHang, deadlines) {
+  let dead = null;
+  return async function guard(what, kind, run) {
+    const ms = deadlines[kind];
+    if (dead) throw new Error(`webkit: ${what}: the browser was killed after ${dead} hung`);
+    let timer;
+    const hung = new Promise((_, reject) => {
+      timer = setTimeout(() => {
+        dead = what;
+        onHang();
+        reject(new Error(`webkit: ${what} did not answer in ${ms / 1000} s; the browser was killed`));
+      }, ms);
+    });
+    try {
+      return await Promise.race([run(), hung]);
+    } finally {
+      clearTimeout(timer);
+    }
+  };
 }
 
 const KEYS = { ArrowRight: '\uE014', ArrowLeft: '\uE012', ArrowUp: '\uE013', ArrowDown: '\uE015', Home: '\uE011', End: '\uE010',
   PageUp: '\uE00E', PageDown: '\uE00F', Enter: '\uE007', Tab: '\uE004', Escape: '\uE00C', ' ': ' ' };
 
 class WebKitPage extends EnginePage {
-  constructor(driver, version) {
+  constructor(driver, version, guard) {
     super('webkit', version);
     this.raw = driver;
+    this.guard = guard;
   }
-  async goto(url) {
-    await this.raw.get(url);
-    // a page not served with the recorder (file://, a route): record from here on
-    await this.raw.executeScript(`if (!window.__posencErrors) { ${ERROR_RECORDER} }`);
+  /** `run()` (WebDriver commands), failing after the deadline of its kind instead of waiting forever. */
+  command(what, run, kind = 'other') { return this.guard(what, kind, run); }
+  goto(url) {
+    return this.command(`goto ${url}`, async () => {
+      await this.raw.get(url);
+      // a page not served with the recorder (file://, a route): record from here on
+      await this.raw.executeScript(`if (!window.__posencErrors) { ${ERROR_RECORDER} }`);
+    }, 'goto');
   }
   async evaluate(fn, arg) {
-    const r = await this.raw.executeAsyncScript(`const done = arguments[arguments.length - 1];
+    const r = await this.command(`evaluate ${String(fn).slice(0, 60)}`, () => this.raw.executeAsyncScript(`const done = arguments[arguments.length - 1];
       Promise.resolve().then(() => (${fn})(arguments[0])).then((value) => done({ value: value === undefined ? null : value }),
-        (e) => done({ error: String(e && e.stack || e) }));`, arg === undefined ? null : arg);
+        (e) => done({ error: String(e && e.stack || e) }));`, arg === undefined ? null : arg), 'evaluate');
     if (r?.error) throw new Error(`webkit: evaluate failed: ${r.error}`);
     return r?.value;
   }
-  async setViewport(width, height) {
+  setViewport(width, height) {
     // the window includes MiniBrowser's toolbar: size it, then correct by what the page sees
-    const win = this.raw.manage().window();
-    await win.setRect({ width, height, x: 0, y: 0 });
-    const inner = await this.raw.executeScript('return [innerWidth, innerHeight]');
-    await win.setRect({ width: width + (width - inner[0]), height: height + (height - inner[1]) });
+    return this.command('setViewport', async () => {
+      const win = this.raw.manage().window();
+      await win.setRect({ width, height, x: 0, y: 0 });
+      const inner = await this.raw.executeScript('return [innerWidth, innerHeight]');
+      await win.setRect({ width: width + (width - inner[0]), height: height + (height - inner[1]) });
+    });
   }
-  actions() { return this.raw.actions({ async: true }); }
-  mouseClick(x, y) { return this.actions().move({ x, y, duration: 0 }).press().release().perform(); }
-  mouseMove(x, y) { return this.actions().move({ x, y, duration: 50 }).perform(); }
-  async mouseDrag(x0, x1, y, steps) {
-    let a = this.actions().move({ x: x0, y, duration: 0 }).press();
-    for (let i = 1; i <= steps; i++) a = a.move({ x: Math.round(x0 + ((x1 - x0) * i) / steps), y, duration: 20 });
-    await a.release().perform();
+  perform(what, chain) { return this.command(what, () => chain(this.raw.actions({ async: true })).perform()); }
+  mouseClick(x, y) { return this.perform('click', (a) => a.move({ x, y, duration: 0 }).press().release()); }
+  mouseMove(x, y) { return this.perform('mouse move', (a) => a.move({ x, y, duration: 50 })); }
+  mouseDrag(x0, x1, y, steps) {
+    return this.perform('drag', (a) => {
+      a = a.move({ x: x0, y, duration: 0 }).press();
+      for (let i = 1; i <= steps; i++) a = a.move({ x: Math.round(x0 + ((x1 - x0) * i) / steps), y, duration: 20 });
+      return a.release();
+    });
   }
-  async key(k) {
+  key(k) {
     const code = KEYS[k] ?? k;
-    await this.actions().keyDown(code).keyUp(code).perform();
+    return this.perform(`key ${k}`, (a) => a.keyDown(code).keyUp(code));
   }
-  async png() { return Buffer.from(await this.raw.takeScreenshot(), 'base64'); }
-  async errors() { return (await this.raw.executeScript('return window.__posencErrors || []')) ?? []; }
-  async close() { await this.raw.get('about:blank').catch(() => {}); }
+  async png() { return Buffer.from(await this.command('screenshot', () => this.raw.takeScreenshot()), 'base64'); }
+  async errors() { return (await this.command('errors', () => this.raw.executeScript('return window.__posencErrors || []'))) ?? []; }
+  async close() { await this.command('close', () => this.raw.get('about:blank')).catch(() => {}); }
 }
 
-async function launchWebKit({ env } = {}) {
-  const release = await lockWebKit();
+async function startWebKit(env, deadlines) {
   const started = [];
+  const stopAll = async () => { for (const s of started.reverse()) await s.stop(); };
   try {
     const xvfb = await startXvfb();
     started.push(xvfb);
     const server = await startWebKitDriver(xvfb.display, env); // MiniBrowser inherits its environment
     started.push(server);
+    const guard = watchdog(() => server.kill(), deadlines);
     const { Builder } = await import('selenium-webdriver');
-    const driver = await new Builder().usingServer(server.url).withCapabilities({
-      browserName: 'MiniBrowser',
-      'webkitgtk:browserOptions': { binary: MINIBROWSER, args: ['--automation'] },
-    }).build();
-    const caps = await driver.getCapabilities();
-    const version = `MiniBrowser (WebKitGTK ${caps.get('browserVersion')})`;
-    await driver.manage().setTimeouts({ script: 300000, pageLoad: 60000 });
-    let page = null;
-    return {
-      engine: 'webkit', version,
-      /** WebKitWebDriver drives one window: a new page is that window, cleared. */
-      async newPage() {
-        if (!page) {
-          page = new WebKitPage(driver, version);
-          await page.setViewport(VIEWPORT.width, VIEWPORT.height);
-        }
-        await driver.get('about:blank');
-        return page;
-      },
-      async close() {
-        await driver.quit().catch(() => {});
-        for (const s of started.reverse()) await s.stop();
-        release();
-      },
-    };
+    // the session and a first page: the steps a browser that fails to start hangs in
+    const { driver, version } = await guard('start MiniBrowser', 'start', async () => {
+      const d = await new Builder().usingServer(server.url).withCapabilities({
+        browserName: 'MiniBrowser',
+        'webkitgtk:browserOptions': { binary: MINIBROWSER, args: ['--automation'] },
+      }).build();
+      const caps = await d.getCapabilities();
+      await d.manage().setTimeouts({ script: SCRIPT_MS, pageLoad: PAGE_LOAD_MS });
+      await d.get('about:blank');
+      return { driver: d, version: `MiniBrowser (WebKitGTK ${caps.get('browserVersion')})` };
+    });
+    return { driver, version, guard, stop: stopAll, pid: server.pid };
   } catch (e) {
-    for (const s of started.reverse()) await s.stop();
+    await stopAll();
+    throw e;
+  }
+}
+
+async function launchWebKit({ env, deadlines } = {}) {
+  const ms = { ...DEADLINE_MS, ...deadlines };
+  const release = await lockWebKit();
+  let b;
+  try {
+    try {
+      b = await startWebKit(env, ms);
+    } catch (e) {
+      // once more: a MiniBrowser that did not start is rare and does not repeat
+      process.stderr.write(`posenc: ${e.message}; starting WebKit again\n`);
+      b = await startWebKit(env, ms);
+    }
+  } catch (e) {
     release();
     throw e;
   }
+  const { driver, version, guard } = b;
+  let page = null;
+  return {
+    engine: 'webkit', version,
+    /** The WebKitWebDriver's pid: it leads the process group of the browser. */
+    driverPid: b.pid,
+    /** WebKitWebDriver drives one window: a new page is that window, cleared. */
+    async newPage() {
+      if (!page) {
+        page = new WebKitPage(driver, version, guard);
+        await page.setViewport(VIEWPORT.width, VIEWPORT.height);
+      }
+      await page.command('new page', () => driver.get('about:blank'));
+      return page;
+    },
+    async close() {
+      await guard('quit', 'other', () => driver.quit()).catch(() => {});
+      await b.stop();
+      release();
+    },
+  };
 }
 
 /**
  * Launches one engine; resolves to { engine, version, newPage(), close() }. options.env (WebKit only): extra
  * environment for MiniBrowser, e.g. { JSC_useWasmSIMD: 'false' } to run the scalar wasm fallback.
+ * options.deadlines (WebKit only): ms per kind of WebDriver command ({evaluate, goto, other, start}) after
+ * which the browser is killed and the command fails.
  */
 export function launchEngine(engine, options = {}) {
   const launch = { chromium: launchChromium, firefox: launchFirefox, webkit: launchWebKit }[engine];
   if (!launch) throw new RangeError(`engine must be one of ${ENGINES.join(', ')}; got ${engine}`);
-  if (options.env && engine !== 'webkit') throw new RangeError(`options.env is for webkit only; got it for ${engine}`);
+  for (const k of ['env', 'deadlines'])
+    if (options[k] && engine !== 'webkit') throw new RangeError(`options.${k} is for webkit only; got it for ${engine}`);
   return launch(options);
 }
