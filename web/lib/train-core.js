@@ -3,7 +3,7 @@
 //
 //   {type: 'train', model: {...}, train: {...}, load?, snapshotMs?}
 //   {type: 'stop'}                       cancels between steps; 'done' follows with result.stopped
-//   -> {type: 'progress', step, steps, loss, accuracy, seconds}
+//   -> {type: 'progress', step, steps, loss, accuracy, seconds, heldOut}   (heldOut: train()'s latest held-out check, with train.stop)
 //   -> {type: 'snapshot', step, checkpoint: Uint8Array}   (only with snapshotMs)
 //   -> {type: 'done', result, checkpoint: Uint8Array}
 //   -> {type: 'error', name, message}
