@@ -241,11 +241,11 @@ void bench_attention(const Args& a, bool materialised) {
   report(name, ms, inner, a, 4.0 * kD * (double(kT) * (kT + 1) / 2));
 }
 
-// ---- the tiny model (bench/lib/cases.js: MODEL, TRAIN): RoPE, 2 layers, 4 heads, seed 1
-ModelConfig tiny_config(int d_model, int mlp_ratio, int vocab_size, int max_length) {
+// ---- the tiny model (bench/lib/cases.js: MODEL 2 layers, TRAIN 3 layers): RoPE, 4 heads, seed 1
+ModelConfig tiny_config(int layers, int d_model, int mlp_ratio, int vocab_size, int max_length) {
   ModelConfig c;
   c.encoding = Encoding::Rope;
-  c.layers = 2;
+  c.layers = layers;
   c.heads = 4;
   c.d_model = d_model;
   c.mlp_ratio = mlp_ratio;
@@ -256,7 +256,7 @@ ModelConfig tiny_config(int d_model, int mlp_ratio, int vocab_size, int max_leng
 }
 
 void bench_forward(const Args& a, int T, const std::string& name) {
-  Model m(tiny_config(64, 4, 16, 64));
+  Model m(tiny_config(2, 64, 4, 16, 64));
   const auto tok = tokens(T, m.config().vocab_size, kSeedTokens);
   const float* logits = nullptr;
   int inner = 0;
@@ -272,7 +272,7 @@ void bench_train(const Args& a) {
   to.kind = TaskKind::Copy;
   to.symbols = 8;
   to.variable_length = true;
-  const ModelConfig c = tiny_config(32, 3, task_vocab_size(to), 32);
+  const ModelConfig c = tiny_config(3, 32, 3, task_vocab_size(to), 32);
   const int B = 32, T = 32;
   std::vector<int32_t> tok(std::size_t(B) * T), tgt(tok.size());
   TaskGenerator(to, 1).sample(B, T, tok.data(), tgt.data());

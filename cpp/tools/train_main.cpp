@@ -6,16 +6,18 @@
 //                [--encodings LIST (the registry's names)] [--jobs N]
 //                [--steps N] [--batch N] [--length N] [--lr X] [--warmup N] [--beta2 X] [--check-every N]
 //                [--layers N] [--heads N] [--d-model N] [--mlp-ratio N] [--finetune-steps N]
+//                [--random-length N] [--rope-base X]
 //                [--eval-sequences N] [--grid-sequences N] [--no-scalings] [--no-variants]
 //                [--check-reproducible]
 //
 // Defaults (the full run): 5 tasks x every registered encoding x seeds 0,1,2, plus RoPE at base
-// 10000 (variant "base10000"); d_model 32, 2 layers, 4 heads, MLP ratio 3 (~22k parameters);
-// RoPE-family base 16, T5 16 buckets / max_distance 32, learned clamp. AdamW, batch 32 at
+// 10000 (variant "base10000"); d_model 32, 3 layers, 4 heads, MLP ratio 3 (~35k parameters);
+// RoPE-family base 16 (rope_random: 10000, see Config::rope_base_random), T5 16 buckets /
+// max_distance 32, learned clamp. AdamW, batch 32 at
 // length 32, a budget of 5000 steps (lr 6e-3 -> 6e-4 cosine over the budget, warmup 100,
 // beta2 0.95) with an early stop: every 100 steps a held-out batch of full-length sequences
 // (seed 6000 + seed) is scored, and training stops once it meets the task's target plus a
-// margin of 0.02 (accuracy 0.95, kth_retrieval 0.9; markov: loss within 0.05 - 0.01 nats of the
+// margin of 0.03 (accuracy 0.95, kth_retrieval 0.9; markov: loss within 0.05 - 0.015 nats of the
 // oracle's on that batch).
 // "learned" = the target met at 1x on the evaluation sequences. Evaluation at 0.5, 1, 1.5, 2, 3,
 // 4, 6 and 8 x 32 = 16 .. 256; RoPE also with each scaling, and PI / YaRN fine-tuned 200 steps
@@ -113,7 +115,9 @@ struct Config {
   std::vector<Encoding> encodings = registered_encodings();
   int jobs = 2;
   // model
-  int layers = 2, heads = 4, d_model = 32, mlp_ratio = 3;  // ~22k parameters: 88 KB checkpoints
+  // 3 layers: with 2, reverse (sinusoidal, learned, NoPE, Shaw) and NoPE copy did not fit in the
+  // budget on seed 0 (full-length accuracy 0.77-0.94); with 3 all five did, in 1500-4000 steps.
+  int layers = 3, heads = 4, d_model = 32, mlp_ratio = 3;  // ~35k parameters: 70 KB float16 checkpoints
   // training
   // steps = the budget: the cosine schedule spans it, and a run stops early once its held-out
   // check batch meets the task's target (checked every check_every steps).
@@ -130,6 +134,13 @@ struct Config {
   // 2 pi 16^(i/4) = 6.3, 12.6, 25.1, 50.3), close to LLaMA's ~2/3; 10000 (1 of 4) is the
   // "base10000" variant row of rope.
   double rope_base = 16.0, rope_base_variant = 10000.0;
+  // rope_random by the same rule, for the range its positions come from: training sees positions up
+  // to randomLength (1024), spaced ~1024 / 32 apart, so base 10000 (periods 6.3, 63, 628, 6283:
+  // 3 of 4 turn within 1024) instead of 16, whose every pair turns several times between two
+  // neighbouring tokens (with 16 no seed learned copy, reverse or either retrieval).
+  double rope_base_random = 10000.0;
+  // Randomized positions (rope_random, learned_random) are sampled from [0, random_length).
+  int random_length = ModelConfig{}.random_length;
   bool variants = true;
   // PI and YaRN fine-tuned at finetune_factor x length (Chen et al. 2023): batch / factor
   // sequences (the same tokens per step), finetune_steps steps, lr finetune_lr with 10% warmup.
@@ -144,7 +155,8 @@ constexpr double kMarkovMargin = 0.05;
 // evaluation sequences (accuracy + kStopMargin; Markov: kMarkovMargin - kStopMargin / 2 nats),
 // so that a run stopped on one batch does not miss the target on the other by sampling noise
 // (with no margin, 1 run in 5 did, at 0.93 .. 0.949).
-constexpr double kStopMargin = 0.02;
+// (0.02 still left 1 run in 10 of a tuning sweep stopped below the target on the evaluation sequences.)
+constexpr double kStopMargin = 0.03;
 double accuracy_target(TaskKind k) { return k == TaskKind::KthRetrieval ? 0.9 : 0.95; }
 
 // The task variants trained here (see tasks.hpp for what each one is).
@@ -187,6 +199,7 @@ ModelConfig model_config(const Config& c, Encoding e, const TaskOptions& t, int 
   m.vocab_size = task_vocab_size(t);
   m.max_length = c.length;
   m.seed = 1000 + static_cast<uint64_t>(seed);
+  m.random_length = c.random_length;
   // Learned tables are evaluated past their end by reusing the last row training reaches
   // (maxLength - 2; the untrained positions are counted in each length's untrainedPositions).
   m.learned_policy = OutOfRange::Clamp;
@@ -579,7 +592,10 @@ std::string results_json(const Config& c, const std::vector<RunResult>& runs, do
   j << ",\"model\":{\"layers\":" << c.layers << ",\"heads\":" << c.heads << ",\"dModel\":" << c.d_model
     << ",\"mlpRatio\":" << c.mlp_ratio << ",\"ropeBase\":" << num_exact(probe.rope_base) << ",\"ropeLayout\":\"half\""
     << ",\"t5NumBuckets\":" << probe.t5_num_buckets << ",\"t5MaxDistance\":" << probe.t5_max_distance
-    << ",\"shawK\":" << probe.shaw_k << ",\"learnedPolicy\":\"clamp\"}";
+    << ",\"shawK\":" << probe.shaw_k << ",\"randomLength\":" << probe.random_length
+    << ",\"learnedPolicy\":\"clamp\"}";
+  // settings of one encoding that differ from the model's above
+  j << ",\"modelByEncoding\":{\"rope_random\":{\"ropeBase\":" << num_exact(c.rope_base_random) << "}}";
   j << ",\"steps\":" << c.steps << ",\"batch\":" << c.batch << ",\"lr\":" << num_exact(c.lr) << ",\"minLr\":" << num_exact(c.min_lr)
     << ",\"warmup\":" << c.warmup << ",\"checkEvery\":" << c.check_every << ",\"beta2\":" << num_exact(c.beta2)
     << ",\"weightDecay\":" << num_exact(AdamWOptions{}.weight_decay);
@@ -691,7 +707,8 @@ int run_all(const Config& c) {
   std::vector<RunSpec> specs;
   for (TaskKind t : c.tasks)
     for (Encoding e : c.encodings) {
-      for (int s = 0; s < c.seeds; ++s) specs.push_back({t, e, s, "", c.rope_base});
+      for (int s = 0; s < c.seeds; ++s)
+        specs.push_back({t, e, s, "", e == Encoding::RandomRope ? c.rope_base_random : c.rope_base});
       if (e == Encoding::Rope && c.variants)
         for (int s = 0; s < c.seeds; ++s) specs.push_back({t, e, s, "base10000", c.rope_base_variant});
     }
@@ -843,6 +860,7 @@ void usage(FILE* f) {
                "usage: posenc_train [--out DIR] [--quick] [--seeds N] [--tasks LIST] [--encodings LIST] [--jobs N]\n"
                "                    [--steps N] [--batch N] [--length N] [--lr X] [--warmup N] [--beta2 X]\n"
                "                    [--layers N] [--heads N] [--d-model N] [--mlp-ratio N]\n"
+               "                    [--random-length N] [--rope-base X]\n"
                "                    [--eval-sequences N] [--grid-sequences N]\n"
                "                    [--no-scalings] [--check-reproducible]\n"
                "  --out DIR            writes DIR/web/checkpoints/<task>-<encoding>.ckpt and DIR/docs/results.json (.)\n"
@@ -941,6 +959,12 @@ int main(int argc, char** argv) {
         c.heads = integer(1, 64);
       } else if (k == "--d-model") {
         c.d_model = integer(2, 4096);
+      } else if (k == "--random-length") {
+        c.random_length = integer(1, 1 << 20);
+      } else if (k == "--rope-base") {
+        const std::string v = next();
+        c.rope_base = std::strtod(v.c_str(), nullptr);
+        if (!(c.rope_base > 1 && c.rope_base < 1e9)) range_error("--rope-base", "a number in (1, 1e9)", v);
       } else if (k == "--mlp-ratio") {
         c.mlp_ratio = integer(1, 16);
       } else if (k == "--eval-sequences") {

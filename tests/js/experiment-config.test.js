@@ -4,6 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { EXPERIMENT } from '../../web/app/experiment.js';
 import { OPTIMIZER_SCHEMA } from '../../web/lib/index.js';
+import { SCHEMA } from '../../web/app/state.js';
 
 const { config, tasks } = JSON.parse(readFileSync(new URL('../../docs/results.json', import.meta.url), 'utf8'));
 
@@ -17,6 +18,10 @@ test('page training settings equal the recorded experiment', () => {
   expect(EXPERIMENT.checkEvery).toBe(config.earlyStop.checkEvery);
   expect(EXPERIMENT.stopMargin).toBe(config.earlyStop.margin);
   for (const [k, v] of Object.entries(EXPERIMENT.model)) expect([k, v]).toEqual([k, config.model[k]]);
+  expect(EXPERIMENT.modelByEncoding).toEqual(config.modelByEncoding);
+  // the page's default model shape is the shipped checkpoints' (else no default setting has a checkpoint)
+  for (const k of ['layers', 'heads', 'dModel']) expect([k, SCHEMA[k].def]).toEqual([k, config.model[k]]);
+  expect(SCHEMA.trainLength.def).toBe(config.trainLength);
   // AdamW: the page and train() use the module's defaults (the C++ AdamWOptions), which must be the
   // recorded ones (float32 values, recorded exactly).
   const adamw = Object.fromEntries(OPTIMIZER_SCHEMA.map((f) => [f.name, f.default]));

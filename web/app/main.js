@@ -273,7 +273,7 @@ function dataFor(view) {
           positionStatus: Array.from(r.status) }))])) };
     case 'train':
       return { state: s, runs: Object.fromEntries([...trainer.runs].map(([enc, r]) => [enc, { status: r.status, step: r.step, steps: r.steps,
-        accuracy: r.accuracy, loss: r.losses }])) };
+        accuracy: r.accuracy, loss: r.losses, learned: r.learned, stepsToTarget: r.stepsToTarget, heldOut: r.heldOut }])) };
     case 'rope-scaling': return { state: s, ...spectrumData, rope: client.results('rope').map((r) => ({ length: r.length, accuracy: r.accuracy, loss: r.loss })) };
     case 'sinusoid': return { length: s.sinLength, dim: s.sinDim, values: Array.from(pe.sinusoidal({ length: s.sinLength, dim: s.sinDim })) };
     case 'rope': return { position: s.ropePos, invFreq: Array.from(pe.ropeFrequencies({ dim: 32 }).invFreq) };

@@ -19,7 +19,7 @@ export const SCHEMA = {
   task: oneOf('copy', TASKS),
   seed: int(1, 0, 999999),
   trainLength: oneOf(32, [16, 32, 64, 128]),
-  layers: int(2, 1, 4),
+  layers: int(3, 1, 4), // 3, 4, 32: the shipped checkpoints' shape (tests/js/experiment-config.test.js)
   heads: oneOf(4, [1, 2, 4, 8]),
   dModel: oneOf(32, [32, 64, 128]), // 32: the shipped checkpoints' width
   // the training budget (the cosine schedule spans it; training stops early at the held-out target),

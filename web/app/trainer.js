@@ -2,7 +2,7 @@
 // queue in workers.js: at most navigator.hardwareConcurrency at once), shipped
 // checkpoints when they match the experiment, and the bookkeeping the training
 // panel draws: step, loss history, source.
-import { EXPERIMENT, trainTask, heldOutStop } from './experiment.js';
+import { EXPERIMENT, experimentModel, trainTask, heldOutStop } from './experiment.js';
 import { startWorker, requestTrainingSlot } from './workers.js';
 
 const here = import.meta.url; // a variable base: bundlers rewrite only `new URL('literal', import.meta.url)`
@@ -79,7 +79,7 @@ export function shippedCheckpoints() {
  */
 export function trainRequest(enc, e, { vocabSize }) {
   return {
-    model: { ...EXPERIMENT.model, encoding: enc, layers: e.layers, heads: e.heads, dModel: e.dModel, mlpRatio: EXPERIMENT.mlpRatio,
+    model: { ...experimentModel(enc), encoding: enc, layers: e.layers, heads: e.heads, dModel: e.dModel, mlpRatio: EXPERIMENT.mlpRatio,
       vocabSize, maxLength: e.trainLength, seed: e.seed, learnedPolicy: enc === 'learned' ? 'clamp' : 'error' },
     train: { ...trainTask(e.task), steps: e.steps, batch: EXPERIMENT.batch, length: e.trainLength, lr: EXPERIMENT.lr,
       minLr: EXPERIMENT.minLr, warmup: Math.min(EXPERIMENT.warmup, Math.floor(e.steps / 10)), seed: e.seed, progressEvery: 5,
