@@ -1,21 +1,25 @@
-// Converts checkpoints to the format `npm run train` writes (format version 3, float16 weights),
-// through the wasm module: the C++ reader/writer is the only code that parses the bytes. The result
-// is deterministic, and it is the same file posenc_train writes for the same float32 weights
-// (load widens exactly, save rounds to nearest even). A file already in float16 is left as it is.
+// Converts checkpoints to the format `npm run train` writes for the page (format version 3, int8
+// block matrices + float16; posenc_train's kShippedWeights), through the wasm module: the C++
+// reader/writer is the only code that parses the bytes. The result is deterministic, and it is the
+// same file posenc_train writes for the same float32 weights (the int8 coder rounds every weight to
+// float16 first, so a float16 or a float32 source codes alike). A file already so stored is left as it is.
 //
 //   node scripts/convert-checkpoints.js                 every web/checkpoints/*.ckpt, in place
 //   node scripts/convert-checkpoints.js a.ckpt b.ckpt   these files, in place
 //   node scripts/convert-checkpoints.js --out DIR a.ckpt   write the converted files into DIR
-//   node scripts/convert-checkpoints.js --check         exit 1 if a file is not in float16 (writes nothing)
+//   node scripts/convert-checkpoints.js --check         exit 1 if a file is not stored so (writes nothing)
 import { readFileSync, writeFileSync, readdirSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { loadPosenc } from '../web/lib/index.js';
 
-/** The float16 checkpoint of checkpoint `bytes` (any version), as posenc_train writes it. */
-export function toFloat16(pe, bytes) {
+/** How shipped checkpoints store their weights (posenc_train: kShippedWeights). */
+export const SHIPPED_WEIGHTS = 'int8';
+
+/** The shipped form of checkpoint `bytes` (any version), as posenc_train writes it. */
+export function toShipped(pe, bytes) {
   const model = pe.loadModel(bytes); // (as saved: learned models keep their out-of-table policy)
   try {
-    return model.save({ weights: 'float16' });
+    return model.save({ weights: SHIPPED_WEIGHTS });
   } finally {
     model.delete();
   }
@@ -35,16 +39,16 @@ async function main(argv) {
   for (const file of files) {
     const bytes = new Uint8Array(readFileSync(file));
     const info = pe.readCheckpoint(bytes);
-    const converted = toFloat16(pe, bytes);
+    const converted = toShipped(pe, bytes);
     const same = converted.length === bytes.length && converted.every((b, i) => b === bytes[i]);
     if (!same) changed++;
     if (check) {
-      if (!same) console.error(`${file}: version ${info.version} (${info.weights}), not what npm run train writes (version 3, float16)`);
+      if (!same) console.error(`${file}: version ${info.version} (${info.weights}), not what npm run train writes (version 3, ${SHIPPED_WEIGHTS})`);
       continue;
     }
     const target = out ? join(out, basename(file)) : file;
     if (!same || out) writeFileSync(target, converted);
-    console.log(`${target}: ${bytes.length} -> ${converted.length} bytes (version ${info.version} ${info.weights} -> 3 float16)`);
+    console.log(`${target}: ${bytes.length} -> ${converted.length} bytes (version ${info.version} ${info.weights} -> 3 ${SHIPPED_WEIGHTS})`);
   }
   if (check && changed) process.exit(1);
 }

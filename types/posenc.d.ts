@@ -624,13 +624,17 @@ export interface CheckpointInfo {
   readonly version: number;
   readonly parameters: number;
   /** How the weights are stored. */
-  readonly weights: 'float32' | 'float16';
+  readonly weights: 'float32' | 'float16' | 'int8';
 }
 
 /** Options of {@link Model.save}. */
 export interface SaveOptions {
-  /** 'float16' (format version 3, half the bytes) or 'float32' (the weights bit for bit). @default 'float16' */
-  weights?: 'float32' | 'float16';
+  /**
+   * 'float16' (format version 3, half the bytes), 'int8' (version 3: each block's four matrices as int8 with a float16
+   * scale per output column, the rest float16; what shipped checkpoints use) or 'float32' (the weights bit for bit).
+   * @default 'float16'
+   */
+  weights?: 'float32' | 'float16' | 'int8';
 }
 
 /** Options of {@link Posenc.loadModel}. */

@@ -1,8 +1,10 @@
-// Checkpoint format versions 1, 2 (float32 weights) and 3 (float16 weights) (see checkpoint.hpp);
+// Checkpoint format versions 1, 2 (float32 weights) and 3 (float16 or int8 weights) (see checkpoint.hpp);
 // the config block is the model-config schema (config_fields()) in order, each field from its
 // version on.
 #include "posenc/checkpoint.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <string>
 
@@ -37,6 +39,30 @@ uint32_t version_for(const ModelConfig& c) {
 }
 
 [[noreturn]] void fail(const std::string& msg) { throw Error(ErrorKind::Range, msg); }
+
+// ---- weight format 2 (int8): which tensors are coded, and how many bytes the weights take
+bool int8_coded(const TensorInfo& t) {
+  static constexpr const char* kCoded[] = {".attn.qkv.weight", ".attn.proj.weight", ".mlp.fc.weight", ".mlp.proj.weight"};
+  if (t.shape.size() != 2 || t.name.rfind('h', 0) != 0) return false;
+  return std::any_of(std::begin(kCoded), std::end(kCoded), [&](const char* s) { return t.name.ends_with(s); });
+}
+struct Int8Layout {
+  std::size_t int8s = 0, halves = 0;  // int8 values; binary16 values (column scales + uncoded weights)
+  std::size_t bytes() const { return int8s + 2 * halves; }
+};
+Int8Layout int8_layout(const std::vector<TensorInfo>& tensors) {
+  Int8Layout l;
+  for (const TensorInfo& t : tensors) {
+    if (int8_coded(t)) {
+      l.int8s += t.size;
+      l.halves += static_cast<std::size_t>(t.shape[1]);
+    } else {
+      l.halves += t.size;
+    }
+  }
+  return l;
+}
+float half_round(float x) { return half_to_float(float_to_half(x)); }
 
 // --- little-endian writer / bounds-checked reader
 struct Writer {
@@ -134,16 +160,18 @@ Parsed parse(const uint8_t* data, std::size_t size) {
   out.count = r.u64();
   if (version >= kHalfVersion) {
     const uint32_t format = r.u32();
-    if (format != static_cast<uint32_t>(WeightFormat::Float16))
+    if (format != static_cast<uint32_t>(WeightFormat::Float16) && format != static_cast<uint32_t>(WeightFormat::Int8))
       fail("checkpoint weight format " + std::to_string(format) + " is not supported (version " + std::to_string(version) +
-           " stores 1, float16)");
-    out.weights = WeightFormat::Float16;
+           " stores 1, float16, or 2, int8)");
+    out.weights = static_cast<WeightFormat>(format);
   }
   out.weights_at = r.pos;
-  // Size: header + w * count + checksum (w: bytes per weight), compared without overflow.
-  const std::size_t w = weight_bytes(version);
+  // Size: header + w * count + checksum (w: bytes per weight), compared without overflow. Int8:
+  // every weight takes at least 1 byte here; the exact size is checked against the config below.
+  const bool int8 = out.weights == WeightFormat::Int8;
+  const std::size_t w = int8 ? 1 : weight_bytes(version);
   const std::size_t body = size - min_size;
-  if (out.count > body / w || out.count * w != body) {
+  if (out.count > body / w || (!int8 && out.count * w != body)) {
     if (out.count > body / w)
       fail("checkpoint is truncated: " + std::to_string(size) + " bytes, but its header promises " + std::to_string(out.count) +
            " parameters (" + std::to_string(out.count) + " * " + std::to_string(w) + " + " + std::to_string(min_size) + " bytes)");
@@ -165,6 +193,12 @@ Parsed parse(const uint8_t* data, std::size_t size) {
          std::to_string(expected));
   if (out.trained_length < 0 || out.trained_length > kMaxSequenceLength)
     fail("checkpoint trained length " + std::to_string(out.trained_length) + " is out of range");
+  if (int8) {  // (the model is at most as large as the file: count <= body)
+    const std::size_t need = int8_layout(Model(c).tensors()).bytes();
+    if (need != body)
+      fail("checkpoint size mismatch: " + std::to_string(size) + " bytes, but its int8 weights make " +
+           std::to_string(need + min_size) + " bytes");
+  }
   return out;
 }
 
@@ -231,9 +265,11 @@ uint64_t fnv1a64(const uint8_t* data, std::size_t size) {
 
 std::vector<uint8_t> save_checkpoint(const Model& model, const SaveOptions& options) {
   const ModelConfig& c = model.config();
-  const bool half = options.weights == WeightFormat::Float16;
+  const bool int8 = options.weights == WeightFormat::Int8;
+  const bool half = options.weights == WeightFormat::Float16 || int8;  // (both version 3)
   if (!half && options.weights != WeightFormat::Float32)
-    fail("weight format " + std::to_string(static_cast<uint32_t>(options.weights)) + " is not one of 0 (float32), 1 (float16)");
+    fail("weight format " + std::to_string(static_cast<uint32_t>(options.weights)) +
+         " is not one of 0 (float32), 1 (float16), 2 (int8)");
   const uint32_t version = half ? kHalfVersion : version_for(c);
   Writer w;
   w.out.reserve(min_bytes(version) + weight_bytes(version) * model.num_parameters());
@@ -252,7 +288,47 @@ std::vector<uint8_t> save_checkpoint(const Model& model, const SaveOptions& opti
   w.i32(model.trained_length());
   w.u64(model.num_parameters());
   const float* p = model.parameters();
-  if (half) {
+  if (int8) {
+    w.u32(static_cast<uint32_t>(WeightFormat::Int8));
+    const std::vector<TensorInfo>& tensors = model.tensors();
+    const Int8Layout l = int8_layout(tensors);
+    const std::size_t at = w.out.size();
+    w.out.resize(at + l.bytes());
+    uint8_t* q = w.out.data() + at;
+    uint8_t* lo = q + l.int8s;
+    uint8_t* hi = lo + l.halves;
+    std::size_t h = 0;
+    auto put = [&](uint16_t v) {
+      lo[h] = static_cast<uint8_t>(v);
+      hi[h++] = static_cast<uint8_t>(v >> 8);
+    };
+    std::vector<float> scale;
+    for (const TensorInfo& t : tensors) {
+      const float* x = p + t.offset;
+      if (!int8_coded(t)) {
+        for (std::size_t i = 0; i < t.size; ++i) put(float_to_half(x[i]));
+        continue;
+      }
+      const int rows = t.shape[0], cols = t.shape[1];
+      scale.assign(static_cast<std::size_t>(cols), 0.0f);
+      for (int r = 0; r < rows; ++r)
+        for (int col = 0; col < cols; ++col) {
+          const float v = std::fabs(half_round(x[static_cast<std::size_t>(r) * cols + col]));
+          if (!std::isfinite(v)) fail("int8 weights need finite values: " + t.name + " holds " + std::to_string(v) + " (save as float16)");
+          scale[col] = std::max(scale[col], v);
+        }
+      for (int col = 0; col < cols; ++col) {
+        const uint16_t s = float_to_half(scale[col] / 127.0f);
+        put(s);
+        scale[col] = half_to_float(s);
+      }
+      for (int r = 0; r < rows; ++r)
+        for (int col = 0; col < cols; ++col) {
+          const float v = scale[col] > 0 ? half_round(x[static_cast<std::size_t>(r) * cols + col]) / scale[col] : 0.0f;
+          *q++ = static_cast<uint8_t>(static_cast<int8_t>(std::clamp(std::nearbyint(v), -127.0f, 127.0f)));
+        }
+    }
+  } else if (half) {
     w.u32(static_cast<uint32_t>(WeightFormat::Float16));
     const std::size_t n = model.num_parameters();
     const std::size_t at = w.out.size();
@@ -284,6 +360,34 @@ Model load_checkpoint(const uint8_t* data, std::size_t size, const LoadOptions& 
   }
   Model m(p.config);
   float* w = m.parameters();
+  if (p.weights == WeightFormat::Int8) {
+    const std::vector<TensorInfo>& tensors = m.tensors();
+    const Int8Layout l = int8_layout(tensors);
+    const uint8_t* q = data + p.weights_at;
+    const uint8_t* lo = q + l.int8s;
+    const uint8_t* hi = lo + l.halves;
+    std::size_t h = 0;
+    auto get = [&]() {
+      const float v = half_to_float(static_cast<uint16_t>(lo[h] | hi[h] << 8));
+      ++h;
+      return v;
+    };
+    std::vector<float> scale;
+    for (const TensorInfo& t : tensors) {
+      float* x = w + t.offset;
+      if (!int8_coded(t)) {
+        for (std::size_t i = 0; i < t.size; ++i) x[i] = get();
+        continue;
+      }
+      const int rows = t.shape[0], cols = t.shape[1];
+      scale.resize(static_cast<std::size_t>(cols));
+      for (int col = 0; col < cols; ++col) scale[col] = get();
+      for (int r = 0; r < rows; ++r)
+        for (int col = 0; col < cols; ++col) x[static_cast<std::size_t>(r) * cols + col] = scale[col] * static_cast<float>(static_cast<int8_t>(*q++));
+    }
+    m.set_trained_length(p.trained_length);
+    return m;
+  }
   if (p.weights == WeightFormat::Float16) {
     const uint8_t* lo = data + p.weights_at;
     const uint8_t* hi = lo + p.count;

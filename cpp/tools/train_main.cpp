@@ -150,6 +150,10 @@ struct Config {
 
 // What counts as "learned" (tasks[task].target in results.json): held-out accuracy at
 // trainLength, or for Markov a loss within kMarkovMargin nats of the oracle's.
+// How the shipped checkpoints store their weights (scripts/convert-checkpoints.js SHIPPED_WEIGHTS):
+// int8 block matrices + float16, which keeps the two-explorer blog post under 400 KB over the wire
+// and moves no verdict (tests/js/checkpoint-precision.test.js).
+constexpr WeightFormat kShippedWeights = WeightFormat::Int8;
 constexpr double kMarkovMargin = 0.05;
 // The early stop asks a little more of its own held-out batch than "learned" asks of the
 // evaluation sequences (accuracy + kStopMargin; Markov: kMarkovMargin - kStopMargin / 2 nats),
@@ -408,7 +412,7 @@ RunResult run_one(const Config& c, const RunSpec& spec) {
     }
   }
   r.eval_seconds = seconds_since(t1);
-  if (spec.seed == 0 && spec.variant.empty()) r.checkpoint = save_checkpoint(model);
+  if (spec.seed == 0 && spec.variant.empty()) r.checkpoint = save_checkpoint(model, SaveOptions{kShippedWeights});
   return r;
 }
 

@@ -2,6 +2,7 @@
 // (RangeError) with a clear message, never a crash or an out-of-bounds read.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -292,7 +293,7 @@ TEST(model_checkpoint, Float16ClearMessages) {
   std::vector<uint8_t> b = good;
   put_u32(b, 132, 0);
   reseal(b);
-  EXPECT_EQ(load_error(b), "checkpoint weight format 0 is not supported (version 3 stores 1, float16)");
+  EXPECT_EQ(load_error(b), "checkpoint weight format 0 is not supported (version 3 stores 1, float16, or 2, int8)");
   b = good;
   put_u64(b, 124, 3);
   reseal(b);
@@ -306,6 +307,94 @@ TEST(model_checkpoint, Float16ClearMessages) {
   EXPECT_EQ(load_error(f32), "checkpoint config block is 72 bytes (version 3 has 112)");
   Model m = trained_model(Encoding::Rope);
   EXPECT_THROW(posenc::save_checkpoint(m, {static_cast<posenc::WeightFormat>(7)}), posenc::Error);
+}
+
+// Weight format 2 (int8): each block's qkv, attention-projection, MLP fc and MLP projection matrix as
+// int8 with a binary16 scale per output column (computed from the binary16-rounded weights), every
+// other weight as binary16. Checked against the rule written out here, independently of the coder.
+namespace {
+bool coded(const posenc::TensorInfo& t) {
+  for (const char* s : {".attn.qkv.weight", ".attn.proj.weight", ".mlp.fc.weight", ".mlp.proj.weight"})
+    if (t.name.size() > std::strlen(s) && t.name.compare(t.name.size() - std::strlen(s), std::string::npos, s) == 0) return true;
+  return false;
+}
+float half_round(float x) { return posenc::half_to_float(posenc::float_to_half(x)); }
+}  // namespace
+
+TEST(model_checkpoint, Int8CodesTheBlockMatrices) {
+  for (Encoding e : all_encodings()) {
+    Model m = trained_model(e);
+    const std::vector<uint8_t> bytes = posenc::save_checkpoint(m, {posenc::WeightFormat::Int8});
+    ASSERT_EQ(bytes[4], 3);
+    const posenc::CheckpointInfo info = posenc::read_checkpoint_info(bytes.data(), bytes.size());
+    EXPECT_EQ(info.weights, posenc::WeightFormat::Int8);
+    std::size_t expected = 144;
+    int coded_tensors = 0;
+    for (const posenc::TensorInfo& t : m.tensors()) {
+      if (coded(t)) ++coded_tensors;
+      expected += coded(t) ? t.size + 2 * static_cast<std::size_t>(t.shape[1]) : 2 * t.size;
+    }
+    EXPECT_EQ(coded_tensors, 4 * m.config().layers) << posenc::encoding_name(e);
+    EXPECT_EQ(bytes.size(), expected) << posenc::encoding_name(e);
+    Model loaded = posenc::load_checkpoint(bytes.data(), bytes.size());
+    for (const posenc::TensorInfo& t : m.tensors()) {
+      const float* w = m.parameters() + t.offset;
+      const float* got = loaded.parameters() + t.offset;
+      if (!coded(t)) {
+        for (std::size_t i = 0; i < t.size; ++i) ASSERT_EQ(got[i], half_round(w[i])) << t.name;
+        continue;
+      }
+      const int rows = t.shape[0], cols = t.shape[1];
+      for (int c = 0; c < cols; ++c) {
+        double mx = 0;
+        for (int r = 0; r < rows; ++r) mx = std::max(mx, std::fabs(double(half_round(w[r * cols + c]))));
+        const float scale = half_round(static_cast<float>(mx / 127.0));
+        for (int r = 0; r < rows; ++r) {
+          const float x = half_round(w[r * cols + c]), y = got[r * cols + c];
+          const double q = scale > 0 ? y / scale : 0;
+          ASSERT_EQ(q, std::nearbyint(q)) << t.name;  // an integer multiple of the column's scale
+          ASSERT_LE(std::fabs(q), 127.0) << t.name;
+          ASSERT_LE(std::fabs(double(x) - y), 0.5 * scale * (1 + 1e-6) + 1e-12) << t.name << " [" << r << ", " << c << "]";
+        }
+      }
+    }
+    EXPECT_EQ(posenc::save_checkpoint(loaded, {posenc::WeightFormat::Int8}), bytes);  // a re-save changes nothing
+    const std::vector<uint8_t> half = posenc::save_checkpoint(m);
+    Model narrow = posenc::load_checkpoint(half.data(), half.size());
+    EXPECT_EQ(posenc::save_checkpoint(narrow, {posenc::WeightFormat::Int8}), bytes);  // from float16: the same bytes
+    std::vector<int32_t> tok(13);
+    for (int i = 0; i < 13; ++i) tok[i] = (i * 5) % 9;
+    const std::vector<float> la(m.forward(tok.data(), 1, 13), m.forward(tok.data(), 1, 13) + 13 * 9);
+    const float* lb = loaded.forward(tok.data(), 1, 13);
+    for (int i = 0; i < 13 * 9; ++i) ASSERT_NEAR(la[i], lb[i], 0.1 * (1 + std::fabs(la[i]))) << posenc::encoding_name(e);
+  }
+}
+
+TEST(model_checkpoint, Int8ClearMessages) {
+  const std::vector<uint8_t> good = posenc::save_checkpoint(trained_model(Encoding::Rope), {posenc::WeightFormat::Int8});
+  std::vector<uint8_t> b = good;
+  b.erase(b.end() - 9);  // one weight byte fewer
+  reseal(b);
+  EXPECT_NE(load_error(b).find("its int8 weights make"), std::string::npos) << load_error(b);
+  b = good;
+  b.insert(b.end() - 8, 0);
+  reseal(b);
+  EXPECT_NE(load_error(b).find("its int8 weights make"), std::string::npos) << load_error(b);
+  b = good;
+  b.pop_back();  // (the exact int8 size needs the config, which is read after the checksum)
+  EXPECT_EQ(load_error(b), "checkpoint checksum mismatch: the file is corrupted");
+  b.resize(150);
+  EXPECT_NE(load_error(b).find("truncated"), std::string::npos) << load_error(b);
+  Model m = trained_model(Encoding::Rope);
+  for (const posenc::TensorInfo& t : m.tensors())
+    if (coded(t)) m.parameters()[t.offset + 3] = std::numeric_limits<float>::infinity();
+  try {
+    posenc::save_checkpoint(m, {posenc::WeightFormat::Int8});
+    ADD_FAILURE() << "saved a non-finite weight as int8";
+  } catch (const posenc::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("int8 weights need finite values"), std::string::npos) << e.what();
+  }
+  EXPECT_NO_THROW(posenc::save_checkpoint(m));  // float16 keeps infinities
 }
 
 TEST(model_checkpoint, Fnv1a64KnownValues) {

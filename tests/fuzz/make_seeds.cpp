@@ -315,6 +315,7 @@ void checkpoints(Writer& w) {
       return b;
     };
     w.write(name, with_mode(0, file));
+    if (e == 0) w.write(name + "-int8", with_mode(0, posenc::save_checkpoint(m, {posenc::WeightFormat::Int8})));
     if (e == 0) {
       std::vector<uint8_t> cut(file.begin(), file.begin() + 100);
       w.write(name + "-truncated", with_mode(0, cut));

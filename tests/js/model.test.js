@@ -78,7 +78,7 @@ test('checkpoints round-trip, and bad ones give clear errors', () => {
   version[4] = 9;
   expect(() => pe.loadModel(version)).toThrow(/version/);
   expect(() => pe.loadModel('nope')).toThrow(TypeError);
-  expect(() => m.save({ weights: 'int8' })).toThrow(/weights must be one of 'float32', 'float16'/);
+  expect(() => m.save({ weights: 'int4' })).toThrow(/weights must be one of 'float32', 'float16', 'int8'/);
   expect(() => m.save({ precision: 'float16' })).toThrow(/precision/);
   m.delete();
   copy.delete();

@@ -4,6 +4,7 @@
 // no source file restates the list, and the checkpoint reader / learned policy / optimizer
 // settings go through the library.
 import { readFileSync } from 'node:fs';
+import { SHIPPED_WEIGHTS } from '../../scripts/convert-checkpoints.js';
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { loadPosenc, ENCODINGS, ENCODING_INFO, CONFIG_SCHEMA, OPTIMIZER_SCHEMA } from '../../web/lib/index.js';
@@ -77,8 +78,8 @@ test('readCheckpoint checks like loadModel and reads the header only', () => {
   const model = pe.loadModel(bytes);
   expect(info.config).toEqual(model.config);
   expect(info.trainedLength).toBe(model.trainedLength);
-  expect(info.version).toBe(3); // shipped in float16
-  expect(info.weights).toBe('float16');
+  expect(info.version).toBe(3); // shipped in int8 + float16
+  expect(info.weights).toBe(SHIPPED_WEIGHTS);
   expect(info.parameters).toBe(model.numParameters);
   const wide = pe.readCheckpoint(model.save({ weights: 'float32' }));
   expect([wide.version, wide.weights]).toEqual([1, 'float32']);
@@ -104,7 +105,7 @@ test('loadModel sets the learned policy through the API', () => {
   expect(a.subarray(0, n * 11)).toEqual(c.subarray(0, n * 11));
   expect(a.subarray(n * 11)).not.toEqual(c.subarray(n * 11));
   // The weights are the saved ones: the checkpoint round trip keeps the new policy.
-  const again = pe.loadModel(zero.save());
+  const again = pe.loadModel(zero.save({ weights: 'float32' }));
   expect(again.config.learnedPolicy).toBe('zero');
   expect(again.forward(tokens, { length: T }).logits).toEqual(a);
   expect(() => pe.loadModel(bytes, { learnedPolicy: 'wrap' })).toThrow(/learnedPolicy must be one of 'error', 'clamp', 'zero'/);

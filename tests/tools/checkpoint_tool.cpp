@@ -8,7 +8,7 @@
 //                                <tableSeed> <sequences> <seed> <trainLength> <length>...
 //       the accuracy and loss at each length of posenc::sweep (as npm run train measures docs/results.json),
 //       as JSON {accuracy: [...], loss: [...]}
-//       (tests/js/checkpoint-precision.test.js: a float16 checkpoint against its float32 model's recorded numbers)
+//       (tests/js/checkpoint-precision.test.js: a shipped int8 + float16 checkpoint against its float32 model's recorded numbers)
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>

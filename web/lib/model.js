@@ -15,7 +15,7 @@ export { ENCODING_INFO, CONFIG_SCHEMA, OPTIMIZER_SCHEMA };
 export const OPTIMIZER_KEYS = Object.freeze(OPTIMIZER_SCHEMA.map((f) => f.name));
 const MAX_T = 16384;
 /** How save() can store the weights, in posenc::WeightFormat's order (checkpoint.hpp): 'float16' is the default. */
-export const WEIGHT_FORMATS = Object.freeze(['float32', 'float16']);
+export const WEIGHT_FORMATS = Object.freeze(['float32', 'float16', 'int8']);
 const OVERFLOW_HINT = 'the model or its ropeScaling (e.g. attention_factor) drives activations past float32';
 const required = (targets) => {
   if (targets === null) throw new TypeError('targets must be an Int32Array or an array of integers (got null)');
@@ -185,7 +185,9 @@ export function createModelApi(mod) {
 
     /**
      * A checkpoint: header, config, weights and checksum. `weights`: 'float16' (the default, format
-     * version 3: half the bytes) or 'float32' (bit-exact weights, versions 1 and 2).
+     * version 3: half the bytes), 'float32' (bit-exact weights, versions 1 and 2) or 'int8' (version 3:
+     * each block's four matrices as int8 with a float16 scale per output column, the rest float16; about
+     * 0.55x the bytes of float16, as the shipped checkpoints are stored).
      */
     save(opts) {
       const h = this.#live();

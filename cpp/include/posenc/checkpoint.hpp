@@ -25,6 +25,16 @@
 //       bytes, then the P high bytes (sign, exponent and top mantissa bits together compress:
 //       a gzip/brotli-served checkpoint shrinks 6-7% more than with interleaved bytes)
 //  136+2P  u64 FNV-1a-64 checksum of every byte before it
+// Weight format 2 (int8, version 3 too) stores the linear maps of each block (the tensors named
+// h<l>.attn.qkv.weight, h<l>.attn.proj.weight, h<l>.mlp.fc.weight, h<l>.mlp.proj.weight; shape
+// [in, out]) as int8 with one binary16 scale per output column, and every other weight as binary16:
+//  136  Q int8 values: each coded tensor's [in, out] values, row-major, in tensor-table order
+//  136+Q  H binary16 values as two byte planes (H low bytes, then H high bytes), in tensor-table
+//       order: for a coded tensor its out column scales, for any other tensor its weights
+//  136+Q+2H  u64 FNV-1a-64 checksum
+// (Q and H follow from the config's tensor table.) A weight w of column c is first rounded to
+// binary16 (so float16 and float32 sources code alike), then s_c = binary16(max_r |w_rc| / 127)
+// and q = round-to-nearest-even(w / s_c) clamped to [-127, 127]; loading gives s_c * q.
 // Loading widens each weight to float32 exactly, so re-saving a loaded version-3 model in float16
 // gives the same bytes, and converting a float32 checkpoint gives the bytes saving the in-memory
 // model in float16 would have. Every version loads.
@@ -45,7 +55,9 @@ inline constexpr uint32_t kCheckpointVersion = 3;  // the newest version read an
 // How a checkpoint stores its weights. Float16 (version 3) is the default: shipped checkpoints are
 // half the size and change the sweep by less than its verdicts resolve (tests/js/checkpoint-precision.test.js).
 // Float32 (versions 1, 2) keeps the weights bit for bit.
-enum class WeightFormat : uint32_t { Float32 = 0, Float16 = 1 };
+// Int8 (version 3, weight format 2) quarters the bytes of the block matrices; it moves accuracy and
+// loss more than float16 (measured in tests/js/checkpoint-precision.test.js), so it is opt-in.
+enum class WeightFormat : uint32_t { Float32 = 0, Float16 = 1, Int8 = 2 };
 struct SaveOptions {
   WeightFormat weights = WeightFormat::Float16;
 };
