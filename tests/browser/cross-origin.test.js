@@ -51,7 +51,7 @@ ${path === '/missing.html' ? `<script type="module">
 import { configure } from '${cdnUrl}/explorer.js';
 configure({ sweepWorkerUrl: '${cdnUrl}/nowhere/sweep-worker.js', checkpoints: '${cdnUrl}/nowhere/' });
 </script>` : `<script type="module" src="${cdnUrl}/explorer.js"></script>`}
-<posenc-explorer encodings="rope,alibi" autoplay></posenc-explorer>
+<posenc-explorer encodings="rope,alibi"${path === '/missing.html' ? ' steps="40"' : ''} autoplay></posenc-explorer>
 </body></html>`);
   });
   blogUrl = `http://localhost:${blog.port}`; // another origin than 127.0.0.1

@@ -63,7 +63,7 @@ test.each(Object.entries(PAYLOADS))('every parameter set to %s: defaults, no scr
   const { page, dialogs } = await visit(withAll(payload));
   const dom = await expectUntouched(page, dialogs);
   // The controls show the defaults (the length scrubber moves: play is on by default).
-  expect(dom.controls).toMatchObject({ seed: '1', task: 'copy', trainLength: '32', layers: '2', steps: String(SCHEMA.steps.def), sinDim: '64', ropePos: '10',
+  expect(dom.controls).toMatchObject({ seed: '1', task: 'copy', trainLength: '32', layers: String(SCHEMA.layers.def), steps: String(SCHEMA.steps.def), sinDim: '64', ropePos: '10',
     alibiHeads: '8', theme: 'auto', speed: '1', sweepFactor: '16', perf: false });
   expect(await page.evaluate(() => posenc.state.play)).toBe(true);
   expect(await page.evaluate(() => posenc.state.encodings)).toEqual(ENCODINGS); // the default: every encoding of the registry

@@ -13,8 +13,15 @@ const browser = useBrowser();
 // Samples, every 20 ms until nothing trains: the most Workers training at once, and for every training
 // snapshot on screen, the lengths its sweep holds.
 // With `training`, it first sets that cap and restarts the experiment (so the watch sees every Worker start).
-const watch = (training) => new Promise((resolve) => {
+const watch = (training) => new Promise((resolve, reject) => {
   const seen = { most: 0, snapshotLengths: new Set(), snapshots: 0, started: false, restarted: false };
+  // fails with what it saw instead of waiting for Jest's timeout
+  const giveUp = setTimeout(() => {
+    clearInterval(tick);
+    reject(new Error(`watch: nothing finished in 300 s: ${JSON.stringify({ ...seen, snapshotLengths: undefined,
+      runs: [...posenc.trainer.runs].map(([e, r]) => `${e} ${r.status} ${r.step}/${r.steps}${r.worker ? ' (worker)' : ''}`),
+      busy: posenc.trainer.busy() })}`));
+  }, 300000);
   const tick = setInterval(() => {
     if (training && !seen.restarted) return; // (the page's own first run, stopped below)
     const { trainer, client, state } = posenc;
@@ -30,6 +37,7 @@ const watch = (training) => new Promise((resolve) => {
     }
     if (seen.started && !trainer.busy()) {
       clearInterval(tick);
+      clearTimeout(giveUp);
       resolve({ most: seen.most, snapshots: seen.snapshots, lengths: [...seen.snapshotLengths], shown: state.length,
         statuses: [...trainer.runs.values()].map((r) => r.status), cores: navigator.hardwareConcurrency,
         grid: posenc.grid().length, swept: state.encodings.map((e) => client.results(e).length) });
@@ -41,6 +49,10 @@ const watch = (training) => new Promise((resolve) => {
       configureWorkers({ training });
       await posenc.controller.begin({ retrain: true });
       seen.restarted = true;
+    }).catch((e) => {
+      clearInterval(tick);
+      clearTimeout(giveUp);
+      reject(e);
     });
   }
 });

@@ -129,6 +129,10 @@ export function createTrainer({ vocabSize, onModel, onProgress, concurrency = In
   let active = 0;
   let asking = null; // cancel() of this trainer's outstanding slot request
   let experiment = null;
+  // Bumped by stopAll (and so by every begin): a begin still awaiting checkpoints when a newer begin or
+  // stopAll came gives up, instead of queueing its encodings a second time (two runs of one encoding
+  // would share a slot count and leave the trainer busy for ever).
+  let generation = 0;
 
   const FRESH = { step: 0, accuracy: NaN, stop: null, heldOut: null, stepsToTarget: null, learned: null };
   const run = (enc) => {
@@ -190,6 +194,7 @@ export function createTrainer({ vocabSize, onModel, onProgress, concurrency = In
   function start(enc, release) {
     const e = experiment;
     const r = run(enc);
+    end(r); // (a run of this encoding still holding a slot gives it back first)
     active++;
     r.release = release;
     const req = request(enc, e);
@@ -240,11 +245,13 @@ export function createTrainer({ vocabSize, onModel, onProgress, concurrency = In
     return false;
   };
 
-  async function tryCheckpoint(enc, e, available) {
+  // `current()`: whether the begin that asked is still the latest (after the fetch, a superseded one applies nothing).
+  async function tryCheckpoint(enc, e, available, current) {
     const file = `${e.task}-${enc}.ckpt`;
     if (!available.includes(file)) return false;
     try {
       const bytes = await checkpoints.load(file);
+      if (!current()) return true; // (begin returns: nothing of it is applied)
       if (!bytes || !checkCheckpoint) return false;
       let info;
       try {
@@ -275,6 +282,7 @@ export function createTrainer({ vocabSize, onModel, onProgress, concurrency = In
   }
 
   function stopAll() {
+    generation++;
     queue = [];
     asking?.();
     asking = null;
@@ -292,6 +300,7 @@ export function createTrainer({ vocabSize, onModel, onProgress, concurrency = In
     /** Start an experiment: every encoding untrained at once, then checkpoints (unless `retrain`) or training. */
     async begin(e, encodings, { retrain = false } = {}) {
       stopAll();
+      const gen = generation;
       experiment = { ...e };
       for (const enc of encodings) {
         Object.assign(run(enc), { status: 'untrained', steps: e.steps, ...FRESH, losses: [], error: null });
@@ -307,7 +316,9 @@ export function createTrainer({ vocabSize, onModel, onProgress, concurrency = In
         }
       }
       for (const enc of encodings) {
-        if (await tryCheckpoint(enc, experiment, available)) continue;
+        if (gen !== generation) return; // superseded
+        if (await tryCheckpoint(enc, experiment, available, () => gen === generation)) continue;
+        if (gen !== generation) return;
         run(enc).status = 'queued';
         onProgress(enc, run(enc));
         queue.push(enc);
