@@ -194,10 +194,28 @@ Parsed parse(const uint8_t* data, std::size_t size) {
   if (out.trained_length < 0 || out.trained_length > kMaxSequenceLength)
     fail("checkpoint trained length " + std::to_string(out.trained_length) + " is out of range");
   if (int8) {  // (the model is at most as large as the file: count <= body)
-    const std::size_t need = int8_layout(Model(c).tensors()).bytes();
-    if (need != body)
+    const Model probe(c);
+    const Int8Layout l = int8_layout(probe.tensors());
+    if (l.bytes() != body)
       fail("checkpoint size mismatch: " + std::to_string(size) + " bytes, but its int8 weights make " +
-           std::to_string(need + min_size) + " bytes");
+           std::to_string(l.bytes() + min_size) + " bytes");
+    // Column scales must keep every decoded weight (|scale| x 127 at most) within binary16: a loaded
+    // model then re-saves as int8 (whose coder rounds to binary16 first and refuses non-finite values).
+    const uint8_t* lo = data + out.weights_at + l.int8s;
+    const uint8_t* hi = lo + l.halves;
+    std::size_t h = 0;
+    for (const TensorInfo& t : probe.tensors()) {
+      if (!int8_coded(t)) {
+        h += t.size;
+        continue;
+      }
+      for (int col = 0; col < t.shape[1]; ++col, ++h) {
+        const float scale = half_to_float(static_cast<uint16_t>(lo[h] | hi[h] << 8));
+        if (!std::isfinite(half_round(std::fabs(scale) * 127.0f)))
+          fail("checkpoint int8 scale of " + t.name + " column " + std::to_string(col) + " is " + std::to_string(scale) +
+               ": out of range (127 x |scale| must be a finite binary16)");
+      }
+    }
   }
   return out;
 }

@@ -385,6 +385,27 @@ TEST(model_checkpoint, Int8ClearMessages) {
   EXPECT_EQ(load_error(b), "checkpoint checksum mismatch: the file is corrupted");
   b.resize(150);
   EXPECT_NE(load_error(b).find("truncated"), std::string::npos) << load_error(b);
+  // a non-finite column scale (the first coded tensor's first scale: the first binary16 after the
+  // uncoded tensors before it) is refused, so a loaded int8 model always re-saves
+  {
+    Model probe = trained_model(Encoding::Rope);
+    std::size_t q = 0, h = 0;
+    for (const posenc::TensorInfo& t : probe.tensors()) q += coded(t) ? t.size : 0;
+    for (const posenc::TensorInfo& t : probe.tensors()) {
+      if (coded(t)) break;
+      h += t.size;
+    }
+    const std::size_t halves = (good.size() - 144 - q) / 2;
+    b = good;
+    b[136 + q + h] = 0x00;           // low byte
+    b[136 + q + halves + h] = 0x7c;  // high byte: +infinity
+    reseal(b);
+    EXPECT_NE(load_error(b).find("int8 scale of h0.attn.qkv.weight column 0 is inf: out of range"), std::string::npos) << load_error(b);
+    b[136 + q + h] = 0xff;           // 65504: finite, but 127 x 65504 is not a binary16
+    b[136 + q + halves + h] = 0x7b;
+    reseal(b);
+    EXPECT_NE(load_error(b).find("column 0 is 65504.000000: out of range"), std::string::npos) << load_error(b);
+  }
   Model m = trained_model(Encoding::Rope);
   for (const posenc::TensorInfo& t : m.tensors())
     if (coded(t)) m.parameters()[t.offset + 3] = std::numeric_limits<float>::infinity();
