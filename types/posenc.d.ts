@@ -677,7 +677,14 @@ export interface ForwardOptions {
   /** Return the attention maps of sequence 0 (layers·heads·length² values). @default false */
   attention?: boolean;
   /**
-   * With `attention: true`: write the maps into this array (layers·heads·length² values) and
+   * With `attention: true` (RangeError otherwise): return only this layer's maps, int
+   * [0, layers-1] (heads·length² values, [heads, length, length]; equal to that layer's slice of
+   * all the maps). The other layers then run as without maps, which is faster. `null`: every layer.
+   */
+  attentionLayer?: number | null;
+  /**
+   * With `attention: true`: write the maps into this array (layers·heads·length² values, or
+   * heads·length² with `attentionLayer`) and
    * return it as `attention`, instead of allocating a new one per call. `null`: a new array.
    */
   attentionOut?: Float32Array | null;
@@ -692,7 +699,7 @@ export interface ForwardOptions {
 export interface ForwardResult<A extends Float32Array | null = Float32Array | null> {
   /** batch·length·vocabSize logits, row-major [batch, length, vocab]. */
   logits: Float32Array;
-  /** [layers, heads, length, length] attention probabilities of sequence 0, or null. */
+  /** [layers, heads, length, length] attention probabilities of sequence 0 ([heads, length, length] with attentionLayer), or null. */
   attention: A;
 }
 

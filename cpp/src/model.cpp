@@ -181,7 +181,15 @@ void Model::Impl::check_inputs(const int32_t* tokens, const int32_t* targets, in
   enc->check_length(T_);
 }
 
-void Model::Impl::prepare(int B_, int T_, bool train, bool want_attention) {
+int Model::Impl::map_layers(const ForwardOptions& opt) const {
+  if (opt.attention_layer != -1 && (opt.attention_layer < 0 || opt.attention_layer >= L))
+    range_error("attentionLayer", "-1 (every layer) or an integer in [0, " + std::to_string(L - 1) + "]",
+                std::to_string(opt.attention_layer));
+  if (!opt.want_attention) return 0;
+  return opt.attention_layer < 0 ? L : 1;
+}
+
+void Model::Impl::prepare(int B_, int T_, bool train, bool want_attention, int map_layers) {
   require_int_range("T", T_, 1, kMaxSequenceLength);
   require_int_range("B", B_, 1, 1 << 20);
   const uint64_t N = uint64_t(B_) * uint64_t(T_), TT = uint64_t(T_) * uint64_t(T_);
@@ -200,7 +208,7 @@ void Model::Impl::prepare(int B_, int T_, bool train, bool want_attention) {
   total += train ? uint64_t(L) * B_ * h * TT : (stream ? 0 : TT);  // attention probabilities
   total += nbias + nrel + uint64_t(T_) * hdim;  // bias, rel, yh
   if (train) total += N * c * 3 + N * f + N * 3 * c + N * c * 3 + 2 * uint64_t(T_) * hdim + TT + nrel;
-  const uint64_t maps = want_attention ? uint64_t(L) * h * TT : 0;
+  const uint64_t maps = want_attention ? uint64_t(map_layers) * h * TT : 0;
   if (total + maps > kMaxActivationFloats)
     throw Error(ErrorKind::Range,
                 "B = " + std::to_string(B_) + ", T = " + std::to_string(T_) + (want_attention ? " with attention maps" : "") +
@@ -468,7 +476,9 @@ void stream_head(Model::Impl& m, const LayerActs& la, int l, int b, int h, int q
 // Inference materialises only what it returns (the maps of sequence 0) and streams every
 // other head (if the encoding can stream); training keeps every [Tq, T] probability matrix
 // for the backward pass.
-void attention_forward(Model::Impl& m, int l, int q0, bool want_attention) {
+// first_whole: sequence 0 materialises its [T, T] probabilities (as when it has maps);
+// maps: where they go ([H, T, T]), or null.
+void attention_forward(Model::Impl& m, int l, int q0, bool first_whole, float* maps) {
   LayerActs& la = m.acts.layer[l];
   const int T = m.T, H = m.H, hd = m.hd, Tq = T - q0;
   const idx TT = static_cast<idx>(T) * T, head = static_cast<idx>(T) * hd;
@@ -476,7 +486,7 @@ void attention_forward(Model::Impl& m, int l, int q0, bool want_attention) {
   for (int h = 0; h < H; ++h) {
     const float slope = m.enc->alibi_slope(h);
     for (int b = 0; b < m.B; ++b) {
-      if (!m.training && !(want_attention && b == 0) && m.can_stream) {
+      if (!m.training && !(first_whole && b == 0) && m.can_stream) {
         stream_head(m, la, l, b, h, q0, slope);
         continue;
       }
@@ -487,8 +497,8 @@ void attention_forward(Model::Impl& m, int l, int q0, bool want_attention) {
       float* S = m.training ? la.att + bh * TT : la.att;  // [Tq, T]
       const float* bias = m.enc->bias(m, l, h, b, q0, q);  // [Tq, T] or none
       kernels::attention_scores_softmax(q + static_cast<idx>(q0) * hd, k, S, Tq, T, hd, m.scale, true, slope, bias);
-      if (want_attention && b == 0)  // (inference only: q0 = 0)
-        std::memcpy(m.att_maps.data() + (static_cast<idx>(l) * H + h) * TT, S, sizeof(float) * TT);
+      if (maps && b == 0)  // (inference only: q0 = 0)
+        std::memcpy(maps + static_cast<idx>(h) * TT, S, sizeof(float) * TT);
       causal_pv(S, v, m.acts.yh, Tq, T, hd);  // [Tq, T] @ [T, hd]
       merge_head(m, m.acts.yh, b, h, Tq, la.atty);
     }
@@ -541,7 +551,10 @@ void attention_backward(Model::Impl& m, int l, int q0) {
 
 void Model::Impl::forward(const int32_t* tokens, const ForwardOptions& opt) {
   const int N = B * T;
-  const bool want = opt.want_attention;
+  // Maps of every layer, or of layer `only` (attention_layer). So that one layer's maps are
+  // those of the all-layer forward bit for bit, sequence 0 materialises its attention in the
+  // layers up to that one as there; the layers after it stream.
+  const int last_whole = !opt.want_attention ? -1 : opt.attention_layer < 0 ? L - 1 : opt.attention_layer;
   embedding_forward(*this, tokens);
   const float* x = acts.x0;
   for (int l = 0; l < L; ++l) {
@@ -553,7 +566,10 @@ void Model::Impl::forward(const int32_t* tokens, const ForwardOptions& opt) {
     layers::layernorm_forward(la.ln1, la.ln1_mean, la.ln1_rstd, x, P(o.ln1_w), P(o.ln1_b), N, C);
     layers::linear_forward(la.qkv, la.ln1, P(o.qkv_w), P(o.qkv_b), N, C, 3 * C);
     split_heads(*this, la.qkv, la.q, la.k, la.v);
-    attention_forward(*this, l, lq0, want);
+    float* maps = nullptr;  // this layer's [H, T, T] in att_maps, if it keeps maps
+    if (opt.want_attention && opt.attention_layer < 0) maps = att_maps.data() + static_cast<std::size_t>(l) * H * T * T;
+    if (opt.want_attention && opt.attention_layer == l) maps = att_maps.data();
+    attention_forward(*this, l, lq0, l <= last_whole, maps);
     layers::linear_forward(la.res2, la.atty, P(o.proj_w), P(o.proj_b), Nq, C, C);
     if (lq0 == 0)
       layers::residual_forward(la.res2, la.res2, x, static_cast<std::size_t>(N) * C);
@@ -628,7 +644,7 @@ const float* Model::gradients() const { return impl_->grads.data(); }
 
 const float* Model::forward(const int32_t* tokens, int B, int T, const ForwardOptions& options) {
   Impl& m = *impl_;
-  m.prepare(B, T, false, options.want_attention);  // sizes first: refuses absurd B, T before reading tokens
+  m.prepare(B, T, false, options.want_attention, m.map_layers(options));  // sizes first: refuses absurd B, T before reading tokens
   m.check_inputs(tokens, nullptr, B, T);
   m.prepare_position_tables(T, options);
   m.q0 = 0;
@@ -672,10 +688,11 @@ LossResult Model::evaluate(const int32_t* tokens, const int32_t* targets, int B,
                            const ForwardOptions& options) {
   Impl& m = *impl_;
   if (!targets) throw Error(ErrorKind::Type, "targets must be an array of B*T integers (got null)");
-  m.prepare(B, T, false, options.want_attention);
+  m.prepare(B, T, false, options.want_attention, m.map_layers(options));
   m.check_inputs(tokens, targets, B, T);
   m.prepare_position_tables(T, options);
-  if (options.want_attention) {  // full maps need every query
+  // maps of the last layer need its every query
+  if (options.want_attention && (options.attention_layer < 0 || options.attention_layer == m.L - 1)) {
     m.q0 = 0;
     m.targets_q.assign(targets, targets + static_cast<std::size_t>(B) * T);
   } else {
@@ -694,7 +711,7 @@ LossResult Model::forward_backward(const int32_t* tokens, const int32_t* targets
   Impl& m = *impl_;
   if (!targets) throw Error(ErrorKind::Type, "targets must be an array of B*T integers (got null)");
   if (options.want_attention) range_error("wantAttention", "false for training", "true");
-  m.prepare(B, T, true, false);
+  m.prepare(B, T, true, false, 0);
   m.check_inputs(tokens, targets, B, T);
   m.prepare_position_tables(T, options);
   std::fill(m.grads.begin(), m.grads.end(), 0.0f);

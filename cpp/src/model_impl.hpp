@@ -108,15 +108,18 @@ struct Model::Impl {
   // and head run on [B, T - q0] rows; inference uses 0.
   int q0 = 0;
   std::vector<int32_t> targets_q;  // targets of rows t >= q0, [B, T - q0]
-  std::vector<float> att_maps;  // [L, H, T, T] of sequence 0, when asked for
+  std::vector<float> att_maps;  // [L, H, T, T] of sequence 0, when asked for ([1, H, T, T]: one layer)
 
   explicit Impl(const ModelConfig& c);
   ~Impl();
   void build_layout();
   void init_weights();
 
-  // Checks B and T and lays out activations for them; throws RangeError past the limits.
-  void prepare(int B, int T, bool training, bool want_attention);
+  // Checks B and T and lays out activations for them (and map_layers layers of maps with
+  // want_attention); throws RangeError past the limits.
+  void prepare(int B, int T, bool training, bool want_attention, int map_layers);
+  // Layers of maps opt asks for (L, 1 or 0); RangeError naming attentionLayer if it is not -1 or in [0, L).
+  int map_layers(const ForwardOptions& opt) const;
   void check_inputs(const int32_t* tokens, const int32_t* targets, int B, int T) const;
   void prepare_position_tables(int T, const ForwardOptions& opt);
 

@@ -154,10 +154,11 @@ int model_train_step(ptr h, ptr tokens, ptr targets, int B, int T, double lr, pt
 // targets == 0: forward only. scaling_slots == 0: no RoPE scaling override.
 // out: loss result (5 doubles), then the logits and attention addresses.
 int model_forward(ptr h, ptr tokens, ptr targets, int B, int T, ptr scaling_slots, ptr long_factor,
-                  ptr short_factor, int factor_count, bool want_attention, ptr out) {
+                  ptr short_factor, int factor_count, bool want_attention, int attention_layer, ptr out) {
   return guard([&] {
     posenc::ForwardOptions o;
     o.want_attention = want_attention;
+    o.attention_layer = attention_layer;
     if (scaling_slots) o.rope_scaling = unpack_scaling(at<const double>(scaling_slots), long_factor, short_factor, factor_count);
     auto& m = model(h);
     posenc::LossResult r;
@@ -167,7 +168,8 @@ int model_forward(ptr h, ptr tokens, ptr targets, int B, int T, ptr scaling_slot
     else
       logits = m.forward(at<const int32_t>(tokens), B, T, o);
     write_result(r, out);
-    // Addresses of the logits [B, T, V] (forward only) and attention maps [L, H, T, T] (0 if none),
+    // Addresses of the logits [B, T, V] (forward only) and attention maps [L, H, T, T] ([1, H, T, T]
+    // with an attention_layer; 0 if none),
     // valid until the next call on this model.
     const auto& maps = m.attention_maps();
     at<double>(out)[5] = static_cast<double>(reinterpret_cast<uintptr_t>(logits));

@@ -548,6 +548,57 @@ TEST(model_attention, MapsAreCausalDistributions) {
   }
 }
 
+// attention_layer k: only layer k's maps, bit for bit the slice k of the all-layer maps (forward
+// and evaluate, B > 1 so that the other sequences stream); the loss is the one without maps.
+TEST(model_attention, OneLayerMapsAreTheAllLayerSlice) {
+  const int T = 13, B = 3;
+  for (Encoding e : kAllEncodings) {
+    ModelConfig c = small_config(e);
+    c.layers = 3;
+    Model m(c);
+    const int L = c.layers, H = c.heads;
+    const std::size_t TT = std::size_t(T) * T, per = std::size_t(H) * TT;
+    const auto tok = random_tokens(B * T, 11, 21);
+    std::vector<int32_t> tgt = random_tokens(B * T, 11, 22);
+    for (int t = 0; t < B * T; ++t)
+      if (t % T < T / 2) tgt[t] = -1;  // only the second half scored, as in copy
+    posenc::ForwardOptions all;
+    all.want_attention = true;
+    const float plain_loss = m.evaluate(tok.data(), tgt.data(), B, T).loss;
+    m.forward(tok.data(), B, T, all);
+    const std::vector<float> fwd_all = m.attention_maps();
+    m.evaluate(tok.data(), tgt.data(), B, T, all);
+    const std::vector<float> eval_all = m.attention_maps();
+    ASSERT_EQ(eval_all.size(), std::size_t(L) * per);
+    for (int k = 0; k < L; ++k) {
+      posenc::ForwardOptions one = all;
+      one.attention_layer = k;
+      m.forward(tok.data(), B, T, one);
+      ASSERT_EQ(m.attention_maps().size(), per) << encoding_name(e) << " layer " << k;
+      EXPECT_TRUE(std::equal(m.attention_maps().begin(), m.attention_maps().end(), fwd_all.begin() + k * per))
+          << encoding_name(e) << " forward, layer " << k;
+      const float loss = m.evaluate(tok.data(), tgt.data(), B, T, one).loss;
+      EXPECT_TRUE(std::equal(m.attention_maps().begin(), m.attention_maps().end(), eval_all.begin() + k * per))
+          << encoding_name(e) << " evaluate, layer " << k;
+      EXPECT_NEAR(loss, plain_loss, 1e-5f * (1 + std::fabs(plain_loss))) << encoding_name(e) << " layer " << k;
+    }
+    // Without want_attention the layer asks for nothing; out of range: RangeError naming it.
+    posenc::ForwardOptions quiet;
+    quiet.attention_layer = 1;
+    m.forward(tok.data(), B, T, quiet);
+    EXPECT_TRUE(m.attention_maps().empty());
+    for (int bad : {-2, L, 1 << 30}) {
+      posenc::ForwardOptions o = all;
+      o.attention_layer = bad;
+      const std::string msg = error_of([&] { m.evaluate(tok.data(), tgt.data(), B, T, o); });
+      EXPECT_TRUE(contains(msg, "attentionLayer") && contains(msg, "[0, 2]")) << msg;
+    }
+    // the model still works after the error
+    m.forward(tok.data(), B, T, all);
+    EXPECT_EQ(m.attention_maps(), fwd_all);
+  }
+}
+
 TEST(model_attention, AlibiPrefersRecentKeys) {
   // With q = k = 0 (zero qkv weights and biases) scores are pure position bias.
   for (Encoding e : {Encoding::Alibi, Encoding::None}) {

@@ -1,7 +1,7 @@
 // The length sweep's forward passes (run in sweep-worker.js, or on the main
 // thread where Workers cannot start, e.g. a page opened from file://). Holds one model per
 // encoding; for each requested length it evaluates the model on a fixed task
-// batch (loss, accuracy) and renders the attention maps of the chosen layer
+// batch (loss, accuracy), keeping the attention maps of the chosen layer only, and renders them
 // (one head or all) into ImageBitmaps through the colour table the page sends.
 // The page only draws what comes back.
 //
@@ -88,13 +88,15 @@ export function createSweepCore(api, post) {
   function evaluateAt(model, job, length) {
     const { tokens, targets } = batchFor(job, length);
     const { layers, heads } = model.config;
-    const nMaps = layers * heads * length * length;
+    const layer = Math.min(job.layer, layers - 1);
+    const nMaps = heads * length * length; // the maps of the drawn layer only: the others run without
     if (mapsBuffer.length !== nMaps) mapsBuffer = new Float32Array(nMaps);
     // r.attention is mapsBuffer: read it before the next evaluate (no await in between)
-    const r = model.evaluate(tokens, targets, { batch: EVAL_BATCH, length, attention: true, attentionOut: mapsBuffer, ropeScaling: scalingFor(job, model) });
-    const layer = Math.min(job.layer, layers - 1);
+    const r = model.evaluate(tokens, targets, {
+      batch: EVAL_BATCH, length, attention: true, attentionLayer: layer, attentionOut: mapsBuffer, ropeScaling: scalingFor(job, model),
+    });
     const headList = job.head < 0 ? Array.from({ length: heads }, (_, h) => h) : [Math.min(job.head, heads - 1)];
-    const offsetOf = (h) => (layer * heads + h) * length * length;
+    const offsetOf = (h) => h * length * length;
     return { r, layer, headList, offsetOf, tokens: tokens.slice(0, length) };
   }
 

@@ -131,11 +131,16 @@ export function createModelApi(mod) {
 
     #run(tokens, targets, opts, what) {
       const h = this.#live();
-      const { o, batch, length, n, toks, tgts } = this.#batchArgs(tokens, targets, opts, what, ['batch', 'length', 'attention', 'attentionOut', 'ropeScaling']);
+      const { o, batch, length, n, toks, tgts } = this.#batchArgs(tokens, targets, opts, what,
+        ['batch', 'length', 'attention', 'attentionLayer', 'attentionOut', 'ropeScaling']);
       const wantAttention = v.boolean('attention', o.attention ?? false);
       const cfg = this.#config;
-      const nMaps = cfg.layers * cfg.heads * length * length;
-      if (wantAttention) v.elementBudget('attention maps (layers*heads*length^2)', nMaps);
+      // attentionLayer: only that layer's maps ([heads, length, length]); the other layers run without
+      // (and, below the last layer, so does the last layer's unscored part).
+      const layer = o.attentionLayer == null ? -1 : v.integer('attentionLayer', o.attentionLayer, 0, cfg.layers - 1);
+      if (layer >= 0 && !wantAttention) throw new RangeError('attentionLayer needs attention: true');
+      const nMaps = (layer >= 0 ? 1 : cfg.layers) * cfg.heads * length * length;
+      if (wantAttention) v.elementBudget(`attention maps (${layer >= 0 ? '' : 'layers*'}heads*length^2)`, nMaps);
       // attentionOut: the caller's Float32Array for the maps, reused across calls (a fresh array
       // per call costs more to allocate and zero than the copy itself).
       if (o.attentionOut != null && !wantAttention) throw new RangeError('attentionOut needs attention: true');
@@ -148,7 +153,7 @@ export function createModelApi(mod) {
         const lf = scaling?.longFactor ? m.put('f64', scaling.longFactor.length, scaling.longFactor) : 0;
         const sf = scaling?.shortFactor ? m.put('f64', scaling.shortFactor.length, scaling.shortFactor) : 0;
         const count = scaling?.longFactor?.length ?? scaling?.shortFactor?.length ?? 0;
-        check(mod, mod.modelForward(h, pt, pg, batch, length, ps, lf, sf, count, wantAttention, out));
+        check(mod, mod.modelForward(h, pt, pg, batch, length, ps, lf, sf, count, wantAttention, layer, out));
         const r = m.take('f64', out, 7);
         const maps = !r[6] ? null : mapsInto ? copyInto(mod, r[6], mapsInto) : m.take('f32', r[6], nMaps);
         const logits = r[5] ? m.take('f32', r[5], n * cfg.vocabSize) : null;
@@ -158,7 +163,7 @@ export function createModelApi(mod) {
 
     /**
      * Logits [batch, length, vocab] and, with attention: true, the maps [layers, heads, length, length] of
-     * sequence 0 (written into attentionOut when given).
+     * sequence 0 ([heads, length, length] of layer attentionLayer when given; written into attentionOut when given).
      */
     forward(tokens, opts) {
       const { logits, maps } = this.#run(tokens, null, opts, 'forward');

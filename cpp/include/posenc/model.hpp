@@ -104,6 +104,11 @@ struct ForwardOptions {
   std::optional<RopeScaling> rope_scaling;
   // Keep the attention probabilities of sequence 0: attention_maps() = [L, H, T, T].
   bool want_attention = false;
+  // With want_attention: -1 keeps every layer's maps; k in [0, L) keeps layer k's only
+  // (attention_maps() = [1, H, T, T], equal to the all-layer maps' slice k), and every other
+  // layer streams as without maps (evaluate then also skips the last layer's unscored queries
+  // when k < L - 1). RangeError naming `attentionLayer` otherwise.
+  int attention_layer = -1;
 };
 
 struct LossResult {
@@ -216,7 +221,8 @@ class Model {
   LossResult evaluate(const int32_t* tokens, const int32_t* targets, int B, int T,
                       const ForwardOptions& options = {});
   // [L, H, T, T] attention probabilities of sequence 0 from the last forward/evaluate
-  // with want_attention (row i = query i; entries j > i are 0). Empty otherwise.
+  // with want_attention (row i = query i; entries j > i are 0); [1, H, T, T] with an
+  // attention_layer. Empty otherwise.
   const std::vector<float>& attention_maps() const;
   int last_length() const;  // T of the last forward
 
