@@ -59,29 +59,41 @@ export function createSweepCore(api, post) {
     return job.scaling;
   }
 
-  // T x T probabilities -> px x px RGBA (max-pooled when T > px), sqrt-scaled through the LUT.
+  // T x T probabilities -> px x px RGBA (max-pooled when T > px), sqrt-scaled through the LUT, and the
+  // map's peak: the mean over query rows of the row's largest weight. One pass over the map: each band
+  // of query rows (one pixel row) is folded into its column maxima, which the pixels then pool.
+  let colMax = new Float32Array(0);
   function render(maps, offset, T, px) {
     const rgba = new Uint8ClampedArray(px * px * 4);
+    if (colMax.length < T) colMax = new Float32Array(T);
     const cell = T / px;
+    let peakSum = 0;
     for (let y = 0; y < px; y++) {
       const i0 = Math.floor(y * cell), i1 = Math.max(i0 + 1, Math.floor((y + 1) * cell));
-      for (let x = 0; x < px; x++) {
-        const j0 = Math.floor(x * cell), j1 = Math.max(j0 + 1, Math.floor((x + 1) * cell));
-        const o = (y * px + x) * 4;
-        if (j0 > i1 - 1) continue; // entirely above the diagonal: masked, transparent
-        let m = 0;
-        for (let i = i0; i < i1; i++) {
-          const row = offset + i * T;
-          for (let j = j0; j < j1 && j <= i; j++) if (maps[row + j] > m) m = maps[row + j];
+      colMax.fill(0, 0, i1);
+      for (let i = i0; i < i1; i++) {
+        const row = offset + i * T;
+        let rowMax = 0;
+        for (let j = 0; j <= i; j++) {
+          const p = maps[row + j];
+          if (p > rowMax) rowMax = p;
+          if (p > colMax[j]) colMax[j] = p;
         }
-        const k = Math.min(255, Math.round(Math.sqrt(m) * 255)) * 3;
+        peakSum += rowMax;
+      }
+      for (let x = 0; x < px; x++) {
+        const j0 = Math.floor(x * cell), j1 = Math.min(i1, Math.max(j0 + 1, Math.floor((x + 1) * cell)));
+        if (j0 >= i1) break; // this and every later pixel of the row lie above the diagonal: masked, transparent
+        let m = 0;
+        for (let j = j0; j < j1; j++) if (colMax[j] > m) m = colMax[j];
+        const k = Math.min(255, Math.round(Math.sqrt(m) * 255)) * 3, o = (y * px + x) * 4;
         rgba[o] = lut[k];
         rgba[o + 1] = lut[k + 1];
         rgba[o + 2] = lut[k + 2];
         rgba[o + 3] = 255;
       }
     }
-    return new ImageData(rgba, px, px);
+    return { image: new ImageData(rgba, px, px), peak: peakSum / T };
   }
 
   // One length's forward pass for a view: loss, accuracy, the chosen layer's maps and the drawn sequence.
@@ -100,17 +112,6 @@ export function createSweepCore(api, post) {
     return { r, layer, headList, offsetOf, tokens: tokens.slice(0, length) };
   }
 
-  // Mean over query rows of the row's largest weight, per map.
-  function peakOf(maps, offset, T) {
-    let sum = 0;
-    for (let i = 0; i < T; i++) {
-      let m = 0;
-      for (let j = 0, row = offset + i * T; j <= i; j++) if (maps[row + j] > m) m = maps[row + j];
-      sum += m;
-    }
-    return sum / T;
-  }
-
   function attentionOf({ encoding, id, length, ...view }) {
     const model = models.get(encoding);
     if (!model) throw new RangeError(`no model for ${encoding}`);
@@ -124,13 +125,13 @@ export function createSweepCore(api, post) {
     const model = models.get(encoding);
     const length = job.lengths[job.i++];
     const { r, headList, offsetOf, tokens } = evaluateAt(model, job, length);
-    const peaks = Float32Array.from(headList, (h) => peakOf(r.attention, offsetOf(h), length));
     const px = Math.min(length, maxPx);
     // Read everything from the model before awaiting: a 'model' message may replace (and delete) it meanwhile.
     const status = model.positionStatus(length);
     const trainedLength = model.trainedLength;
-    const images = headList.map((h) => render(r.attention, offsetOf(h), length, px)); // before any await (mapsBuffer)
-    const bitmaps = await Promise.all(images.map((im) => createImageBitmap(im)));
+    const drawn = headList.map((h) => render(r.attention, offsetOf(h), length, px)); // before any await (mapsBuffer)
+    const peaks = Float32Array.from(drawn, (d) => d.peak);
+    const bitmaps = await Promise.all(drawn.map((d) => createImageBitmap(d.image)));
     if (models.get(encoding) !== model) return; // replaced while rendering: this result is stale
     post({
       type: 'result', encoding, gen: job.gen, length, loss: r.loss, accuracy: r.accuracy, status,

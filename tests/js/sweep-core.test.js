@@ -1,0 +1,74 @@
+// The sweep core's pictures and peaks (web/app/sweep-core.js, run here in Node with a stand-in
+// ImageData / createImageBitmap): each picture is the per-pixel max-pool of the exact maps that
+// its 'attention' message returns (the same forward pass), sqrt-scaled through the colour table,
+// transparent above the diagonal; each peak is the mean over query rows of the row's largest weight.
+import { loadPosenc } from '../../web/lib/index.js';
+import { createSweepCore } from '../../web/app/sweep-core.js';
+
+let pe;
+const saved = {};
+beforeAll(async () => {
+  pe = await loadPosenc();
+  for (const k of ['ImageData', 'createImageBitmap']) saved[k] = globalThis[k];
+  globalThis.ImageData = class { constructor(data, width, height) { Object.assign(this, { data, width, height }); } };
+  globalThis.createImageBitmap = async (image) => ({ image, close() {} });
+});
+afterAll(() => Object.assign(globalThis, saved));
+
+// The direct definition, pixel by pixel.
+function reference(probs, offset, T, px, lut) {
+  const rgba = new Uint8ClampedArray(px * px * 4), cell = T / px;
+  for (let y = 0; y < px; y++) {
+    const i0 = Math.floor(y * cell), i1 = Math.max(i0 + 1, Math.floor((y + 1) * cell));
+    for (let x = 0; x < px; x++) {
+      const j0 = Math.floor(x * cell), j1 = Math.max(j0 + 1, Math.floor((x + 1) * cell));
+      if (j0 > i1 - 1) continue;
+      let m = 0;
+      for (let i = i0; i < i1; i++) for (let j = j0; j < j1 && j <= i; j++) m = Math.max(m, probs[offset + i * T + j]);
+      const k = Math.min(255, Math.round(Math.sqrt(m) * 255)) * 3, o = (y * px + x) * 4;
+      rgba.set([lut[k], lut[k + 1], lut[k + 2], 255], o);
+    }
+  }
+  let sum = 0;
+  for (let i = 0; i < T; i++) {
+    let m = 0;
+    for (let j = 0; j <= i; j++) m = Math.max(m, probs[offset + i * T + j]);
+    sum += m;
+  }
+  return { rgba, peak: sum / T };
+}
+
+test('pictures and peaks are the max-pooled exact maps of the chosen layer', async () => {
+  const messages = [];
+  const handle = createSweepCore(async () => pe, (msg) => messages.push(msg));
+  const lut = Uint8Array.from({ length: 768 }, (_, i) => (i * 37) % 256);
+  const maxPx = 24;
+  await handle({ type: 'init', lut, maxPx });
+  const model = pe.createModel({ encoding: 'alibi', layers: 3, heads: 2, dModel: 16, vocabSize: 11, seed: 9 });
+  await handle({ type: 'model', encoding: 'alibi', bytes: model.save() });
+  model.delete();
+  const lengths = [9, 24, 25, 61];
+  let checked = 0;
+  for (const [layer, head] of [[0, -1], [2, 1], [1, -1]]) {
+    messages.length = 0;
+    const view = { scaling: null, layer, head, task: 'copy', seed: 4 };
+    await handle({ type: 'sweep', encoding: 'alibi', gen: 1, lengths, ...view });
+    for (let t = 0; t < 200 && messages.filter((m) => m.type === 'result').length < lengths.length; t++) await new Promise((r) => setTimeout(r, 10));
+    for (const T of lengths) {
+      const result = messages.find((m) => m.type === 'result' && m.length === T);
+      await handle({ type: 'attention', encoding: 'alibi', id: T, length: T, ...view });
+      const exact = messages.find((m) => m.type === 'attention' && m.id === T);
+      expect(exact.layer).toBe(layer);
+      expect(result.heads).toEqual(exact.heads);
+      const px = Math.min(T, maxPx);
+      result.heads.forEach((h, k) => {
+        const ref = reference(exact.probs, k * T * T, T, px, lut);
+        expect(result.bitmaps[k].image.width).toBe(px);
+        expect(Array.from(result.bitmaps[k].image.data)).toEqual(Array.from(ref.rgba));
+        expect(result.peaks[k]).toBe(Math.fround(ref.peak));
+        checked++;
+      });
+    }
+  }
+  expect(checked).toBe(4 * 2 + 4 * 1 + 4 * 2);
+});
