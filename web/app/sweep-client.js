@@ -3,20 +3,27 @@
 // (encoding, model version, view) -> length. While a new model version is
 // being swept, the previous version's pictures are served, so rows never blank.
 //
-// `workers` is a count (the client starts and owns its Workers) or an array
+// `workers` is a count (the client starts and owns its Workers; default sweepConcurrency(), and each
+// encoding's model lives in one of them, dealt out in turn) or an array
 // of worker-like objects shared with other clients (several <posenc-explorer>
 // elements on one page share one pool); `prefix` keeps clients' encodings
 // apart in a shared worker.
-import { startWorker } from './workers.js';
+import { startWorker, sweepConcurrency } from './workers.js';
+import { ENCODING_INFO } from '../lib/model.js';
+
+// Relative cost of one length, for dealing encodings out to Workers: an encoding the streaming kernel
+// cannot express materialises every [T, T] attention (FIRE also builds its bias with an MLP per pair):
+// about 4x the others' forward at T = 512 (measured natively on the shipped checkpoints).
+const costOf = (encoding) => (ENCODING_INFO.find((e) => e.name === encoding)?.streaming === false ? 4 : 1);
 
 // `api()` gives the page's posenc API (a promise), for running the sweep on this thread when an owned
 // Worker cannot start; `onNotice(message)` is told why.
-export function createSweepClient({ lut, workers: given = 1, prefix = '', onUpdate = () => {}, onError = () => {}, api, onNotice = () => {} }) {
+export function createSweepClient({ lut, workers: given = sweepConcurrency(), prefix = '', onUpdate = () => {}, onError = () => {}, api, onNotice = () => {} }) {
   const owned = typeof given === 'number';
   const workers = owned ? Array.from({ length: given }, () => startWorker('sweep', { api, onFallback: onNotice })) : given;
   const assigned = new Map(); // encoding -> worker
+  const load = new Map(workers.map((w) => [w, 0])); // worker -> cost of the encodings it holds
   const state = new Map(); // encoding -> {version, view, gen, cur: Map, prev: Map, info}
-  let next = 0;
   let weightsId = 0;
 
   const entry = (encoding) => {
@@ -61,8 +68,13 @@ export function createSweepClient({ lut, workers: given = 1, prefix = '', onUpda
     w.addEventListener('error', onWorkerError);
   }
 
+  // Each encoding stays with one Worker (its model lives there): the least loaded one when first seen.
   const workerFor = (encoding) => {
-    if (!assigned.has(encoding)) assigned.set(encoding, workers[next++ % workers.length]);
+    if (!assigned.has(encoding)) {
+      const w = workers.reduce((best, w) => (load.get(w) < load.get(best) ? w : best));
+      load.set(w, load.get(w) + costOf(encoding));
+      assigned.set(encoding, w);
+    }
     return assigned.get(encoding);
   };
 

@@ -26,14 +26,20 @@ const SCRIPTS = {
 };
 const DESCRIPTION = { sweep: 'sweep', train: 'training' };
 
-const settings = { mode: 'auto', urls: { sweep: null, train: null }, training: null };
+const settings = { mode: 'auto', urls: { sweep: null, train: null }, training: null, sweepWorkers: null };
 
 /**
  * `mode`: 'auto' | true (always try a Worker) | false (always this thread); `sweep`/`train`: script URLs;
- * `training`: how many training Workers run at once on the page (null: navigator.hardwareConcurrency).
+ * `training`: how many training Workers run at once on the page (null: navigator.hardwareConcurrency);
+ * `sweepWorkers`: how many sweep Workers a sweep client starts (null: sweepConcurrency()'s default).
  */
-export function configureWorkers({ mode, sweep, train, training } = {}) {
+export function configureWorkers({ mode, sweep, train, training, sweepWorkers } = {}) {
   if (mode !== undefined) settings.mode = mode;
+  if (sweepWorkers !== undefined) {
+    if (sweepWorkers !== null && !(Number.isInteger(sweepWorkers) && sweepWorkers >= 1 && sweepWorkers <= 16))
+      throw new RangeError(`sweepWorkers must be null or an integer in [1, 16] (got ${String(sweepWorkers)})`);
+    settings.sweepWorkers = sweepWorkers;
+  }
   if (training !== undefined) {
     if (training !== null && !(Number.isInteger(training) && training >= 1 && training <= 256))
       throw new RangeError(`training must be null or an integer in [1, 256] (got ${String(training)})`);
@@ -77,6 +83,13 @@ export function requestTrainingSlot(start) {
     if (i >= 0) training.waiting.splice(i, 1);
   };
 }
+
+// The sweep's Workers: one per core, at most 2 (each holds the models of its share of the encodings and
+// computes their lengths; bench/explorer.js measures one new length for all encodings with 1 and 2). On this
+// thread (file://, workers off) one handler: more would only take turns.
+/** How many sweep Workers a sweep client starts. */
+export const sweepConcurrency = () => (!tryWorkers() ? 1
+  : settings.sweepWorkers ?? Math.max(1, Math.min(2, globalThis.navigator?.hardwareConcurrency || 1)));
 
 /** Where `kind`'s Worker script is loaded from (configured, or next to this module). */
 export const workerUrl = (kind) => new URL(settings.urls[kind] ?? SCRIPTS[kind](), globalThis.location?.href).href;
