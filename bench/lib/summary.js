@@ -47,7 +47,11 @@ export function summarise(results) {
   if (e) // lower is better: the main thread's work per frame, p95, in ms
     targets.push({ id: 'frame', name: `explorer, main-thread work per frame at T=${e.T}, all encodings (p95 ms)`, goal: '< 16',
       measured: { chromium: e.frame.draws.p95 }, met: e.frame.draws.p95 < 16 });
-  if (e?.worker) // lower is better: Worker time to make one length's pictures for every encoding
+  const pool = e?.latency?.pools.at(-1);
+  if (pool) // lower is better: one new length asked of every encoding at once, until the page has the last pictures
+    targets.push({ id: 'sweep', name: `explorer, sweep: one new length for all ${e.encodings.length} encodings at T=${e.T}, ${pool.workers} sweep Worker${pool.workers > 1 ? 's' : ''} (ms)`,
+      goal: '< 100', measured: { chromium: pool.median }, met: pool.median < 100 });
+  else if (e?.worker) // older results: one Worker's time, one encoding after the other
     targets.push({ id: 'sweep', name: `explorer, sweep Worker: one new length for all ${e.encodings.length} encodings at T=${e.T} (ms)`, goal: '< 100',
       measured: { chromium: e.worker.total }, met: e.worker.total < 100 });
   return targets;
