@@ -85,7 +85,7 @@ Int8Layout int8_layout(const std::vector<TensorInfo>& tensors) {
   }
   return l;
 }
-// The one walk: visit(t, halves, q) for each tensor in table order, where halves(i) is its i-th
+// The one walk: visit(t, halves, q) for each tensor in table order, where halves.get(i) is its i-th
 // binary16 value (a coded tensor's column scale i, any other tensor's weight i) and q its [in, out]
 // int8 values (nullptr: not coded). at: the region's first byte (int8_layout(tensors).bytes() bytes).
 template <class Byte, class Visit>
