@@ -8,11 +8,13 @@
 //  4. runs the same suite in headless Chromium (bench/page.html), and measures the
 //     explorer's per-frame work at T = 512 (bench/explorer.js);
 //     plus the profile of the forward pass (bench/profile_forward.cpp) and onnxruntime-web (bench/ort.js);
+//     what the sample blog post transfers (bench/page-weight.js), and training in the page against
+//     Node plus the time to learned (bench/train-page.js, in its own process: minutes);
 //  5. writes bench/results.json, prints the tables, and regenerates the README's
 //     "Sizes and speed" table, docs/performance.md and docs/figures/bench-*.svg.
 //
 //   node bench/run.js [--only rope,qkt,...] [--no-browser] [--no-native] [--no-sweep] [--reuse-sweep] [--no-ort]
-//                     [--no-browser-suite] [--out file]   (--no-browser-suite: the explorer in Chromium, not the kernel suite)
+//                     [--no-browser-suite] [--no-train-page] [--out file]   (--no-browser-suite: the explorer in Chromium, not the kernel suite)
 //     --reuse-sweep: skip the time / memory sweep and keep the previous run's (from bench/results.json,
 //     its date and load recorded; its tfjs column dropped, since that run may have timed another layout)
 //                     [--wasm-dir DIR]   (our .mjs/.wasm from DIR, inside the repository, instead of web/wasm)
@@ -31,6 +33,7 @@ import { TOLERANCE, SWEEP_LENGTHS } from './lib/cases.js';
 import { summarise, printTables } from './lib/summary.js';
 import { measureExplorer } from './explorer.js';
 import { runOrt } from './ort.js';
+import { measurePost } from './page-weight.js';
 
 const root = new URL('..', import.meta.url).pathname;
 const argv = process.argv.slice(2);
@@ -191,6 +194,23 @@ delete node.outputs;
 results.node = node;
 results.chromium = flag('no-browser') || flag('no-browser-suite') ? null : await browserSuite();
 results.explorer = flag('no-browser') || (only && !only.includes('explorer')) ? null : await measureExplorer(log);
+const wanted = (name) => !flag('no-browser') && (!only || only.includes(name));
+if (wanted('page-weight')) {
+  const { total, raw, gzip, byKind } = await measurePost();
+  results.pageWeight = { total, raw, gzip, byKind };
+  log(`blog post: ${(total / 1024).toFixed(0)} KB over the wire (brotli), ${(gzip / 1024).toFixed(0)} KB with gzip, ${(raw / 1024).toFixed(0)} KB of files`);
+}
+if (wanted('train-page') && !flag('no-train-page')) {
+  const dir = mkdtempSync(join(os.tmpdir(), 'posenc-train-page-'));
+  try {
+    const out = join(dir, 'train-page.json');
+    const r = spawnSync(process.execPath, [join(root, 'bench/train-page.js'), '--out', out], { stdio: 'inherit' });
+    if (r.status !== 0) throw new Error(`bench/train-page.js failed (exit ${r.status})`);
+    results.trainPage = JSON.parse(readFileSync(out, 'utf8'));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
 results.machine.loadAverageAtEnd = os.loadavg().map((x) => +x.toFixed(2));
 if (previous) {
   for (const env of ['node', 'chromium']) if (results[env] && previous[env]?.sweep) results[env].sweep = previous[env].sweep.map(({ tfjs, ...row }) => row);

@@ -39,8 +39,30 @@ uint32_t version_for(const ModelConfig& c) {
 }
 
 [[noreturn]] void fail(const std::string& msg) { throw Error(ErrorKind::Range, msg); }
+[[noreturn]] void fail_shorter_than(std::size_t size, std::size_t min_size) {
+  fail("checkpoint is truncated: " + std::to_string(size) + " bytes, a checkpoint has at least " + std::to_string(min_size));
+}
 
-// ---- weight format 2 (int8): which tensors are coded, and how many bytes the weights take
+// ---- binary16 values as two byte planes: n low bytes, then n high bytes (weight formats 1 and 2)
+template <class Byte>  // uint8_t to write, const uint8_t to read
+struct HalfPlanes {
+  Byte* lo;           // value i: lo[i] | lo[n + i] << 8
+  std::size_t n;      // values in the whole stream (the distance from the low plane to the high plane)
+  float get(std::size_t i) const { return half_to_float(static_cast<uint16_t>(lo[i] | lo[n + i] << 8)); }
+  void put(std::size_t i, uint16_t v) const {
+    lo[i] = static_cast<uint8_t>(v);
+    lo[n + i] = static_cast<uint8_t>(v >> 8);
+  }
+};
+
+// ---- weight format 2 (int8): its layout, defined once
+//
+//   [Q int8 values][H low bytes][H high bytes]       (Q, H: int8_layout of the tensor table)
+//
+// walked in tensor-table order; each tensor takes its share (int8_share) from both streams:
+//   coded [in, out] (h<l>.attn.qkv/proj.weight, h<l>.mlp.fc/proj.weight):
+//       in*out int8 values, row-major, and out binary16 column scales
+//   any other tensor [size]: size binary16 weights
 bool int8_coded(const TensorInfo& t) {
   static constexpr const char* kCoded[] = {".attn.qkv.weight", ".attn.proj.weight", ".mlp.fc.weight", ".mlp.proj.weight"};
   if (t.shape.size() != 2 || t.name.rfind('h', 0) != 0) return false;
@@ -50,17 +72,33 @@ struct Int8Layout {
   std::size_t int8s = 0, halves = 0;  // int8 values; binary16 values (column scales + uncoded weights)
   std::size_t bytes() const { return int8s + 2 * halves; }
 };
+Int8Layout int8_share(const TensorInfo& t) {
+  if (!int8_coded(t)) return {0, t.size};
+  return {t.size, static_cast<std::size_t>(t.shape[1])};
+}
 Int8Layout int8_layout(const std::vector<TensorInfo>& tensors) {
   Int8Layout l;
   for (const TensorInfo& t : tensors) {
-    if (int8_coded(t)) {
-      l.int8s += t.size;
-      l.halves += static_cast<std::size_t>(t.shape[1]);
-    } else {
-      l.halves += t.size;
-    }
+    const Int8Layout s = int8_share(t);
+    l.int8s += s.int8s;
+    l.halves += s.halves;
   }
   return l;
+}
+// The one walk: visit(t, halves, q) for each tensor in table order, where halves.get(i) is its i-th
+// binary16 value (a coded tensor's column scale i, any other tensor's weight i) and q its [in, out]
+// int8 values (nullptr: not coded). at: the region's first byte (int8_layout(tensors).bytes() bytes).
+template <class Byte, class Visit>
+void walk_int8(const std::vector<TensorInfo>& tensors, Byte* at, Visit&& visit) {
+  const Int8Layout l = int8_layout(tensors);
+  HalfPlanes<Byte> halves{at + l.int8s, l.halves};
+  Byte* q = at;
+  for (const TensorInfo& t : tensors) {
+    const Int8Layout s = int8_share(t);
+    visit(t, halves, s.int8s ? q : nullptr);
+    halves.lo += s.halves;
+    q += s.int8s;
+  }
 }
 float half_round(float x) { return half_to_float(float_to_half(x)); }
 
@@ -127,19 +165,16 @@ struct Parsed {
 
 Parsed parse(const uint8_t* data, std::size_t size) {
   if (!data && size > 0) fail("no data");
-  if (size < 4) fail("checkpoint is truncated: " + std::to_string(size) + " bytes, a checkpoint has at least " +
-                     std::to_string(min_bytes(1)));
+  if (size < 4) fail_shorter_than(size, min_bytes(1));
   if (std::memcmp(data, kMagic, 4) != 0) fail("not a posenc checkpoint: bad magic (expected \"PSNC\")");
   Reader r{data, size, 4};
-  if (size < 8) fail("checkpoint is truncated: " + std::to_string(size) + " bytes, a checkpoint has at least " +
-                     std::to_string(min_bytes(1)));
+  if (size < 8) fail_shorter_than(size, min_bytes(1));
   const uint32_t version = r.u32();
   if (version < 1 || version > kCheckpointVersion)
     fail("checkpoint version " + std::to_string(version) + " is not supported (this build reads versions 1 to " +
          std::to_string(kCheckpointVersion) + ")");
   const std::size_t min_size = min_bytes(version);
-  if (size < min_size)
-    fail("checkpoint is truncated: " + std::to_string(size) + " bytes, a checkpoint has at least " + std::to_string(min_size));
+  if (size < min_size) fail_shorter_than(size, min_size);
   const uint32_t block = r.u32();
   if (block != config_bytes(version))
     fail("checkpoint config block is " + std::to_string(block) + " bytes (version " + std::to_string(version) +
@@ -194,28 +229,20 @@ Parsed parse(const uint8_t* data, std::size_t size) {
   if (out.trained_length < 0 || out.trained_length > kMaxSequenceLength)
     fail("checkpoint trained length " + std::to_string(out.trained_length) + " is out of range");
   if (int8) {  // (the model is at most as large as the file: count <= body)
-    const Model probe(c);
-    const Int8Layout l = int8_layout(probe.tensors());
+    const std::vector<TensorInfo> tensors = tensor_table(c);
+    const Int8Layout l = int8_layout(tensors);
     if (l.bytes() != body)
       fail("checkpoint size mismatch: " + std::to_string(size) + " bytes, but its int8 weights make " +
            std::to_string(l.bytes() + min_size) + " bytes");
     // Column scales must keep every decoded weight (|scale| x 127 at most) within binary16: a loaded
     // model then re-saves as int8 (whose coder rounds to binary16 first and refuses non-finite values).
-    const uint8_t* lo = data + out.weights_at + l.int8s;
-    const uint8_t* hi = lo + l.halves;
-    std::size_t h = 0;
-    for (const TensorInfo& t : probe.tensors()) {
-      if (!int8_coded(t)) {
-        h += t.size;
-        continue;
-      }
-      for (int col = 0; col < t.shape[1]; ++col, ++h) {
-        const float scale = half_to_float(static_cast<uint16_t>(lo[h] | hi[h] << 8));
-        if (!std::isfinite(half_round(std::fabs(scale) * 127.0f)))
-          fail("checkpoint int8 scale of " + t.name + " column " + std::to_string(col) + " is " + std::to_string(scale) +
-               ": out of range (127 x |scale| must be a finite binary16)");
-      }
-    }
+    walk_int8(tensors, data + out.weights_at, [](const TensorInfo& t, HalfPlanes<const uint8_t> scale, const uint8_t* q) {
+      if (!q) return;
+      for (int col = 0; col < t.shape[1]; ++col)
+        if (!std::isfinite(half_round(std::fabs(scale.get(col)) * 127.0f)))
+          fail("checkpoint int8 scale of " + t.name + " column " + std::to_string(col) + " is " +
+               std::to_string(scale.get(col)) + ": out of range (127 x |scale| must be a finite binary16)");
+    });
   }
   return out;
 }
@@ -309,24 +336,16 @@ std::vector<uint8_t> save_checkpoint(const Model& model, const SaveOptions& opti
   if (int8) {
     w.u32(static_cast<uint32_t>(WeightFormat::Int8));
     const std::vector<TensorInfo>& tensors = model.tensors();
-    const Int8Layout l = int8_layout(tensors);
     const std::size_t at = w.out.size();
-    w.out.resize(at + l.bytes());
-    uint8_t* q = w.out.data() + at;
-    uint8_t* lo = q + l.int8s;
-    uint8_t* hi = lo + l.halves;
-    std::size_t h = 0;
-    auto put = [&](uint16_t v) {
-      lo[h] = static_cast<uint8_t>(v);
-      hi[h++] = static_cast<uint8_t>(v >> 8);
-    };
+    w.out.resize(at + int8_layout(tensors).bytes());
     std::vector<float> scale;
-    for (const TensorInfo& t : tensors) {
+    walk_int8(tensors, w.out.data() + at, [&](const TensorInfo& t, HalfPlanes<uint8_t> halves, uint8_t* q) {
       const float* x = p + t.offset;
-      if (!int8_coded(t)) {
-        for (std::size_t i = 0; i < t.size; ++i) put(float_to_half(x[i]));
-        continue;
+      if (!q) {
+        for (std::size_t i = 0; i < t.size; ++i) halves.put(i, float_to_half(x[i]));
+        return;
       }
+      // x [rows, cols] -> scale [cols] = binary16(max_r |binary16(x[r, col])| / 127), q [rows, cols]
       const int rows = t.shape[0], cols = t.shape[1];
       scale.assign(static_cast<std::size_t>(cols), 0.0f);
       for (int r = 0; r < rows; ++r)
@@ -337,7 +356,7 @@ std::vector<uint8_t> save_checkpoint(const Model& model, const SaveOptions& opti
         }
       for (int col = 0; col < cols; ++col) {
         const uint16_t s = float_to_half(scale[col] / 127.0f);
-        put(s);
+        halves.put(col, s);
         scale[col] = half_to_float(s);
       }
       for (int r = 0; r < rows; ++r)
@@ -345,17 +364,14 @@ std::vector<uint8_t> save_checkpoint(const Model& model, const SaveOptions& opti
           const float v = scale[col] > 0 ? half_round(x[static_cast<std::size_t>(r) * cols + col]) / scale[col] : 0.0f;
           *q++ = static_cast<uint8_t>(static_cast<int8_t>(std::clamp(std::nearbyint(v), -127.0f, 127.0f)));
         }
-    }
+    });
   } else if (half) {
     w.u32(static_cast<uint32_t>(WeightFormat::Float16));
     const std::size_t n = model.num_parameters();
     const std::size_t at = w.out.size();
     w.out.resize(at + 2 * n);
-    for (std::size_t i = 0; i < n; ++i) {  // two byte planes: low bytes, then high bytes
-      const uint16_t h = float_to_half(p[i]);
-      w.out[at + i] = static_cast<uint8_t>(h);
-      w.out[at + n + i] = static_cast<uint8_t>(h >> 8);
-    }
+    const HalfPlanes<uint8_t> halves{w.out.data() + at, n};
+    for (std::size_t i = 0; i < n; ++i) halves.put(i, float_to_half(p[i]));
   } else {
     for (std::size_t i = 0; i < model.num_parameters(); ++i) w.f32(p[i]);
   }
@@ -379,45 +395,30 @@ Model load_checkpoint(const uint8_t* data, std::size_t size, const LoadOptions& 
   Model m(p.config);
   float* w = m.parameters();
   if (p.weights == WeightFormat::Int8) {
-    const std::vector<TensorInfo>& tensors = m.tensors();
-    const Int8Layout l = int8_layout(tensors);
-    const uint8_t* q = data + p.weights_at;
-    const uint8_t* lo = q + l.int8s;
-    const uint8_t* hi = lo + l.halves;
-    std::size_t h = 0;
-    auto get = [&]() {
-      const float v = half_to_float(static_cast<uint16_t>(lo[h] | hi[h] << 8));
-      ++h;
-      return v;
-    };
     std::vector<float> scale;
-    for (const TensorInfo& t : tensors) {
+    walk_int8(m.tensors(), data + p.weights_at, [&](const TensorInfo& t, HalfPlanes<const uint8_t> halves, const uint8_t* q) {
       float* x = w + t.offset;
-      if (!int8_coded(t)) {
-        for (std::size_t i = 0; i < t.size; ++i) x[i] = get();
-        continue;
+      if (!q) {
+        for (std::size_t i = 0; i < t.size; ++i) x[i] = halves.get(i);
+        return;
       }
+      // x [rows, cols] = scale [cols] * q [rows, cols]
       const int rows = t.shape[0], cols = t.shape[1];
       scale.resize(static_cast<std::size_t>(cols));
-      for (int col = 0; col < cols; ++col) scale[col] = get();
+      for (int col = 0; col < cols; ++col) scale[col] = halves.get(col);
       for (int r = 0; r < rows; ++r)
-        for (int col = 0; col < cols; ++col) x[static_cast<std::size_t>(r) * cols + col] = scale[col] * static_cast<float>(static_cast<int8_t>(*q++));
+        for (int col = 0; col < cols; ++col) *x++ = scale[col] * static_cast<float>(static_cast<int8_t>(*q++));
+    });
+  } else if (p.weights == WeightFormat::Float16) {
+    const HalfPlanes<const uint8_t> halves{data + p.weights_at, p.count};
+    for (std::size_t i = 0; i < p.count; ++i) w[i] = halves.get(i);
+  } else {
+    for (std::size_t i = 0; i < p.count; ++i) {
+      const uint8_t* b = data + p.weights_at + 4 * i;
+      const uint32_t u = static_cast<uint32_t>(b[0]) | static_cast<uint32_t>(b[1]) << 8 |
+                         static_cast<uint32_t>(b[2]) << 16 | static_cast<uint32_t>(b[3]) << 24;
+      std::memcpy(&w[i], &u, 4);
     }
-    m.set_trained_length(p.trained_length);
-    return m;
-  }
-  if (p.weights == WeightFormat::Float16) {
-    const uint8_t* lo = data + p.weights_at;
-    const uint8_t* hi = lo + p.count;
-    for (std::size_t i = 0; i < p.count; ++i) w[i] = half_to_float(static_cast<uint16_t>(lo[i] | hi[i] << 8));
-    m.set_trained_length(p.trained_length);
-    return m;
-  }
-  for (std::size_t i = 0; i < p.count; ++i) {
-    const uint8_t* b = data + p.weights_at + 4 * i;
-    const uint32_t u = static_cast<uint32_t>(b[0]) | static_cast<uint32_t>(b[1]) << 8 |
-                       static_cast<uint32_t>(b[2]) << 16 | static_cast<uint32_t>(b[3]) << 24;
-    std::memcpy(&w[i], &u, 4);
   }
   m.set_trained_length(p.trained_length);
   return m;

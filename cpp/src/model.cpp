@@ -68,7 +68,7 @@ std::size_t count_parameters(const ModelConfig& config) {
 // ===========================================================================
 // Parameters: layout and initialisation
 
-Model::Impl::Impl(const ModelConfig& c) : cfg(c) {
+Model::Impl::Impl(const ModelConfig& c, LayoutOnly) : cfg(c) {
   cfg.validate();
   L = cfg.layers;
   H = cfg.heads;
@@ -80,6 +80,9 @@ Model::Impl::Impl(const ModelConfig& c) : cfg(c) {
   can_stream = find_encoding(cfg.encoding)->streaming;
   scale = 1.0f / std::sqrt(static_cast<float>(hd));
   build_layout();
+}
+
+Model::Impl::Impl(const ModelConfig& c) : Impl(c, LayoutOnly{}) {
   params.assign(nparams, 0.0f);
   grads.assign(nparams, 0.0f);
   adam_m.assign(nparams, 0.0f);
@@ -88,6 +91,10 @@ Model::Impl::Impl(const ModelConfig& c) : cfg(c) {
 }
 
 Model::Impl::~Impl() = default;
+
+std::vector<TensorInfo> tensor_table(const ModelConfig& config) {
+  return Model::Impl(config, Model::Impl::LayoutOnly{}).tensors;  // (an xvalue: moved)
+}
 
 void Model::Impl::build_layout() {
   tensors.clear();

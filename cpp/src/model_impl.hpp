@@ -111,6 +111,9 @@ struct Model::Impl {
   std::vector<float> att_maps;  // [L, H, T, T] of sequence 0, when asked for ([1, H, T, T]: one layer)
 
   explicit Impl(const ModelConfig& c);
+  // Validates, makes the encoding and lays out the tensors; no buffers, no weights (tensor_table).
+  struct LayoutOnly {};
+  Impl(const ModelConfig& c, LayoutOnly);
   ~Impl();
   void build_layout();
   void init_weights();

@@ -5,6 +5,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <limits>
 #include <string>
 #include <vector>
@@ -368,6 +371,26 @@ TEST(model_checkpoint, Int8CodesTheBlockMatrices) {
     const float* lb = loaded.forward(tok.data(), 1, 13);
     for (int i = 0; i < 13 * 9; ++i) ASSERT_NEAR(la[i], lb[i], 0.1 * (1 + std::fabs(la[i]))) << posenc::encoding_name(e);
   }
+}
+
+// Every shipped checkpoint (web/checkpoints/*.ckpt) loads and re-saves in its own weight format to
+// the same bytes: the reader and the writer walk the layout alike.
+TEST(model_checkpoint, ShippedCheckpointsResaveToTheSameBytes) {
+  const std::filesystem::path dir = std::filesystem::path(POSENC_SOURCE_DIR) / "web" / "checkpoints";
+  int files = 0, int8_files = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    if (entry.path().extension() != ".ckpt") continue;
+    std::ifstream in(entry.path(), std::ios::binary);
+    const std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const posenc::CheckpointInfo info = posenc::read_checkpoint_info(bytes.data(), bytes.size());
+    const Model m = posenc::load_checkpoint(bytes.data(), bytes.size());
+    EXPECT_EQ(m.trained_length(), info.trained_length) << entry.path();
+    EXPECT_TRUE(posenc::save_checkpoint(m, {info.weights}) == bytes) << entry.path();
+    ++files;
+    int8_files += info.weights == posenc::WeightFormat::Int8;
+  }
+  EXPECT_GE(files, static_cast<int>(all_encodings().size())) << dir;  // (at least one task's checkpoints)
+  EXPECT_GT(int8_files, 0);
 }
 
 TEST(model_checkpoint, Int8ClearMessages) {

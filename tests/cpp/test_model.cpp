@@ -148,6 +148,29 @@ TEST(model_tensors, TableIsContiguousAndDocumented) {
   }
 }
 
+// tensor_table(config) is the table a Model of that config has, without building one; it
+// validates the config as Model does.
+TEST(model_tensors, TensorTableOfAConfigIsTheModels) {
+  for (Encoding e : kAllEncodings) {
+    ModelConfig c = small_config(e);
+    c.layers = 3;
+    const Model m(c);
+    const std::vector<posenc::TensorInfo> table = posenc::tensor_table(c);
+    ASSERT_EQ(table.size(), m.tensors().size()) << posenc::encoding_name(e);
+    for (std::size_t i = 0; i < table.size(); ++i) {
+      const posenc::TensorInfo &a = table[i], &b = m.tensors()[i];
+      EXPECT_EQ(a.name, b.name);
+      EXPECT_EQ(a.offset, b.offset) << a.name;
+      EXPECT_EQ(a.shape, b.shape) << a.name;
+      EXPECT_EQ(a.size, b.size) << a.name;
+      EXPECT_EQ(a.decay, b.decay) << a.name;
+    }
+  }
+  ModelConfig bad = small_config(Encoding::Rope);
+  bad.heads = 3;
+  EXPECT_TRUE(contains(error_of([&] { posenc::tensor_table(bad); }), "divisible by heads"));
+}
+
 double stddev(const float* p, std::size_t n) {
   double s = 0, s2 = 0;
   for (std::size_t i = 0; i < n; ++i) s += p[i], s2 += double(p[i]) * p[i];

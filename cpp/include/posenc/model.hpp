@@ -177,6 +177,9 @@ enum class PositionStatus : uint8_t {
 
 // Number of parameters of a model with this config (validates it first).
 std::size_t count_parameters(const ModelConfig& config);
+// The tensor table a Model of this config has (Model::tensors()), without allocating or
+// initialising any weights (validates the config first).
+std::vector<TensorInfo> tensor_table(const ModelConfig& config);
 
 // Linear warmup (step 0 -> max_lr/warmup ... step warmup-1 -> max_lr), then cosine
 // decay to min_lr at total_steps; min_lr after. step >= 0, 0 <= warmup, total_steps >= 1.
