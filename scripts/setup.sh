@@ -48,8 +48,16 @@ wasm_build() {  # $1 = simd | scalar
     emcmake cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release -DPOSENC_SIMD=$flag \
       -DCMAKE_CROSSCOMPILING_EMULATOR=/usr/bin/node >/dev/null
   fi
-  cmake --build "$dir" -j"$jobs" | grep -vE '^\[ *[0-9]+%\] (Building|Linking)|^Consolidate|^\[[0-9 ]+%\] Built' || true
-  test "${PIPESTATUS[0]}" -eq 0
+  # (The build's exit status decides, not the filter's: a failed build once passed here, its old modules kept.)
+  local log status=0
+  log=$(mktemp)
+  cmake --build "$dir" -j"$jobs" >"$log" 2>&1 || status=$?
+  grep -vE '^\[ *[0-9]+%\] (Building|Linking)|^Consolidate|^\[[0-9 ]+%\] Built' "$log" || true
+  rm -f "$log"
+  if ((status)); then
+    echo "posenc: the $1 wasm build failed (exit $status)" >&2
+    return 1
+  fi
 }
 
 # the d3 parts the pages import, bundled (the pages use no import map, for a strict CSP)

@@ -410,7 +410,7 @@ Model load_checkpoint(const uint8_t* data, std::size_t size, const LoadOptions& 
         for (int col = 0; col < cols; ++col) *x++ = scale[col] * static_cast<float>(static_cast<int8_t>(*q++));
     });
   } else if (p.weights == WeightFormat::Float16) {
-    const HalfPlanes<const uint8_t> halves{data + p.weights_at, p.count};
+    const HalfPlanes<const uint8_t> halves{data + p.weights_at, static_cast<std::size_t>(p.count)};
     for (std::size_t i = 0; i < p.count; ++i) w[i] = halves.get(i);
   } else {
     for (std::size_t i = 0; i < p.count; ++i) {
