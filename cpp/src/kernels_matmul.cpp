@@ -101,10 +101,18 @@ inline void micro(int kc, const float* A, idx lda, const float* B, idx ldb, floa
 }
 
 // Row tiles of MR rows (and one short tile) for a fixed column block of V vectors.
+// A one-vector column block (head_dim 8 on AVX2, the last 8 of 32 columns) holds only MR accumulators
+// in an MR-row tile, too few to hide the FMA latency: it takes 2 * MR rows at a time on 8-lane builds.
+// Each element of C still sums over p in the same order, so the results are the same bits.
+constexpr int rows_per_tile(int V) { return V == 1 && W >= 8 ? 2 * MR : MR; }
+
 template <int V, AMode AM>
 void rows_pass(int M, int kc, const float* A, idx lda, const float* B, idx ldb, float* C, idx ldc, bool accumulate) {
   const idx a_rs = AM == AMode::RowA ? lda : 1;
   int i = 0;
+  constexpr int R2 = rows_per_tile(V);
+  if constexpr (R2 != MR)
+    for (; i + R2 <= M; i += R2) micro<R2, V, AM>(kc, A + i * a_rs, lda, B, ldb, C + i * ldc, ldc, accumulate);
   for (; i + MR <= M; i += MR) micro<MR, V, AM>(kc, A + i * a_rs, lda, B, ldb, C + i * ldc, ldc, accumulate);
   switch (M - i) {
     case 1: micro<1, V, AM>(kc, A + i * a_rs, lda, B, ldb, C + i * ldc, ldc, accumulate); break;
