@@ -188,15 +188,16 @@ void Model::Impl::check_inputs(const int32_t* tokens, const int32_t* targets, in
   enc->check_length(T_);
 }
 
-int Model::Impl::map_layers(const ForwardOptions& opt) const {
+Model::Impl::MapLayers Model::Impl::map_layers(const ForwardOptions& opt) const {
   if (opt.attention_layer != -1 && (opt.attention_layer < 0 || opt.attention_layer >= L))
     range_error("attentionLayer", "-1 (every layer) or an integer in [0, " + std::to_string(L - 1) + "]",
                 std::to_string(opt.attention_layer));
-  if (!opt.want_attention) return 0;
-  return opt.attention_layer < 0 ? L : 1;
+  if (!opt.want_attention) return {};
+  if (opt.attention_layer < 0) return {0, L - 1};
+  return {opt.attention_layer, opt.attention_layer};
 }
 
-void Model::Impl::prepare(int B_, int T_, bool train, bool want_attention, int map_layers) {
+void Model::Impl::prepare(int B_, int T_, bool train, bool want_attention, int map_count) {
   require_int_range("T", T_, 1, kMaxSequenceLength);
   require_int_range("B", B_, 1, 1 << 20);
   const uint64_t N = uint64_t(B_) * uint64_t(T_), TT = uint64_t(T_) * uint64_t(T_);
@@ -215,7 +216,7 @@ void Model::Impl::prepare(int B_, int T_, bool train, bool want_attention, int m
   total += train ? uint64_t(L) * B_ * h * TT : (stream ? 0 : TT);  // attention probabilities
   total += nbias + nrel + uint64_t(T_) * hdim;  // bias, rel, yh
   if (train) total += N * c * 3 + N * f + N * 3 * c + N * c * 3 + 2 * uint64_t(T_) * hdim + TT + nrel;
-  const uint64_t maps = want_attention ? uint64_t(map_layers) * h * TT : 0;
+  const uint64_t maps = want_attention ? uint64_t(map_count) * h * TT : 0;
   if (total + maps > kMaxActivationFloats)
     throw Error(ErrorKind::Range,
                 "B = " + std::to_string(B_) + ", T = " + std::to_string(T_) + (want_attention ? " with attention maps" : "") +
@@ -556,12 +557,11 @@ void attention_backward(Model::Impl& m, int l, int q0) {
 // ===========================================================================
 // The whole model
 
-void Model::Impl::forward(const int32_t* tokens, const ForwardOptions& opt) {
+void Model::Impl::forward(const int32_t* tokens, MapLayers kept) {
   const int N = B * T;
-  // Maps of every layer, or of layer `only` (attention_layer). So that one layer's maps are
-  // those of the all-layer forward bit for bit, sequence 0 materialises its attention in the
-  // layers up to that one as there; the layers after it stream.
-  const int last_whole = !opt.want_attention ? -1 : opt.attention_layer < 0 ? L - 1 : opt.attention_layer;
+  // Maps of every layer, or of attention_layer's only. So that one layer's maps are those of the
+  // all-layer forward bit for bit, sequence 0 materialises its attention in the layers up to the
+  // last one with maps, as there; the layers after it stream.
   embedding_forward(*this, tokens);
   const float* x = acts.x0;
   for (int l = 0; l < L; ++l) {
@@ -573,10 +573,10 @@ void Model::Impl::forward(const int32_t* tokens, const ForwardOptions& opt) {
     layers::layernorm_forward(la.ln1, la.ln1_mean, la.ln1_rstd, x, P(o.ln1_w), P(o.ln1_b), N, C);
     layers::linear_forward(la.qkv, la.ln1, P(o.qkv_w), P(o.qkv_b), N, C, 3 * C);
     split_heads(*this, la.qkv, la.q, la.k, la.v);
-    float* maps = nullptr;  // this layer's [H, T, T] in att_maps, if it keeps maps
-    if (opt.want_attention && opt.attention_layer < 0) maps = att_maps.data() + static_cast<std::size_t>(l) * H * T * T;
-    if (opt.want_attention && opt.attention_layer == l) maps = att_maps.data();
-    attention_forward(*this, l, lq0, l <= last_whole, maps);
+    float* maps = l >= kept.first && l <= kept.last  // this layer's [H, T, T] in att_maps, if it keeps maps
+                      ? att_maps.data() + static_cast<std::size_t>(l - kept.first) * H * T * T
+                      : nullptr;
+    attention_forward(*this, l, lq0, l <= kept.last, maps);
     layers::linear_forward(la.res2, la.atty, P(o.proj_w), P(o.proj_b), Nq, C, C);
     if (lq0 == 0)
       layers::residual_forward(la.res2, la.res2, x, static_cast<std::size_t>(N) * C);
@@ -651,11 +651,12 @@ const float* Model::gradients() const { return impl_->grads.data(); }
 
 const float* Model::forward(const int32_t* tokens, int B, int T, const ForwardOptions& options) {
   Impl& m = *impl_;
-  m.prepare(B, T, false, options.want_attention, m.map_layers(options));  // sizes first: refuses absurd B, T before reading tokens
+  const Impl::MapLayers kept = m.map_layers(options);
+  m.prepare(B, T, false, options.want_attention, kept.count());  // sizes first: refuses absurd B, T before reading tokens
   m.check_inputs(tokens, nullptr, B, T);
   m.prepare_position_tables(T, options);
   m.q0 = 0;
-  m.forward(tokens, options);
+  m.forward(tokens, kept);
   return m.acts.logits;
 }
 
@@ -695,17 +696,17 @@ LossResult Model::evaluate(const int32_t* tokens, const int32_t* targets, int B,
                            const ForwardOptions& options) {
   Impl& m = *impl_;
   if (!targets) throw Error(ErrorKind::Type, "targets must be an array of B*T integers (got null)");
-  m.prepare(B, T, false, options.want_attention, m.map_layers(options));
+  const Impl::MapLayers kept = m.map_layers(options);
+  m.prepare(B, T, false, options.want_attention, kept.count());
   m.check_inputs(tokens, targets, B, T);
   m.prepare_position_tables(T, options);
-  // maps of the last layer need its every query
-  if (options.want_attention && (options.attention_layer < 0 || options.attention_layer == m.L - 1)) {
+  if (kept.last == m.L - 1) {  // maps of the last layer need its every query
     m.q0 = 0;
     m.targets_q.assign(targets, targets + static_cast<std::size_t>(B) * T);
   } else {
     select_scored_suffix(m, targets, B, T);
   }
-  m.forward(tokens, options);
+  m.forward(tokens, kept);
   return loss_result(layers::crossentropy_forward(m.acts.probs, m.acts.logits, m.targets_q.data(),
                                                   B * (T - m.q0), m.V));
 }
@@ -731,7 +732,7 @@ LossResult Model::forward_backward(const int32_t* tokens, const int32_t* targets
         m.scored_length = t + 1;
         break;
       }
-  m.forward(tokens, options);
+  m.forward(tokens, Impl::MapLayers{});  // (training keeps no maps)
   const int Nq = B * (T - m.q0);
   const layers::CrossEntropySums s =
       layers::crossentropy_forward(m.acts.probs, m.acts.logits, m.targets_q.data(), Nq, m.V);

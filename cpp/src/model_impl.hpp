@@ -118,15 +118,20 @@ struct Model::Impl {
   void build_layout();
   void init_weights();
 
-  // Checks B and T and lays out activations for them (and map_layers layers of maps with
+  // Checks B and T and lays out activations for them (and map_count layers of maps with
   // want_attention); throws RangeError past the limits.
-  void prepare(int B, int T, bool training, bool want_attention, int map_layers);
-  // Layers of maps opt asks for (L, 1 or 0); RangeError naming attentionLayer if it is not -1 or in [0, L).
-  int map_layers(const ForwardOptions& opt) const;
+  void prepare(int B, int T, bool training, bool want_attention, int map_count);
+  // The layers whose maps opt asks for, [first, last]: every layer, attention_layer's only, or none
+  // (last = -1). RangeError naming attentionLayer if it is not -1 or in [0, L).
+  struct MapLayers {
+    int first = 0, last = -1;
+    int count() const { return last - first + 1; }
+  };
+  MapLayers map_layers(const ForwardOptions& opt) const;
   void check_inputs(const int32_t* tokens, const int32_t* targets, int B, int T) const;
   void prepare_position_tables(int T, const ForwardOptions& opt);
 
-  void forward(const int32_t* tokens, const ForwardOptions& opt);
+  void forward(const int32_t* tokens, MapLayers kept);  // kept: the layers that keep maps (map_layers)
   void backward(const int32_t* tokens);
   float* P(std::size_t off) { return params.data() + off; }
   float* G(std::size_t off) { return grads.data() + off; }
