@@ -109,6 +109,13 @@ struct Model::Impl {
   int q0 = 0;
   std::vector<int32_t> targets_q;  // targets of rows t >= q0, [B, T - q0]
   std::vector<float> att_maps;  // [L, H, T, T] of sequence 0, when asked for ([1, H, T, T]: one layer)
+  // Training's micro-batches (Model::forward_backward): (u, b) per scored sequence, sorted by u; the
+  // gathered tokens and targets of one micro-batch, [Bg, Tg].
+  std::vector<std::pair<int, int>> mb_order;
+  std::vector<int32_t> mb_tokens, mb_targets;
+  // A random-position encoding samples this many positions and reads the first T (0: T): the
+  // training batch's T while its micro-batches run shorter.
+  int position_length = 0;
 
   explicit Impl(const ModelConfig& c);
   // Validates, makes the encoding and lays out the tensors; no buffers, no weights (tensor_table).

@@ -12,6 +12,7 @@
 //   forward:  pos = sorted sample of T distinct values of [0, M)               [T]
 //             RoPE: rotate q, k at t by pos[t] (rope.cpp);  learned: x0[b, t] += wpe[pos[t]]
 //   backward: RoPE: the rotation's transpose;  learned: dwpe[pos[t]] += dx0[b, t]
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -33,13 +34,17 @@ class PositionSampler {
       throw Error(ErrorKind::Range, "sequence length T = " + std::to_string(T) + " exceeds randomLength = " +
                                         std::to_string(cfg.random_length) + " (the range positions are sampled from)");
   }
+  // The first T of a sorted sample of S = max(T, m.position_length) positions: a training
+  // micro-batch shorter than its batch reads the batch's sample.
   void sample(const Model::Impl& m, int T, std::vector<int32_t>& out) const {
     const uint64_t draw = m.training ? static_cast<uint64_t>(m.step) : 0;
-    Rng r(cfg.seed ^ 0x9e3779b97f4a7c15ull, (draw << 20) | static_cast<uint64_t>(T));
-    out.resize(T);
-    int need = T;
+    const int S = std::max(T, m.position_length);
+    Rng r(cfg.seed ^ 0x9e3779b97f4a7c15ull, (draw << 20) | static_cast<uint64_t>(S));
+    out.resize(S);
+    int need = S;
     for (int v = 0, left = cfg.random_length; need > 0; ++v, --left)
-      if (static_cast<int>(r.below(static_cast<uint32_t>(left))) < need) out[T - need--] = v;
+      if (static_cast<int>(r.below(static_cast<uint32_t>(left))) < need) out[S - need--] = v;
+    out.resize(T);
   }
 
  private:

@@ -225,7 +225,8 @@ void TaskGenerator::sample_retrieval(int T, int32_t* tok, int32_t* tgt) {
 // [BOS, P1 .. Pp, SEP, Q, a, PAD...]; target at Q = a, else -1. Draw order: p (variable
 // only), needle index (depth unset only), the other occurrence's index among the other p - 1
 // pairs, the query key, the needle's value, the other occurrence's value (!= the needle's),
-// then for each distractor in sequence order its key and its value.
+// then for each distractor in sequence order its key and its value, then each further query
+// (uniform over the ones not yet asked, in key-then-ordinal order).
 void TaskGenerator::sample_kth_retrieval(int T, int32_t* tok, int32_t* tgt) {
   const int pmax = T - 4;
   const int p = options_.variable_length ? 2 + static_cast<int>(rng_.below(static_cast<uint32_t>(pmax - 1))) : pmax;
@@ -261,8 +262,35 @@ void TaskGenerator::sample_kth_retrieval(int T, int32_t* tok, int32_t* tgt) {
   tok[sep] = kTokenSep;
   tok[sep + 1] = kth_query_token(options_, key, needle < other ? 0 : 1);
   tok[sep + 2] = kFirstSymbol + value;
-  for (int t = sep + 3; t < T; ++t) tok[t] = kTokenPad;
   tgt[sep + 1] = kFirstSymbol + value;
+  int t = sep + 3;
+  if (t + 1 < T) {  // the tail (shorter p only): further queries, each followed by its answer
+    // The first two occurrences of every key but q, as pair indices (-1: none).
+    kth_first_two_.assign(2 * m, -1);
+    for (int i = 0; i < p; ++i) {
+      const int k = (tok[1 + i] - kFirstSymbol - n) / static_cast<int>(nv);
+      if (k == key) continue;
+      int32_t* slot = &kth_first_two_[2 * static_cast<std::size_t>(k)];
+      if (slot[0] < 0) slot[0] = i; else if (slot[1] < 0) slot[1] = i;
+    }
+    kth_candidates_.clear();  // (key, ordinal) of keys that occur at least twice
+    for (int k = 0; k < static_cast<int>(m); ++k)
+      if (kth_first_two_[2 * static_cast<std::size_t>(k) + 1] >= 0)
+        for (int ord = 0; ord < 2; ++ord) kth_candidates_.push_back(2 * k + ord);
+    while (t + 1 < T && !kth_candidates_.empty()) {  // drawn without replacement
+      const std::size_t j = rng_.below(static_cast<uint32_t>(kth_candidates_.size()));
+      const int32_t c = kth_candidates_[j];
+      kth_candidates_[j] = kth_candidates_.back();
+      kth_candidates_.pop_back();
+      const int pair = kth_first_two_[static_cast<std::size_t>(c)];
+      const int32_t answer = kFirstSymbol + static_cast<int32_t>(m) + (tok[1 + pair] - kFirstSymbol - n) % static_cast<int32_t>(nv);
+      tok[t] = kth_query_token(options_, c / 2, c % 2);
+      tgt[t] = answer;
+      tok[t + 1] = answer;
+      t += 2;
+    }
+  }
+  for (; t < T; ++t) tok[t] = kTokenPad;
 }
 
 // [BOS, x1 .. x_{T-1}]: x1..xo uniform, then the chain; target[t] = x_{t+1} for o <= t <= T-2.

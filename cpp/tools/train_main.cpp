@@ -121,13 +121,14 @@ struct Config {
   // training
   // steps = the budget: the cosine schedule spans it, and a run stops early once its held-out
   // check batch meets the task's target (checked every check_every steps).
-  // kth_retrieval fits on 7 of 39 runs with this recipe. Tried on it, seed 0, 5000 steps, runs over the target
-  // at full length (this recipe: 1 of the 10 encodings other than NoPE and sinusoidal, learned): fixed-length
-  // sequences 0 of 12 (most near the content floor of 0.5: the short ones of the variable lengths are what
-  // teach it), a length curriculum over 2000 steps 0 of 6, half the sequences full length 2 of 10, lr 3e-3
-  // 1 of 7, batch 64 1 of 4, a constant learning rate 1 of 10, weight decay 0 4 of 10 (over 3 seeds 10 of 39,
-  // but one of the new ones, at 0.902, falls below the target in its shipped int8 checkpoint). Most runs are
-  // still rising when the budget ends.
+  // kth_retrieval: its variable-length sequences fill the room after the answer with further queries
+  // (tasks.hpp), which fitted 4 of the 10 encodings other than NoPE and sinusoidal on seed 0 where one
+  // query per sequence fitted 1 (learned). Tried on the one-query task, seed 0, 5000 steps, runs over the
+  // target at full length: fixed-length sequences 0 of 12 (most near the content floor of 0.5: the short
+  // ones of the variable lengths are what teach it), a length curriculum over 2000 steps 0 of 6, half the
+  // sequences full length 2 of 10, lr 3e-3 1 of 7, batch 64 1 of 4, a constant learning rate 1 of 10, weight
+  // decay 0 4 of 10 (over 3 seeds 10 of 39 against 7; with the further queries it fitted 3 of 10, so it is
+  // not used).
   int length = 32, steps = 5000, batch = 32, warmup = 100, check_every = 100;
   float lr = 6e-3f, min_lr = 6e-4f;
   float beta2 = AdamWOptions{}.beta2;  // the experiment's AdamW beta2 (posenc/model.hpp)
@@ -273,17 +274,34 @@ struct TargetCheck {
   double oracle_loss = 0;
   TargetCheck(const TaskOptions& to, int T_, int seed) : task(to), T(T_) {
     task.variable_length = false;
-    B = (to.kind == TaskKind::Retrieval || to.kind == TaskKind::KthRetrieval) ? 256 : 64;
+    // The retrievals score one token per sequence. With 256 check sequences (one answer: 0.39 points),
+    // 7 of the 19 kth_retrieval runs that stopped on the check then scored 0.871-0.898 on the evaluation's
+    // 256, below the 0.9 target: runs that hover near it meet target + margin on one of many checks by
+    // sampling noise. 1024 halves that noise (sd 0.9 points at 0.9).
+    B = (to.kind == TaskKind::Retrieval || to.kind == TaskKind::KthRetrieval) ? 1024 : 64;
     tokens.resize(static_cast<std::size_t>(B) * T);
     targets.resize(tokens.size());
     TaskGenerator g(task, 6000 + static_cast<uint64_t>(seed));
     g.sample(B, T, tokens.data(), targets.data());
     oracle_loss = g.oracle(tokens.data(), targets.data(), B, T).loss;
   }
+  // Scored 64 sequences at a time (a 1024-sequence evaluate is ~1.5x slower than 16 of 64: its
+  // activations leave the cache); the accuracy is correct / scored over the whole batch.
   bool met(Model& model) {
-    const LossResult e = model.evaluate(tokens.data(), targets.data(), B, T);
-    if (task.kind == TaskKind::Markov) return e.loss <= oracle_loss + kMarkovMargin - kStopMargin / 2;
-    return e.accuracy >= std::min(1.0, accuracy_target(task.kind) + kStopMargin);
+    constexpr int kChunk = 64;
+    if (task.kind == TaskKind::Markov) {  // (64 sequences: one chunk)
+      const LossResult e = model.evaluate(tokens.data(), targets.data(), B, T);
+      return e.loss <= oracle_loss + kMarkovMargin - kStopMargin / 2;
+    }
+    long correct = 0, scored = 0;
+    for (int b = 0; b < B; b += kChunk) {
+      const std::size_t at = static_cast<std::size_t>(b) * T;
+      const LossResult e = model.evaluate(tokens.data() + at, targets.data() + at, std::min(kChunk, B - b), T);
+      correct += e.correct;
+      scored += e.scored;
+    }
+    return scored > 0 && static_cast<double>(correct) / static_cast<double>(scored) >=
+                             std::min(1.0, accuracy_target(task.kind) + kStopMargin);
   }
 };
 
@@ -559,7 +577,8 @@ std::string task_meta_json(const Config& c, TaskKind k) {
       break;
     case TaskKind::KthRetrieval:
       what = "a lookup whose answer depends on where things are (the first or the second of two occurrences of the "
-             "query key), with a needle-depth x length grid";
+             "query key; in training, a shorter sequence then asks the same of other repeated keys), with a needle-depth x "
+             "length grid";
       cannot = "recall from natural long documents; the order of two occurrences is also available to NoPE through "
                "the causal mask";
       floors += ",{\"name\":\"content\",\"accuracy\":0.5,\"loss\":" + num(std::log(2.0)) +
@@ -626,7 +645,7 @@ std::string results_json(const Config& c, const std::vector<RunResult>& runs, do
     << ",\"yarn\":{\"rope_type\":\"yarn\",\"factor\":\"L/trainLength\",\"original_max_position_embeddings\":"
     << c.length << "},\"appliedWhen\":\"L > trainLength\"}";
   j << ",\"earlyStop\":{\"checkEvery\":" << c.check_every
-    << ",\"batch\":\"256 full-length sequences (retrievals), else 64; seed 6000 + seed\""
+    << ",\"batch\":\"1024 full-length sequences (retrievals), else 64; seed 6000 + seed\""
     << ",\"margin\":" << num_exact(kStopMargin)
     << ",\"rule\":\"accuracy >= tasks[task].target + margin; markov: loss <= the oracle's on that batch + "
     << num_exact(kMarkovMargin) << " - margin / 2\"}";

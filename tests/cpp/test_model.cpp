@@ -819,6 +819,44 @@ TrainResult train_copy(Encoding e, uint64_t model_seed, uint64_t data_seed, int 
   return r;
 }
 
+// forward_backward runs a batch as micro-batches of sequences sorted by how far their targets reach
+// (model.cpp): its loss and gradients are the scored-weighted mean of each sequence's own, computed
+// alone at the batch's T, for every encoding (random positions: the same sample of the batch's T).
+TEST(model_training, MicroBatchedGradientsAreTheWholeBatchs) {
+  const int B = 21, T = 12;  // micro-batches of 8, 8 and 5 (one sequence has no target)
+  posenc::TaskOptions to;
+  to.kind = posenc::TaskKind::Copy;
+  to.variable_length = true;
+  posenc::TaskGenerator g(to, 4);
+  std::vector<int32_t> tok(B * T), tgt(B * T);
+  g.sample(B, T, tok.data(), tgt.data());
+  std::fill(tgt.begin() + 5 * T, tgt.begin() + 6 * T, -1);
+  for (Encoding e : kAllEncodings) {
+    Model m(small_config(e));
+    const auto whole = m.forward_backward(tok.data(), tgt.data(), B, T);
+    const std::vector<float> gw(m.gradients(), m.gradients() + m.num_parameters());
+    std::vector<double> ref(gw.size(), 0.0);
+    double loss = 0;
+    int scored = 0;
+    for (int b = 0; b < B; ++b) {
+      const auto one = m.forward_backward(tok.data() + b * T, tgt.data() + b * T, 1, T);
+      for (std::size_t i = 0; i < ref.size(); ++i) ref[i] += static_cast<double>(m.gradients()[i]) * one.scored;
+      loss += static_cast<double>(one.loss) * one.scored;
+      scored += one.scored;
+    }
+    ASSERT_EQ(scored, whole.scored) << posenc::encoding_name(e);
+    EXPECT_NEAR(whole.loss, loss / scored, 1e-5) << posenc::encoding_name(e);
+    double worst = 0, largest = 0;
+    for (std::size_t i = 0; i < ref.size(); ++i) {
+      worst = std::max(worst, std::abs(gw[i] - ref[i] / scored));
+      largest = std::max(largest, std::abs(ref[i] / scored));
+    }
+    EXPECT_GT(largest, 1e-3) << posenc::encoding_name(e);
+    EXPECT_LT(worst, 1e-5 * largest + 1e-8) << posenc::encoding_name(e) << ": largest gradient " << largest;
+    EXPECT_EQ(m.trained_length(), T);
+  }
+}
+
 TEST(model_training, LossFallsOnCopy) {
   const TrainResult r = train_copy(Encoding::Rope, 1, 2, 200);
   EXPECT_NEAR(r.first_loss, std::log(11.0), 0.3);

@@ -398,7 +398,7 @@ TEST(tasks, KthRetrievalLayoutAndAnIndependentSolver) {
       EXPECT_EQ(posenc::kth_query_token(o, m - 1, 1), posenc::task_vocab_size(o) - 1);
       TaskGenerator g(o, 5);
       const Batch b = draw(g, 200, T);
-      int second = 0;
+      int second = 0, tails = 0;
       std::set<int> sizes;
       for (int s = 0; s < b.B; ++s) {
         const int32_t* x = b.x(s);
@@ -419,15 +419,36 @@ TEST(tasks, KthRetrievalLayoutAndAnIndependentSolver) {
         ASSERT_TRUE(d.ordinal == 0 || d.ordinal == 1);
         second += d.ordinal;
         EXPECT_EQ(x[d.sep + 2], d.answer);
-        for (int t = d.sep + 3; t < T; ++t) EXPECT_EQ(x[t], kTokenPad);
-        EXPECT_EQ(scored(b, s), 1);
         EXPECT_EQ(y[d.sep + 1], d.answer) << "the target is the value of the asked occurrence";
+        // The tail: further queries (Q', a'), each about a key other than q that occurs at least
+        // twice, no (key, ordinal) twice, until there is no room or no query left; then PAD.
+        std::vector<std::vector<int>> seen(m);  // pair indices of each key
+        for (int i = 0; i < d.p; ++i) seen[(x[1 + i] - kFirstSymbol - n) / nv].push_back(i);
+        std::set<int> asked, askable;
+        for (int k = 0; k < m; ++k)
+          if (k != d.query && seen[k].size() >= 2) askable.insert({2 * k, 2 * k + 1});
+        int t = d.sep + 3;
+        for (; t + 1 < T && x[t] != kTokenPad; t += 2) {
+          const int c = x[t] - (kFirstSymbol + n + m * nv);
+          ASSERT_TRUE(askable.count(c)) << "a query token about a key that occurs twice, not q";
+          EXPECT_TRUE(asked.insert(c).second) << "asked once";
+          const int32_t a = kFirstSymbol + m + (x[1 + seen[c / 2][c % 2]] - kFirstSymbol - n) % nv;
+          EXPECT_EQ(y[t], a);
+          EXPECT_EQ(x[t + 1], a);
+          EXPECT_EQ(y[t + 1], -1);
+        }
+        if (t + 1 < T) EXPECT_EQ(asked, askable) << "the tail stops early only when every query is asked";
+        if (!var) EXPECT_EQ(t, T) << "full length: no tail";
+        tails += static_cast<int>(asked.size());
+        for (; t < T; ++t) EXPECT_EQ(x[t], kTokenPad);
+        EXPECT_EQ(scored(b, s), 1 + static_cast<int>(asked.size()));
       }
       if (T >= 32) {  // both ordinals are asked, about equally often
         EXPECT_GT(second, 60);
         EXPECT_LT(second, 140);
       }
       if (var && T >= 32) EXPECT_GT(sizes.size(), 10u);
+      if (var && T >= 32) EXPECT_GT(tails, 200 * 3) << "variable lengths: a tail of several queries on average";
     }
 }
 

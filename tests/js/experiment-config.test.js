@@ -38,7 +38,7 @@ test('page training settings equal the recorded experiment', () => {
 });
 
 test('the early stop\'s held-out batch equals the recorded one (config.earlyStop.batch, in words)', () => {
-  // "256 full-length sequences (retrievals), else 64; seed 6000 + seed"
+  // "1024 full-length sequences (retrievals), else 64; seed 6000 + seed"
   const m = /^(\d+) full-length sequences \(retrievals\), else (\d+); seed (\d+) \+ seed$/.exec(config.earlyStop.batch);
   expect(m).not.toBeNull();
   const [, retrievals, others, seed] = m.map(Number);

@@ -98,6 +98,23 @@ test('stops at the first held-out check that meets the accuracy, and that check 
   }
 });
 
+test('a held-out batch larger than one evaluation chunk (256 sequences) is scored in chunks: the whole batch\'s numbers', async () => {
+  const m = pe.createModel(tiny('rope', 'copy', COPY));
+  try {
+    const stop = { every: 10, batch: 600, seed: 3, accuracy: 1 }; // chunks of 256, 256 and 88
+    const r = await train(m, COPY, { steps: 30, stop });
+    expect(r.heldOut).toMatchObject({ step: 30, met: false });
+    const b = heldOut(COPY, stop, 8);
+    const e = m.evaluate(b.tokens, b.targets, { batch: stop.batch, length: 8 });
+    expect(e.scored).toBeGreaterThan(600);
+    expect(r.heldOut.accuracy).toBeCloseTo(e.accuracy, 6);
+    expect(r.heldOut.loss).toBeCloseTo(e.loss, 5);
+    expect(r.heldOut.accuracy).toBeGreaterThan(0.1); // (a real score, not an empty one)
+  } finally {
+    m.delete();
+  }
+});
+
 test('an unreachable target trains the whole budget, checks after the last step, and says it was not met', async () => {
   // markov with branching 2: the next symbol is random, so no model is right on every held-out position.
   const m = pe.createModel(tiny('alibi', 'markov', MARKOV));

@@ -26,7 +26,7 @@ export const EXPERIMENT = {
   markovMargin: 0.05,
   // The held-out batch of the early stop (results.json config.earlyStop.batch): this many full-length
   // sequences per task, drawn with seed checkSeed + seed.
-  checkSequences: { copy: 64, reverse: 64, retrieval: 256, kth_retrieval: 256, markov: 64 },
+  checkSequences: { copy: 64, reverse: 64, retrieval: 1024, kth_retrieval: 1024, markov: 64 },
   checkSeed: 6000,
   taskOptions: {
     copy: { symbols: 8, variableLength: true },

@@ -20,7 +20,10 @@
 //             then SEP, one query token for (key, first | second) and the value of that
 //             occurrence: [BOS, P1..Pp, SEP, Q, a]. The answer depends on the order of the pairs
 //             (swapping the two occurrences keeps every token and changes it); content alone
-//             scores 1/2. `depth` places the asked occurrence. Scored: the query position.
+//             scores 1/2. `depth` places the asked occurrence. Scored: the query position;
+//             a shorter sequence (variableLength) fills the room after the answer with further
+//             queries about other keys that occur twice, each scored (a denser training signal;
+//             full-length sequences have none).
 //  markov     [BOS, x1, x2, ...] from a fixed sparse Markov chain of `order` over the
 //             symbols (`branching` next symbols per context), chosen by `tableSeed` and
 //             shared by every `seed`; scored from position `order` on. Random targets:

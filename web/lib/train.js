@@ -133,9 +133,21 @@ export function createTrainer(mod, { createTask }) {
     } finally {
       gen.delete();
     }
+    // Scored in chunks of CHECK_CHUNK sequences (1024 retrieval sequences of a large model at length 128 would
+    // pass the module's activation limit in one call): accuracy = correct / scored over all of them.
+    const CHECK_CHUNK = 256;
     return {
       score(model, step) {
-        const { loss, accuracy } = model.evaluate(sample.tokens, sample.targets, { batch: stop.batch, length });
+        const parts = [];
+        for (let b0 = 0; b0 < stop.batch; b0 += CHECK_CHUNK) {
+          const b = Math.min(CHECK_CHUNK, stop.batch - b0), at = b0 * length, end = at + b * length;
+          parts.push(model.evaluate(sample.tokens.subarray(at, end), sample.targets.subarray(at, end), { batch: b, length }));
+        }
+        const scored = parts.reduce((s, r) => s + r.scored, 0);
+        const { loss, accuracy } = parts.length === 1 ? parts[0] : {
+          loss: scored > 0 ? parts.reduce((s, r) => s + r.loss * r.scored, 0) / scored : 0,
+          accuracy: scored > 0 ? parts.reduce((s, r) => s + r.correct, 0) / scored : 0,
+        };
         const met = stop.accuracy !== null ? accuracy >= stop.accuracy : loss <= oracleLoss + stop.lossAboveOracle;
         return { step, loss, accuracy, oracleLoss, met };
       },

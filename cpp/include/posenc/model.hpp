@@ -231,7 +231,10 @@ class Model {
 
   // ---- training
   // Zeroes the gradients, runs forward (keeping activations), the loss, and backward:
-  // gradients() then hold d(mean loss)/d(parameters). Records T as trained.
+  // gradients() then hold d(mean loss)/d(parameters). Records T as trained. Runs as micro-batches
+  // of up to 8 sequences sorted by their last target, each only as long as that reaches (the
+  // positions after a sequence's last target cannot reach the loss): the same gradients up to
+  // the order of float sums, at about half the cost on padded variable-length batches.
   // options: rope_scaling trains with those frequencies (fine-tuning PI / YaRN); want_attention must be false.
   LossResult forward_backward(const int32_t* tokens, const int32_t* targets, int B, int T,
                               const ForwardOptions& options = {});

@@ -70,8 +70,13 @@
 //              (keys repeat with other values, so no dictionary is consistent). Swapping the two
 //              occurrences of q keeps the multiset of tokens and changes the answer, so content
 //              alone scores at most 1/2 (it finds q's two values, not their order); the order of
-//              the pairs is needed. Scored: the position of Q, whose target is a. Packed only.
-//              Needs T >= 6, n >= 4.
+//              the pairs is needed. Scored: the position of Q, whose target is a. A shorter
+//              sequence (variable) fills the room after a with further queries [Q', a', ...]:
+//              each asks for the first or second occurrence of another key that occurs at least
+//              twice, no query twice, until no room or no query is left (then PAD); each Q' is
+//              scored too. It is a denser training signal for the same lookup: a causal model's
+//              prediction at Q does not see them, and full-length sequences (the evaluation's)
+//              have no room for them. Packed only. Needs T >= 6, n >= 4.
 //   Markov:    [BOS, x1, x2, ..., x_{T-1}]: a fixed, sparse, random Markov chain of order
 //              o over the n symbols. x1 .. xo are uniform; after that each next symbol is
 //              drawn from the row of the transition table for the previous o symbols.
@@ -167,6 +172,8 @@ class TaskGenerator {
   std::vector<uint32_t> row_total_;   // Markov: sum of the weights of each row
   std::vector<int32_t> key_value_;    // Retrieval: value of each key in the current sequence (-1: unseen)
   std::vector<int32_t> used_keys_;    // Retrieval: keys given a value in the current sequence
+  std::vector<int32_t> kth_first_two_;  // KthRetrieval: first two occurrences (pair index) of each key
+  std::vector<int32_t> kth_candidates_; // KthRetrieval: tail queries not yet asked, as 2 key + ordinal
 };
 
 }  // namespace posenc
