@@ -295,10 +295,14 @@ void Model::Impl::prepare(int B_, int T_, bool train, bool want_attention, int m
 // Position tables: the encoding's, per forward (an eval-time RopeScaling override never
 // leaks into training).
 
-void Model::Impl::prepare_position_tables(int T_, const ForwardOptions& opt) {
+void Model::Impl::check_position_options(const ForwardOptions& opt) const {
   if (opt.rope_scaling && !enc->accepts_rope_scaling())
     throw Error(ErrorKind::Range, std::string("ropeScaling applies only to encoding 'rope' (got '") +
                                       encoding_name(cfg.encoding) + "')");
+}
+
+void Model::Impl::prepare_position_tables(int T_, const ForwardOptions& opt) {
+  check_position_options(opt);
   enc->prepare(*this, T_, opt);
 }
 
@@ -732,7 +736,7 @@ LossResult Model::forward_backward(const int32_t* tokens, const int32_t* targets
   if (options.want_attention) range_error("wantAttention", "false for training", "true");
   m.prepare(B, T, true, false, 0);  // the whole batch's sizes first: refuses absurd B, T before reading tokens
   m.check_inputs(tokens, targets, B, T);
-  if (options.rope_scaling && !m.enc->accepts_rope_scaling()) m.prepare_position_tables(T, options);  // its RangeError
+  m.check_position_options(options);  // before any micro-batch (one with no target runs none)
   std::fill(m.grads.begin(), m.grads.end(), 0.0f);
   // u_b, the scored count, and scored_length: positions 0 .. (last scored) get a gradient, the ones after it none.
   m.mb_order.clear();
@@ -752,7 +756,11 @@ LossResult Model::forward_backward(const int32_t* tokens, const int32_t* targets
   const float inv = scored > 0 ? 1.0f / static_cast<float>(scored) : 0.0f;
   layers::CrossEntropySums sums;
   // Random-position encodings draw one sample of the batch's T positions per step (randomized.cpp); a
-  // micro-batch reads its first Tg.
+  // micro-batch reads its first Tg. Reset on every exit, so a later forward samples its own T.
+  struct PositionLength {
+    int& v;
+    ~PositionLength() { v = 0; }
+  } restore{m.position_length};
   m.position_length = T;
   for (std::size_t g0 = 0; g0 < m.mb_order.size(); g0 += kMicroBatch) {
     const int Bg = static_cast<int>(std::min<std::size_t>(kMicroBatch, m.mb_order.size() - g0));
@@ -777,7 +785,6 @@ LossResult Model::forward_backward(const int32_t* tokens, const int32_t* targets
     layers::crossentropy_backward(m.acts.probs, m.acts.probs, m.targets_q.data(), Nq, m.V, inv);
     m.backward(m.mb_tokens.data());  // accumulates into the gradients
   }
-  m.position_length = 0;
   m.trained_length = std::max(m.trained_length, T);
   return loss_result(sums);
 }

@@ -136,7 +136,8 @@ struct Model::Impl {
   };
   MapLayers map_layers(const ForwardOptions& opt) const;
   void check_inputs(const int32_t* tokens, const int32_t* targets, int B, int T) const;
-  void prepare_position_tables(int T, const ForwardOptions& opt);
+  void check_position_options(const ForwardOptions& opt) const;  // RangeError: ropeScaling on an encoding without it
+  void prepare_position_tables(int T, const ForwardOptions& opt);   // checks opt, then the encoding's tables for T
 
   void forward(const int32_t* tokens, MapLayers kept);  // kept: the layers that keep maps (map_layers)
   void backward(const int32_t* tokens);
