@@ -16,6 +16,9 @@
 //     pre = w1 x + b1, hid = gelu(pre)  [hidden];  bias[h, i, j] = w2[:, h] . hid          [H, T, T]
 //   backward, from dS[h] [Tq, T] (before the 1/sqrt(hd) scale), gathered over b and h:
 //     dw2 += hid g^T;  dpre = gelu'(pre) * (w2 g);  db1 += dpre;  dw1 += dpre x
+// Both run one query row at a time with SIMD over the keys (a pair at a time, the 4 x 32 products
+// of w2 were scalar and took 3/4 of a FIRE forward).
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -61,25 +64,27 @@ class FireModel : public EncodingModel {
   }
 
   const float* bias(Model::Impl& m, int l, int h, int, int q0, const float*) override {
-    const int T = m.T, H = m.H, n = cfg.fire_hidden;
+    const int T = m.T, H = m.H, hidden = cfg.fire_hidden;
     float* out = m.acts.bias;  // [H, T, T]
     if (built_l != l) {
       const FireLayer& f = layers[l];
       const float *w1 = m.P(f.w1), *b1 = m.P(f.b1), *w2 = m.P(f.w2);
-      pre.resize(n);
-      hid.resize(n);
-      th.resize(n);
-      for (int i = 0; i < T; ++i)
-        for (int j = 0; j <= i; ++j) {
-          const float xv = x[static_cast<std::size_t>(i) * T + j];
-          for (int k = 0; k < n; ++k) pre[k] = w1[k] * xv + b1[k];
-          layers::gelu_forward(hid.data(), th.data(), pre.data(), n);
-          for (int hh = 0; hh < H; ++hh) {
-            float s = 0.0f;
-            for (int k = 0; k < n; ++k) s += w2[k * H + hh] * hid[k];
-            out[(static_cast<std::size_t>(hh) * T + i) * T + j] = s;
-          }
+      rows.resize(static_cast<std::size_t>(3) * T);
+      float *pre_r = rows.data(), *hid_r = pre_r + T, *th_r = hid_r + T;
+      // One query row at a time, SIMD over its keys j <= i: each hidden unit's pre-activation and
+      // GELU for the whole row, then its share of every head's bias (the sum over units keeps the
+      // order k = 0, 1, ..., so each bias is the same sum as for one pair at a time).
+      for (int i = 0; i < T; ++i) {
+        const std::size_t n = static_cast<std::size_t>(i) + 1;
+        const float* xr = x.data() + static_cast<std::size_t>(i) * T;
+        for (int hh = 0; hh < H; ++hh) std::fill_n(out + (static_cast<std::size_t>(hh) * T + i) * T, n, 0.0f);
+        for (int k = 0; k < hidden; ++k) {
+          layers::affine(pre_r, xr, w1[k], b1[k], n);
+          layers::gelu_forward(hid_r, th_r, pre_r, n);
+          for (int hh = 0; hh < H; ++hh)
+            layers::axpy(out + (static_cast<std::size_t>(hh) * T + i) * T, hid_r, w2[k * H + hh], n);
         }
+      }
       built_l = l;
     }
     return out + (static_cast<std::size_t>(h) * T + q0) * T;
@@ -95,39 +100,34 @@ class FireModel : public EncodingModel {
   }
 
   void bias_backward_end(Model::Impl& m, int l) override {
-    const int T = m.T, H = m.H, n = cfg.fire_hidden;
+    const int T = m.T, H = m.H, hidden = cfg.fire_hidden;
     const FireLayer& f = layers[l];
     const float *w1 = m.P(f.w1), *b1 = m.P(f.b1), *w2 = m.P(f.w2);
     float *dw1 = m.G(f.w1), *db1 = m.G(f.b1), *dw2 = m.G(f.w2);
-    std::vector<float> g(H), dh(n);
-    pre.resize(n);
-    hid.resize(n);
-    th.resize(n);
-    for (int i = 0; i < T; ++i)
-      for (int j = 0; j <= i; ++j) {
-        bool any = false;
+    rows.resize(static_cast<std::size_t>(4) * T);
+    float *pre_r = rows.data(), *hid_r = pre_r + T, *th_r = hid_r + T, *dh_r = th_r + T;
+    // One query row at a time, SIMD over its keys j <= i (the hidden activations recomputed, not
+    // kept); g_h = dbias[h, i, :]. Rows with no gradient (queries that reach no loss) are skipped.
+    for (int i = 0; i < T; ++i) {
+      const std::size_t n = static_cast<std::size_t>(i) + 1;
+      const float* xr = x.data() + static_cast<std::size_t>(i) * T;
+      auto g = [&](int hh) { return dbias.data() + (static_cast<std::size_t>(hh) * T + i) * T; };
+      bool any = false;
+      for (int hh = 0; hh < H && !any; ++hh) any = std::any_of(g(hh), g(hh) + n, [](float v) { return v != 0.0f; });
+      if (!any) continue;
+      for (int k = 0; k < hidden; ++k) {
+        layers::affine(pre_r, xr, w1[k], b1[k], n);
+        layers::gelu_forward(hid_r, th_r, pre_r, n);
+        std::fill_n(dh_r, n, 0.0f);
         for (int hh = 0; hh < H; ++hh) {
-          g[hh] = dbias[(static_cast<std::size_t>(hh) * T + i) * T + j];
-          any = any || g[hh] != 0.0f;
+          dw2[k * H + hh] += layers::dot(hid_r, g(hh), n);  // dw2[k, h] += sum_j hid_k[j] g_h[j]
+          layers::axpy(dh_r, g(hh), w2[k * H + hh], n);     // dhid_k[j] = sum_h w2[k, h] g_h[j]
         }
-        if (!any) continue;
-        const float xv = x[static_cast<std::size_t>(i) * T + j];
-        for (int k = 0; k < n; ++k) pre[k] = w1[k] * xv + b1[k];
-        layers::gelu_forward(hid.data(), th.data(), pre.data(), n);  // recomputed, not kept
-        for (int k = 0; k < n; ++k) {
-          float s = 0.0f;
-          for (int hh = 0; hh < H; ++hh) {
-            dw2[k * H + hh] += hid[k] * g[hh];
-            s += w2[k * H + hh] * g[hh];
-          }
-          dh[k] = s;
-        }
-        layers::gelu_backward(dh.data(), pre.data(), th.data(), dh.data(), n);
-        for (int k = 0; k < n; ++k) {
-          db1[k] += dh[k];
-          dw1[k] += dh[k] * xv;
-        }
+        layers::gelu_backward(dh_r, pre_r, th_r, dh_r, n);  // dpre_k[j]
+        db1[k] += layers::sum(dh_r, n);
+        dw1[k] += layers::dot(dh_r, xr, n);
       }
+    }
     std::fill(dbias.begin(), dbias.end(), 0.0f);
   }
 
@@ -136,7 +136,7 @@ class FireModel : public EncodingModel {
   int x_rows = 0;
   std::vector<float> x;      // [T, T] normalised log distances (j <= i)
   std::vector<float> dbias;  // [H, T, T] gradient of the bias, gathered over sequences and heads
-  std::vector<float> pre, hid, th;  // [hidden] per pair
+  std::vector<float> rows;   // one query row's pre-activations, GELU, tanh (and their gradient) [3 or 4, T]
   int built_l = -1;
 };
 

@@ -15,15 +15,39 @@ using simd::fbatch;
 constexpr int W = static_cast<int>(simd::width);
 using idx = std::ptrdiff_t;
 
-inline float sum(const float* x, int n) {
-  int i = 0;
+}  // namespace
+
+float sum(const float* x, std::size_t n) {
+  std::size_t i = 0;
   fbatch acc = simd::splat(0.0f);
   for (; i + W <= n; i += W) acc += simd::load(x + i);
   float s = simd::reduce_add(acc);
   for (; i < n; ++i) s += x[i];
   return s;
 }
-}  // namespace
+
+float dot(const float* x, const float* y, std::size_t n) {
+  std::size_t i = 0;
+  fbatch acc = simd::splat(0.0f);
+  for (; i + W <= n; i += W) acc = simd::fma(simd::load(x + i), simd::load(y + i), acc);
+  float s = simd::reduce_add(acc);
+  for (; i < n; ++i) s += x[i] * y[i];
+  return s;
+}
+
+void affine(float* out, const float* x, float a, float b, std::size_t n) {
+  const fbatch va = simd::splat(a), vb = simd::splat(b);
+  std::size_t i = 0;
+  for (; i + W <= n; i += W) simd::store(out + i, simd::fma(va, simd::load(x + i), vb));
+  for (; i < n; ++i) out[i] = a * x[i] + b;
+}
+
+void axpy(float* y, const float* x, float a, std::size_t n) {
+  const fbatch va = simd::splat(a);
+  std::size_t i = 0;
+  for (; i + W <= n; i += W) simd::store(y + i, simd::fma(va, simd::load(x + i), simd::load(y + i)));
+  for (; i < n; ++i) y[i] += a * x[i];
+}
 
 // ---------------------------------------------------------------------------
 // LayerNorm (eps 1e-5, biased variance, as torch.nn.LayerNorm)

@@ -28,6 +28,12 @@ void gelu_forward(float* out, float* th, const float* inp, std::size_t n);
 // dinp[n] = gelu'(inp) * dout (overwritten; may alias dout)
 void gelu_backward(float* dinp, const float* inp, const float* th, const float* dout, std::size_t n);
 
+// Row helpers (SIMD over n), for encodings that work one attention row at a time (FIRE).
+void affine(float* out, const float* x, float a, float b, std::size_t n);  // out[n] = a x + b
+void axpy(float* y, const float* x, float a, std::size_t n);              // y[n] += a x
+float dot(const float* x, const float* y, std::size_t n);                 // sum of x y
+float sum(const float* x, std::size_t n);                                 // sum of x
+
 // out[n] = a + b
 void residual_forward(float* out, const float* a, const float* b, std::size_t n);
 
