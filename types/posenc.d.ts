@@ -689,10 +689,34 @@ export interface ForwardOptions {
    */
   attentionOut?: Float32Array | null;
   /**
+   * With `attention: true` (and without `attentionOut`): pool the maps in the module to px×px
+   * pictures, int [1, length], and return them as `attentionPool` instead of the maps
+   * (`attention` is then null). The explorer draws these: a 512×512 map is 256 K weights, its
+   * 192×192 picture 37 K. `null`: no pooling.
+   */
+  attentionPool?: number | null;
+  /**
    * 'rope' models only (RangeError otherwise): evaluate with scaled frequencies without
    * retraining; `seqLen` is `length`, the rotary dim is rotaryDim or dModel/heads. `null`: none.
    */
   ropeScaling?: RopeScaling | null;
+}
+
+/**
+ * The attention maps of sequence 0 pooled for display ({@link ForwardOptions.attentionPool}).
+ * Pixel (y, x) covers query rows [i0(y), i1(y)) and keys [i0(x), i1(x)), with cell = length/px,
+ * i0(y) = floor(y·cell), i1(y) = max(i0(y) + 1, floor((y + 1)·cell)).
+ */
+export interface AttentionPool {
+  /** The pixels per side. */
+  px: number;
+  /**
+   * [maps, px, px] (maps = layers·heads, or heads with attentionLayer): each pixel the largest
+   * weight of its cell with key ≤ query, or -1 when every key of the cell lies above the diagonal.
+   */
+  maps: Float32Array;
+  /** [maps]: per map, the mean over query rows of the row's largest weight (how sharp the head is). */
+  peaks: Float32Array;
 }
 
 /** Result of {@link Model.forward}. */
@@ -701,6 +725,8 @@ export interface ForwardResult<A extends Float32Array | null = Float32Array | nu
   logits: Float32Array;
   /** [layers, heads, length, length] attention probabilities of sequence 0 ([heads, length, length] with attentionLayer), or null. */
   attention: A;
+  /** With the attentionPool option: the pooled maps (and `attention` is null); null otherwise. */
+  attentionPool: AttentionPool | null;
 }
 
 /** Result of {@link Model.evaluate}. */
@@ -715,6 +741,8 @@ export interface EvaluateResult<A extends Float32Array | null = Float32Array | n
   correct: number;
   /** As in {@link ForwardResult.attention}. */
   attention: A;
+  /** As in {@link ForwardResult.attentionPool}. */
+  attentionPool: AttentionPool | null;
 }
 
 /** Per position, what training did for it ({@link Model.positionStatus}). */

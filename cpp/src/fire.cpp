@@ -65,26 +65,15 @@ class FireModel : public EncodingModel {
 
   const float* bias(Model::Impl& m, int l, int h, int, int q0, const float*) override {
     const int T = m.T, H = m.H, hidden = cfg.fire_hidden;
-    float* out = m.acts.bias;  // [H, T, T]
+    float* out = m.acts.bias;  // [H, T, T]: head h's row i at out + (h T + i) T
     if (built_l != l) {
       const FireLayer& f = layers[l];
       const float *w1 = m.P(f.w1), *b1 = m.P(f.b1), *w2 = m.P(f.w2);
-      rows.resize(static_cast<std::size_t>(3) * T);
-      float *pre_r = rows.data(), *hid_r = pre_r + T, *th_r = hid_r + T;
-      // One query row at a time, SIMD over its keys j <= i: each hidden unit's pre-activation and
-      // GELU for the whole row, then its share of every head's bias (the sum over units keeps the
-      // order k = 0, 1, ..., so each bias is the same sum as for one pair at a time).
-      for (int i = 0; i < T; ++i) {
-        const std::size_t n = static_cast<std::size_t>(i) + 1;
-        const float* xr = x.data() + static_cast<std::size_t>(i) * T;
-        for (int hh = 0; hh < H; ++hh) std::fill_n(out + (static_cast<std::size_t>(hh) * T + i) * T, n, 0.0f);
-        for (int k = 0; k < hidden; ++k) {
-          layers::affine(pre_r, xr, w1[k], b1[k], n);
-          layers::gelu_forward(hid_r, th_r, pre_r, n);
-          for (int hh = 0; hh < H; ++hh)
-            layers::axpy(out + (static_cast<std::size_t>(hh) * T + i) * T, hid_r, w2[k * H + hh], n);
-        }
-      }
+      // SIMD over each query row's keys j <= i (the units summed in the order u = 0, 1, ... for every pair)
+      for (int i = 0; i < T; ++i)
+        layers::mlp_scalar_forward(out + static_cast<std::size_t>(i) * T, static_cast<std::size_t>(T) * T,
+                                   x.data() + static_cast<std::size_t>(i) * T, static_cast<std::size_t>(i) + 1, w1, b1,
+                                   w2, hidden, H);
       built_l = l;
     }
     return out + (static_cast<std::size_t>(h) * T + q0) * T;

@@ -3,6 +3,7 @@
 // channels use posenc::simd so the wasm build gets SIMD128 too.
 #include "model_layers.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -208,6 +209,49 @@ void gelu_forward(float* out, float* th, const float* inp, std::size_t n) {
     const float x = inp[i];
     th[i] = tanh_scalar(c[kS] * (x + c[kC] * x * x * x));
     out[i] = 0.5f * x * (1.0f + th[i]);
+  }
+}
+
+// A 1 -> hidden -> H GELU MLP (no output bias) on each of x[0..n), SIMD over x, in registers: per
+// W inputs and up to kHeadsPerPass heads, the hidden units' pre-activation, GELU and share of each
+// head's output. (Through gelu_forward and axpy on whole rows, the rows' loads and stores cost as
+// much as the arithmetic.) The last partial block runs on a zero-padded copy.
+void mlp_scalar_forward(float* out, std::size_t stride, const float* x, std::size_t n, const float* w1, const float* b1,
+                        const float* w2, int hidden, int H) {
+  constexpr int kHeadsPerPass = 4;
+  const GeluConstants k(detail::gelu_table);
+  alignas(64) float xin[W], res[kHeadsPerPass][W];
+  for (std::size_t j = 0; j < n; j += W) {
+    const std::size_t m = std::min<std::size_t>(W, n - j);
+    fbatch xv;
+    if (m == W) {
+      xv = simd::load(x + j);
+    } else {
+      std::fill_n(xin, W, 0.0f);
+      std::copy_n(x + j, m, xin);
+      xv = simd::load(xin);
+    }
+    for (int h0 = 0; h0 < H; h0 += kHeadsPerPass) {
+      const int hn = std::min(kHeadsPerPass, H - h0);
+      fbatch acc[kHeadsPerPass];
+      for (int h = 0; h < kHeadsPerPass; ++h) acc[h] = simd::splat(0.0f);
+      for (int u = 0; u < hidden; ++u) {
+        const fbatch pre = simd::fma(simd::splat(w1[u]), xv, simd::splat(b1[u]));
+        const fbatch t = tanh_batch(k[kS] * simd::fma(k[kC] * pre, pre * pre, pre), k);
+        const fbatch g = k[kHalf] * pre * (k[kOne] + t);
+        const float* w = w2 + static_cast<std::size_t>(u) * H + h0;
+        for (int h = 0; h < hn; ++h) acc[h] = simd::fma(simd::splat(w[h]), g, acc[h]);
+      }
+      for (int h = 0; h < hn; ++h) {
+        float* o = out + static_cast<std::size_t>(h0 + h) * stride + j;
+        if (m == W) {
+          simd::store(o, acc[h]);
+        } else {
+          simd::store(res[h], acc[h]);
+          std::copy_n(res[h], m, o);
+        }
+      }
+    }
   }
 }
 

@@ -28,6 +28,11 @@ void gelu_forward(float* out, float* th, const float* inp, std::size_t n);
 // dinp[n] = gelu'(inp) * dout (overwritten; may alias dout)
 void gelu_backward(float* dinp, const float* inp, const float* th, const float* dout, std::size_t n);
 
+// out[h * stride + j] = sum_u w2[u H + h] gelu(w1[u] x[j] + b1[u])  for j < n, h < H (overwritten):
+// a 1 -> hidden -> H MLP without output bias on each input (FIRE's bias).  w1, b1 [hidden]; w2 [hidden, H]
+void mlp_scalar_forward(float* out, std::size_t stride, const float* x, std::size_t n, const float* w1, const float* b1,
+                        const float* w2, int hidden, int H);
+
 // Row helpers (SIMD over n), for encodings that work one attention row at a time (FIRE).
 void affine(float* out, const float* x, float a, float b, std::size_t n);  // out[n] = a x + b
 void axpy(float* y, const float* x, float a, std::size_t n);              // y[n] += a x

@@ -11,6 +11,7 @@
 
 #include "bindings_common.hpp"
 #include "posenc/alibi.hpp"
+#include "posenc/attention_pool.hpp"
 #include "posenc/kernels.hpp"
 #include "posenc/learned.hpp"
 #include "posenc/rope.hpp"
@@ -115,6 +116,11 @@ int attention(ptr q, ptr k, ptr s, int tq, int tk, int d, double scale, bool cau
   });
 }
 
+// maps [count, T, T] -> pooled [count, px, px], peaks [count] (posenc/attention_pool.hpp)
+int pool_attention(ptr maps, int count, int T, int px, ptr pooled, ptr peaks) {
+  return guard([&] { posenc::pool_attention(at<const float>(maps), count, T, px, at<float>(pooled), at<float>(peaks)); });
+}
+
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(posenc) {
@@ -133,4 +139,5 @@ EMSCRIPTEN_BINDINGS(posenc) {
   function("deepseekSoftmaxScale", &deepseek_softmax_scale);
   function("applyRope", &apply_rope);
   function("attention", &attention);
+  function("poolAttention", &pool_attention);
 }

@@ -72,3 +72,27 @@ test('pictures and peaks are the max-pooled exact maps of the chosen layer', asy
   }
   expect(checked).toBe(4 * 2 + 4 * 1 + 4 * 2);
 });
+
+test('each length is evaluated on evalBatch(length) sequences: 4, fewer from 512 on', async () => {
+  const { evalBatch } = await import('../../web/app/sweep-core.js');
+  const { evalTask } = await import('../../web/app/experiment.js');
+  expect([32, 256, 512, 1024].map(evalBatch)).toEqual([4, 4, 2, 1]);
+  const messages = [];
+  const handle = createSweepCore(async () => pe, (msg) => messages.push(msg));
+  await handle({ type: 'init', lut: new Uint8Array(768), maxPx: 16 });
+  const model = pe.createModel({ encoding: 'rope', layers: 2, heads: 2, dModel: 16, vocabSize: 11, seed: 3 });
+  await handle({ type: 'model', encoding: 'rope', bytes: model.save({ weights: 'float32' }) });
+  const lengths = [40, 512];
+  await handle({ type: 'sweep', encoding: 'rope', gen: 1, lengths, scaling: null, layer: 1, head: 0, task: 'copy', seed: 6 });
+  for (let t = 0; t < 300 && messages.filter((m) => m.type === 'result').length < lengths.length; t++) await new Promise((r) => setTimeout(r, 10));
+  for (const length of lengths) {
+    const task = pe.createTask({ ...evalTask('copy'), seed: 6 * 7919 + length });
+    const { tokens, targets } = task.sample({ batch: evalBatch(length), length });
+    task.delete();
+    const want = model.evaluate(tokens, targets, { batch: evalBatch(length), length });
+    const got = messages.find((m) => m.type === 'result' && m.length === length);
+    expect([got.loss, got.accuracy]).toEqual([want.loss, want.accuracy]);
+  }
+  model.delete();
+  await handle({ type: 'drop', encoding: 'rope' });
+});

@@ -172,6 +172,16 @@ export function axes(ctx, box, x, y, opts) {
   note(ctx, 'yAxis', yTitle ?? '');
 }
 
+// The colours of a bar of `steps` steps, bottom to top (the middle of each step), kept per interpolator:
+// every row of the explorer redraws its legend whenever the length changes.
+const bars = new WeakMap();
+function barColours(interpolate, steps) {
+  if (!bars.has(interpolate)) bars.set(interpolate, new Map());
+  const cache = bars.get(interpolate);
+  if (!cache.has(steps)) cache.set(steps, Array.from({ length: steps }, (_, i) => interpolate((i + 0.5) / steps)));
+  return cache.get(steps);
+}
+
 /**
  * A vertical colour bar in `box` for `interpolate` over `domain`, with ticks on its right and `title` above.
  * `sqrt`: the colours are spread by √value (as the attention maps are), so the ticks are placed at √t.
@@ -182,10 +192,10 @@ export function colourLegend(ctx, box, { interpolate, domain: [lo, hi], title, t
   const f = (v) => (sqrt ? Math.sqrt(Math.max(0, (v - lo) / (hi - lo))) : (v - lo) / (hi - lo));
   const yOf = (v) => box.y + box.h - f(v) * box.h;
   const steps = Math.max(8, Math.min(64, Math.round(box.h / 2)));
+  const bar = barColours(interpolate, steps);
   ctx.save();
   for (let i = 0; i < steps; i++) {
-    const t = (i + 0.5) / steps; // position along the bar, bottom to top
-    ctx.fillStyle = interpolate(t);
+    ctx.fillStyle = bar[i];
     ctx.fillRect(box.x, box.y + box.h - ((i + 1) / steps) * box.h, box.w, box.h / steps + 0.5);
   }
   const list = Array.isArray(ticks) ? ticks : sqrt ? [0, 0.05, 0.25, 0.5, 1].map((t) => lo + t * (hi - lo)) : Array.from({ length: ticks + 1 }, (_, i) => lo + (i / ticks) * (hi - lo));

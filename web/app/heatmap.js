@@ -60,10 +60,13 @@ export function clearCssCache() {
   cssCache = new WeakMap();
 }
 
-/** Size a canvas's backing store to its CSS box times the device pixel ratio; returns [w, h] in CSS px. */
-export function fitCanvas(canvas, cssHeight) {
+/**
+ * Size a canvas's backing store to its CSS box times the device pixel ratio; returns [w, h] in CSS px.
+ * `cssWidth`: its width if the caller has already read it (reading layout after a DOM write forces a layout).
+ */
+export function fitCanvas(canvas, cssHeight, cssWidth) {
   const dpr = Math.min(2, window.devicePixelRatio || 1);
-  const w = Math.max(1, Math.round(canvas.clientWidth || canvas.parentElement.clientWidth));
+  const w = Math.max(1, Math.round(cssWidth || canvas.clientWidth || canvas.parentElement.clientWidth));
   const h = Math.max(1, Math.round(cssHeight ?? canvas.clientHeight));
   if (canvas.width !== Math.round(w * dpr) || canvas.height !== Math.round(h * dpr)) {
     canvas.width = Math.round(w * dpr);

@@ -256,8 +256,9 @@ function frame(now) {
   if (dirty) {
     dirty = false;
     const s = { ...state };
+    const live = $('#rope-scaling canvas.rope-live'), liveWidth = live.clientWidth; // read before the rows' DOM writes (no forced layout)
     sweepView.draw(s, grid());
-    drawMapsCanvas($('#rope-scaling canvas.rope-live'), client.get('rope', s.length), s, 220);
+    drawMapsCanvas(live, client.get('rope', s.length), s, 220, {}, liveWidth);
   }
   perf.frame(now, performance.now() - t0);
   requestAnimationFrame(frame);

@@ -1,7 +1,8 @@
 // The length sweep's forward passes (run in sweep-worker.js, or on the main
 // thread where Workers cannot start, e.g. a page opened from file://). Holds one model per
 // encoding; for each requested length it evaluates the model on a fixed task
-// batch (loss, accuracy), keeping the attention maps of the chosen layer only, and renders them
+// batch (evalBatch: 4 sequences, fewer from 512 on; loss, accuracy), keeping the attention maps of the chosen layer only, has the module
+// max-pool them to pictures (evaluate's attentionPool) and colours them
 // (one head or all) into ImageBitmaps through the colour table the page sends.
 // The page only draws what comes back.
 //
@@ -19,17 +20,24 @@
 //   -> {type: 'error', encoding, message}
 import { evalTask } from './experiment.js';
 
+// Sequences evaluated at each length: 4, and from 512 on as many as make about EVAL_TOKENS tokens, since a
+// forward pass costs T^2 (4 sequences at 512 cost 16 times those at 128): 4 up to 256, 2 at 512, 1 from 1024.
+const EVAL_TOKENS = 1024;
+const MAX_EVAL_BATCH = 4;
+export function evalBatch(length) {
+  return Math.min(MAX_EVAL_BATCH, Math.max(1, Math.round(EVAL_TOKENS / length)));
+}
+
 /**
  * The sweep's message handler. `api()` returns a promise of a loaded posenc API; `post(message, transfer)`
  * sends results back. Returns handle(message).
  */
 export function createSweepCore(api, post) {
-  const EVAL_BATCH = 4;
   let pe = null;
-  let lut = null;
+  let lut32 = null; // the colour table as opaque RGBA pixels, in the platform's byte order
   let maxPx = 192;
   const models = new Map(); // encoding -> Model
-  let mapsBuffer = new Float32Array(0); // the maps of every evaluate, reused (a fresh 8 MB array per length costs more than the copy)
+  let mapsBuffer = new Float32Array(0); // the exact maps of every 'attention' message, reused (a fresh 8 MB array costs more than the copy)
   const jobs = new Map(); // encoding -> {gen, lengths, i, ...}
   let running = false;
 
@@ -48,7 +56,7 @@ export function createSweepCore(api, post) {
   function batchFor(job, length) {
     const task = pe.createTask({ ...evalTask(job.task), seed: job.seed * 7919 + length });
     try {
-      return task.sample({ batch: EVAL_BATCH, length });
+      return task.sample({ batch: evalBatch(length), length });
     } finally {
       task.delete();
     }
@@ -59,79 +67,55 @@ export function createSweepCore(api, post) {
     return job.scaling;
   }
 
-  // T x T probabilities -> px x px RGBA (max-pooled when T > px), sqrt-scaled through the LUT, and the
-  // map's peak: the mean over query rows of the row's largest weight. One pass over the map: each band
-  // of query rows (one pixel row) is folded into its column maxima, which the pixels then pool.
-  let colMax = new Float32Array(0);
-  function render(maps, offset, T, px) {
-    const rgba = new Uint8ClampedArray(px * px * 4);
-    if (colMax.length < T) colMax = new Float32Array(T);
-    const cell = T / px;
-    let peakSum = 0;
-    for (let y = 0; y < px; y++) {
-      const i0 = Math.floor(y * cell), i1 = Math.max(i0 + 1, Math.floor((y + 1) * cell));
-      colMax.fill(0, 0, i1);
-      for (let i = i0; i < i1; i++) {
-        const row = offset + i * T;
-        let rowMax = 0;
-        for (let j = 0; j <= i; j++) {
-          const p = maps[row + j];
-          if (p > rowMax) rowMax = p;
-          if (p > colMax[j]) colMax[j] = p;
-        }
-        peakSum += rowMax;
-      }
-      for (let x = 0; x < px; x++) {
-        const j0 = Math.floor(x * cell), j1 = Math.min(i1, Math.max(j0 + 1, Math.floor((x + 1) * cell)));
-        if (j0 >= i1) break; // this and every later pixel of the row lie above the diagonal: masked, transparent
-        let m = 0;
-        for (let j = j0; j < j1; j++) if (colMax[j] > m) m = colMax[j];
-        const k = Math.min(255, Math.round(Math.sqrt(m) * 255)) * 3, o = (y * px + x) * 4;
-        rgba[o] = lut[k];
-        rgba[o + 1] = lut[k + 1];
-        rgba[o + 2] = lut[k + 2];
-        rgba[o + 3] = 255;
-      }
+  // One head's pooled picture (the module's max-pool of its T x T map, model.evaluate's attentionPool; -1
+  // where no key lies below the diagonal) -> px x px RGBA, sqrt-scaled through the LUT, transparent at -1.
+  function render(pixels, offset, px) {
+    const rgba = new Uint8ClampedArray(px * px * 4), out = new Uint32Array(rgba.buffer); // one write per pixel
+    for (let p = 0; p < px * px; p++) {
+      const m = pixels[offset + p];
+      if (m >= 0) out[p] = lut32[Math.min(255, Math.round(Math.sqrt(m) * 255))];
     }
-    return { image: new ImageData(rgba, px, px), peak: peakSum / T };
+    return new ImageData(rgba, px, px);
   }
 
-  // One length's forward pass for a view: loss, accuracy, the chosen layer's maps and the drawn sequence.
-  function evaluateAt(model, job, length) {
+  // One length's forward pass for a view: loss, accuracy, the chosen layer's maps (exact, or pooled to
+  // px x px pictures when px is given) and the drawn sequence.
+  function evaluateAt(model, job, length, px = 0) {
+    const batch = evalBatch(length);
     const { tokens, targets } = batchFor(job, length);
     const { layers, heads } = model.config;
     const layer = Math.min(job.layer, layers - 1);
     const nMaps = heads * length * length; // the maps of the drawn layer only: the others run without
-    if (mapsBuffer.length !== nMaps) mapsBuffer = new Float32Array(nMaps);
+    if (!px && mapsBuffer.length !== nMaps) mapsBuffer = new Float32Array(nMaps);
     // r.attention is mapsBuffer: read it before the next evaluate (no await in between)
     const r = model.evaluate(tokens, targets, {
-      batch: EVAL_BATCH, length, attention: true, attentionLayer: layer, attentionOut: mapsBuffer, ropeScaling: scalingFor(job, model),
+      batch, length, attention: true, attentionLayer: layer, ropeScaling: scalingFor(job, model),
+      ...(px ? { attentionPool: px } : { attentionOut: mapsBuffer }),
     });
     const headList = job.head < 0 ? Array.from({ length: heads }, (_, h) => h) : [Math.min(job.head, heads - 1)];
-    const offsetOf = (h) => h * length * length;
-    return { r, layer, headList, offsetOf, tokens: tokens.slice(0, length) };
+    return { r, layer, headList, tokens: tokens.slice(0, length) };
   }
 
   function attentionOf({ encoding, id, length, ...view }) {
     const model = models.get(encoding);
     if (!model) throw new RangeError(`no model for ${encoding}`);
-    const { r, layer, headList, offsetOf, tokens } = evaluateAt(model, view, length);
-    const probs = new Float32Array(headList.length * length * length);
-    headList.forEach((h, k) => probs.set(r.attention.subarray(offsetOf(h), offsetOf(h) + length * length), k * length * length));
+    const { r, layer, headList, tokens } = evaluateAt(model, view, length);
+    const n = length * length, probs = new Float32Array(headList.length * n);
+    headList.forEach((h, k) => probs.set(r.attention.subarray(h * n, (h + 1) * n), k * n));
     post({ type: 'attention', encoding, id, length, layer, heads: headList, tokens, probs }, [probs.buffer, tokens.buffer]);
   }
 
   async function step(encoding, job) {
     const model = models.get(encoding);
     const length = job.lengths[job.i++];
-    const { r, headList, offsetOf, tokens } = evaluateAt(model, job, length);
     const px = Math.min(length, maxPx);
+    const { r, headList, tokens } = evaluateAt(model, job, length, px);
     // Read everything from the model before awaiting: a 'model' message may replace (and delete) it meanwhile.
     const status = model.positionStatus(length);
     const trainedLength = model.trainedLength;
-    const drawn = headList.map((h) => render(r.attention, offsetOf(h), length, px)); // before any await (mapsBuffer)
-    const peaks = Float32Array.from(drawn, (d) => d.peak);
-    const bitmaps = await Promise.all(drawn.map((d) => createImageBitmap(d.image)));
+    const pool = r.attentionPool;
+    const peaks = Float32Array.from(headList, (h) => pool.peaks[h]);
+    const bitmaps = await Promise.all(headList.map((h) => createImageBitmap(render(pool.maps, h * px * px, px))));
     if (models.get(encoding) !== model) return; // replaced while rendering: this result is stale
     post({
       type: 'result', encoding, gen: job.gen, length, loss: r.loss, accuracy: r.accuracy, status,
@@ -168,7 +152,9 @@ export function createSweepCore(api, post) {
     try {
       pe ??= await api();
       if (data.type === 'init') {
-        lut = data.lut;
+        const rgba = new Uint8ClampedArray(256 * 4);
+        for (let k = 0; k < 256; k++) rgba.set([data.lut[3 * k], data.lut[3 * k + 1], data.lut[3 * k + 2], 255], 4 * k);
+        lut32 = new Uint32Array(rgba.buffer);
         maxPx = data.maxPx ?? maxPx;
       } else if (data.type === 'model') {
         setModel(data);

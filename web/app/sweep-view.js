@@ -16,12 +16,12 @@ export const tokenShort = (t) => (t === 0 ? '·' : t === 1 ? 'B' : t === 2 ? 'S'
 export const tokenName = (t) => (t === 0 ? 'PAD' : t === 1 ? 'BOS' : t === 2 ? 'SEP' : t < 29 ? `'${String.fromCharCode(94 + t)}'` : `#${t}`);
 
 /** Attention maps of one result (one bitmap per head) with training-length lines and a position-status strip. */
-export function drawMapsCanvas(canvas, r, s, height = MAP_H, marks = {}) {
+export function drawMapsCanvas(canvas, r, s, height = MAP_H, marks = {}, cssWidth = canvas.clientWidth) {
   // narrow screens: no taller than the maps need
-  const count = r?.bitmaps.length ?? 1, cssW = canvas.clientWidth || 300;
+  const count = r?.bitmaps.length ?? 1, cssW = cssWidth || 300;
   height = Math.round(Math.min(height, (cssW - ML - LEGEND_W - 6 * (count - 1)) / count + TOP + BOTTOM + 2));
   if (canvas.style.height !== `${height}px`) canvas.style.height = `${height}px`;
-  const [w, h, ctx] = fitCanvas(canvas, height);
+  const [w, h, ctx] = fitCanvas(canvas, height, cssWidth);
   ctx.clearRect(0, 0, w, h);
   if (!r) {
     ctx.fillStyle = cssVar('--muted', undefined, canvas);
@@ -62,7 +62,6 @@ export function paintMaps(ctx, w, h, r, s, { masked, train: trainColour, muted, 
   const T = r.length, train = s.trainLength;
   const ticks = full ? mapTicks(r, size) : [], tokenTicks = ticks.length === T && !!r.tokens;
   ctx.imageSmoothingEnabled = false;
-  ctx.font = '10px system-ui, sans-serif';
   let labelsEnd = 0;
   for (let k = 0; k < n; k++) {
     const x = ml + k * (size + gap), y = TOP;
@@ -92,22 +91,6 @@ export function paintMaps(ctx, w, h, r, s, { masked, train: trainColour, muted, 
         start = p;
       }
     }
-    // key ticks under the strip; query ticks left of the first map
-    ctx.fillStyle = muted;
-    ctx.font = tokenTicks ? '8px system-ui, sans-serif' : '9px system-ui, sans-serif';
-    ctx.textAlign = 'center';
-    for (const [i, label] of ticks) ctx.fillText(label, x + ((i + 0.5) / T) * size, y + size + strip + 11);
-    if (k === 0) {
-      ctx.textAlign = 'right';
-      for (const [i, label] of ticks) ctx.fillText(label, x - 3, y + ((i + 0.5) / T) * size + 3);
-    }
-    ctx.textAlign = 'left';
-    ctx.font = '10px system-ui, sans-serif';
-    if (n < 4 || k === 0 || size > 60) {
-      const text = n > 1 ? `H${r.heads[k] + 1}` : `L${s.layer + 1} H${r.heads[k] + 1}`;
-      ctx.fillText(text, x, 9);
-      labelsEnd = x + ctx.measureText(text).width;
-    }
     // the charted query row and the keyboard's cell
     const cell = size / T;
     if (marks.selected?.k === k && marks.selected.i < T) {
@@ -122,8 +105,24 @@ export function paintMaps(ctx, w, h, r, s, { masked, train: trainColour, muted, 
       ctx.strokeRect(cx, cy, c, c);
     }
   }
-  // axis titles and the colour legend
+  // The text after the maps, one font at a time (setting ctx.font parses it, and a change of length redraws
+  // every row): key ticks under each strip, query ticks left of the first map, then the head labels.
   ctx.fillStyle = muted;
+  ctx.font = tokenTicks ? '8px system-ui, sans-serif' : '9px system-ui, sans-serif';
+  ctx.textAlign = 'center';
+  for (let k = 0; k < n; k++)
+    for (const [i, label] of ticks) ctx.fillText(label, ml + k * (size + gap) + ((i + 0.5) / T) * size, TOP + size + strip + 11);
+  ctx.textAlign = 'right';
+  for (const [i, label] of ticks) ctx.fillText(label, ml - 3, TOP + ((i + 0.5) / T) * size + 3);
+  ctx.textAlign = 'left';
+  ctx.font = '10px system-ui, sans-serif';
+  for (let k = 0; k < n; k++) {
+    if (!(n < 4 || k === 0 || size > 60)) continue;
+    const x = ml + k * (size + gap), text = n > 1 ? `H${r.heads[k] + 1}` : `L${s.layer + 1} H${r.heads[k] + 1}`;
+    ctx.fillText(text, x, 9);
+    labelsEnd = x + ctx.measureText(text).width;
+  }
+  // axis titles and the colour legend
   if (full) ctx.fillText(`rows: query position i ↓ · columns: key position j →${tokenTicks ? ' (tokens: B = BOS, S = SEP, · = PAD)' : ''}`, 0, TOP + size + strip + 26);
   const lx = ml + n * (size + gap) - gap + 8;
   colourLegend(ctx, { x: lx, y: TOP + 12, w: full ? 7 : 5, h: Math.max(20, size - 12) }, { interpolate: interpolateViridis, domain: [0, 1], sqrt: true,
@@ -286,13 +285,13 @@ export function createSweepView(container, client) {
     }
   }
 
-  function drawMaps(row, r, s, force) {
+  function drawMaps(row, r, s, force, box) {
     const marks = { focus: row.focus, selected: row.selected };
     const key = r ? `${r.gen}|${r.length}|${r.trainedLength}|${s.length}|${r.bitmaps.length}|${JSON.stringify(marks)}` : 'none';
     if (!force && row.drawn === key) return;
     row.drawn = key;
     row.shown = r;
-    row.geom = drawMapsCanvas(row.maps, r, s, MAP_H, marks);
+    row.geom = drawMapsCanvas(row.maps, r, s, MAP_H, marks, box.maps);
     if (row.geom) row.maps.dataset.geom = JSON.stringify(row.geom); // where the cells are (CSS px), for pointer tests
     // what the maps show, for screen readers (and tests): the length drawn, or that it is still computing
     const name = NAMES[row.el.dataset.encoding];
@@ -324,7 +323,7 @@ export function createSweepView(container, client) {
 
   function redrawRow(enc, row) {
     if (!lastState) return;
-    drawMaps(row, row.shown, lastState, false);
+    drawMaps(row, row.shown, lastState, false, { maps: row.maps.clientWidth });
     drawDetail(enc, row, lastState, false);
   }
 
@@ -381,12 +380,12 @@ export function createSweepView(container, client) {
     });
   }
 
-  function drawCurve(row, enc, s, grid, force) {
+  function drawCurve(row, enc, s, grid, force, box) {
     const results = client.results(enc);
     const key = `${results.length}|${results.at(-1)?.gen}|${s.length}|${s.trainLength}`;
     if (!force && row.curveKey === key) return;
     row.curveKey = key;
-    const [w, h, ctx] = fitCanvas(row.curve, row.curve.clientHeight || MAP_H);
+    const [w, h, ctx] = fitCanvas(row.curve, box.curveHeight || MAP_H, box.curve);
     ctx.clearRect(0, 0, w, h);
     const shown = results.filter((r) => r.length <= s.length);
     const c = (name, fallback) => cssVar(name, fallback, row.curve);
@@ -406,10 +405,13 @@ export function createSweepView(container, client) {
     /** Draw every row for state `s` (length, layer, trainLength...). */
     draw(s, grid, force = false) {
       lastState = s;
+      // every canvas's size first, then the drawing: a read after a row's DOM writes (labels, words) would
+      // force a layout per row
+      const boxes = new Map([...rows].map(([enc, row]) => [enc, { maps: row.maps.clientWidth, curve: row.curve.clientWidth, curveHeight: row.curve.clientHeight }]));
       for (const [enc, row] of rows) {
-        drawMaps(row, client.get(enc, s.length), s, force);
+        drawMaps(row, client.get(enc, s.length), s, force, boxes.get(enc));
         drawDetail(enc, row, s, force);
-        drawCurve(row, enc, s, grid, force);
+        drawCurve(row, enc, s, grid, force, boxes.get(enc));
       }
     },
     /** Sets the function giving each row's words about the shipped measurements, and fills them in. */

@@ -132,7 +132,7 @@ export function createModelApi(mod) {
     #run(tokens, targets, opts, what) {
       const h = this.#live();
       const { o, batch, length, n, toks, tgts } = this.#batchArgs(tokens, targets, opts, what,
-        ['batch', 'length', 'attention', 'attentionLayer', 'attentionOut', 'ropeScaling']);
+        ['batch', 'length', 'attention', 'attentionLayer', 'attentionOut', 'attentionPool', 'ropeScaling']);
       const wantAttention = v.boolean('attention', o.attention ?? false);
       const cfg = this.#config;
       // attentionLayer: only that layer's maps ([heads, length, length]); the other layers run without
@@ -145,6 +145,10 @@ export function createModelApi(mod) {
       // per call costs more to allocate and zero than the copy itself).
       if (o.attentionOut != null && !wantAttention) throw new RangeError('attentionOut needs attention: true');
       const mapsInto = o.attentionOut == null ? null : outputArray('attentionOut', o.attentionOut, nMaps);
+      // attentionPool: px, the maps pooled to [px, px] pictures in the module (and their peaks), not copied out
+      if (o.attentionPool != null && !wantAttention) throw new RangeError('attentionPool needs attention: true');
+      if (o.attentionPool != null && mapsInto) throw new RangeError('attentionPool and attentionOut exclude each other');
+      const px = o.attentionPool == null ? 0 : v.integer('attentionPool', o.attentionPool, 1, length);
       const scaling = o.ropeScaling == null ? null : normaliseScaling(o.ropeScaling, (cfg.rotaryDim || cfg.dModel / cfg.heads) / 2);
       if (scaling && cfg.encoding !== 'rope') throw new RangeError(`ropeScaling only applies to a 'rope' model (this one is '${cfg.encoding}')`);
       return scope(mod, (m) => {
@@ -155,9 +159,14 @@ export function createModelApi(mod) {
         const count = scaling?.longFactor?.length ?? scaling?.shortFactor?.length ?? 0;
         check(mod, mod.modelForward(h, pt, pg, batch, length, ps, lf, sf, count, wantAttention, layer, out));
         const r = m.take('f64', out, 7);
-        const maps = !r[6] ? null : mapsInto ? copyInto(mod, r[6], mapsInto) : m.take('f32', r[6], nMaps);
         const logits = r[5] ? m.take('f32', r[5], n * cfg.vocabSize) : null;
-        return { r, maps, logits };
+        if (px && r[6]) {
+          const count = nMaps / (length * length), pp = m.put('f32', count * px * px), pk = m.put('f32', count);
+          check(mod, mod.poolAttention(r[6], count, length, px, pp, pk));
+          return { r, logits, maps: null, pool: { px, maps: m.take('f32', pp, count * px * px), peaks: m.take('f32', pk, count) } };
+        }
+        const maps = !r[6] ? null : mapsInto ? copyInto(mod, r[6], mapsInto) : m.take('f32', r[6], nMaps);
+        return { r, maps, logits, pool: null };
       });
     }
 
@@ -166,15 +175,15 @@ export function createModelApi(mod) {
      * sequence 0 ([heads, length, length] of layer attentionLayer when given; written into attentionOut when given).
      */
     forward(tokens, opts) {
-      const { logits, maps } = this.#run(tokens, null, opts, 'forward');
-      return { logits: v.finiteResult('logits', logits, OVERFLOW_HINT), attention: maps };
+      const { logits, maps, pool } = this.#run(tokens, null, opts, 'forward');
+      return { logits: v.finiteResult('logits', logits, OVERFLOW_HINT), attention: maps, attentionPool: pool };
     }
 
     /** Mean loss and accuracy over scored targets (-1 = not scored). */
     evaluate(tokens, targets, opts) {
-      const { r, maps } = this.#run(tokens, required(targets), opts, 'evaluate');
+      const { r, maps, pool } = this.#run(tokens, required(targets), opts, 'evaluate');
       v.finiteResult('loss', r.subarray(0, 1), OVERFLOW_HINT);
-      return { loss: r[0], accuracy: r[1], scored: r[2], correct: r[3], attention: maps };
+      return { loss: r[0], accuracy: r[1], scored: r[2], correct: r[3], attention: maps, attentionPool: pool };
     }
 
     /** Per position 0..length-1: 0 trained, 1 never trained, 2 past the learned table. */
