@@ -5,7 +5,8 @@
 //    alternates between the grid's last two lengths, 496 and 512);
 //  - the Worker's work to make one length's pictures: for every encoding, the
 //    sweep core (web/app/sweep-core.js) evaluates the shipped checkpoint at
-//    T = 512 (batch 4, the attention maps of the drawn layer only) and renders them, all heads.
+//    T = 512 (evalBatch(512) = 2 sequences, the attention maps of the drawn layer only, pooled to pictures in
+//    the module) and colours them, all heads.
 //    It runs once per length and is cached, so it is not part of a frame;
 //  - the latency of one new length for all encodings through the sweep client and its pool of
 //    sweep Workers (1 and the page's default, min(2, hardwareConcurrency)), with the load average.
@@ -15,6 +16,7 @@ import { readFileSync } from 'node:fs';
 import { startServer, launchBrowser } from '../tests/browser/harness.js';
 import { ENCODINGS as REGISTERED } from '../web/lib/index.js';
 import { poll } from './lib/poll.js';
+import { evalBatch } from '../web/app/sweep-core.js';
 
 const T = 512;
 // The registry's encodings that ship a checkpoint of the page's default task (the others would train first).
@@ -161,7 +163,7 @@ export async function measureExplorer(log = console.log) {
       `| main thread, per frame (draw ${frame.rows} rows of maps, curves, status strips) | ${frame.draws.mean.toFixed(2)} ms | ${frame.draws.p95.toFixed(2)} ms | ${frame.draws.max.toFixed(2)} ms | < 16 ms: **${result.met ? 'met' : 'not met'}** |`,
       `| frame interval while doing it | ${frame.frames.mean.toFixed(1)} ms | ${frame.frames.p95.toFixed(1)} ms | ${frame.frames.max.toFixed(1)} ms | ${(1000 / frame.frames.mean).toFixed(0)} fps |`,
       '',
-      `The forward passes are not in the frame: the sweep Worker computes each length once (evaluate at batch 4 keeping the attention maps of the drawn layer only, then render them into ImageBitmaps) and the page caches the pictures. Making one length's pictures for all ${ENCODINGS.length} encodings at T = ${T} takes ${work.total} ms of one Worker's time, one encoding after the other (median of 5; ${Object.entries(work.perEncoding).map(([e, v]) => `${e} ${v}`).join(', ')} ms).`,
+      `The forward passes are not in the frame: the sweep Worker computes each length once (evaluate on ${evalBatch(T)} sequences keeping the attention maps of the drawn layer only, pooled to pictures in the module, then coloured into ImageBitmaps) and the page caches the pictures. Making one length's pictures for all ${ENCODINGS.length} encodings at T = ${T} takes ${work.total} ms of one Worker's time, one encoding after the other (median of 5; ${Object.entries(work.perEncoding).map(([e, v]) => `${e} ${v}`).join(', ')} ms).`,
       '',
       `Asked for a new length of all ${ENCODINGS.length} encodings at once, the page gets the last pictures back after ${lat.pools.map((p) => `${p.median} ms with ${p.workers} sweep Worker${p.workers > 1 ? 's' : ''}`).join(', ')} (median of 7, through web/app/sweep-client.js; each Worker holds the models of its share of the encodings; hardwareConcurrency ${lat.cores}, load average ${load}; budget < 100 ms: **${result.latencyMet ? 'met' : 'not met'}**).`,
     ].join('\n');
