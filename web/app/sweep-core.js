@@ -19,6 +19,7 @@
 //   -> {type: 'ready', encoding, trainedLength, config}  after 'model'
 //   -> {type: 'error', encoding, message}
 import { evalTask } from './experiment.js';
+import { yieldToEventLoop } from '../lib/yield.js';
 
 // Sequences evaluated at each length: 4, and from 512 on as many as make about EVAL_TOKENS tokens, since a
 // forward pass costs T^2 (4 sequences at 512 cost 16 times those at 128): 4 up to 256, 2 at 512, 1 from 1024.
@@ -140,7 +141,7 @@ export function createSweepCore(api, post) {
             jobs.delete(encoding);
             post({ type: 'error', encoding, message: e?.message ?? String(e) });
           }
-          await new Promise((r) => setTimeout(r, 0));
+          await yieldToEventLoop(); // (a newer request can replace this job meanwhile)
         }
       }
     } finally {

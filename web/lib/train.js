@@ -6,8 +6,7 @@
 import * as v from './validate.js';
 import { TASK_KEYS } from './tasks.js';
 import { isModel, OPTIMIZER_KEYS } from './model.js';
-
-const yieldToEventLoop = () => new Promise((resolve) => setTimeout(resolve, 0));
+import { yieldToEventLoop } from './yield.js';
 
 const MAX_STEP = Number.MAX_SAFE_INTEGER;
 const STOP_KEYS = ['every', 'batch', 'seed', 'accuracy', 'lossAboveOracle'];
