@@ -12,6 +12,54 @@ const LABELS = { untrained: 'untrained', queued: 'queued', training: 'training',
 
 export function createTrainView(container, { onStop, onRetrain }) {
   const rows = new Map();
+
+  const PROGRESS_MS = 100;
+  const pending = new Map(); // encoding -> the newest run to show
+  let frame = 0;
+  const schedule = () => {
+    frame ||= requestAnimationFrame(flush);
+  };
+  function flush(now) {
+    frame = 0;
+    const due = [...pending].filter(([enc, r]) => {
+      const row = rows.get(enc);
+      return row && (r.status !== row.shownStatus || !(now - row.shownAt < PROGRESS_MS));
+    });
+    const widths = due.map(([enc]) => rows.get(enc).canvas.clientWidth);
+    due.forEach(([enc, r], k) => {
+      pending.delete(enc);
+      show(rows.get(enc), r, widths[k], now);
+    });
+    for (const enc of pending.keys()) if (!rows.has(enc)) pending.delete(enc);
+    if (pending.size) schedule(); // (throttled rows: a later frame)
+  }
+
+  // One row, with its canvas width read before the frame's writes (a read after them forces a layout per row).
+  function show(row, r, width, now) {
+    Object.assign(row, { shownStatus: r.status, shownAt: now });
+    row.el.dataset.status = r.status;
+    if (typeof r.learned === 'boolean') row.el.dataset.learned = String(r.learned);
+    else delete row.el.dataset.learned;
+    // The bar: steps out of the budget; full once the run is over (an early stop ends it before the budget).
+    row.bar.max = Math.max(1, r.steps);
+    row.bar.value = r.status === 'checkpoint' || r.status === 'trained' ? row.bar.max : r.step;
+    row.stop.disabled = !(r.status === 'training' || r.status === 'queued');
+    const last = r.losses.at(-1);
+    const learned = r.status === 'trained' ? learnedWords(r) : null, held = heldOutWords(r);
+    row.stat.textContent = r.status === 'error' ? `error: ${r.error}`
+      : `${learned ?? LABELS[r.status]}${r.steps && r.status !== 'checkpoint' && !learned ? ` · step ${r.step}/${r.steps}` : ''}` +
+        (held ? ` · ${held}` : '') + (last ? ` · loss ${last[1].toFixed(3)} · train acc ${r.accuracy.toFixed(2)}` : '');
+    const [w, h, ctx] = fitCanvas(row.canvas, 58, width);
+    ctx.clearRect(0, 0, w, h);
+    const maxLoss = Math.ceil(Math.max(0.5, ...r.losses.map((p) => p[1])));
+    const steps = Math.max(1, r.status === 'trained' ? r.step : r.steps); // the budget while training, the steps run once done
+    drawChart(ctx, { x: 24, y: 3, w: w - 28, h: h - 26 }, {
+      x: [0, steps], y: [0, maxLoss],
+      series: [{ points: r.losses, colour: cssVar('--loss', '#d9480f') }],
+      xTicks: [0, steps], yTicks: [0, maxLoss], xLabel: 'training step', yLabel: 'loss (nats)',
+    });
+  }
+
   return {
     build(encodings) {
       container.replaceChildren();
@@ -33,30 +81,22 @@ export function createTrainView(container, { onStop, onRetrain }) {
           stop: el.querySelector('.stop') });
       }
     },
+    /**
+     * Show run `r` of `enc`: at once when its status changed; while only its progress changes, on an animation
+     * frame at most every PROGRESS_MS (two Workers send progress about 100 times a second: a redraw each kept the main
+     * thread busy with layout and canvas work while the models trained).
+     */
     update(enc, r) {
       const row = rows.get(enc);
       if (!row) return;
-      row.el.dataset.status = r.status;
-      if (typeof r.learned === 'boolean') row.el.dataset.learned = String(r.learned);
-      else delete row.el.dataset.learned;
-      // The bar: steps out of the budget; full once the run is over (an early stop ends it before the budget).
-      row.bar.max = Math.max(1, r.steps);
-      row.bar.value = r.status === 'checkpoint' || r.status === 'trained' ? row.bar.max : r.step;
-      row.stop.disabled = !(r.status === 'training' || r.status === 'queued');
-      const last = r.losses.at(-1);
-      const learned = r.status === 'trained' ? learnedWords(r) : null, held = heldOutWords(r);
-      row.stat.textContent = r.status === 'error' ? `error: ${r.error}`
-        : `${learned ?? LABELS[r.status]}${r.steps && r.status !== 'checkpoint' && !learned ? ` · step ${r.step}/${r.steps}` : ''}` +
-          (held ? ` · ${held}` : '') + (last ? ` · loss ${last[1].toFixed(3)} · train acc ${r.accuracy.toFixed(2)}` : '');
-      const [w, h, ctx] = fitCanvas(row.canvas, 58);
-      ctx.clearRect(0, 0, w, h);
-      const maxLoss = Math.ceil(Math.max(0.5, ...r.losses.map((p) => p[1])));
-      const steps = Math.max(1, r.status === 'trained' ? r.step : r.steps); // the budget while training, the steps run once done
-      drawChart(ctx, { x: 24, y: 3, w: w - 28, h: h - 26 }, {
-        x: [0, steps], y: [0, maxLoss],
-        series: [{ points: r.losses, colour: cssVar('--loss', '#d9480f') }],
-        xTicks: [0, steps], yTicks: [0, maxLoss], xLabel: 'training step', yLabel: 'loss (nats)',
-      });
+      if (r.status === row.shownStatus) {
+        pending.set(enc, r);
+        schedule();
+        return;
+      }
+      pending.delete(enc); // a new status (queued, trained, error...) at once: what the row says is never behind it
+      show(row, r, row.canvas.clientWidth, performance.now());
     },
   };
 }
+
