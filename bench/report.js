@@ -366,8 +366,10 @@ ${kernelTable(primary, { columns: 'short' })}
 ${ortRun ? `onnxruntime-web (wasm backend, SIMD, 1 thread, in Node) on the same tiny model exported to ONNX: ours is ${ortRun.lengths.map((r) => `${r.ratio === null ? 'void' : r.ratio >= 1 ? `${r.ratio.toFixed(1)}× faster` : `${(1 / r.ratio).toFixed(1)}× slower`} at T=${r.T}`).join(', ')} (${ortRun.separate ? `a separate run, load average ${ortRun.loadAverageAtStart[0]}` : 'same run'}; [docs/performance.md#onnxruntime-web](docs/performance.md#onnxruntime-web)).
 
 ` : ''}Streaming attention keeps memory linear in T: a forward pass at T = 16384 takes ${(() => {
-  const r = results[primary]?.sweep?.find((s) => s.T === 16384)?.simd;
-  return r?.ms ? `${(r.ms / 1000).toFixed(1)} s and ${mb(r.memoryBytes)} MB of wasm memory in ${ENV_NAME[primary]}` : '— (not measured)';
+  // the primary engine's sweep, else another's (a --reuse-sweep run may have swept in Node only)
+  const env = [primary, ...Object.keys(ENV_NAME)].find((e) => results[e]?.sweep?.find((s) => s.T === 16384)?.simd?.ms);
+  const r = env && results[env].sweep.find((s) => s.T === 16384).simd;
+  return r ? `${(r.ms / 1000).toFixed(1)} s and ${mb(r.memoryBytes)} MB of wasm memory in ${ENV_NAME[env]}` : '— (not measured)';
 })()}, where one T×T float32 matrix alone would be 1 GB.
 
 ![Forward time and peak memory against T](docs/figures/bench-length.png)
