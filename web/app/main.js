@@ -9,6 +9,7 @@ import { createController, EXPERIMENT_KEYS as EXPERIMENT, lengthLabel } from './
 import { createTimeline } from './timeline.js';
 import { createTrainView } from './train-view.js';
 import { createPerf } from './perf.js';
+import { createArrivals } from './arrivals.js';
 import { attachExports, exportView } from './export.js';
 import { createSweepExporter } from './sweep-export.js';
 import { sweepExportHandlers, explainMissingFormats } from './sweep-export-ui.js';
@@ -160,7 +161,7 @@ function onControl(name, el, apply = false) {
       for (const l of document.querySelectorAll('[data-for]')) l.hidden = l.dataset.for !== state.ropeScaling;
       redrawSpectrum();
       break;
-    case 'theme': applyTheme(); clearCssCache(); sweepView.draw({ ...state }, grid(), true); redrawStatic(); break;
+    case 'theme': applyTheme(); clearCssCache(); liveKey = null; sweepView.draw({ ...state }, grid(), true); redrawStatic(); break;
     case 'perf': $('#perf-readout').hidden = !state.perf; perf.visible = state.perf; break;
     default: encodingViews();
   }
@@ -250,15 +251,20 @@ function startExperiment({ retrain = false } = {}) {
 }
 
 // ---------- frame loop ----------
+const arrivals = createArrivals(); // the sweep's results at other lengths: drawn at most every 100 ms
+let liveKey = null;
 function frame(now) {
   const t0 = performance.now();
   if (timeline.tick(now)) lengthChanged();
-  if (dirty) {
+  if (dirty || arrivals.due(now)) {
     dirty = false;
+    arrivals.drawn(now);
     const s = { ...state };
     const live = $('#rope-scaling canvas.rope-live'), liveWidth = live.clientWidth; // read before the rows' DOM writes (no forced layout)
     sweepView.draw(s, grid());
-    drawMapsCanvas(live, client.get('rope', s.length), s, 220, {}, liveWidth);
+    const r = client.get('rope', s.length), key = `${r?.gen}|${r?.length}|${s.length}|${s.trainLength}|${liveWidth}|${r?.bitmaps.length}`;
+    if (key !== liveKey) drawMapsCanvas(live, r, s, 220, {}, liveWidth); // (only when what it shows changed)
+    liveKey = key;
   }
   perf.frame(now, performance.now() - t0);
   requestAnimationFrame(frame);
@@ -305,7 +311,7 @@ async function main() {
   trainView = createTrainView($('#train-rows'), { onStop: (enc) => trainer.stop(enc), onRetrain: (enc) => trainer.retrainOne(enc) });
   controller = createController({
     pe, state: () => state, timeline: () => timeline,
-    onUpdate: () => { dirty = true; },
+    onUpdate: (enc, kind, length) => { if (arrivals.urgent(kind, length, state.length)) dirty = true; },
     onSource: (enc, label) => sweepView.setSource(enc, label),
     onProgress: (enc, r) => trainView.update(enc, r),
     onNotice: (message) => { $('#status').textContent = message; },

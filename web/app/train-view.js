@@ -6,6 +6,7 @@ import { NAMES } from './meta.js';
 import { learnedWords, heldOutWords } from './trainer.js';
 import { cssVar, fitCanvas } from './heatmap.js';
 import { drawChart } from './chart.js';
+import { createArrivals } from './arrivals.js';
 
 const LABELS = { untrained: 'untrained', queued: 'queued', training: 'training', trained: 'trained', stopped: 'stopped',
   checkpoint: 'shipped checkpoint', error: 'error' };
@@ -13,30 +14,29 @@ const LABELS = { untrained: 'untrained', queued: 'queued', training: 'training',
 export function createTrainView(container, { onStop, onRetrain }) {
   const rows = new Map();
 
-  const PROGRESS_MS = 100;
-  const pending = new Map(); // encoding -> the newest run to show
+  const pending = new Map(); // encoding -> the newest run to show (its progress only: a new status is shown at once)
+  const progress = createArrivals(); // drawn at most once per slot, in the frames the sweep view uses
   let frame = 0;
   const schedule = () => {
     frame ||= requestAnimationFrame(flush);
   };
   function flush(now) {
     frame = 0;
-    const due = [...pending].filter(([enc, r]) => {
-      const row = rows.get(enc);
-      return row && (r.status !== row.shownStatus || !(now - row.shownAt < PROGRESS_MS));
-    });
-    const widths = due.map(([enc]) => rows.get(enc).canvas.clientWidth);
-    due.forEach(([enc, r], k) => {
-      pending.delete(enc);
-      show(rows.get(enc), r, widths[k], now);
-    });
     for (const enc of pending.keys()) if (!rows.has(enc)) pending.delete(enc);
-    if (pending.size) schedule(); // (throttled rows: a later frame)
+    if (!progress.due(now)) {
+      if (pending.size) schedule();
+      return;
+    }
+    const due = [...pending];
+    const widths = due.map(([enc]) => rows.get(enc).canvas.clientWidth);
+    pending.clear();
+    progress.drawn(now);
+    due.forEach(([enc, r], k) => show(rows.get(enc), r, widths[k]));
   }
 
   // One row, with its canvas width read before the frame's writes (a read after them forces a layout per row).
-  function show(row, r, width, now) {
-    Object.assign(row, { shownStatus: r.status, shownAt: now });
+  function show(row, r, width) {
+    row.shownStatus = r.status;
     row.el.dataset.status = r.status;
     if (typeof r.learned === 'boolean') row.el.dataset.learned = String(r.learned);
     else delete row.el.dataset.learned;
@@ -82,20 +82,21 @@ export function createTrainView(container, { onStop, onRetrain }) {
       }
     },
     /**
-     * Show run `r` of `enc`: at once when its status changed; while only its progress changes, on an animation
-     * frame at most every PROGRESS_MS (two Workers send progress about 100 times a second: a redraw each kept the main
-     * thread busy with layout and canvas work while the models trained).
+     * Show run `r` of `enc`: at once when its status changed; while only its progress changes, in a frame of the
+     * next arrival slot (arrivals.js: two Workers send progress about 100 times a second, and a redraw each kept
+     * the main thread busy with layout, paint and commit while the models trained).
      */
     update(enc, r) {
       const row = rows.get(enc);
       if (!row) return;
       if (r.status === row.shownStatus) {
         pending.set(enc, r);
+        progress.wait();
         schedule();
         return;
       }
       pending.delete(enc); // a new status (queued, trained, error...) at once: what the row says is never behind it
-      show(row, r, row.canvas.clientWidth, performance.now());
+      show(row, r, row.canvas.clientWidth);
     },
   };
 }

@@ -17,6 +17,7 @@ import { createTimeline } from '../app/timeline.js';
 import { createSweepView } from '../app/sweep-view.js';
 import { createController, experimentChanged, lengthLabel, sourceLabel } from '../app/controller.js';
 import { NAMES } from '../app/meta.js';
+import { createArrivals } from '../app/arrivals.js';
 import { sharedApi, sharedLoadOptions, sweepPool, checkpointSource, explorerLink, onNotice } from './engine.js';
 import { CSS } from './styles.js';
 
@@ -92,6 +93,7 @@ export class PosencExplorer extends ElementBase {
     this.started = false;
     this.visible = false;
     this.dirty = true;
+    this.arrivals = createArrivals(); // the sweep's results at other lengths: drawn at most every 100 ms
     this.raf = 0;
     this.$('.play').addEventListener('click', () => this.setPlay(!this.state.play));
     this.$('.length').addEventListener('input', (ev) => {
@@ -184,7 +186,10 @@ export class PosencExplorer extends ElementBase {
     this.controller = createController({
       pe: this.pe, state: () => this.state, timeline: () => this.timeline,
       workers, prefix: `e${this.id_}/`, checkpoints: checkpointSource(), loadOptions,
-      onUpdate: () => { this.dirty = true; this.schedule(); },
+      onUpdate: (enc, kind, length) => {
+        if (this.arrivals.urgent(kind, length, this.state.length)) this.dirty = true;
+        this.schedule();
+      },
       onSource: (enc, label) => this.sweepView.setSource(enc, label),
       onProgress: () => this.progress(),
       onNotice: (message) => this.notice(message),
@@ -290,11 +295,12 @@ export class PosencExplorer extends ElementBase {
       this.syncControls();
       this.dirty = true;
     }
-    if (this.dirty) {
+    if (this.dirty || this.arrivals.due(now)) {
       this.dirty = false;
+      this.arrivals.drawn(now);
       this.sweepView.draw({ ...this.state }, this.timeline.grid());
     }
-    if (this.state.play) this.schedule();
+    if (this.state.play || this.arrivals.pending()) this.schedule();
   }
 
   /** Computed results so far, per encoding (what the element draws), for tests and export. */

@@ -1,0 +1,35 @@
+// When to draw what arrives in the background: the sweep's results at lengths other than the one on screen
+// (points of the curves) and the training panel's progress. While models train they arrive dozens of times a
+// second, and a frame that changes any canvas costs the whole rendering pipeline (about 9 ms a frame in
+// headless Chromium here, most of it paint and commit), so they are drawn at most once per `ms` slot of the
+// animation clock. Every gate shares the slots (they are multiples of `ms` of the frame time), so the sweep
+// view and the training panel redraw in the same frames. What the reader is waiting for (the pictures of
+// the length on screen, a model, a change of status, anything else) is drawn on the next frame.
+// Used by the page (main.js), <posenc-explorer> and the training panel (train-view.js).
+export const ARRIVAL_MS = 100;
+
+export function createArrivals(ms = ARRIVAL_MS) {
+  let waiting = false, drawnSlot = -Infinity;
+  const slot = (now) => Math.floor(now / ms);
+  return {
+    /** Something waits to be drawn. */
+    wait() {
+      waiting = true;
+    },
+    /** Sorts one sweep update (the controller's onUpdate(encoding, kind, length)): true if it is for the next frame. */
+    urgent(kind, length, shownLength) {
+      if (kind !== 'result' || length === shownLength) return true;
+      waiting = true;
+      return false;
+    },
+    /** Whether something waits to be drawn. */
+    pending: () => waiting,
+    /** Whether what waits is due at frame time `now`: a frame of a slot in which nothing was drawn. */
+    due: (now) => waiting && slot(now) !== drawnSlot,
+    /** A frame at `now` drew everything (what waited too). */
+    drawn(now) {
+      waiting = false;
+      drawnSlot = slot(now);
+    },
+  };
+}
