@@ -184,3 +184,31 @@ test('sweeping to T=512 with every encoding: frame time measured; screenshots at
   }
   expect(page.errors).toEqual([]);
 });
+
+test('a paused page with nothing arriving runs no frames; playing, it draws once per length', async () => {
+  const page = await browser.newPage();
+  await page.goto(`${browser.url}/?play=0&perf=1`);
+  await waitReady(page);
+  await waitTrained(page, 200000);
+  await waitFor(page, () => posenc.state.encodings.every((e) => posenc.client.results(e).length === posenc.grid().length),
+    { timeout: 120000, interval: 250, what: 'every length to be cached' });
+  await page.waitForTimeout(500); // the last arrivals drawn
+  await page.evaluate(() => posenc.perf.reset());
+  await page.waitForTimeout(1500);
+  // (perf counts intervals: a frame after the reset and another make one)
+  expect(await page.evaluate(() => posenc.perf.stats().count)).toBe(0);
+  // the keyboard still draws at once
+  const before = await page.evaluate(() => posenc.state.length);
+  await page.keyboard.press('ArrowRight');
+  await waitFor(page, (T) => posenc.state.length > T && document.querySelector('.sweep-row canvas.maps').getAttribute('aria-label').includes(`T = ${posenc.state.length}`),
+    { arg: before, what: 'the next length drawn' });
+  // playing: frames when the length changes (the playhead moves 32 lengths in 8 s), not at every vsync
+  await page.evaluate(() => { posenc.setLength(0); posenc.perf.reset(); posenc.setPlay(true); });
+  await page.waitForTimeout(2000);
+  const { count, length } = await page.evaluate(() => ({ count: posenc.perf.stats().count, length: posenc.state.length }));
+  await page.evaluate(() => posenc.setPlay(false));
+  expect(length).toBeGreaterThan(await page.evaluate(() => posenc.grid()[2]));
+  expect(count).toBeGreaterThanOrEqual(4);
+  expect(count).toBeLessThan(60); // 2 s at 60 Hz would be 120
+  expect(page.errors).toEqual([]);
+});

@@ -37,3 +37,14 @@ test('gates share the slots, so they draw in the same frames', () => {
   expect(frames.map((t) => sweep.due(t))).toEqual(frames.map((t) => panel.due(t)));
   expect(frames.find((t) => sweep.due(t))).toBe(1113);
 });
+
+test('msToDue says how long what waits has to wait', () => {
+  const a = createArrivals(100);
+  expect(a.msToDue(5)).toBe(Infinity); // nothing waits
+  a.wait();
+  expect(a.msToDue(5)).toBe(0);
+  a.drawn(130);
+  a.wait();
+  expect(a.msToDue(140)).toBe(60);
+  expect(a.msToDue(200)).toBe(0);
+});

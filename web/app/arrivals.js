@@ -26,6 +26,8 @@ export function createArrivals(ms = ARRIVAL_MS) {
     pending: () => waiting,
     /** Whether what waits is due at frame time `now`: a frame of a slot in which nothing was drawn. */
     due: (now) => waiting && slot(now) !== drawnSlot,
+    /** Milliseconds from `now` until what waits is due (0 if it is, Infinity if nothing waits). */
+    msToDue: (now) => (!waiting ? Infinity : slot(now) !== drawnSlot ? 0 : (drawnSlot + 1) * ms - now),
     /** A frame at `now` drew everything (what waited too). */
     drawn(now) {
       waiting = false;

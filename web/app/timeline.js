@@ -37,9 +37,20 @@ export function createTimeline(state) {
     rewindIfAtEnd() {
       if (state.length >= maxLength()) t = grid()[0] - 1e-9;
     },
+    /**
+     * Milliseconds from animation time `now` until tick() next changes the length: Infinity when not playing.
+     * (The page sleeps between frames until then: the length is all the playhead shows.)
+     */
+    msToNextChange(now) {
+      if (!state.play) return Infinity;
+      if (holdUntil) return Math.max(0, holdUntil - now);
+      const next = grid().find((g) => g > t) ?? maxLength();
+      return Math.max(0, ((next - t) * SWEEP_SECONDS * 1000) / (state.speed * maxLength()));
+    },
     /** Advance the playhead to animation time `now` (ms) if playing; true if state.length changed. */
     tick(now) {
-      const dt = Math.min(0.1, (now - (last || now)) / 1000);
+      // (at most a second at a time: a page that was hidden does not jump far; frames may be that far apart)
+      const dt = Math.min(1, (now - (last || now)) / 1000);
       last = now;
       if (!state.play) return false;
       if (holdUntil) {

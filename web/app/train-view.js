@@ -16,15 +16,17 @@ export function createTrainView(container, { onStop, onRetrain }) {
 
   const pending = new Map(); // encoding -> the newest run to show (its progress only: a new status is shown at once)
   const progress = createArrivals(); // drawn at most once per slot, in the frames the sweep view uses
-  let frame = 0;
+  let frame = 0, wake = 0;
   const schedule = () => {
+    clearTimeout(wake);
     frame ||= requestAnimationFrame(flush);
   };
   function flush(now) {
     frame = 0;
     for (const enc of pending.keys()) if (!rows.has(enc)) pending.delete(enc);
     if (!progress.due(now)) {
-      if (pending.size) schedule();
+      // (a timer until the slot is due, not a frame each vsync: an empty frame still costs a rendering pass)
+      if (pending.size) wake = setTimeout(schedule, Math.max(0, progress.msToDue(now) - 15));
       return;
     }
     const due = [...pending];
