@@ -71,6 +71,7 @@ test('pictures and peaks are the max-pooled exact maps of the chosen layer', asy
     }
   }
   expect(checked).toBe(4 * 2 + 4 * 1 + 4 * 2);
+  await handle({ type: 'drop', encoding: 'alibi' }); // (the core's own model: deleted, not left to the GC)
 });
 
 test('each length is evaluated on evalBatch(length) sequences: 4, fewer from 512 on', async () => {

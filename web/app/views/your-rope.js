@@ -230,6 +230,7 @@ export function createYourRope(pe, section, state, { onChange = () => {} } = {})
   const message = $('.config-error');
   const summary = $('.rope-summary');
   let result = null, decay = null, pasted = null, token = 0;
+  let resultModel = null; // the config `result` was computed from (state.ropeModel changes first, while its config loads)
 
   select.replaceChildren(...SHIPPED_CONFIGS.map((c) => new Option(`${c.label} (${c.repo})`, c.id)), new Option('pasted config', 'pasted'));
   select.value = state.ropeModel;
@@ -270,9 +271,10 @@ export function createYourRope(pe, section, state, { onChange = () => {} } = {})
     decay = drawDecay($('canvas.decay'), lt, result);
   }
 
-  function analyse(config) {
+  function analyse(config, model) {
     try {
       show(pe.ropeFromConfig(config));
+      resultModel = model;
       return true;
     } catch (e) {
       fail(e);
@@ -283,14 +285,14 @@ export function createYourRope(pe, section, state, { onChange = () => {} } = {})
   async function pick(id) {
     const mine = ++token;
     if (id === 'pasted') {
-      if (pasted !== null) analyse(pasted);
+      if (pasted !== null) analyse(pasted, 'pasted');
       return;
     }
     try {
       const cfg = await loadShippedConfig(id);
       if (mine !== token) return;
       text.value = JSON.stringify(cfg, null, 1);
-      analyse(cfg);
+      analyse(cfg, id);
     } catch (e) {
       fail(e);
     }
@@ -311,7 +313,7 @@ export function createYourRope(pe, section, state, { onChange = () => {} } = {})
     ev.preventDefault();
     pasted = text.value;
     token++;
-    if (analyse(pasted)) {
+    if (analyse(pasted, 'pasted')) {
       state.ropeModel = 'pasted';
       select.value = 'pasted';
       state.ropeLayerType = Number(layerSelect.value) || 0;
@@ -330,7 +332,7 @@ export function createYourRope(pe, section, state, { onChange = () => {} } = {})
     draw,
     get result() { return result; },
     data: () => result && {
-      model: state.ropeModel, seqLen: result.seqLen, contextLength: result.contextLength, originalContext: result.originalContext,
+      model: resultModel, seqLen: result.seqLen, contextLength: result.contextLength, originalContext: result.originalContext,
       notes: result.notes,
       layerTypes: result.layerTypes.map((lt) => ({ name: lt.name, layers: lt.layers, rope: lt.rope, ropeType: lt.ropeType, theta: lt.theta,
         headDim: lt.headDim, rotaryDim: lt.rotaryDim, cosSinScale: lt.cosSinScale, softmaxScale: lt.softmaxScale, queryScale: lt.queryScale,
