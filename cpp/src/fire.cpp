@@ -125,7 +125,7 @@ class FireModel : public EncodingModel {
   int x_rows = 0;
   std::vector<float> x;      // [T, T] normalised log distances (j <= i)
   std::vector<float> dbias;  // [H, T, T] gradient of the bias, gathered over sequences and heads
-  std::vector<float> rows;   // one query row's pre-activations, GELU, tanh (and their gradient) [3 or 4, T]
+  std::vector<float> rows;   // backward: one query row's pre-activations, GELU, tanh and their gradient [4, T]
   int built_l = -1;
 };
 

@@ -193,16 +193,22 @@ inline float tanh_scalar(float x) {
   for (int i = 1; i < kQTerms; ++i) q = q * x2 + t[kQ0 + i];
   return p * x / q;
 }
+// GELU of one batch; t: its tanh (kept for the backward).
+inline fbatch gelu_batch(const fbatch& x, fbatch& t, const GeluConstants& k) {
+  t = tanh_batch(k[kS] * simd::fma(k[kC] * x, x * x, x), k);
+  return k[kHalf] * x * (k[kOne] + t);
+}
+
 }  // namespace
 
 void gelu_forward(float* out, float* th, const float* inp, std::size_t n) {
   const GeluConstants k(detail::gelu_table);
   std::size_t i = 0;
   for (; i + W <= n; i += W) {
-    const fbatch x = simd::load(inp + i);
-    const fbatch t = tanh_batch(k[kS] * simd::fma(k[kC] * x, x * x, x), k);
+    fbatch t;
+    const fbatch g = gelu_batch(simd::load(inp + i), t, k);
     simd::store(th + i, t);
-    simd::store(out + i, k[kHalf] * x * (k[kOne] + t));
+    simd::store(out + i, g);
   }
   const float* c = detail::gelu_table;
   for (; i < n; ++i) {
@@ -236,9 +242,8 @@ void mlp_scalar_forward(float* out, std::size_t stride, const float* x, std::siz
       fbatch acc[kHeadsPerPass];
       for (int h = 0; h < kHeadsPerPass; ++h) acc[h] = simd::splat(0.0f);
       for (int u = 0; u < hidden; ++u) {
-        const fbatch pre = simd::fma(simd::splat(w1[u]), xv, simd::splat(b1[u]));
-        const fbatch t = tanh_batch(k[kS] * simd::fma(k[kC] * pre, pre * pre, pre), k);
-        const fbatch g = k[kHalf] * pre * (k[kOne] + t);
+        fbatch t;
+        const fbatch g = gelu_batch(simd::fma(simd::splat(w1[u]), xv, simd::splat(b1[u])), t, k);
         const float* w = w2 + static_cast<std::size_t>(u) * H + h0;
         for (int h = 0; h < hn; ++h) acc[h] = simd::fma(simd::splat(w[h]), g, acc[h]);
       }
