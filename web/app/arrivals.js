@@ -8,18 +8,31 @@
 // Used by the page (main.js), <posenc-explorer> and the training panel (train-view.js).
 export const ARRIVAL_MS = 100;
 
+/**
+ * Calls `request` (which asks for an animation frame) `ms` from now: at once when that is within about a frame,
+ * else on a timer that fires a little early (the frame then lands on time). Infinity: never. Returns the timer.
+ */
+export function requestFrameIn(ms, request) {
+  if (ms < 20) {
+    request();
+    return 0;
+  }
+  return ms < Infinity ? setTimeout(request, ms - 15) : 0;
+}
+
 export function createArrivals(ms = ARRIVAL_MS) {
   let waiting = false, drawnSlot = -Infinity;
   const slot = (now) => Math.floor(now / ms);
+  const wait = () => {
+    waiting = true;
+  };
   return {
     /** Something waits to be drawn. */
-    wait() {
-      waiting = true;
-    },
+    wait,
     /** Sorts one sweep update (the controller's onUpdate(encoding, kind, length)): true if it is for the next frame. */
     urgent(kind, length, shownLength) {
       if (kind !== 'result' || length === shownLength) return true;
-      waiting = true;
+      wait();
       return false;
     },
     /** Whether something waits to be drawn. */

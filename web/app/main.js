@@ -9,7 +9,7 @@ import { createController, EXPERIMENT_KEYS as EXPERIMENT, lengthLabel } from './
 import { createTimeline } from './timeline.js';
 import { createTrainView } from './train-view.js';
 import { createPerf } from './perf.js';
-import { createArrivals } from './arrivals.js';
+import { createArrivals, requestFrameIn } from './arrivals.js';
 import { attachExports, exportView } from './export.js';
 import { createSweepExporter } from './sweep-export.js';
 import { sweepExportHandlers, explainMissingFormats } from './sweep-export-ui.js';
@@ -284,9 +284,7 @@ function frame(now) {
     liveKey = key;
   }
   perf.frame(now, performance.now() - t0);
-  const wait = dirty ? 0 : Math.min(timeline.msToNextChange(now), arrivals.msToDue(now));
-  if (wait < 20) requestFrame();
-  else if (wait < Infinity) wake = setTimeout(requestFrame, wait - 15);
+  wake = requestFrameIn(dirty ? 0 : Math.min(timeline.msToNextChange(now), arrivals.msToDue(now)), requestFrame);
 }
 
 // ---------- export data ----------

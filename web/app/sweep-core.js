@@ -54,10 +54,10 @@ export function createSweepCore(api, post) {
   }
 
   // Evaluation data for one length: the same sequences every time (seeded by length).
-  function batchFor(job, length) {
+  function batchFor(job, length, batch) {
     const task = pe.createTask({ ...evalTask(job.task), seed: job.seed * 7919 + length });
     try {
-      return task.sample({ batch: evalBatch(length), length });
+      return task.sample({ batch, length });
     } finally {
       task.delete();
     }
@@ -83,7 +83,7 @@ export function createSweepCore(api, post) {
   // px x px pictures when px is given) and the drawn sequence.
   function evaluateAt(model, job, length, px = 0) {
     const batch = evalBatch(length);
-    const { tokens, targets } = batchFor(job, length);
+    const { tokens, targets } = batchFor(job, length, batch);
     const { layers, heads } = model.config;
     const layer = Math.min(job.layer, layers - 1);
     const nMaps = heads * length * length; // the maps of the drawn layer only: the others run without

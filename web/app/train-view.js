@@ -6,7 +6,7 @@ import { NAMES } from './meta.js';
 import { learnedWords, heldOutWords } from './trainer.js';
 import { cssVar, fitCanvas } from './heatmap.js';
 import { drawChart } from './chart.js';
-import { createArrivals } from './arrivals.js';
+import { createArrivals, requestFrameIn } from './arrivals.js';
 
 const LABELS = { untrained: 'untrained', queued: 'queued', training: 'training', trained: 'trained', stopped: 'stopped',
   checkpoint: 'shipped checkpoint', error: 'error' };
@@ -26,7 +26,7 @@ export function createTrainView(container, { onStop, onRetrain }) {
     for (const enc of pending.keys()) if (!rows.has(enc)) pending.delete(enc);
     if (!progress.due(now)) {
       // (a timer until the slot is due, not a frame each vsync: an empty frame still costs a rendering pass)
-      if (pending.size) wake = setTimeout(schedule, Math.max(0, progress.msToDue(now) - 15));
+      if (pending.size) wake = requestFrameIn(progress.msToDue(now), schedule);
       return;
     }
     const due = [...pending];
