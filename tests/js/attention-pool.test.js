@@ -4,6 +4,7 @@
 // against the exact maps of the same call pooled here by the definition; bad values are refused
 // naming the option and its range, and nothing leaks.
 import { loadPosenc, ENCODINGS } from '../../web/lib/index.js';
+import { poolByDefinition } from './reference.js';
 
 let pe;
 beforeAll(async () => {
@@ -13,31 +14,6 @@ beforeAll(async () => {
 const L = 2, H = 2, T = 23, B = 2;
 const tokensOf = (seed) => Int32Array.from({ length: B * T }, (_, i) => (i * 7 + seed * 3 + ((i * i) % 5)) % 11);
 const targetsOf = (tokens) => Int32Array.from(tokens, (t, i) => (i % T < T / 2 ? -1 : (t + 1) % 11));
-
-// The definition, map by map ([count, T, T] -> [count, px, px] and [count]).
-function poolByDefinition(maps, T, px) {
-  const count = maps.length / (T * T), cell = T / px;
-  const lo = (y) => Math.floor(y * cell), hi = (y) => Math.max(lo(y) + 1, Math.floor((y + 1) * cell));
-  const pixels = new Float32Array(count * px * px).fill(-1), peaks = new Float32Array(count);
-  for (let m = 0; m < count; m++) {
-    const at = (i, j) => maps[m * T * T + i * T + j];
-    for (let y = 0; y < px; y++)
-      for (let x = 0; x < px; x++) {
-        if (lo(x) >= hi(y)) continue;
-        let v = 0;
-        for (let i = lo(y); i < hi(y); i++) for (let j = lo(x); j < hi(x) && j <= i; j++) v = Math.max(v, at(i, j));
-        pixels[m * px * px + y * px + x] = v;
-      }
-    let sum = 0;
-    for (let i = 0; i < T; i++) {
-      let r = 0;
-      for (let j = 0; j <= i; j++) r = Math.max(r, at(i, j));
-      sum += r;
-    }
-    peaks[m] = sum / T;
-  }
-  return { pixels, peaks };
-}
 
 test.each(ENCODINGS)('%s: the pooled pictures and peaks are those of the exact maps', (encoding) => {
   const m = pe.createModel({ encoding, layers: L, heads: H, dModel: 16, vocabSize: 11, maxLength: 12, seed: 8, learnedPolicy: 'clamp' });

@@ -156,3 +156,32 @@ export function maxAbsDiff(a, b) {
   }
   return m;
 }
+
+/**
+ * Attention maps pooled for display, by the definition (posenc/attention_pool.hpp), map by map:
+ * [count, T, T] -> pixels [count, px, px] (each its cell's largest weight with key <= query, -1 where the
+ * cell has none) and peaks [count] (the mean over query rows of the row's largest weight).
+ */
+export function poolByDefinition(maps, T, px) {
+  const count = maps.length / (T * T), cell = T / px;
+  const lo = (y) => Math.floor(y * cell), hi = (y) => Math.max(lo(y) + 1, Math.floor((y + 1) * cell));
+  const pixels = new Float32Array(count * px * px).fill(-1), peaks = new Float32Array(count);
+  for (let m = 0; m < count; m++) {
+    const at = (i, j) => maps[m * T * T + i * T + j];
+    for (let y = 0; y < px; y++)
+      for (let x = 0; x < px; x++) {
+        if (lo(x) >= hi(y)) continue;
+        let v = 0;
+        for (let i = lo(y); i < hi(y); i++) for (let j = lo(x); j < hi(x) && j <= i; j++) v = Math.max(v, at(i, j));
+        pixels[m * px * px + y * px + x] = v;
+      }
+    let sum = 0;
+    for (let i = 0; i < T; i++) {
+      let r = 0;
+      for (let j = 0; j <= i; j++) r = Math.max(r, at(i, j));
+      sum += r;
+    }
+    peaks[m] = sum / T;
+  }
+  return { pixels, peaks };
+}

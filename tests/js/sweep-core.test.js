@@ -4,6 +4,7 @@
 // transparent above the diagonal; each peak is the mean over query rows of the row's largest weight.
 import { loadPosenc } from '../../web/lib/index.js';
 import { createSweepCore } from '../../web/app/sweep-core.js';
+import { poolByDefinition } from './reference.js';
 
 let pe;
 const saved = {};
@@ -15,27 +16,17 @@ beforeAll(async () => {
 });
 afterAll(() => Object.assign(globalThis, saved));
 
-// The direct definition, pixel by pixel.
+// The definition (reference.js poolByDefinition), coloured as the page is: sqrt-scaled through the LUT,
+// transparent where the cell has no key below the diagonal.
 function reference(probs, offset, T, px, lut) {
-  const rgba = new Uint8ClampedArray(px * px * 4), cell = T / px;
-  for (let y = 0; y < px; y++) {
-    const i0 = Math.floor(y * cell), i1 = Math.max(i0 + 1, Math.floor((y + 1) * cell));
-    for (let x = 0; x < px; x++) {
-      const j0 = Math.floor(x * cell), j1 = Math.max(j0 + 1, Math.floor((x + 1) * cell));
-      if (j0 > i1 - 1) continue;
-      let m = 0;
-      for (let i = i0; i < i1; i++) for (let j = j0; j < j1 && j <= i; j++) m = Math.max(m, probs[offset + i * T + j]);
-      const k = Math.min(255, Math.round(Math.sqrt(m) * 255)) * 3, o = (y * px + x) * 4;
-      rgba.set([lut[k], lut[k + 1], lut[k + 2], 255], o);
-    }
-  }
-  let sum = 0;
-  for (let i = 0; i < T; i++) {
-    let m = 0;
-    for (let j = 0; j <= i; j++) m = Math.max(m, probs[offset + i * T + j]);
-    sum += m;
-  }
-  return { rgba, peak: sum / T };
+  const { pixels, peaks } = poolByDefinition(probs.subarray(offset, offset + T * T), T, px);
+  const rgba = new Uint8ClampedArray(px * px * 4);
+  pixels.forEach((m, p) => {
+    if (m < 0) return;
+    const k = Math.min(255, Math.round(Math.sqrt(m) * 255)) * 3;
+    rgba.set([lut[k], lut[k + 1], lut[k + 2], 255], p * 4);
+  });
+  return { rgba, peak: peaks[0] };
 }
 
 test('pictures and peaks are the max-pooled exact maps of the chosen layer', async () => {
