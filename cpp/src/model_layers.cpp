@@ -174,8 +174,7 @@ enum GeluConstant { kS, kC, kC3, kHalf, kOne, kClamp, kP0 = 6, kQ0 = 13 };
 constexpr int kPTerms = 7, kQTerms = 4;
 
 inline fbatch tanh_batch(fbatch x, const GeluConstants& k) {
-  x = simd::max(x, -k[kClamp]);
-  x = -simd::max(-x, -k[kClamp]);
+  x = simd::min(simd::max(x, -k[kClamp]), k[kClamp]);
   const fbatch x2 = x * x;
   fbatch p = k[kP0];
   for (int i = 1; i < kPTerms; ++i) p = simd::fma(p, x2, k[kP0 + i]);

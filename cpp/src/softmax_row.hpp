@@ -61,7 +61,7 @@ inline ExpNonposConstants exp_nonpositive_constants() { return ExpNonposConstant
 #if !POSENC_SCALAR
 inline simd::fbatch exp_nonpositive(const simd::fbatch& x, const ExpNonposConstants& k) {
   using ibatch = xsimd::batch<int32_t>;
-  const simd::fbatch t = xsimd::max(x * k[0], k[1]);
+  const simd::fbatch t = simd::max(x * k[0], k[1]);
   const simd::fbatch tn = t + k[2];        // round(t) in the low mantissa bits
   const simd::fbatch f = t - (tn - k[2]);  // in [-1/2, 1/2], exact
   simd::fbatch p = k[3];

@@ -15,6 +15,9 @@
 
 #if !POSENC_SCALAR
 #include <xsimd/xsimd.hpp>
+#if defined(__wasm_simd128__)
+#include <wasm_simd128.h>
+#endif
 #endif
 
 namespace posenc::simd {
@@ -29,7 +32,22 @@ inline fbatch load(const float* p) { return fbatch::load_unaligned(p); }
 inline void store(float* p, const fbatch& v) { v.store_unaligned(p); }
 inline fbatch splat(float v) { return fbatch(v); }
 inline fbatch fma(const fbatch& a, const fbatch& b, const fbatch& c) { return xsimd::fma(a, b, c); }
+// max and min: in wasm, the "pseudo" f32x4.pmax / pmin (b < a ? a : b style, one x86 maxps / minps
+// in V8), not _mm_max_ps, which Emscripten lowers to a compare and a v128.bitselect (about five
+// instructions in V8). They differ only for NaN and signed zeros, which no caller relies on.
+#if defined(__wasm_simd128__)
+inline fbatch max(const fbatch& a, const fbatch& b) {
+  const __m128 x = a, y = b;
+  return fbatch(static_cast<__m128>(wasm_f32x4_pmax(static_cast<v128_t>(x), static_cast<v128_t>(y))));
+}
+inline fbatch min(const fbatch& a, const fbatch& b) {
+  const __m128 x = a, y = b;
+  return fbatch(static_cast<__m128>(wasm_f32x4_pmin(static_cast<v128_t>(x), static_cast<v128_t>(y))));
+}
+#else
 inline fbatch max(const fbatch& a, const fbatch& b) { return xsimd::max(a, b); }
+inline fbatch min(const fbatch& a, const fbatch& b) { return xsimd::min(a, b); }
+#endif
 // exp and sin are written here rather than taken from xsimd: xsimd's
 // versions convert float -> int32, which Emscripten 3.1.6 lowers to a scalar
 // loop (_mm_cvttps_epi32). These use only add/mul/compare/bit ops, which map
@@ -64,7 +82,7 @@ inline SinConstants sin_constants() { return SinConstants(detail::sin_table); }
 // shifted into the exponent field give 2^n.
 inline fbatch exp(const fbatch& x, const ExpConstants& k) {
   using ibatch = xsimd::batch<int32_t>;
-  const fbatch xc = xsimd::min(x, k[0]);
+  const fbatch xc = min(x, k[0]);
   const fbatch nm = xsimd::fma(xc, k[1], k[2]);
   const fbatch n = nm - k[2];
   // r = x - n ln2, with ln2 split in two so the first product is exact (hi first, then lo).
@@ -132,6 +150,7 @@ inline fbatch& operator+=(fbatch& a, const fbatch& b) { return a = a + b; }
 inline fbatch& operator*=(fbatch& a, const fbatch& b) { return a = a * b; }
 inline fbatch fma(const fbatch& a, const fbatch& b, const fbatch& c) { POSENC_LANES(a.v[i] * b.v[i] + c.v[i]); }
 inline fbatch max(const fbatch& a, const fbatch& b) { POSENC_LANES(a.v[i] > b.v[i] ? a.v[i] : b.v[i]); }
+inline fbatch min(const fbatch& a, const fbatch& b) { POSENC_LANES(a.v[i] < b.v[i] ? a.v[i] : b.v[i]); }
 template <int N>
 struct Constants {  // as in the SIMD build: N splatted values from a table
   fbatch v[N];
