@@ -2,16 +2,19 @@
 // with posenc::simd (xsimd). Memory is O(T d) instead of O(T^2): the scores
 // exist only as one [kBr, kBc] block at a time, small enough to stay in L1.
 //
-// For each block of kBr queries, the key blocks it can see are visited in
-// order; per query row the running maximum m and sum l of exp(s - m) are
-// kept, and the output row is rescaled by exp(m_old - m_new) whenever the
-// maximum grows:
+// For each block of kBr queries, the key blocks it can see are visited, the
+// last one (the diagonal block, where a causal row's largest score usually is)
+// first; per query row a shift m and the sum l of exp(s - m) are kept, and the
+// output row is rescaled by exp(m_old - m_new) when m moves:
 //   S = Q_blk K_blk^T              (the register-tiled matmul kernel, on K^T)
 //   s = scale S + bias, masked      (ALiBi from the distance; T5 / Shaw from RelativeBias)
 //   P = exp(s - m_new);  l = l exp(m_old - m_new) + rowsum(P);  O = O exp(m_old - m_new) + P V_blk
 //   finally O /= l.
-// exp(s - m) <= 1 is detail::exp_nonpositive (2^((s - m) log2 e), no range reduction): a third
-// cheaper than the general simd::exp, and exp was the largest single cost here.
+// m moves lazily (as in FlashAttention 4): only when a block's maximum passes it by more than
+// ln 256, so exp(s - m) <= 256 and most blocks skip the rescale (softmax is the same for any shift).
+// exp(s - m) is detail::exp_nonpositive (2^((s - m) log2 e), no range reduction; its argument
+// here is at most ln 256): a third cheaper than the general simd::exp, and exp was the largest
+// single cost here.
 // Masked entries of a diagonal block become exact zeros in P, so the P V
 // product can run over the whole block.
 #include <algorithm>
@@ -35,6 +38,7 @@ constexpr int W = static_cast<int>(simd::width);
 constexpr int kBr = 64;  // queries per block
 constexpr int kBc = 64;  // keys per block: S block 16 KB, K^T and V blocks 4 KB at d = 16
 constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+constexpr float kRescaleSlack = 5.54517744f;  // ln 256
 
 struct Scratch {
   std::vector<float> kt;   // K^T [d, Tk]
@@ -78,7 +82,7 @@ void add_relative(float* s, int n, const float* row, int x0, int len) {
   for (; j < n; ++j) s[j] += row[len - 1];
 }
 
-// s[j] = exp(s[j] - m) for j < n, 0 for n <= j < cols; returns the sum.
+// s[j] = exp(s[j] - m) for j < n, 0 for n <= j < cols; returns the sum. s[j] - m <= kRescaleSlack.
 float exp_row(float* s, int n, int cols, float m, const detail::ExpNonposConstants& ek) {
   const float sum = detail::exp_nonpositive_shift_sum(s, n, m, ek);
   if (n < cols) std::memset(s + std::max(n, 0), 0, sizeof(float) * static_cast<std::size_t>(cols - std::max(n, 0)));
@@ -125,7 +129,12 @@ void attention_forward(const float* Q, const float* K, const float* V, float* O,
     float* qs = sc.q.data();
     std::memcpy(qs, Q + static_cast<idx>(r0) * d, sizeof(float) * static_cast<std::size_t>(rb) * d);
     scale_row(qs, rb * d, scale);
-    for (int c0 = 0; c0 < c_end; c0 += kBc) {
+    // The last key block first (for causal attention, the diagonal one: the recent keys, where a row's
+    // largest score usually is), then the others in order.
+    const int last = (c_end - 1) / kBc * kBc;
+    for (int b = 0; b * kBc < c_end; ++b) {
+      const bool first = b == 0;
+      const int c0 = first ? last : (b - 1) * kBc;
       const int nc = std::min(kBc, c_end - c0);
       detail::matmul_strided(qs, d, kt + c0, Tk, S, kBc, rb, d, nc, false);
       for (int r = 0; r < rb; ++r) {
@@ -142,22 +151,25 @@ void attention_forward(const float* Q, const float* K, const float* V, float* O,
           add_relative(s, n, bias->table + static_cast<idx>(r0 + r) * bias->row_stride, c0 - ipos + bias->offset,
                        bias->len);
         const float m_old = sc.m[r];
-        const float m_new = std::max(m_old, detail::row_max(s, n));
-        if (m_new == kNegInf) {  // every score so far is -inf (an infinite bias): nothing to add yet
-          std::memset(s, 0, sizeof(float) * nc);
-          if (c0 == 0) std::memset(o, 0, sizeof(float) * dv);
-          continue;
+        const float blk_max = detail::row_max(s, n);
+        // Lazy rescaling: the shift m moves only when a block's maximum passes it by more than
+        // kRescaleSlack, so exp(s - m) <= 256 and most blocks skip the rescale of o and l.
+        if (m_old == kNegInf || blk_max > m_old + kRescaleSlack) {
+          if (blk_max == kNegInf) {  // every score so far is -inf (an infinite bias): nothing to add yet
+            std::memset(s, 0, sizeof(float) * nc);
+            if (first) std::memset(o, 0, sizeof(float) * dv);
+            continue;
+          }
+          if (!first) {
+            const float corr = m_old == kNegInf ? 0.0f : std::exp(m_old - blk_max);
+            scale_row(o, dv, corr);
+            sc.l[r] *= corr;
+          }
+          sc.m[r] = blk_max;
         }
-        const float sum = exp_row(s, n, nc, m_new, ek);
-        if (c0 > 0 && m_old != m_new) {
-          const float corr = m_old == kNegInf ? 0.0f : std::exp(m_old - m_new);
-          scale_row(o, dv, corr);
-          sc.l[r] *= corr;
-        }
-        sc.l[r] += sum;
-        sc.m[r] = m_new;
+        sc.l[r] += exp_row(s, n, nc, sc.m[r], ek);
       }
-      detail::matmul_strided(S, kBc, V + static_cast<idx>(c0) * dv, dv, Ob, ldo, rb, nc, dv, c0 > 0);
+      detail::matmul_strided(S, kBc, V + static_cast<idx>(c0) * dv, dv, Ob, ldo, rb, nc, dv, !first);
     }
     for (int r = 0; r < rb; ++r) {
       const float l = sc.l[r];

@@ -43,7 +43,8 @@ inline float exp_shift_sum(float* s, int n, float m, const simd::ExpConstants& e
 }
 
 // ---------------------------------------------------------------------------
-// exp(x) for x <= 0 (a score minus its row max), and exactly 0 for x <= -88 (so -inf gives 0):
+// exp(x) for x <= 0 (a score minus its row max), and exactly 0 for x <= -88 (so -inf gives 0);
+// also right for 0 < x < 88 (the streamed kernel's lazy shift lets x reach ln 256):
 // 2^t with t = x log2(e). A third cheaper than simd::exp: no upper clamp; t - round(t) is
 // exact, so no ln 2 reduction; a degree-5 polynomial instead of degree 7; and a clamp of t at
 // -127 (the exponent field becomes 0, so the result is exactly 0) instead of a compare and
