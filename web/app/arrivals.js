@@ -9,15 +9,37 @@
 export const ARRIVAL_MS = 100;
 
 /**
- * Calls `request` (which asks for an animation frame) `ms` from now: at once when that is within about a frame,
- * else on a timer that fires a little early (the frame then lands on time). Infinity: never. Returns the timer.
+ * A frame loop's one pending wake-up: `in(ms, now)` has `request` (which asks for an animation frame) called
+ * `ms` from `now`, unless a wake-up already set comes sooner. Within about a frame it is called at once; a longer
+ * wait is a timer (not early: a frame that came before a slot's start would find nothing due and ask for a
+ * second one; the frame lands at most a vsync late); Infinity: never. So that what arrives
+ * between frames (sweep results, training progress: dozens a second) asks for no frame of its own, only for
+ * the slot it is due in: a frame that draws nothing still costs Chromium a rendering pass.
  */
-export function requestFrameIn(ms, request) {
-  if (ms < 20) {
-    request();
-    return 0;
-  }
-  return ms < Infinity ? setTimeout(request, ms - 15) : 0;
+export function createWake(request) {
+  let timer = 0, at = Infinity;
+  const cancel = () => {
+    clearTimeout(timer);
+    timer = 0;
+    at = Infinity;
+  };
+  return {
+    in(ms, now = performance.now()) {
+      if (now + ms >= at) return;
+      cancel();
+      if (ms < 20) request();
+      else if (ms < Infinity) {
+        at = now + ms;
+        timer = setTimeout(() => {
+          timer = 0;
+          at = Infinity;
+          request();
+        }, ms);
+      }
+    },
+    /** Forget the wake-up (a frame was asked for, or the loop stopped). */
+    cancel,
+  };
 }
 
 export function createArrivals(ms = ARRIVAL_MS) {

@@ -9,7 +9,7 @@ import { createController, EXPERIMENT_KEYS as EXPERIMENT, lengthLabel } from './
 import { createTimeline } from './timeline.js';
 import { createTrainView } from './train-view.js';
 import { createPerf } from './perf.js';
-import { createArrivals, requestFrameIn } from './arrivals.js';
+import { createArrivals, createWake } from './arrivals.js';
 import { attachExports, exportView } from './export.js';
 import { createSweepExporter } from './sweep-export.js';
 import { sweepExportHandlers, explainMissingFormats } from './sweep-export-ui.js';
@@ -257,12 +257,17 @@ function startExperiment({ retrain = false } = {}) {
 // (paused, nothing arriving) runs no frames; a playing one sleeps between lengths (each frame costs Chromium's
 // lifecycle and commit even when nothing changed: about 2-3 ms here, 54 times a second).
 const arrivals = createArrivals(); // the sweep's results at other lengths: drawn at most every 100 ms
-let liveKey = null, frameQueued = false, wake = 0;
+let liveKey = null, frameQueued = false;
+const wake = createWake(requestFrame);
 function requestFrame() {
   if (frameQueued) return;
   frameQueued = true;
-  clearTimeout(wake);
+  wake.cancel();
   requestAnimationFrame(frame);
+}
+// A background arrival: a frame in the slot it is due in (none of its own).
+function arrived() {
+  if (!frameQueued) wake.in(arrivals.msToDue(performance.now()));
 }
 function invalidate() {
   dirty = true;
@@ -284,7 +289,7 @@ function frame(now) {
     liveKey = key;
   }
   perf.frame(now, performance.now() - t0);
-  wake = requestFrameIn(dirty ? 0 : Math.min(timeline.msToNextChange(now), arrivals.msToDue(now)), requestFrame);
+  wake.in(dirty ? 0 : Math.min(timeline.msToNextChange(now), arrivals.msToDue(now)), now);
 }
 
 // ---------- export data ----------
@@ -328,7 +333,7 @@ async function main() {
   trainView = createTrainView($('#train-rows'), { onStop: (enc) => trainer.stop(enc), onRetrain: (enc) => trainer.retrainOne(enc) });
   controller = createController({
     pe, state: () => state, timeline: () => timeline,
-    onUpdate: (enc, kind, length) => (arrivals.urgent(kind, length, state.length) ? invalidate() : requestFrame()),
+    onUpdate: (enc, kind, length) => (arrivals.urgent(kind, length, state.length) ? invalidate() : arrived()),
     onSource: (enc, label) => sweepView.setSource(enc, label),
     onProgress: (enc, r) => trainView.update(enc, r),
     onNotice: (message) => { $('#status').textContent = message; },

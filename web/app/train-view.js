@@ -6,7 +6,7 @@ import { NAMES } from './meta.js';
 import { learnedWords, heldOutWords } from './trainer.js';
 import { cssVar, fitCanvas } from './heatmap.js';
 import { drawChart } from './chart.js';
-import { createArrivals, requestFrameIn } from './arrivals.js';
+import { createArrivals, createWake } from './arrivals.js';
 
 const LABELS = { untrained: 'untrained', queued: 'queued', training: 'training', trained: 'trained', stopped: 'stopped',
   checkpoint: 'shipped checkpoint', error: 'error' };
@@ -16,17 +16,17 @@ export function createTrainView(container, { onStop, onRetrain }) {
 
   const pending = new Map(); // encoding -> the newest run to show (its progress only: a new status is shown at once)
   const progress = createArrivals(); // drawn at most once per slot, in the frames the sweep view uses
-  let frame = 0, wake = 0;
-  const schedule = () => {
-    clearTimeout(wake);
+  let frame = 0;
+  const requestFlush = () => {
+    wake.cancel();
     frame ||= requestAnimationFrame(flush);
   };
+  const wake = createWake(requestFlush); // a frame in the slot progress is due in, not one per message
   function flush(now) {
     frame = 0;
     for (const enc of pending.keys()) if (!rows.has(enc)) pending.delete(enc);
     if (!progress.due(now)) {
-      // (a timer until the slot is due, not a frame each vsync: an empty frame still costs a rendering pass)
-      if (pending.size) wake = requestFrameIn(progress.msToDue(now), schedule);
+      if (pending.size) wake.in(progress.msToDue(now), now);
       return;
     }
     const due = [...pending];
@@ -94,7 +94,7 @@ export function createTrainView(container, { onStop, onRetrain }) {
       if (r.status === row.shownStatus) {
         pending.set(enc, r);
         progress.wait();
-        schedule();
+        if (!frame) wake.in(progress.msToDue(performance.now()));
         return;
       }
       pending.delete(enc); // a new status (queued, trained, error...) at once: what the row says is never behind it

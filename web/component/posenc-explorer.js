@@ -17,7 +17,7 @@ import { createTimeline } from '../app/timeline.js';
 import { createSweepView } from '../app/sweep-view.js';
 import { createController, experimentChanged, lengthLabel, sourceLabel } from '../app/controller.js';
 import { NAMES } from '../app/meta.js';
-import { createArrivals } from '../app/arrivals.js';
+import { createArrivals, createWake } from '../app/arrivals.js';
 import { sharedApi, sharedLoadOptions, sweepPool, checkpointSource, explorerLink, onNotice } from './engine.js';
 import { CSS } from './styles.js';
 
@@ -95,6 +95,7 @@ export class PosencExplorer extends ElementBase {
     this.dirty = true;
     this.arrivals = createArrivals(); // the sweep's results at other lengths: drawn at most every 100 ms
     this.raf = 0;
+    this.wake = createWake(() => this.schedule()); // the loop sleeps until the next length or batch of arrivals
     this.$('.play').addEventListener('click', () => this.setPlay(!this.state.play));
     this.$('.length').addEventListener('input', (ev) => {
       const T = Number(ev.target.value); // read first: setPlay redraws the controls from the state, thumb included
@@ -120,6 +121,7 @@ export class PosencExplorer extends ElementBase {
     document.removeEventListener('visibilitychange', this.onVisibility);
     cancelAnimationFrame(this.raf);
     this.raf = 0;
+    this.wake.cancel();
     this.controller?.terminate();
     this.offNotice?.();
     this.started = false;
@@ -187,11 +189,19 @@ export class PosencExplorer extends ElementBase {
       pe: this.pe, state: () => this.state, timeline: () => this.timeline,
       workers, prefix: `e${this.id_}/`, checkpoints: checkpointSource(), loadOptions,
       onUpdate: (enc, kind, length) => {
-        if (this.arrivals.urgent(kind, length, this.state.length)) this.dirty = true;
-        this.schedule();
+        if (this.arrivals.urgent(kind, length, this.state.length)) {
+          this.dirty = true;
+          this.schedule();
+        } else if (!this.raf) {
+          this.wake.in(this.arrivals.msToDue(performance.now())); // a frame in the slot it is due in
+        }
       },
       onSource: (enc, label) => this.sweepView.setSource(enc, label),
-      onProgress: () => this.progress(),
+      onProgress: () => { // (two Workers send about 100 a second: shown once per arrival slot)
+        this.progressDirty = true;
+        this.arrivals.wait();
+        if (!this.raf) this.wake.in(this.arrivals.msToDue(performance.now()));
+      },
       onNotice: (message) => this.notice(message),
       onError: (enc, message) => this.status(`${enc ? NAMES[enc] : 'sweep'}: ${message}`, true),
     });
@@ -284,6 +294,7 @@ export class PosencExplorer extends ElementBase {
   /** Run the frame loop while there is something to do and the element can be seen. */
   schedule() {
     const active = this.started && this.visible && !document.hidden;
+    this.wake.cancel();
     if (active && !this.raf) this.raf = requestAnimationFrame((now) => this.frame(now));
   }
 
@@ -299,8 +310,13 @@ export class PosencExplorer extends ElementBase {
       this.dirty = false;
       this.arrivals.drawn(now);
       this.sweepView.draw({ ...this.state }, this.timeline.grid());
+      if (this.progressDirty && this.trainer) {
+        this.progressDirty = false;
+        this.progress();
+      }
     }
-    if (this.state.play || this.arrivals.pending()) this.schedule();
+    // Asleep until the playhead next changes the length or what waits is due (no frame per vsync while playing).
+    this.wake.in(Math.min(this.timeline.msToNextChange(now), this.arrivals.msToDue(now)), now);
   }
 
   /** Computed results so far, per encoding (what the element draws), for tests and export. */
