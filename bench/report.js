@@ -40,7 +40,7 @@ const ENV_NAME = { chromium: `Chromium ${results.chromium?.version ?? ''}`.trim(
 const LIMITS = {
   forward: forwardLimit(),
   forward128: 'At T = 128 the attention is a small part; tfjs pays its per-op overhead (about 170 ops per forward in the per-head form) while ours is one call.',
-  sweep: `An absolute time, at this run's load average of ${machine.loadAverageAtStart[0]} on 2 cores (bench/explorer.js also gives 1 Worker against the pool, in one run, with the load at that moment). What it is made of: the forward passes, ${results.explorer?.encodings.length ?? 12} encodings × 2 sequences × T = 512 (4 sequences up to T = 256, fewer beyond: a forward costs T²; attention with head_dim 8 is exp- and bookkeeping-bound; FIRE, which cannot stream and runs its bias MLP for every pair, about a fifth), with the maps of the drawn layer only (the later layers stream, the last layer skips its unscored queries), then the pictures (pooled in the module, coloured in the Worker: about a sixth). Two sweep Workers split the encodings; on 2 shared cores they gain less than 2×.`,
+  sweep: `An absolute time, at this run's load average of ${machine.loadAverageAtStart[0]} on 2 cores (bench/explorer.js also gives 1 Worker against the pool, in one run, with the load at that moment). What it is made of: the forward passes, ${results.explorer?.encodings.length ?? 12} encodings × 2 sequences × T = 512 (4 sequences up to T = 256, fewer beyond: a forward costs T²; attention with head_dim 8 is exp- and bookkeeping-bound; FIRE, which cannot stream and runs its bias MLP for every pair, ${fireShare()}), with the maps of the drawn layer only (the later layers stream, the last layer skips its unscored queries), then the pictures (pooled in the module, coloured in the Worker: about a sixth). Two sweep Workers split the encodings; on 2 shared cores they gain less than 2×.`,
   attention: 'SIMD128 has 4 lanes, so 4× is the ceiling. The scalar build is the same source on a 4-float struct (and libm expf), and Chromium\'s newer V8 runs that scalar code faster than Node 20, so the ratio is lower there. Besides the two block products, exp and the online-softmax bookkeeping take a fifth to a third of the SIMD time.',
   qkt: 'The same ceiling as matmul below (0.5: 4 lanes and no FMA). The ratio is higher than for matmul because the native QKᵀ runs below its peak: it transposes K and stores a 1024×1024 result (4 MB, past L2).',
   matmul: 'Not reachable on this CPU: wasm SIMD128 has 4 float lanes and no fused multiply-add, so its peak is 2 mul + 2 add per cycle × 4 lanes = 16 flop/cycle, against 32 for AVX2 FMA (2 × 8 lanes × 2); the native kernel runs near its peak, so the ratio cannot pass 0.5. The wasm micro-kernel (4×8 register tile, the largest V8 keeps in its 15 xmm registers without spilling) reaches about 80% of its own peak.',
@@ -48,13 +48,20 @@ const LIMITS = {
   frame: `The main thread only draws cached ImageBitmaps; the forward passes run in the sweep Worker, once per length (see below). An absolute time: this run's load average was ${machine.loadAverageAtStart[0]} on 2 cores, so the page got a fraction of one core (the run of 2026-11-30, at load 0.9, measured 4.10 ms).`,
 };
 
+// FIRE's share of one Worker's sweep of a length, from bench/explorer.js in this run.
+function fireShare() {
+  const w = results.explorer?.worker;
+  if (!w?.perEncoding?.fire || !w.total) return 'a large share';
+  return `${Math.round((100 * w.perEncoding.fire) / w.total)}% of one Worker's ${num(w.total)} ms`;
+}
+
 // What limits the forward ratio, from the profile of the same run (bench/profile_forward.cpp).
 function forwardLimit() {
   const p = results.profile?.wasm?.lengths?.find((l) => l.T === 1024);
   if (!p) return 'See "Where the forward pass goes" (not profiled in this run).';
   const pct = (re) => Math.round((100 * p.stages.filter((s) => re.test(s.stage)).reduce((a, s) => a + s.ms, 0)) / p.stages_sum_ms);
   const probe = results.profile?.native?.fmaProbe;
-  return `In wasm at T = 1024, attention is ${pct(/^attention:/)}% of the forward (exp ${pct(/exp/)}%, the two block products ${pct(/blocks/)}%), the projections and MLP ${pct(/projection|MLP|lm head/)}%, GELU ${pct(/GELU/)}% (see "Where the forward pass goes"). The matrix products already run near SIMD128's mul + add peak, so only fewer instructions would help, and an FMA would not: ${probe ? `natively on this CPU a 128-bit FMA micro-kernel runs ${(probe.fma_gflops / probe.mul_add_gflops).toFixed(2)}× the mul + add one (${probe.fma_gflops} vs ${probe.mul_add_gflops} GFLOP/s), ` : ''}and Node 20's V8 (11.3) has no relaxed SIMD without a flag, while clang 14 emits a pre-standard FMA opcode that Chromium rejects.`;
+  return `In wasm at T = 1024, attention is ${pct(/^attention:/)}% of the forward (exp ${pct(/exp/)}%, the two block products ${pct(/blocks/)}%), the projections and MLP ${pct(/projection|MLP|lm head/)}%, GELU ${pct(/GELU/)}% (see "Where the forward pass goes"). The matrix products already run near SIMD128's mul + add peak (the 4×8 micro-kernel's loop, read in V8's machine code with perf: 16 vector mul/add, 6 loads and about 8 address instructions per step; keeping the loads at constant offsets did not make it faster), so only fewer instructions would help, and an FMA would not: ${probe ? `natively on this CPU a 128-bit FMA micro-kernel runs ${(probe.fma_gflops / probe.mul_add_gflops).toFixed(2)}× the mul + add one (${probe.fma_gflops} vs ${probe.mul_add_gflops} GFLOP/s), ` : ''}and Node 20's V8 (11.3) has no relaxed SIMD without a flag, while clang 14 emits a pre-standard FMA opcode that Chromium rejects.`;
 }
 
 // Where the forward pass goes: stage times of one forward (wasm SIMD and native), from profile_forward.
@@ -81,6 +88,7 @@ function profileSection() {
     `| **Model::forward, whole** | ${whole.join(' | ')} | ${envs.map(() => '').join(' | ')} |`,
     '',
     `The whole forward costs a little more than its stages (the embedding, the RoPE tables, copies between layouts). The public API adds the JS boundary (tokens in, logits out, validation): compare "Model::forward, whole" with the forward rows of the tables above. The softmax's exp is \`exp_nonpositive\` (2^(x log₂e), degree-5 minimax, no range reduction: the argument is ≤ 0); its time is ${expRatio} that of the general \`simd::exp\` on the same scores in wasm (compiled by TurboFan: node --no-liftoff).`,
+    '\nmax and min: Emscripten lowers SSE\'s `_mm_max_ps` (xsimd\'s max on the SSE4.1 arch the wasm build uses) to a compare and a `v128.bitselect`, about five instructions in V8. The kernels\' max and min (the softmax\'s row max, exp\'s clamp, GELU\'s tanh clamp) are wasm\'s `f32x4.pmax` / `pmin` instead, one instruction each: the forward at T = 1024 went from 19.5-20.8 ms to 15.9-17.2 ms in Node.',
     probe ? `\nFMA: the matrix products are bound by SIMD128's arithmetic (no fused multiply-add: a mul and an add per 4 MACs). Natively on this CPU, the same 4×8 register tile with a 128-bit FMA runs at ${probe.fma_gflops} GFLOP/s against ${probe.mul_add_gflops} for mul + add (${(probe.fma_gflops / probe.mul_add_gflops).toFixed(2)}×): this core issues two 128-bit multiplies and two adds per cycle, the same peak as two FMAs, so relaxed SIMD's FMA would not raise the ceiling here even where the engine accepts it.` : '',
   ].join('\n');
 }
