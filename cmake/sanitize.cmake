@@ -7,17 +7,19 @@
 # CTest tests registered here:
 #   asan.gtest                 the whole GoogleTest binary once (one CTest test, so
 #                              CTest counts stay comparable; gtest reports each failure)
-#   fuzz.<target>              a bounded libFuzzer run (POSENC_FUZZ_SECONDS, default 60)
-#                              over tests/fuzz/corpus/<target>; new inputs go to
-#                              build/fuzz-corpus/<target> (scripts/fuzz-merge.sh folds
-#                              the interesting ones back into the committed corpus)
-#   fuzz.<target>.regressions  every input in tests/fuzz/regressions/<target>, once
+#   fuzz.<target>              a bounded, deterministic libFuzzer run (-runs=POSENC_FUZZ_RUNS
+#                              -seed=POSENC_FUZZ_SEED) from the committed corpus tests/fuzz/corpus/<target>,
+#                              so the same commit always gets the same verdict (new inputs go to a
+#                              temporary directory). Open-ended fuzzing is `npm run fuzz` (scripts/fuzz.sh).
+#   fuzz.<target>.regressions  every input in tests/fuzz/regressions/<target> and the corpus, once
+# Every tests/fuzz/fuzz_*.cpp is a target.
 if(NOT CMAKE_CXX_COMPILER_ID MATCHES "Clang")
   message(FATAL_ERROR "POSENC_SANITIZE / POSENC_FUZZ need clang (configure with CXX=clang++-14); "
                       "got ${CMAKE_CXX_COMPILER_ID}")
 endif()
 
-set(POSENC_FUZZ_SECONDS 60 CACHE STRING "Seconds each fuzz.<target> CTest test fuzzes (env POSENC_FUZZ_SECONDS overrides)")
+set(POSENC_FUZZ_RUNS 20000 CACHE STRING "Executions of each fuzz.<target> CTest test (env POSENC_FUZZ_RUNS overrides)")
+set(POSENC_FUZZ_SEED 1 CACHE STRING "libFuzzer -seed of each fuzz.<target> CTest test")
 
 # -O1 keeps the sanitized suite fast enough; frame pointers give readable reports.
 # Every UBSan finding is fatal (no recover), so a report fails the test that hit it.
@@ -45,20 +47,20 @@ set_tests_properties(asan.gtest PROPERTIES
 
 if(POSENC_FUZZ)
   set(fuzz_dir ${CMAKE_SOURCE_DIR}/tests/fuzz)
-  foreach(target IN ITEMS fuzz_encodings fuzz_checkpoint fuzz_model)
-    add_executable(${target} ${fuzz_dir}/${target}.cpp)
+  file(GLOB fuzz_sources CONFIGURE_DEPENDS ${fuzz_dir}/fuzz_*.cpp)
+  foreach(source IN LISTS fuzz_sources)
+    get_filename_component(target ${source} NAME_WE)
+    add_executable(${target} ${source})
     target_link_libraries(${target} PRIVATE posenc_core)
     target_compile_options(${target} PRIVATE -fsanitize=fuzzer)
     target_link_options(${target} PRIVATE -fsanitize=fuzzer)
     add_test(NAME fuzz.${target}
-             COMMAND bash ${fuzz_dir}/run-fuzz.sh run $<TARGET_FILE:${target}> ${target}
-                     ${CMAKE_SOURCE_DIR} ${CMAKE_BINARY_DIR} ${POSENC_FUZZ_SECONDS})
+             COMMAND bash ${fuzz_dir}/run-fuzz.sh check $<TARGET_FILE:${target}> ${target}
+                     ${CMAKE_SOURCE_DIR} ${CMAKE_BINARY_DIR} ${POSENC_FUZZ_RUNS} ${POSENC_FUZZ_SEED})
     add_test(NAME fuzz.${target}.regressions
              COMMAND bash ${fuzz_dir}/run-fuzz.sh replay $<TARGET_FILE:${target}> ${target}
                      ${CMAKE_SOURCE_DIR} ${CMAKE_BINARY_DIR})
-    # Room for the run, the corpus load and a slow machine; the fuzzer stops itself.
-    math(EXPR fuzz_timeout "${POSENC_FUZZ_SECONDS} * 3 + 120")
-    set_tests_properties(fuzz.${target} PROPERTIES TIMEOUT ${fuzz_timeout})
+    set_tests_properties(fuzz.${target} PROPERTIES TIMEOUT 600)
     set_tests_properties(fuzz.${target}.regressions PROPERTIES TIMEOUT 300)
   endforeach()
   # Writes the structured seed corpus (scripts/fuzz-seeds.sh); not part of `all`.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Folds what the bounded fuzz runs of `npm test` found (build/fuzz-corpus/<target>) into
+# Folds what `npm run fuzz` found (build/fuzz-corpus/<target>) into
 # the committed corpus (tests/fuzz/corpus/<target>): libFuzzer's -merge=1 adds only the
 # inputs that reach new coverage, so the committed corpus grows slowly and stays small.
 # -use_counters=0: coverage counts edges only, not hit counts (which kept ~2,000 inputs
@@ -8,7 +8,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 targets=("$@")
-((${#targets[@]})) || targets=(fuzz_encodings fuzz_checkpoint fuzz_model)
+if ((${#targets[@]} == 0)); then
+  for f in tests/fuzz/fuzz_*.cpp; do targets+=("$(basename "$f" .cpp)"); done
+fi
 mkdir -p build/asan/fuzz-logs
 for t in "${targets[@]}"; do
   found=build/fuzz-corpus/$t

@@ -5,7 +5,7 @@
 //   node scripts/test.js --quick       npm run test:quick: the native unit tests and the Node (JS) unit tests,
 //                                      no ASan, fuzzing or browsers; builds build/native only if it is missing
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, rmSync, mkdirSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, rmSync, mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
 const root = new URL('..', import.meta.url).pathname;
@@ -45,16 +45,17 @@ function ctestSuite(dir, extra = []) {
   if (r.status !== 0) ok = false;
 }
 
-// libFuzzer's final count of each bounded fuzz run (tests/fuzz/run-fuzz.sh keeps the logs).
+// libFuzzer's final count of each bounded, seeded fuzz run (tests/fuzz/run-fuzz.sh check keeps the logs).
 function fuzzSummary(dir, since) {
+  const logs = join(root, dir, 'fuzz-logs');
   const counts = [];
-  for (const target of ['fuzz_encodings', 'fuzz_checkpoint', 'fuzz_model']) {
-    const log = join(root, dir, 'fuzz-logs', `${target}.log`);
-    if (!existsSync(log) || statSync(log).mtimeMs < since) continue;  // not run this time
-    const runs = /stat::number_of_executed_units:\s*(\d+)/.exec(readFileSync(log, 'utf8'));
-    counts.push(`${target} ${runs ? runs[1] : 'no count (crashed?)'}`);
+  for (const name of existsSync(logs) ? readdirSync(logs).sort() : []) {
+    const m = /^(fuzz_\w+)\.check\.log$/.exec(name);
+    if (!m || statSync(join(logs, name)).mtimeMs < since) continue;  // not run this time
+    const runs = /stat::number_of_executed_units:\s*(\d+)/.exec(readFileSync(join(logs, name), 'utf8'));
+    counts.push(`${m[1]} ${runs ? runs[1] : 'no count (crashed?)'}`);
   }
-  if (counts.length) console.log(`\nfuzz executions: ${counts.join(', ')}`);
+  if (counts.length) console.log(`\nfuzz executions (seeded, the same every run): ${counts.join(', ')}`);
 }
 
 if (quick && !existsSync(join(root, 'web/wasm/posenc-simd.wasm'))) {

@@ -43,8 +43,8 @@ export interface ExplorerSettings {
     load: (file: string) => Promise<Uint8Array | null>;
   } | null;
   /**
-   * Where the "open in the explorer" link points, relative to the module (default
-   * `'../app/'`, the full explorer shipped in dist/app/); null: no link.
+   * The full explorer's URL (relative to the page) for an "open in the explorer" link carrying the
+   * element's state, e.g. where you host dist/app/ of the package. Default null: no link (nothing is probed).
    */
   explorerUrl?: string | URL | null;
 }

@@ -3,7 +3,11 @@
 // attribute (camelCase or kebab-case names, as in the explorer's URL); the
 // element validates them. `controls=0` hides the controls.
 import './component/posenc-explorer.js';
+import { configure } from './component/engine.js';
 import { kebab } from './app/state.js';
+
+// The full explorer is next to this page (dist/app/, web/app/): the "open in the explorer" link goes there.
+configure({ explorerUrl: new URL('app/', document.baseURI).href });
 
 const el = document.createElement('posenc-explorer');
 for (const [key, value] of new URLSearchParams(location.search)) {

@@ -104,7 +104,11 @@ void validate_config_fields(const ModelConfig& c) {
         require_int_range(f.name, static_cast<int>(v), static_cast<int>(f.min), static_cast<int>(f.max));
         break;
       case FieldType::UInt64:
-        break;  // any seed
+        // The seed: the JS API holds it as a Number, exact up to 2^53 - 1, so the core takes no larger
+        // one (a checkpoint written with one would load with a seed that does not round-trip). Any
+        // uint64 past the bound converts to a double >= 2^53, so the comparison is exact enough.
+        if (v > f.max) range_error(f.name, "an integer in [0, 2^53 - 1]", std::to_string(c.seed));
+        break;
       case FieldType::Float:
         if (!std::isfinite(v) || v < f.min || (f.min_exclusive && v == f.min) || v > f.max)
           range_error(f.name,

@@ -29,6 +29,15 @@ namespace {
 class PositionSampler {
  public:
   explicit PositionSampler(const ModelConfig& c) : cfg(c) {}
+  // The contract (issue 26): a model refuses, at creation and at load, a maxLength its sampler
+  // cannot cover, so every forward within maxLength runs. Longer forwards (a length sweep) run up
+  // to randomLength and are refused past it by check().
+  void validate() const {
+    if (cfg.max_length > cfg.random_length)
+      throw Error(ErrorKind::Range, "maxLength = " + std::to_string(cfg.max_length) + " exceeds randomLength = " +
+                                        std::to_string(cfg.random_length) +
+                                        ": positions are sampled from [0, randomLength), so randomLength must be >= maxLength");
+  }
   void check(int T) const {
     if (T > cfg.random_length)
       throw Error(ErrorKind::Range, "sequence length T = " + std::to_string(T) + " exceeds randomLength = " +
@@ -54,6 +63,10 @@ class PositionSampler {
 class RandomRopeModel : public RopeModel {
  public:
   explicit RandomRopeModel(const ModelConfig& c) : RopeModel(c), sampler(cfg) {}
+  void validate() const override {
+    RopeModel::validate();
+    sampler.validate();
+  }
   void check_length(int T) const override { sampler.check(T); }
 
  protected:
@@ -69,6 +82,7 @@ class RandomRopeModel : public RopeModel {
 class RandomLearnedModel : public EncodingModel {
  public:
   explicit RandomLearnedModel(const ModelConfig& c) : EncodingModel(c), sampler(cfg) {}
+  void validate() const override { sampler.validate(); }
   uint64_t global_parameters() const override { return uint64_t(cfg.random_length) * cfg.d_model; }
   void add_tensors(const AddTensor& add) override { wpe = add("wpe", {cfg.random_length, cfg.d_model}, false, 0.02f); }
   void check_length(int T) const override { sampler.check(T); }

@@ -162,6 +162,10 @@ test('embed.html?controls=0 hides the controls and keeps the maps', async () => 
   await waitFor(page, () => document.querySelector('posenc-explorer').results().alibi.some((r) => r.length === 96), { what: 'T=96' });
   await page.waitForTimeout(200);
   await expectPainted(page, 'canvas.maps');
+  // The "open in the explorer" link goes to the explorer next to the embed page (dist/app/), with the state.
+  const href = await page.locator('posenc-explorer a.open').getAttribute('href');
+  expect(href).toBe(`${env.url}/dist/app/?encodings=alibi%2Clearned&length=96&play=0`);
+  expect((await page.request.get(href)).ok()).toBe(true);
   expect(page.errors).toEqual([]);
   await page.close();
 });

@@ -8,6 +8,9 @@
 #include <climits>
 #include <cmath>
 #include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <vector>
 
 #include "posenc/checkpoint.hpp"
@@ -162,6 +165,57 @@ TEST(fuzz_regressions, HugeLearningRateIsRefused) {
   EXPECT_EQ(std::vector<float>(m.parameters(), m.parameters() + m.num_parameters()), before);
   m.train_step(tokens.data(), targets.data(), 1, 4, posenc::kMaxLearningRate);  // the bound itself is allowed
   EXPECT_EQ(m.step(), 1);
+}
+
+// fuzz_checkpoint/rope-random-maxlength-past-randomlength (and its learned_random twin): a
+// rope_random checkpoint with maxLength 8 and randomLength 4 loaded, then refused a forward at
+// T = 5, within its maxLength. A randomized encoding now refuses, at creation and at load, a
+// maxLength past the range its positions are sampled from; within randomLength it runs.
+TEST(fuzz_regressions, RandomizedEncodingRefusesMaxLengthPastRandomLength) {
+  for (posenc::Encoding e : {posenc::Encoding::RandomRope, posenc::Encoding::RandomLearned}) {
+    posenc::ModelConfig c;
+    c.encoding = e;
+    c.layers = 1, c.heads = 1, c.d_model = 2, c.mlp_ratio = 1, c.vocab_size = 2;
+    c.max_length = 8, c.random_length = 4;
+    ExpectError([&] { posenc::Model m(c); }, ErrorKind::Range,
+                "maxLength = 8 exceeds randomLength = 4: positions are sampled from [0, randomLength)");
+    c.max_length = 4;  // equal is allowed, and every length up to randomLength runs
+    posenc::Model m(c);
+    const std::vector<int32_t> tokens = {1, 0, 1, 0, 1};
+    m.forward(tokens.data(), 1, 4);
+    ExpectError([&] { m.forward(tokens.data(), 1, 5); }, ErrorKind::Range, "exceeds randomLength = 4");
+  }
+  const std::filesystem::path dir = std::filesystem::path(POSENC_SOURCE_DIR) / "tests/fuzz/regressions/fuzz_checkpoint";
+  for (const char* name : {"rope-random-maxlength-past-randomlength", "learned-random-maxlength-past-randomlength"}) {
+    std::ifstream in(dir / name, std::ios::binary);
+    const std::vector<uint8_t> file((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    ASSERT_GT(file.size(), 1u) << name;
+    // byte 0 is the fuzz target's mode byte (0: the bytes as they are)
+    ExpectError([&] { posenc::load_checkpoint(file.data() + 1, file.size() - 1); }, ErrorKind::Range,
+                "maxLength = 8 exceeds randomLength = 4");
+  }
+}
+
+// Issue 26: a checkpoint could carry a seed past 2^53 - 1, which the JS API (a Number) printed as
+// 9079256848795697000 and could not save back. The core takes seeds in [0, 2^53 - 1], at creation and
+// at load; the bound itself round-trips.
+TEST(fuzz_regressions, SeedsAreBoundedTo53Bits) {
+  posenc::ModelConfig c;
+  c.encoding = posenc::Encoding::Rope;
+  c.layers = 1, c.heads = 1, c.d_model = 2, c.mlp_ratio = 1, c.vocab_size = 2, c.max_length = 4;
+  c.seed = (uint64_t{1} << 53);
+  ExpectError([&] { posenc::Model m(c); }, ErrorKind::Range, "seed must be an integer in [0, 2^53 - 1] (got 9007199254740992)");
+  c.seed = (uint64_t{1} << 53) - 1;
+  const posenc::Model m(c);
+  std::vector<uint8_t> bytes = posenc::save_checkpoint(m, {posenc::WeightFormat::Float32});
+  EXPECT_EQ(posenc::load_checkpoint(bytes.data(), bytes.size()).config().seed, c.seed);
+  constexpr std::size_t kSeedAt = 40;  // checkpoint.hpp: the config block's u64 seed
+  const uint64_t big = 9079256848795697000ull;
+  for (int i = 0; i < 8; ++i) bytes[kSeedAt + i] = static_cast<uint8_t>(big >> (8 * i));
+  const uint64_t sum = posenc::fnv1a64(bytes.data(), bytes.size() - 8);
+  for (int i = 0; i < 8; ++i) bytes[bytes.size() - 8 + i] = static_cast<uint8_t>(sum >> (8 * i));
+  ExpectError([&] { posenc::load_checkpoint(bytes.data(), bytes.size()); }, ErrorKind::Range,
+              "seed must be an integer in [0, 2^53 - 1] (got 9079256848795697000)");
 }
 
 }  // namespace

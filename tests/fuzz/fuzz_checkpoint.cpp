@@ -12,6 +12,8 @@
 //   bit 1  also set the parameter count to what the size implies (reach
 //          config validation and model creation)
 //   bit 2  pass a null pointer with the size (must be refused)
+// fuzz-max-len: 8192 (real checkpoints of small models are 1-3 KB)
+// fuzz-runs: 80000 (npm test's seeded run: about 20 s here)
 #include <cstdint>
 #include <optional>
 #include <vector>

@@ -6,6 +6,7 @@
 //
 // Sizes: a request whose buffers would exceed kCap elements is made with null
 // buffers, and the core must refuse it (posenc::Error) rather than write.
+// fuzz-runs: 80000 (npm test's seeded run: about 20 s here)
 #include <algorithm>
 #include <cmath>
 #include <cstdint>

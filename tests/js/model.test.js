@@ -42,6 +42,26 @@ test('same seed and config give identical weights; another seed does not', async
   expect(Buffer.compare(a, c)).not.toBe(0);
 });
 
+test('a seed round-trips exactly through create, save and load, up to 2^53 - 1; larger seeds are refused', () => {
+  for (const seed of [0, 1, 2 ** 32 + 7, Number.MAX_SAFE_INTEGER]) {
+    const m = pe.createModel(small('rope', { seed }));
+    const loaded = pe.loadModel(m.save());
+    try {
+      expect([m.config.seed, loaded.config.seed]).toEqual([seed, seed]);
+      expect(pe.readCheckpoint(m.save()).config.seed).toBe(seed);
+    } finally {
+      m.delete();
+      loaded.delete();
+    }
+  }
+  for (const seed of [2 ** 53, 9079256848795697000, -1, 1.5])
+    expect(() => pe.createModel(small('rope', { seed }))).toThrow(/seed/);
+  expect(() => pe.createModel(small('rope', { seed: 2 ** 53 }))).toThrow(RangeError);
+  const after = pe.createModel(small('rope')); // the module still works
+  expect(after.config.seed).toBe(7);
+  after.delete();
+});
+
 test('forward returns logits and attention maps of the right shape, rows summing to 1', () => {
   const m = pe.createModel(small('alibi'));
   const T = 12;

@@ -3,7 +3,8 @@
 // first check that meets the target (scored again here on a batch drawn independently), no stop when the
 // target cannot be met, the markov oracle against the chain estimated from samples, and no leaks when
 // training throws or is aborted.
-import { loadPosenc } from '../../web/lib/index.js';
+import { loadPosenc, ENCODINGS } from '../../web/lib/index.js';
+import { SCHEMA } from '../../web/app/state.js';
 import { EXPERIMENT, heldOutStop, trainTask } from '../../web/app/experiment.js';
 import { trainRequest, learnedWords, heldOutWords } from '../../web/app/trainer.js';
 import { sourceLabel } from '../../web/app/controller.js';
@@ -322,4 +323,27 @@ test('the page\'s words for a run: learned or not, the held-out number against t
   expect(learnedWords({ ...not, learned: null })).toBeNull();
   expect(sourceLabel('stopped', { ...not, step: 700, learned: null, heldOut: check({ step: 700, accuracy: 0.6, met: false }) }))
     .toBe(`(stopped at step 700, held-out 0.600 < ${need})`);
+});
+
+// Issue 26: a randomized model refused the sweep's longest lengths (trainLength 128 x 16 = 2048 past randomLength
+// 1024). Every model the page trains runs a forward at the longest length the page can sweep to, for every
+// training length it offers; and the experiment's own setting keeps the recorded randomLength.
+test('every model the page trains runs at the longest length the page sweeps to', () => {
+  const factor = Math.max(...SCHEMA.sweepFactor.values);
+  const vocabSize = pe.taskInfo(trainTask('copy')).vocabSize;
+  for (const trainLength of SCHEMA.trainLength.values) {
+    const e = { task: 'copy', seed: 1, trainLength, layers: 1, heads: 1, dModel: 32, steps: 100 };
+    for (const enc of ENCODINGS) {
+      const m = pe.createModel(trainRequest(enc, e, { vocabSize }).model);
+      try {
+        const T = trainLength * factor;
+        const tokens = new Int32Array(T).map((_, i) => i % vocabSize);
+        expect([enc, trainLength, m.forward(tokens, { batch: 1, length: T }).logits.length]).toEqual([enc, trainLength, T * vocabSize]);
+      } finally {
+        m.delete();
+      }
+    }
+  }
+  const recorded = trainRequest('rope_random', { task: 'copy', seed: 1, trainLength: SCHEMA.trainLength.def, layers: 3, heads: 4, dModel: 32, steps: 100 }, { vocabSize });
+  expect(recorded.model.randomLength).toBe(1024);
 });

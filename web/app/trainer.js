@@ -2,7 +2,9 @@
 // queue in workers.js: at most navigator.hardwareConcurrency at once), shipped
 // checkpoints when they match the experiment, and the bookkeeping the training
 // panel draws: step, loss history, source.
+import { CONFIG_SCHEMA } from '../lib/index.js';
 import { EXPERIMENT, experimentModel, trainTask, heldOutStop } from './experiment.js';
+import { SCHEMA } from './state.js';
 import { startWorker, requestTrainingSlot } from './workers.js';
 
 const here = import.meta.url; // a variable base: bundlers rewrite only `new URL('literal', import.meta.url)`
@@ -79,13 +81,20 @@ export function shippedCheckpoints() {
  */
 export function trainRequest(enc, e, { vocabSize }) {
   return {
-    model: { ...experimentModel(enc), encoding: enc, layers: e.layers, heads: e.heads, dModel: e.dModel, mlpRatio: EXPERIMENT.mlpRatio,
+    model: { ...experimentModel(enc), ...sampledRange(enc, e.trainLength), encoding: enc, layers: e.layers, heads: e.heads, dModel: e.dModel, mlpRatio: EXPERIMENT.mlpRatio,
       vocabSize, maxLength: e.trainLength, seed: e.seed, learnedPolicy: enc === 'learned' ? 'clamp' : 'error' },
     train: { ...trainTask(e.task), steps: e.steps, batch: EXPERIMENT.batch, length: e.trainLength, lr: EXPERIMENT.lr,
       minLr: EXPERIMENT.minLr, warmup: Math.min(EXPERIMENT.warmup, Math.floor(e.steps / 10)), seed: e.seed, progressEvery: 5,
       stop: heldOutStop(e.task, e.seed) },
   };
 }
+
+// A randomized encoding samples its positions from [0, randomLength) and refuses longer sequences. The page's
+// sweep reaches trainLength x the largest sweep factor, so the range covers that: the default 1024 (the
+// experiment's) up to trainLength 64, 2048 at trainLength 128. The page never offers a length its models refuse.
+const RANDOM_LENGTH = CONFIG_SCHEMA.find((f) => f.name === 'randomLength');
+const sampledRange = (enc, trainLength) => (RANDOM_LENGTH.encodings.includes(enc)
+  ? { randomLength: Math.max(RANDOM_LENGTH.default, trainLength * Math.max(...SCHEMA.sweepFactor.values)) } : {});
 
 const acc = (x) => x.toFixed(3);
 

@@ -14,7 +14,7 @@ const settings = {
   loadOptions: {}, // passed to loadPosenc (wasmUrl, locateFile, wasmBinary, build)
   workers: 'auto', // 'auto' | true | false (false: everything on the main thread)
   checkpoints: null, // a directory URL (with index.json), or {list, load}; default: the ones next to this module
-  explorerUrl: undefined, // the full explorer's URL; default ../app/ next to this module, if it is there; null: no link
+  explorerUrl: null, // the full explorer's URL for the "open in the explorer" link; null (the default): no link
 };
 let compiled = null;
 let api = null;
@@ -82,24 +82,12 @@ export function sweepPool() {
 
 export const checkpointSource = () => (settings.checkpoints ??= shippedCheckpoints());
 
-let explorerPage = null;
 /**
- * The full explorer's URL for a state's query string, or null: the configured explorerUrl, or the
- * explorer next to this module (dist/app/) when it is really there (a bundled copy of this module has none).
+ * The full explorer's URL for a state's query string, or null when no explorerUrl is configured. There is no
+ * guess and no probe: a probe of ../app/ logged a failed request on every page of a host without it (a CDN, a
+ * bundled copy of this module), and a CDN serves the page as text anyway. embed.html sets it (app/ is next to it).
  */
-export async function explorerLink(search) {
-  if (settings.explorerUrl === null) return null;
-  explorerPage ??= (async () => {
-    if (settings.explorerUrl !== undefined) return new URL(settings.explorerUrl, globalThis.location?.href).href;
-    const url = new URL('../app/', here);
-    if (!/^https?:$/.test(url.protocol)) return null;
-    try {
-      const res = await fetch(url, { method: 'HEAD' });
-      return res.ok ? url.href : null;
-    } catch {
-      return null;
-    }
-  })();
-  const base = await explorerPage;
-  return base && new URL(search || '.', base).href;
+export function explorerLink(search) {
+  if (settings.explorerUrl == null) return null;
+  return new URL(search || '.', new URL(settings.explorerUrl, globalThis.location?.href)).href;
 }

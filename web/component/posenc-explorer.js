@@ -156,13 +156,9 @@ export class PosencExplorer extends ElementBase {
   updateLink() {
     const a = this.$('.open');
     const search = toSearch(this.state);
-    this.linkFor = search;
-    if (!this.started) return void (a.hidden = true); // decided when the element starts (see configure())
-    explorerLink(search).then((link) => {
-      if (this.linkFor !== search) return;
-      a.hidden = !link;
-      if (link) a.href = link;
-    });
+    const link = this.started && explorerLink(search); // decided when the element starts (see configure())
+    a.hidden = !link;
+    if (link) a.href = link;
   }
 
   async start() {
