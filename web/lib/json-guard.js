@@ -19,7 +19,8 @@ export function plainJson(input, name = 'config', limits = JSON_LIMITS) {
     try {
       root = JSON.parse(input);
     } catch (e) {
-      throw new RangeError(`${name} is not valid JSON: ${String(e?.message ?? e).slice(0, 200)}`);
+      // one line: the engine quotes the text around the error, newlines and all
+      throw new RangeError(`${name} is not valid JSON: ${String(e?.message ?? e).replace(/\s+/g, " ").slice(0, 200)}`);
     }
   }
   if (root === null || typeof root !== 'object' || Array.isArray(root))

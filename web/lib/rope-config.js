@@ -335,9 +335,10 @@ export function createRopeConfig(mod, frequencies) {
       out.logitScaleAt = (positions) => queryScaleAt(qs, positions).map((x) => x * out.cosSinScale ** 2 * out.softmaxScale);
       return out;
     });
-    const ctxs = layerTypes.filter((l) => l.rope).map((l) => l.originalContext);
+    // (a config without max_position_embeddings names no context: null, never Math.min of nothing = NaN)
+    const ctxs = layerTypes.filter((l) => l.rope && l.originalContext != null).map((l) => l.originalContext);
     return { source: desc.source, modelType: desc.modelType, seqLen, contextLength: advertised,
-      originalContext: ctxs.length ? Math.min(...ctxs) : advertised, layerTypes, notes: desc.notes };
+      originalContext: ctxs.length ? Math.min(...ctxs) : advertised ?? null, layerTypes, notes: desc.notes };
   }
   return { ropeFromConfig };
 }

@@ -73,7 +73,7 @@ export function options(name, v) {
 // Reject keys we do not know, so a typo ('rotary_dim' vs 'rotaryDim') is not silently ignored.
 export function knownKeys(name, obj, keys) {
   for (const k of Object.keys(obj)) {
-    if (!keys.includes(k)) throw new RangeError(`${name} has an unknown option ${show(k)}: allowed ${keys.join(', ')}`);
+    if (!keys.includes(k)) throw new RangeError(`${name} has an unknown option ${show(k)}: allowed ${[...new Set(keys)].join(', ')}`);
   }
 }
 
