@@ -198,8 +198,7 @@ export function createRopeConfig(mod, frequencies) {
     const origCtx = contexts.original?.value;
     const layerTypes = desc.groups.map((g, gi) => {
       const out = { name: g.name, layerType: g.layerType, layers: g.layers, rope: g.rope, headDim: g.headDim, layout: g.layout, slice: g.slice,
-        window: g.window, originalContext: origCtx, extendedContext: contexts.extended?.value };
-      if (g.qkHeadDim) out.qkHeadDim = g.qkHeadDim;
+        window: g.window, qkHeadDim: g.qkHeadDim ?? null, originalContext: origCtx, extendedContext: contexts.extended?.value };
       const qs = g.queryScale;
       out.queryScale = qs ? { kind: qs.kind, formula: qs.formula, a: qs.a, b: qs.b } : null;
       if (!g.rope) {

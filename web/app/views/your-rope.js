@@ -59,8 +59,9 @@ function contextItem(r) {
   const li = el('li');
   const { original, extended } = r.contexts;
   if (!original) return null;
-  li.append(term(`original context ${context(original)}`, 'original'), `${original.inferred ? `: ${original.how}` : ` (${original.how})`}`);
-  if (extended && extended.value !== original.value)
+  const scaled = extended && extended.value !== original.value;
+  li.append(term(`${scaled ? 'original context' : 'context'} ${context(original)}`, 'original'), `${original.inferred ? `: ${original.how}` : ` (${original.how})`}`);
+  if (scaled)
     li.append('; ', term(`extended context ${context(extended)}`, 'extended'), extended.inferred ? `: ${extended.how}` : ` (${extended.how})`);
   return li;
 }
