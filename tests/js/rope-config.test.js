@@ -419,3 +419,9 @@ describe('describeArchitecture: the facts a Llama-family loader needs', () => {
     expect(() => describeArchitecture({ 'llama.rope.freq_base': 1e4 })).toThrow(/reads an HF config.json/);
   });
 });
+
+test("the issue's hand-checked values stay: Llama 3.1 29/29/6, Qwen YaRN cos/sin 1.1386, DeepSeek softmax ×1.8739", () => {
+  expect(pe.ropeFromConfig(config('llama-3.1-8b')).layerTypes[0].counts).toEqual({ kept: 29, interpolated: 29, blended: 6, dropped: 0 });
+  expect(pe.ropeFromConfig(config('qwen2.5-7b-yarn')).layerTypes[0].cosSinScale.toFixed(4)).toBe('1.1386');
+  for (const id of ['deepseek-v3', 'deepseek-v3.2']) expect(pe.ropeFromConfig(config(id)).layerTypes[0].softmaxScale.toFixed(4)).toBe('1.8739');
+});
