@@ -137,7 +137,9 @@ export function createYourRope(pe, section, state, { onChange = () => {} } = {})
     layerSelect.replaceChildren(...r.layerTypes.map((lt, i) => new Option(`${lt.name} (${lt.layers.length} layers)`, String(i))));
     if (state.ropeLayerType >= r.layerTypes.length) state.ropeLayerType = 0;
     layerSelect.value = String(state.ropeLayerType);
-    summary.replaceChildren(...[contextItem(r), ...r.layerTypes.map(summaryItem)].filter(Boolean),
+    const family = r.family?.known && !['generic', 'gguf'].includes(r.family.id)
+      ? el('li', { textContent: `Read with HF's rules for this family: ${r.family.reads.replace(/`/g, '')}.` }) : null;
+    summary.replaceChildren(...[contextItem(r), ...r.layerTypes.map(summaryItem), family].filter(Boolean),
       ...r.notes.map((n) => el('li', { textContent: n })));
     exported = { ropeParameters: ropeParametersJson(r), pytorch: pytorchSnippet(r, { model: model === 'pasted' ? r.modelType : model }) };
     jsonPre.textContent = JSON.stringify(exported.ropeParameters, null, 1);
