@@ -60,7 +60,8 @@ function ropeDicts(c, family, types, path, theta, notes) {
   if (nested(d)) return copy(d);
   if (family.scalingOn) {
     // Olmo3Config.convert_rope_params_to_dict: the flat block updates full_attention; sliding_attention keeps the default.
-    if (d === params && d != null) notes.push(`rope_parameters is one flat block: read like rope_scaling, for ${family.scalingOn} only`);
+    if (d === params && d != null) notes.push(`rope_parameters is one flat block: read like rope_scaling, for ${family.scalingOn} only. ` +
+      "HF's config code as read for posenc (Olmo3Config.convert_rope_params_to_dict) nests it only when it comes as rope_scaling, and would leave both layer types at the default rope here: check this form with your transformers version");
     const other = typeSet.has('sliding_attention') ? 'sliding_attention' : null;
     return { [family.scalingOn]: { rope_type: 'default', ...(d ?? {}) }, ...(other ? { [other]: { rope_type: 'default', rope_theta: theta } } : {}) };
   }
