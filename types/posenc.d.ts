@@ -101,6 +101,41 @@ export declare const CONFIG_SCHEMA: readonly ConfigField[];
 export declare const TASKS: readonly ['copy', 'reverse', 'retrieval', 'markov', 'kth_retrieval'];
 /** Every supported {@link RopeType}. */
 export declare const ROPE_TYPES: readonly ['default', 'linear', 'dynamic', 'yarn', 'llama3', 'longrope', 'proportional'];
+/** The table of per-family rules (model_types, HF source files, what is read). */
+export declare const ROPE_FAMILIES: readonly { id: string; models: string[]; source: string; reads: string }[];
+/** One layer of {@link ArchitectureFacts}. */
+export interface ArchitectureLayer {
+  index: number;
+  layerType: string;
+  rope: boolean;
+  ropeType: RopeType | null;
+  theta: number | null;
+  headDim: number;
+  rotaryDim: number;
+  layout: 'half' | 'interleaved' | null;
+  slice: 'leading' | 'trailing' | null;
+  window: number | null;
+  ropeParameters: Record<string, unknown> | null;
+}
+/** The facts a Llama-family loader needs from a config.json. */
+export interface ArchitectureFacts {
+  modelType: string;
+  family: RopeFamily;
+  hiddenSize: number;
+  numAttentionHeads: number;
+  numKeyValueHeads: number;
+  headDim: number;
+  intermediateSize: number;
+  rmsNormEps: number;
+  vocabSize: number;
+  tieWordEmbeddings: boolean;
+  attentionBias: boolean;
+  maxPositionEmbeddings: number;
+  layers: ArchitectureLayer[];
+  notes: string[];
+}
+/** Reads an HF config.json (object or JSON text) for a loader; TypeError/RangeError naming a missing or bad key. */
+export declare function describeArchitecture(config: object | string): ArchitectureFacts;
 
 /** Whether this engine validates a wasm SIMD128 module (what `build: 'auto'` uses to choose). */
 export declare function simdSupported(): boolean;
@@ -410,11 +445,44 @@ export interface RopeQueryScale {
   kind: 'llama4Temperature' | 'llama4ScalingBeta';
   /** The formula, with the config's numbers (0-based positions). */
   formula: string;
+  /** Its two constants (attn_scale, floor_scale; or beta, original_max_position_embeddings). */
+  a?: number;
+  b?: number;
+}
+/** A context length and how it is known. */
+export interface RopeContext {
+  value: number;
+  /** true where the config does not state it (e.g. max_position_embeddings ÷ factor). */
+  inferred: boolean;
+  /** Where it comes from, in words. */
+  how: string;
+}
+/** The per-family rule a config was read with (web/lib/rope-families.js). */
+export interface RopeFamily {
+  id: string;
+  /** false: the model_type is in no row, and the generic rules were used. */
+  known: boolean;
+  /** The HF transformers files the rule follows. */
+  source: string;
+  /** What posenc reads for this family. */
+  reads: string;
 }
 /** One layer type of a model (Gemma 3's sliding / full, Llama 4's RoPE / NoPE layers, ...). */
 export interface RopeLayerType {
-  /** `layer_types` name (HF's, or derived as the config class does). */
+  /** `layer_types` name (HF's, or derived as the config class does), with ' (NoPE)' where a type has both kinds. */
   name: string;
+  /** The HF layer type. */
+  layerType: string;
+  /** 'leading' (the first rotary dims rotate) or 'trailing' (DeepSeek-V4). */
+  slice: 'leading' | 'trailing';
+  /** The sliding window of this layer type, or null. */
+  window: number | null;
+  /** MLA (DeepSeek): qk_nope_head_dim + qk_rope_head_dim; else null. */
+  qkHeadDim: number | null;
+  /** M-RoPE (Qwen2-VL, Qwen3-VL): the position id of each pair, 't' time, 'h' height, 'w' width. */
+  mrope?: { section: number[]; interleaved: boolean; axes: ('t' | 'h' | 'w')[] } | null;
+  /** The model's extended context (every layer type has the same). */
+  extendedContext?: number;
   /** 0-based layer indices of this type. */
   layers: number[];
   /** false for NoPE layers. */
@@ -437,7 +505,7 @@ export interface RopeLayerType {
   queryScale: RopeQueryScale | null;
   /** The scaling factor (or max_position_embeddings / original_max_position_embeddings when derived). */
   factor?: number;
-  /** The pretraining context this layer type's scaling refers to. */
+  /** The model's original context (every layer type has the same). */
   originalContext?: number;
   /** HF-known keys that do not change the frequencies, with what uses them. */
   knownKeys?: { key: string; value: unknown; use: string }[];
@@ -456,8 +524,14 @@ export interface RopeFromConfigResult {
   seqLen: number | undefined;
   /** max_position_embeddings (GGUF: context_length): the advertised context. */
   contextLength: number | undefined;
-  /** The smallest originalContext of the RoPE layer types. */
+  /** The original context (contexts.original.value). */
   originalContext: number | undefined;
+  /** The extended context (contexts.extended.value). */
+  extendedContext: number | undefined;
+  /** One original and one extended context for every layer type and chart, with how each is known. */
+  contexts: { original: RopeContext | null; extended: RopeContext | null };
+  /** The per-family rule used. */
+  family: RopeFamily;
   layerTypes: RopeLayerType[];
   /** What was read from where, renames HF applies, and llama.cpp differences met. */
   notes: string[];

@@ -65,7 +65,7 @@ test('pick a shipped config, paste one, and see the plots', async () => {
   await paste(page, JSON.stringify({ model_type: 'qwen2_vl', hidden_size: 1536, num_attention_heads: 12, num_hidden_layers: 28,
     max_position_embeddings: 32768, rope_theta: 1000000, rope_scaling: { type: 'mrope', mrope_section: [16, 24, 24] } }));
   await waitFor(page, () => posenc.state.ropeModel === 'pasted', { what: 'the pasted config' });
-  expect(await page.$eval('#your-rope .rope-summary', (u) => u.textContent)).toMatch(/mrope_section/);
+  expect(await page.$eval('#your-rope .rope-summary', (u) => u.textContent)).toMatch(/M-RoPE: time pairs 0–15; height pairs 16–39; width pairs 40–63/);
   expect(await page.$eval('#your-rope .config-error', (p) => p.hidden)).toBe(true);
   for (const s of await canvasStats(page, CANVASES)) expect(s.colours).toBeGreaterThan(8);
 
@@ -73,11 +73,14 @@ test('pick a shipped config, paste one, and see the plots', async () => {
   await (await page.$('#your-rope')).screenshot({ path: join(dir, 'your-rope.png') });
   console.log(`screenshot: ${join(dir, 'your-rope.png')}`);
 
-  // an invalid paste names the key and the allowed values; the plots stay
+  // an invalid paste names the key and the allowed values, and clears the previous model's output
   await paste(page, JSON.stringify({ head_dim: 64, rope_scaling: { rope_type: 'ntk', factor: 2 } }));
   await waitFor(page, () => !document.querySelector('#your-rope .config-error').hidden, { what: 'the error' });
   expect(await page.$eval('#your-rope .config-error', (p) => p.textContent))
     .toMatch(/rope_scaling.rope_type must be one of 'default', 'linear', 'dynamic', 'yarn', 'llama3', 'longrope', 'proportional' \(got "ntk"\)/);
+  expect(await page.evaluate(() => ({ data: posenc.dataFor('your-rope'), summary: document.querySelector('#your-rope .rope-summary').children.length,
+    layers: document.querySelector('#your-rope select.rope-layer-type').options.length, notice: document.querySelector('#your-rope .notice').textContent,
+    picker: document.querySelector('#your-rope select.rope-model').value }))).toEqual({ data: null, summary: 0, layers: 0, notice: '', picker: 'pasted' });
   await paste(page, JSON.stringify({ head_dim: 64, rope_scaling: { rope_type: 'linear', factor: 2, facter: 3 } }));
   await waitFor(page, () => /facter/.test(document.querySelector('#your-rope .config-error').textContent), { what: 'the unknown key' });
 
@@ -95,8 +98,13 @@ test('pick a shipped config, paste one, and see the plots', async () => {
   const exported = await page.evaluate(async () => {
     const json = JSON.parse(await (await posenc.exportView('your-rope', 'json')).blob.text());
     const png = await posenc.exportView('your-rope', 'png');
-    return { model: json.model, types: json.layerTypes.map((l) => [l.name, l.counts]), pngBytes: png.blob.size, name: png.name };
+    return { model: json.model, types: json.layerTypes.map((l) => [l.name, l.counts]), pngBytes: png.blob.size, name: png.name,
+      ropeParameters: json.ropeParameters, pytorch: json.pytorch, shown: document.querySelector('#your-rope pre.rope-json').textContent };
   });
+  expect(exported.ropeParameters.rope_parameters).toMatchObject({ rope_type: 'llama3', factor: 16, rope_theta: 500000 });
+  expect(exported.ropeParameters.no_rope_layers).toHaveLength(48);
+  expect(JSON.parse(exported.shown)).toEqual(exported.ropeParameters);
+  expect(exported.pytorch).toMatch(/def rope_chunked_attention\(\):/);
   expect(exported.model).toBe('llama-4-scout');
   expect(exported.types.map((t) => t[0])).toEqual(['chunked_attention', 'full_attention']);
   expect(exported.types[0][1].blended).toBe(0);
@@ -117,4 +125,59 @@ test('a link with ropeModel opens that model; a pasted-config link says to paste
   await page2.goto(`${browser.url}/?play=0&ropeModel=pasted`);
   await waitReady(page2);
   await waitFor(page2, () => /paste it again/.test(document.querySelector('#your-rope .config-error').textContent), { what: 'the note' });
+});
+
+test('contexts, windows and explanations: Qwen2.5 with YaRN, Gemma 3, a term on focus, the legend at 390 px; screenshots', async () => {
+  const page = await browser.newPage();
+  await page.setViewportSize({ width: 1280, height: 1000 });
+  await page.goto(`${browser.url}/?play=0&ropeModel=qwen2.5-7b-yarn`);
+  await waitReady(page);
+  await waitFor(page, () => posenc.dataFor('your-rope')?.model === 'qwen2.5-7b-yarn', { what: 'Qwen2.5 with YaRN' });
+  const q = await page.evaluate(() => ({ c: posenc.dataFor('your-rope').contexts, summary: document.querySelector('#your-rope .rope-summary').textContent,
+    notice: document.querySelector('#your-rope .notice').textContent }));
+  expect(q.c.extended).toMatchObject({ value: 131072, inferred: true });
+  expect(q.summary).toMatch(/original context 32k \(original_max_position_embeddings\); extended context 128k \(inferred\): factor 4 × original 32,768; max_position_embeddings was left at 32,768/);
+  expect(q.summary).toMatch(/cos\/sin × 1\.1386/);
+  expect(q.notice).toMatch(/in the original 32k tokens; to reach 128k \(inferred\) the scaling changes 40 of them and keeps 24\./);
+  expect(q.summary).not.toMatch(/\d\.\d+k/); // never "32.8k"
+
+  // a scale's explanation on keyboard focus (Tab from the summary's first term) and on hover
+  await page.focus('#your-rope .rope-summary .term');
+  await page.keyboard.press('Tab');
+  await page.keyboard.press('Shift+Tab');
+  await waitFor(page, () => !document.querySelector('#your-rope .term-help').hidden, { what: 'the help line on focus' });
+  expect(await page.$eval('#your-rope .term-help', (p) => p.textContent)).toMatch(/^Original context: the length the model was pretrained at/);
+  await page.hover('#your-rope .rope-terms .term:last-child');
+  await waitFor(page, () => /RoFormer/.test(document.querySelector('#your-rope .term-help').textContent), { what: 'the help line on hover' });
+  const titles = await page.$$eval('#your-rope .term', (ts) => ts.map((t) => [t.textContent, t.title.length > 40, t.tabIndex]));
+  expect(titles.every(([, long, tab]) => long && tab === 0)).toBe(true);
+  expect(titles.map((t) => t[0])).toEqual(expect.arrayContaining(['cos/sin × 1.1386', 'q·k bound (RoFormer)', 'logit scale']));
+
+  // Gemma 3: the original is inferred, the same on every chart; the sliding layers' notice speaks of their window
+  await pickWithKeyboard(page, 'gemma-3-4b');
+  await waitFor(page, () => posenc.dataFor('your-rope')?.model === 'gemma-3-4b', { what: 'Gemma 3' });
+  const g = await page.evaluate(() => ({ d: posenc.dataFor('your-rope'), summary: document.querySelector('#your-rope .rope-summary').textContent,
+    notice: document.querySelector('#your-rope .notice').textContent }));
+  expect(g.d.contexts.original).toMatchObject({ value: 16384, inferred: true });
+  expect(g.summary).toMatch(/original context 16k \(inferred\): max_position_embeddings 131,072 ÷ factor 8/);
+  expect(g.d.layerTypes.map((l) => [l.name, l.window])).toEqual([['sliding_attention', 1024], ['full_attention', null]]);
+  expect(g.notice).toMatch(/the 29 sliding_attention layers attend only within a 1k-token sliding window, so no query–key distance they see exceeds 1k/);
+
+  const dir = mkdtempSync(join(tmpdir(), 'posenc-your-rope-models-'));
+  for (const id of ['smollm3-3b', 'olmo-3-7b', 'deepseek-v3.2', 'qwen2.5-7b-yarn']) {
+    await pickWithKeyboard(page, id);
+    await waitFor(page, (m) => posenc.dataFor('your-rope')?.model === m, { arg: id, what: id });
+    for (const s of await canvasStats(page, CANVASES)) expect(s.colours).toBeGreaterThan(8);
+    await (await page.$('#your-rope')).screenshot({ path: join(dir, `${id}.png`) });
+  }
+  console.log(`screenshots: ${dir}`);
+
+  // 390 px: the legend wraps onto a third row rather than losing "blended"
+  await page.setViewportSize({ width: 390, height: 900 });
+  await pickWithKeyboard(page, 'exaone-4.0-32b');
+  await waitFor(page, () => posenc.dataFor('your-rope')?.model === 'exaone-4.0-32b', { what: 'EXAONE 4' });
+  await page.evaluate(() => posenc.redraw?.());
+  const h = await page.$eval('#your-rope canvas.wavelengths', (c) => c.getBoundingClientRect().height);
+  expect(h).toBeGreaterThan(260); // four legend entries need three rows at this width: the canvas grew by one
+  expect(page.errors ?? []).toEqual([]);
 });

@@ -97,3 +97,23 @@ export function refLlamaCppYarn(nDims, base, { factor, nCtxOrig, extFactor = 1, 
 export const refLlama4Temperature = (p, attnScale = 0.1, floorScale = 8192) => Math.log1p(Math.floor((p + 1) / floorScale)) * attnScale + 1;
 export const refLlama4ScalingBeta = (p, beta, orig) => 1 + beta * Math.log(1 + Math.floor(p / orig));
 export const refDeepseekSoftmax = (factor, mscaleAllDim) => (mscaleAllDim ? getMscale(factor, mscaleAllDim) ** 2 : 1);
+
+// M-RoPE: which position axis (0 time, 1 height, 2 width) each rotary pair takes, written from
+// HF's Qwen2-VL apply_multimodal_rotary_pos_emb (the pairs split by mrope_section, chunk i takes
+// axis i % 3) and Qwen3-VL's apply_interleaved_mrope (start from time; for dim 1, 2:
+// freqs_t[..., offset:length:3] = freqs[dim][..., offset:length:3], length = section[dim] * 3).
+export function refMropeAxes(section, interleaved) {
+  const pairs = section.reduce((a, b) => a + b, 0);
+  const axis = new Array(pairs).fill(0);
+  if (interleaved) {
+    for (const [dim, offset] of [[1, 1], [2, 2]])
+      for (let j = offset; j < section[dim] * 3; j += 3) axis[j] = dim;
+  } else {
+    let start = 0;
+    section.forEach((len, i) => {
+      for (let j = start; j < start + len; j++) axis[j] = i % 3;
+      start += len;
+    });
+  }
+  return axis.map((a) => 'thw'[a]);
+}

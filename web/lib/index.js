@@ -11,6 +11,8 @@ import { createTrainer } from './train.js';
 
 export { simdSupported, compileWasm };
 export { ROPE_TYPES } from './scaling.js';
+export { describeArchitecture } from './rope-config.js';
+export { FAMILIES as ROPE_FAMILIES } from './rope-families.js';
 export { ENCODINGS, ENCODING_INFO, CONFIG_SCHEMA, OPTIMIZER_SCHEMA, OPTIMIZER_KEYS } from './model.js';
 export { TASKS } from './tasks.js';
 

@@ -11,172 +11,21 @@ import * as v from './validate.js';
 import { plainJson } from './json-guard.js';
 import { scope, check } from './memory.js';
 import { KNOWN_UNUSED } from './scaling.js';
+import { describeHf, MAX_LAYERS } from './rope-hf.js';
 
 const TWO_PI = 2 * Math.PI;
-const MAX_LAYERS = 4096;
 const own = (o, k) => o != null && typeof o === 'object' && Object.hasOwn(o, k);
 const get = (o, k) => (own(o, k) ? o[k] : undefined);
 const isObj = (x) => x !== null && typeof x === 'object' && !Array.isArray(x);
 
 // Query-scale kinds, as the C++ QueryScaleKind enum.
 const QUERY_SCALE = { none: 0, llama4Temperature: 1, llama4ScalingBeta: 2 };
-const LLAMA4_SCALING_MODELS = ['ministral3', 'mistral3', 'mistral4'];
-const DEEPSEEK_MODELS = ['deepseek_v2', 'deepseek_v3', 'kimi_k2'];
 
 function int(name, x, min, max) {
   return v.integer(name, x, min, max);
 }
 function optNumber(name, x, opts) {
   return x == null ? undefined : v.number(name, x, opts);
-}
-
-// ---------- HF config.json ----------
-
-// Layer types of the text model, as the config classes make them.
-function layerTypes(c, modelType, n, path) {
-  const given = get(c, 'layer_types');
-  if (given != null) {
-    if (!Array.isArray(given) || given.length !== n || !given.every((t) => typeof t === 'string' && t.length <= 64))
-      throw new RangeError(`${path}layer_types must be a list of ${n} layer type names (num_hidden_layers) (got ${v.show(given)})`);
-    return given.slice();
-  }
-  if (modelType.startsWith('llama4')) {
-    // Llama4TextConfig: no_rope_layers[i] = 1 means layer i uses RoPE; default: a NoPE layer every no_rope_layer_interval.
-    const interval = int(`${path}no_rope_layer_interval`, get(c, 'no_rope_layer_interval') ?? 4, 1, MAX_LAYERS);
-    let flags = get(c, 'no_rope_layers');
-    if (flags != null && !Array.isArray(flags)) throw new TypeError(`${path}no_rope_layers must be a list of 0/1 per layer (got ${v.show(flags)})`);
-    if (!flags || flags.length === 0) flags = Array.from({ length: n }, (_, i) => Number((i + 1) % interval !== 0));
-    if (flags.length !== n || !flags.every((f) => f === 0 || f === 1 || typeof f === 'boolean'))
-      throw new RangeError(`${path}no_rope_layers must be a list of ${n} values 0 or 1 (got ${v.show(flags)})`);
-    return flags.map((f) => (f ? 'chunked_attention' : 'full_attention'));
-  }
-  if (modelType.startsWith('gemma3') || modelType.startsWith('gemma4')) {
-    const pattern = int(`${path}sliding_window_pattern`, get(c, 'sliding_window_pattern') ?? 6, 1, MAX_LAYERS);
-    const t = Array.from({ length: n }, (_, i) => ((i + 1) % pattern ? 'sliding_attention' : 'full_attention'));
-    if (modelType.startsWith('gemma4') && n) t[n - 1] = 'full_attention'; // Gemma4TextConfig forces the last layer to full
-    return t;
-  }
-  return Array(n).fill('full_attention');
-}
-
-// The rope parameter dicts per layer type: {layerType: dict} (HF's nested form), or {'*': dict}.
-function ropeDicts(c, modelType, types, path) {
-  const scaling = get(c, 'rope_scaling');
-  const params = get(c, 'rope_parameters');
-  for (const [k, x] of [['rope_scaling', scaling], ['rope_parameters', params]])
-    if (x != null && !isObj(x)) throw new TypeError(`${path}${k} must be an object (got ${v.show(x)})`);
-  const typeSet = new Set(types);
-  const nested = (d) => isObj(d) && Object.keys(d).length > 0 && Object.keys(d).every((k) => typeSet.has(k));
-  if (modelType.startsWith('gemma3')) {
-    // Gemma3TextConfig.convert_rope_params_to_dict: rope_scaling goes into full_attention;
-    // full theta = rope_theta (default 1e6), sliding theta = rope_local_base_freq (default 1e4).
-    const p = nested(params) ? params : {};
-    const full = { rope_type: 'default', ...(get(p, 'full_attention') ?? {}), ...(scaling ?? {}) };
-    if (full.rope_theta == null) full.rope_theta = get(c, 'rope_theta') ?? 1e6;
-    const sliding = { rope_type: 'default', ...(get(p, 'sliding_attention') ?? {}) };
-    if (sliding.rope_theta == null) sliding.rope_theta = get(c, 'rope_local_base_freq') ?? 1e4;
-    return { full_attention: full, sliding_attention: sliding };
-  }
-  // RotaryEmbeddingConfigMixin.convert_rope_params_to_dict: `rope_scaling or rope_parameters`.
-  const d = scaling && Object.keys(scaling).length ? scaling : params;
-  if (nested(d)) {
-    return Object.fromEntries(Object.entries(d).map(([k, x]) => {
-      if (!isObj(x)) throw new TypeError(`${path}rope_parameters.${k} must be an object of rope parameters (got ${v.show(x)})`);
-      return [k, { ...x }];
-    }));
-  }
-  if (modelType.startsWith('gemma4') && d == null) // Gemma4TextConfig defaults
-    return { sliding_attention: { rope_type: 'default', rope_theta: 1e4 },
-      full_attention: { rope_type: 'proportional', partial_rotary_factor: 0.25, rope_theta: 1e6 } };
-  return { '*': { ...(d ?? {}) } };
-}
-
-function describeHf(c, top) {
-  const textConfig = get(c, 'text_config');
-  if (textConfig != null && !isObj(textConfig)) throw new TypeError(`config.text_config must be an object (got ${v.show(textConfig)})`);
-  const t = textConfig ?? c;
-  const path = textConfig ? 'text_config.' : '';
-  const modelType = String(get(t, 'model_type') ?? get(top, 'model_type') ?? '');
-  const notes = [];
-  if (textConfig) notes.push('read the language model from text_config');
-  const n = int(`${path}num_hidden_layers`, get(t, 'num_hidden_layers') ?? 1, 1, MAX_LAYERS);
-  const maxPos = get(t, 'max_position_embeddings') == null ? undefined : int(`${path}max_position_embeddings`, get(t, 'max_position_embeddings'), 1, 2 ** 31 - 1);
-  const heads = get(t, 'num_attention_heads');
-  const hidden = get(t, 'hidden_size');
-  let headDim = get(t, 'head_dim');
-  if (DEEPSEEK_MODELS.includes(modelType)) headDim = get(t, 'qk_rope_head_dim') ?? 64; // DeepseekV3Config: head_dim = qk_rope_head_dim
-  if (headDim == null) {
-    if (heads == null || hidden == null) throw new RangeError(`${path}head_dim is missing, and so are hidden_size and num_attention_heads to derive it from`);
-    int(`${path}num_attention_heads`, heads, 1, 65536);
-    int(`${path}hidden_size`, hidden, 1, 2 ** 24);
-    headDim = Math.floor(hidden / heads);
-  }
-  int(`${path}head_dim`, headDim, 2, 65536);
-  const types = layerTypes(t, modelType, n, path);
-  const dicts = ropeDicts(t, modelType, types, path);
-  const topPrf = get(t, 'partial_rotary_factor');
-  const topTheta = get(t, 'rope_theta');
-  const topOrig = get(t, 'original_max_position_embeddings');
-  const isPhi3 = modelType === 'phi3';
-  const groups = [];
-  for (const name of [...new Set(types)]) {
-    const layers = types.flatMap((x, i) => (x === name ? [i] : []));
-    const nope = modelType.startsWith('llama4') && name === 'full_attention';
-    const key = own(dicts, name) ? name : '*';
-    const dictPath = `${path}${own(t, 'rope_parameters') && !own(t, 'rope_scaling') ? 'rope_parameters' : 'rope_scaling'}${key === '*' ? '' : `.${key}`}`;
-    const raw = get(dicts, key);
-    if (!raw && !nope) throw new RangeError(`${dictPath} has no entry for layer type '${name}' (layer_types has it)`);
-    const g = { name, layers, rope: !nope, headDim: modelType.startsWith('gemma4') && name === 'full_attention'
-      ? int(`${path}global_head_dim`, get(t, 'global_head_dim') ?? 512, 2, 65536) : headDim };
-    if (!nope) {
-      const d = { ...raw };
-      // standardize_rope_params: rope_type from `type`, rope_theta and partial_rotary_factor from the config.
-      if (d.rope_type == null && d.type != null) d.rope_type = d.type;
-      delete d.type;
-      if (d.rope_theta == null) d.rope_theta = topTheta ?? 10000; // PreTrainedConfig.default_theta
-      if (topPrf != null) d.partial_rotary_factor = topPrf;
-      if (isPhi3 && (d.rope_type === 'su' || d.rope_type === 'yarn')) {
-        notes.push(`Phi3Config renames rope_type '${d.rope_type}' to 'longrope'`);
-        d.rope_type = 'longrope';
-      }
-      if (d.rope_type === 'mrope') {
-        notes.push("rope_type 'mrope' is computed as 'default' (Qwen2VLConfig does the same); mrope_section only splits the pairs among position ids");
-        d.rope_type = 'default';
-      }
-      const rt = d.rope_type ?? 'default';
-      if (rt === 'llama3' && typeof d.high_freq_factor === 'number' && typeof d.low_freq_factor === 'number' && d.high_freq_factor <= d.low_freq_factor)
-        notes.push(`${name}: high_freq_factor (${d.high_freq_factor}) <= low_freq_factor (${d.low_freq_factor}); HF only warns, and then no pair is smoothed: each is kept or divided by factor`);
-      if (['llama3', 'yarn', 'longrope'].includes(rt)) {
-        // Phi-3 (and any config carrying it) keeps the pretraining length outside the rope dict; HF gives it priority.
-        if (topOrig != null) d.original_max_position_embeddings = topOrig;
-        else if (d.original_max_position_embeddings == null && maxPos != null) d.original_max_position_embeddings = maxPos;
-      }
-      if (d.max_position_embeddings == null && maxPos != null && ['dynamic', 'yarn', 'longrope'].includes(rt)) d.max_position_embeddings = maxPos;
-      g.scaling = d;
-      g.scalingPath = dictPath;
-      g.queryScale = null;
-      const beta = get(d, 'llama_4_scaling_beta');
-      if (beta != null && LLAMA4_SCALING_MODELS.includes(modelType)) {
-        const orig = d.original_max_position_embeddings ?? maxPos;
-        g.queryScale = { kind: 'llama4ScalingBeta', a: v.number(`${dictPath}.llama_4_scaling_beta`, beta), b: orig,
-          formula: `1 + ${beta} * log(1 + floor(position / ${orig}))` };
-      }
-      if (DEEPSEEK_MODELS.includes(modelType) && rt !== 'default') {
-        const mad = get(d, 'mscale_all_dim') ?? 0;
-        g.softmaxScaleFrom = { factor: get(d, 'factor'), mscaleAllDim: mad };
-      }
-    } else {
-      g.scaling = null;
-      const tuning = get(t, 'attn_temperature_tuning') ?? true;
-      g.queryScale = tuning ? { kind: 'llama4Temperature',
-        a: v.number(`${path}attn_scale`, get(t, 'attn_scale') ?? 0.1),
-        b: v.number(`${path}floor_scale`, get(t, 'floor_scale') ?? 8192, { min: 0, minExclusive: true }),
-        formula: `1 + ${get(t, 'attn_scale') ?? 0.1} * log1p(floor((position + 1) / ${get(t, 'floor_scale') ?? 8192}))` } : null;
-    }
-    g.layout = modelType.startsWith('llama4') || (DEEPSEEK_MODELS.includes(modelType) && (get(t, 'rope_interleave') ?? true)) ? 'interleaved' : 'half';
-    groups.push(g);
-  }
-  return { source: 'hf', modelType, maxPositionEmbeddings: maxPos, groups, notes };
 }
 
 // ---------- llama.cpp GGUF metadata ----------
@@ -231,8 +80,11 @@ function describeGguf(c) {
     throw new RangeError(`${k('rope.scaling.type')} 'longrope': llama.cpp keeps the long/short factors in the tensors rope_factors_long / rope_factors_short, not in the metadata; pass the model's HF config.json instead`);
   }
   const group = { name: 'full_attention', layers: Array.from({ length: int(k('block_count'), val('block_count') ?? 1, 1, MAX_LAYERS) }, (_, i) => i),
-    rope: true, headDim, rotaryDim: rotary, scaling, scalingPath: `${arch}.rope.scaling`, queryScale: null, layout: 'see llama.cpp rope type' };
-  return { source: 'gguf', modelType: arch, maxPositionEmbeddings: ctxTrain, originalContext: origCtx, groups: [group], notes };
+    rope: true, headDim, rotaryDim: rotary, scaling, scalingPath: `${arch}.rope.scaling`, queryScale: null, layout: 'see llama.cpp rope type',
+    layerType: 'full_attention', slice: 'leading', window: null,
+    origFrom: val('rope.scaling.original_context_length') != null ? 'config' : ctxTrain != null ? 'max_position_embeddings' : null };
+  return { source: 'gguf', modelType: arch, maxPositionEmbeddings: ctxTrain, groups: [group], notes,
+    family: { id: 'gguf', known: true, source: "llama.cpp's llama-model.cpp (LLM_KV rope keys)", reads: 'rope.freq_base, rope.dimension_count, rope.scaling.*' } };
 }
 
 const isGguf = (c) => own(c, 'general.architecture') || Object.keys(c).some((k) => /^[A-Za-z0-9_-]+\.rope\./.test(k));
@@ -240,7 +92,7 @@ const isGguf = (c) => own(c, 'general.architecture') || Object.keys(c).some((k) 
 /** The config, checked as plain JSON, described per layer type (no frequencies yet). */
 export function describeConfig(config) {
   const c = plainJson(config, 'config');
-  return isGguf(c) ? describeGguf(c) : describeHf(c, c);
+  return isGguf(c) ? describeGguf(c) : describeHf(c);
 }
 
 // ---------- per pair ----------
@@ -256,6 +108,9 @@ export function regimeOf(scaled, base, factor) {
 }
 
 export const REGIMES = ['kept', 'interpolated', 'blended', 'dropped'];
+const SCALED_ORIGINAL = ['llama3', 'yarn', 'longrope'];
+// 8,192 with thousands separators (locale-free, for messages).
+const num = (x) => String(x).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 
 export function createRopeConfig(mod, frequencies) {
   function queryScaleAt(qs, positions) {
@@ -276,27 +131,81 @@ export function createRopeConfig(mod, frequencies) {
     });
   }
 
+  // One rope group's parameters before its frequencies: rotary dim, factor, and where its original context comes from.
+  function prepare(g, advertised) {
+    const d = g.scaling;
+    const rt = d.rope_type ?? 'default';
+    const prf = d.partial_rotary_factor ?? 1;
+    v.number(`${g.scalingPath}.partial_rotary_factor`, prf, { min: 0, minExclusive: rt !== 'proportional', max: 1 });
+    // HF: dim = int(head_dim * partial_rotary_factor); proportional computes over the whole head_dim.
+    const dim = rt === 'proportional' ? g.headDim : g.rotaryDim ?? Math.floor(g.headDim * prf);
+    if (dim < 2 || dim % 2) throw new RangeError(`the rotary dim int(head_dim * partial_rotary_factor) = ${dim} must be an even integer >= 2 (${g.scalingPath})`);
+    let orig = null;
+    const explicitOrig = SCALED_ORIGINAL.includes(rt) ? d.original_max_position_embeddings : undefined;
+    if (explicitOrig != null) orig = g.origFrom === 'config' ? { value: explicitOrig, inferred: false, how: 'original_max_position_embeddings' }
+      : { value: explicitOrig, inferred: true, how: `taken from max_position_embeddings (${num(explicitOrig)}), as HF does when the ${rt} block names no original_max_position_embeddings` };
+    else if (rt === 'dynamic' && d.max_position_embeddings != null) orig = { value: d.max_position_embeddings, inferred: false, how: 'max_position_embeddings (dynamic NTK scales beyond it)' };
+    else if (rt === 'linear' && advertised && typeof d.factor === 'number' && d.factor > 0)
+      orig = { value: Math.round(advertised / d.factor), inferred: true, how: `max_position_embeddings ${num(advertised)} ÷ factor ${d.factor}: the config names no original context` };
+    const factor = typeof d.factor === 'number' ? d.factor : (advertised && orig?.value ? advertised / orig.value : 1);
+    return { d, rt, prf, dim, factor, orig };
+  }
+
+  // The model's original and extended context, the same on every chart: from its scaled layer types.
+  function contextsOf(groups, preps, advertised, notes) {
+    const fromMax = (value) => ({ value, inferred: false, how: 'max_position_embeddings' });
+    const scaled = preps.filter((p) => p && p.factor > 1 && p.orig);
+    if (!scaled.length) {
+      const c = advertised == null ? null : fromMax(advertised);
+      return { original: c, extended: c };
+    }
+    const values = [...new Set(scaled.map((p) => p.orig.value))];
+    if (values.length > 1) notes.push(`the scaled layer types disagree on the original context (${values.map(num).join(', ')}): the smallest is shown`);
+    const p = scaled.reduce((a, b) => (b.orig.value < a.orig.value || (b.orig.value === a.orig.value && b.factor > a.factor) ? b : a));
+    const original = p.orig;
+    let extended;
+    if (advertised != null && advertised > original.value) extended = fromMax(advertised);
+    else {
+      const value = Math.round(p.factor * original.value);
+      extended = { value, inferred: true, how: `factor ${p.factor} × original ${num(original.value)}` +
+        (advertised != null ? `; max_position_embeddings was left at ${num(advertised)}` : '; the config has no max_position_embeddings') };
+    }
+    return { original, extended };
+  }
+
+  // Which position axis (t, h, w) drives each pair: Qwen2-VL's mrope_section in order,
+  // Qwen3-VL's interleaved (apply_interleaved_mrope: pair j is height if j % 3 == 1 and j < 3·h, width if j % 3 == 2 and j < 3·w).
+  function mropeAxes(m, pairs, notes) {
+    const s = v.intArray(m.path, m.section, undefined, 0, 65536);
+    if (s.length !== 3) { notes.push(`${m.path} has ${s.length} sections, not 3 (time, height, width): not drawn`); return null; }
+    const sum = s[0] + s[1] + s[2];
+    if (sum !== pairs) { notes.push(`${m.path} sums to ${sum}, not the ${pairs} rotary pairs: not drawn`); return null; }
+    return Array.from({ length: pairs }, (_, j) => {
+      if (m.interleaved) return j % 3 === 1 && j < 3 * s[1] ? 'h' : j % 3 === 2 && j < 3 * s[2] ? 'w' : 't';
+      return j < s[0] ? 't' : j < s[0] + s[1] ? 'h' : 'w';
+    });
+  }
+
   function ropeFromConfig(config, opts) {
     const o = v.options('ropeFromConfig options', opts);
     v.knownKeys('ropeFromConfig options', o, ['seqLen']);
     const desc = describeConfig(config);
     const advertised = desc.maxPositionEmbeddings;
     const seqLen = o.seqLen == null ? advertised : v.integer('seqLen', o.seqLen, 1, 2 ** 31 - 1);
-    const layerTypes = desc.groups.map((g) => {
-      const out = { name: g.name, layers: g.layers, rope: g.rope, headDim: g.headDim, layout: g.layout };
+    const notes = desc.notes.slice();
+    const preps = desc.groups.map((g) => (g.rope ? prepare(g, advertised) : null));
+    const contexts = contextsOf(desc.groups, preps, advertised, notes);
+    const origCtx = contexts.original?.value;
+    const layerTypes = desc.groups.map((g, gi) => {
+      const out = { name: g.name, layerType: g.layerType, layers: g.layers, rope: g.rope, headDim: g.headDim, layout: g.layout, slice: g.slice,
+        window: g.window, qkHeadDim: g.qkHeadDim ?? null, originalContext: origCtx, extendedContext: contexts.extended?.value };
       const qs = g.queryScale;
-      out.queryScale = qs ? { kind: qs.kind, formula: qs.formula } : null;
+      out.queryScale = qs ? { kind: qs.kind, formula: qs.formula, a: qs.a, b: qs.b } : null;
       if (!g.rope) {
         Object.assign(out, { ropeType: null, theta: null, rotaryDim: 0, invFreq: new Float64Array(0), pairs: [],
-          counts: { kept: 0, interpolated: 0, blended: 0, dropped: 0 }, cosSinScale: 1, softmaxScale: 1 });
+          counts: { kept: 0, interpolated: 0, blended: 0, dropped: 0 }, cosSinScale: 1, softmaxScale: 1, mrope: null });
       } else {
-        const d = g.scaling;
-        const rt = d.rope_type ?? 'default';
-        const prf = d.partial_rotary_factor ?? 1;
-        v.number(`${g.scalingPath}.partial_rotary_factor`, prf, { min: 0, minExclusive: rt !== 'proportional', max: 1 });
-        // HF: dim = int(head_dim * partial_rotary_factor); proportional computes over the whole head_dim.
-        const dim = rt === 'proportional' ? g.headDim : g.rotaryDim ?? Math.floor(g.headDim * prf);
-        if (dim < 2 || dim % 2) throw new RangeError(`the rotary dim int(head_dim * partial_rotary_factor) = ${dim} must be an even integer >= 2 (${g.scalingPath})`);
+        const { d, rt, prf, dim, factor } = preps[gi];
         const known = Object.keys(KNOWN_UNUSED).filter((k) => d[k] != null);
         const forCore = { ...d };
         if (rt !== 'proportional') delete forCore.partial_rotary_factor;
@@ -308,10 +217,6 @@ export function createRopeConfig(mod, frequencies) {
           throw new e.constructor(e.message.replace(/^rope_scaling\./, `${g.scalingPath}.`));
         }
         const base = frequencies(dim, undefined, { rope_theta: d.rope_theta }, undefined, g.scalingPath).invFreq64;
-        const origCtx = (['llama3', 'yarn', 'longrope'].includes(rt) ? d.original_max_position_embeddings : undefined)
-          ?? (rt === 'dynamic' ? d.max_position_embeddings : undefined) ?? desc.originalContext
-          ?? (rt === 'linear' && advertised ? Math.round(advertised / d.factor) : advertised);
-        const factor = typeof d.factor === 'number' ? d.factor : (advertised && origCtx ? advertised / origCtx : 1);
         const rotating = rt === 'proportional' ? Math.floor((prf * g.headDim) / 2) : dim / 2;
         const pairs = Array.from(f.invFreq64, (inv, i) => {
           // proportional: the base exponent is 2i/head_dim for the rotating pairs
@@ -320,12 +225,14 @@ export function createRopeConfig(mod, frequencies) {
           return { index: i, invFreq: inv, baseInvFreq: b, wavelength: inv ? TWO_PI / inv : Infinity, baseWavelength: b ? TWO_PI / b : Infinity,
             turns: origCtx && b ? (origCtx * b) / TWO_PI : 0, regime };
         });
-        const counts = Object.fromEntries(['kept', 'interpolated', 'blended', 'dropped'].map((r) => [r, pairs.filter((p) => p.regime === r).length]));
+        const counts = Object.fromEntries(REGIMES.map((r) => [r, pairs.filter((p) => p.regime === r).length]));
         let softmaxScale = 1;
         if (g.softmaxScaleFrom) softmaxScale = deepseekScale(v.number(`${g.scalingPath}.factor`, g.softmaxScaleFrom.factor, { min: 0, minExclusive: true }),
           v.number(`${g.scalingPath}.mscale_all_dim`, g.softmaxScaleFrom.mscaleAllDim, { min: 0 }));
-        Object.assign(out, { ropeType: rt, theta: d.rope_theta, rotaryDim: rt === 'proportional' ? 2 * rotating : dim, factor, originalContext: origCtx,
+        const axes = g.mrope ? mropeAxes(g.mrope, pairs.length, notes) : null;
+        Object.assign(out, { ropeType: rt, theta: d.rope_theta, rotaryDim: rt === 'proportional' ? 2 * rotating : dim, factor,
           invFreq: f.invFreq64, pairs, counts, cosSinScale: f.attentionScale, softmaxScale,
+          mrope: axes && { section: g.mrope.section.slice(), interleaved: g.mrope.interleaved, axes },
           knownKeys: known.map((k2) => ({ key: k2, value: d[k2], use: KNOWN_UNUSED[k2] })),
           ropeParameters: { ...d } }); // as HF standardises them (rope_type, rope_theta, original_max_position_embeddings filled in)
       }
@@ -335,10 +242,53 @@ export function createRopeConfig(mod, frequencies) {
       out.logitScaleAt = (positions) => queryScaleAt(qs, positions).map((x) => x * out.cosSinScale ** 2 * out.softmaxScale);
       return out;
     });
-    // (a config without max_position_embeddings names no context: null, never Math.min of nothing = NaN)
-    const ctxs = layerTypes.filter((l) => l.rope && l.originalContext != null).map((l) => l.originalContext);
-    return { source: desc.source, modelType: desc.modelType, seqLen, contextLength: advertised,
-      originalContext: ctxs.length ? Math.min(...ctxs) : advertised ?? null, layerTypes, notes: desc.notes };
+    return { source: desc.source, modelType: desc.modelType, family: desc.family, seqLen, contextLength: advertised,
+      originalContext: origCtx, extendedContext: contexts.extended?.value, contexts, layerTypes, notes };
   }
   return { ropeFromConfig };
+}
+
+// ---------- architecture facts (for a loader of Llama-family weights) ----------
+
+/**
+ * The architecture facts a Llama-family loader needs, from the same reading of the config
+ * as ropeFromConfig: sizes, norms, tying, biases and, per layer, its RoPE (or none). Every
+ * value is checked; a missing or bad key is a TypeError/RangeError naming it.
+ */
+export function describeArchitecture(config) {
+  const c = plainJson(config, 'config');
+  if (isGguf(c)) throw new RangeError('describeArchitecture reads an HF config.json; llama.cpp GGUF metadata is not supported here');
+  const desc = describeHf(c);
+  const t = isObj(get(c, 'text_config')) ? c.text_config : c;
+  const path = t === c ? '' : 'text_config.';
+  const k = (name) => `${path}${name}`;
+  const heads = int(k('num_attention_heads'), get(t, 'num_attention_heads'), 1, 65536);
+  const kvHeads = int(k('num_key_value_heads'), get(t, 'num_key_value_heads') ?? heads, 1, heads);
+  if (heads % kvHeads) throw new RangeError(`${k('num_key_value_heads')} must divide num_attention_heads (${heads}) (got ${kvHeads})`);
+  const hidden = int(k('hidden_size'), get(t, 'hidden_size'), 1, 2 ** 24);
+  const headDim = int(k('head_dim'), get(t, 'head_dim') ?? Math.floor(hidden / heads), 1, 65536);
+  const epsKey = get(t, 'rms_norm_eps') == null && get(t, 'layer_norm_eps') != null ? 'layer_norm_eps' : 'rms_norm_eps';
+  const bool = (name, dflt) => (get(t, name) == null ? dflt : v.boolean(k(name), get(t, name)));
+  const modelType = get(t, 'model_type') ?? get(c, 'model_type');
+  if (modelType != null && typeof modelType !== 'string') throw new TypeError(`${k('model_type')} must be a string (got ${v.show(modelType)})`);
+  const byLayer = [];
+  for (const g of desc.groups)
+    for (const i of g.layers)
+      byLayer[i] = g.rope
+        ? { index: i, layerType: g.layerType, rope: true, ropeType: g.scaling.rope_type ?? 'default', theta: g.scaling.rope_theta,
+          headDim: g.headDim, rotaryDim: Math.floor(g.headDim * (g.scaling.partial_rotary_factor ?? 1)), layout: g.layout, slice: g.slice,
+          window: g.window, ropeParameters: { ...g.scaling } }
+        : { index: i, layerType: g.layerType, rope: false, ropeType: null, theta: null, headDim: g.headDim, rotaryDim: 0, layout: null, slice: null,
+          window: g.window, ropeParameters: null };
+  return {
+    modelType: modelType ?? '', family: desc.family,
+    hiddenSize: hidden, numAttentionHeads: heads, numKeyValueHeads: kvHeads, headDim,
+    intermediateSize: int(k('intermediate_size'), get(t, 'intermediate_size'), 1, 2 ** 26),
+    rmsNormEps: v.number(k(epsKey), get(t, epsKey), { min: 0, minExclusive: true, max: 1 }),
+    vocabSize: int(k('vocab_size'), get(t, 'vocab_size'), 1, 2 ** 24),
+    tieWordEmbeddings: get(c, 'tie_word_embeddings') != null && t !== c ? v.boolean('tie_word_embeddings', c.tie_word_embeddings) : bool('tie_word_embeddings', false),
+    attentionBias: bool('attention_bias', false),
+    maxPositionEmbeddings: int(k('max_position_embeddings'), get(t, 'max_position_embeddings'), 1, 2 ** 31 - 1),
+    layers: byLayer, notes: desc.notes,
+  };
 }

@@ -1,223 +1,69 @@
 // "Your model's RoPE": pick a shipped public config.json or paste one; pe.ropeFromConfig
-// (HF's rules, the C++ core's frequencies) says per layer type what each rotary pair
-// does. Three plots, drawn on canvas with d3-scale axes (so they export as PNG/SVG like
-// the other views): each pair's wavelength against the original and extended
-// context, coloured by regime; the attention-logit scale against position; and
-// RoPE's long-distance decay of q·k (RoFormer §3.4.3's relative upper bound) with the
-// trained and the scaled frequencies.
-import { scaleLinear, scaleLog } from '../../vendor/d3.js';
-import { cssVar, fitCanvas } from '../heatmap.js';
-import { axes as sharedAxes } from '../chart.js';
+// (HF's rules per model family, the C++ core's frequencies) says per layer type what each
+// rotary pair does. The plots are in your-rope-plots.js; every scale and bound shown here
+// carries its one-line explanation (rope-words.js) on hover and on keyboard focus. The model
+// exports as HF rope_parameters JSON and as PyTorch (web/lib/rope-export.js).
 import { SHIPPED_CONFIGS } from '../../configs/index.js';
 import { loadShippedConfig } from '../../configs/load.js';
+import { ropeParametersJson, pytorchSnippet } from '../../lib/rope-export.js';
+import { count, context, TERMS } from '../rope-words.js';
+import { drawWavelengths, drawScales, drawDecay, drawNothing, ropeNotice, AXIS_WORDS } from './your-rope-plots.js';
 
-const REGIME_COLOURS = { kept: '--ok', interpolated: '--accent', blended: '--train', dropped: '--past' };
-const REGIME_WORDS = {
-  kept: 'kept (as trained)',
-  interpolated: 'interpolated (÷ factor)',
-  blended: 'blended (between)',
-  dropped: 'dropped (frequency 0, no rotation)',
-};
-const fmt = (x) => (x >= 1e6 ? `${+(x / 1e6).toPrecision(3)}M` : x >= 1e3 ? `${+(x / 1e3).toPrecision(3)}k` : `${+x.toPrecision(3)}`);
+export { decayBound, ropeNotice } from './your-rope-plots.js';
 
-// ---------- drawing helpers (d3 scales on a canvas) ----------
-
-function frame(canvas, height) {
-  const [w, h, ctx] = fitCanvas(canvas, height);
-  ctx.clearRect(0, 0, w, h);
-  ctx.fillStyle = cssVar('--bg', '#fff');
-  ctx.fillRect(0, 0, w, h);
-  return { w, h, ctx, box: { x: 58, y: 40, w: w - 72, h: h - 84 } };
+function el(tag, props = {}, ...children) {
+  const e = Object.assign(document.createElement(tag), props);
+  e.append(...children);
+  return e;
 }
+// A term with its explanation: hover shows the title; focus (Tab) shows it in the help line too.
+const term = (text, key) => el('span', { className: 'term', tabIndex: 0, title: TERMS[key] }, text);
+const num4 = (x) => +x.toFixed(4);
 
-// Axes from d3 scales (web/app/chart.js): ticks, tick labels, axis titles with units; log axes in decades.
-const axes = (ctx, box, x, y, o) => sharedAxes(ctx, box, x, y, { rotateY: true, xFormat: o.logX ? fmt : undefined, yFormat: o.logY ? fmt : undefined, ...o });
-
-function hline(ctx, box, y, value, label, colour) {
-  const py = Math.round(y(value)) + 0.5;
-  if (py < box.y || py > box.y + box.h) return;
-  ctx.save();
-  ctx.strokeStyle = colour;
-  ctx.setLineDash([5, 3]);
-  ctx.beginPath(); ctx.moveTo(box.x, py); ctx.lineTo(box.x + box.w, py); ctx.stroke();
-  ctx.fillStyle = colour;
-  ctx.font = '11px system-ui, sans-serif';
-  ctx.textAlign = 'left';
-  ctx.fillText(label, box.x + 4, py - 4);
-  ctx.restore();
-}
-
-function vline(ctx, box, x, value, label, colour, row = 0) {
-  const px = Math.round(x(value)) + 0.5;
-  if (px < box.x || px > box.x + box.w + 1) return;
-  ctx.save();
-  ctx.strokeStyle = colour;
-  ctx.setLineDash([5, 3]);
-  ctx.beginPath(); ctx.moveTo(px, box.y); ctx.lineTo(px, box.y + box.h); ctx.stroke();
-  ctx.fillStyle = colour;
-  ctx.font = '11px system-ui, sans-serif';
-  ctx.textAlign = px > box.x + box.w - 90 ? 'right' : 'left';
-  ctx.fillText(label, px + (ctx.textAlign === 'left' ? 4 : -4), box.y + 12 + 14 * row);
-  ctx.restore();
-}
-
-// A legend row above the plot: [{label, colour, kind: 'dot'|'line'|'ring'|'dash'}]
-function legend(ctx, w, items) {
-  ctx.save();
-  ctx.font = '11px system-ui, sans-serif';
-  let x = 58, y = 11;
-  for (const it of items) {
-    const width = 28 + ctx.measureText(it.label).width;
-    if (x > 58 && x + width > w) { x = 58; y += 14; } // wrap onto a second row
-    if (y > 25) break;
-    ctx.strokeStyle = ctx.fillStyle = it.colour;
-    ctx.lineWidth = 2;
-    if (it.kind === 'line' || it.kind === 'dash') {
-      ctx.setLineDash(it.kind === 'dash' ? [5, 3] : []);
-      ctx.beginPath(); ctx.moveTo(x, y); ctx.lineTo(x + 16, y); ctx.stroke();
-      ctx.setLineDash([]);
-    } else if (it.kind === 'ring') {
-      ctx.lineWidth = 1;
-      ctx.beginPath(); ctx.arc(x + 6, y, 3.5, 0, 2 * Math.PI); ctx.stroke();
-    } else {
-      ctx.beginPath(); ctx.arc(x + 6, y, 4, 0, 2 * Math.PI); ctx.fill();
-    }
-    ctx.fillStyle = cssVar('--fg', '#222');
-    ctx.fillText(it.label, x + 20, y + 4);
-    x += width;
+// Which pairs carry time, height and width (M-RoPE), as ranges: "0–15", or "0, 3, …, 57, 60–63" when interleaved.
+function pairRanges(axes, a) {
+  const idx = axes.flatMap((x, i) => (x === a ? [i] : []));
+  const runs = [];
+  for (const i of idx) {
+    const last = runs.at(-1);
+    if (last && i === last[1] + 1) last[1] = i;
+    else runs.push([i, i]);
   }
-  ctx.restore();
+  const parts = runs.map(([s, e]) => (s === e ? `${s}` : `${s}–${e}`));
+  return parts.length > 6 ? `${parts.slice(0, 3).join(', ')}, …, ${parts.slice(-2).join(', ')}` : parts.join(', ');
 }
 
-// Empty axes with one line of text in the middle: a plot with nothing to draw (layers with no RoPE).
-function emptyPlot(ctx, box, titles, message) {
-  axes(ctx, box, scaleLinear([0, 1], [box.x, box.x + box.w]), scaleLinear([0, 1], [box.y + box.h, box.y]), titles);
-  ctx.fillStyle = cssVar('--fg', '#222');
-  ctx.font = '13px system-ui, sans-serif';
-  ctx.fillText(message, box.x + 12, box.y + box.h / 2);
-}
-
-// ---------- the three plots ----------
-
-export function drawWavelengths(canvas, lt, r) {
-  const { w, ctx, box } = frame(canvas, 260);
-  const ext = r.contextLength ?? r.seqLen;
+function summaryItem(lt) {
+  const li = el('li');
+  const head = `${lt.name} (${lt.layers.length} layers${lt.window ? `, sliding window ${count(lt.window)}` : ''}): `;
   if (!lt.rope) {
-    emptyPlot(ctx, box, { xTitle: 'rotation pair i', yTitle: 'wavelength' }, `${lt.name}: no RoPE in these ${lt.layers.length} layers (NoPE)`);
-    return;
+    li.append(head, term('no RoPE (NoPE)', 'nope'));
+    if (lt.queryScale) li.append('; ', term(`queries × ${lt.queryScale.formula}`, 'queries'));
+    return li;
   }
-  const finite = lt.pairs.flatMap((p) => [p.wavelength, p.baseWavelength]).filter(Number.isFinite);
-  const hi = Math.max(...finite, ext) * 4, lo = Math.max(1, Math.min(...finite) / 2);
-  const x = scaleLinear([-0.5, lt.pairs.length - 0.5], [box.x, box.x + box.w]);
-  const y = scaleLog([lo, hi], [box.y + box.h, box.y]).clamp(true);
-  axes(ctx, box, x, y, { xTitle: `rotation pair i (of ${lt.pairs.length}; ${lt.rotaryDim} of ${lt.headDim} head dims rotate)`,
-    yTitle: 'wavelength 2π/θᵢ (tokens)', logY: true });
-  hline(ctx, box, y, lt.originalContext, `original context ${fmt(lt.originalContext)}`, cssVar('--train', '#b7791f'));
-  if (ext && ext !== lt.originalContext) hline(ctx, box, y, ext, `extended context ${fmt(ext)}`, cssVar('--past', '#c53030'));
-  const r0 = Math.max(1.5, Math.min(4, box.w / lt.pairs.length / 2.5));
-  ctx.save();
-  for (const p of lt.pairs) {
-    const px = x(p.index);
-    ctx.strokeStyle = cssVar('--muted');
-    ctx.lineWidth = 1;
-    if (Number.isFinite(p.baseWavelength)) { ctx.beginPath(); ctx.arc(px, y(p.baseWavelength), r0 + 1, 0, 2 * Math.PI); ctx.stroke(); }
-    ctx.fillStyle = cssVar(REGIME_COLOURS[p.regime]);
-    const py = Number.isFinite(p.wavelength) ? y(p.wavelength) : box.y + 3;
-    ctx.beginPath(); ctx.arc(px, py, r0, 0, 2 * Math.PI); ctx.fill();
-  }
-  ctx.restore();
-  legend(ctx, w, [{ label: 'as trained', colour: cssVar('--muted'), kind: 'ring' },
-    ...Object.keys(REGIME_COLOURS).filter((k) => lt.counts[k]).map((k) => ({ label: `${REGIME_WORDS[k]}: ${lt.counts[k]}`, colour: cssVar(REGIME_COLOURS[k]) }))]);
+  const dims = lt.slice === 'trailing' ? `the last ${lt.rotaryDim} of head dim ${lt.headDim}` : `rotary dim ${lt.rotaryDim} of head dim ${lt.headDim}`;
+  li.append(head, `rope_type ${lt.ropeType}, θ = ${count(lt.theta)}${lt.factor > 1 ? `, factor ${lt.factor}` : ''}, ${dims}`,
+    lt.qkHeadDim ? ` (q·k head dim ${lt.qkHeadDim})` : '', ', ', term(`${lt.layout} layout`, 'layout'),
+    ` — ${Object.entries(lt.counts).filter(([, n]) => n).map(([k, n]) => `${n} ${k}`).join(', ')}; `,
+    term(`cos/sin × ${num4(lt.cosSinScale)}`, 'cosSin'));
+  if (lt.softmaxScale !== 1) li.append(', ', term(`softmax × ${num4(lt.softmaxScale)}`, 'softmax'));
+  if (lt.queryScale) li.append(', ', term(`queries × ${lt.queryScale.formula}`, 'queries'));
+  if (lt.mrope) li.append('; ', term('M-RoPE', 'mrope'), `${lt.mrope.interleaved ? ' (interleaved)' : ''}: ` +
+    ['t', 'h', 'w'].map((a) => `${AXIS_WORDS[a]} pairs ${pairRanges(lt.mrope.axes, a)}`).join('; '));
+  const other = lt.knownKeys?.filter((k) => !k.key.startsWith('mrope_')) ?? [];
+  if (other.length) li.append(`; also: ${other.map((k) => `${k.key} (${k.use})`).join('; ')}`);
+  return li;
 }
 
-const logSpace = (a, b, n) => Array.from({ length: n }, (_, i) => a * Math.pow(b / a, i / (n - 1)));
-
-export function drawScales(canvas, r) {
-  const { w, ctx, box } = frame(canvas, 220);
-  const ext = r.contextLength ?? r.seqLen;
-  const maxPos = Math.max(ext ?? 1, 16) * 4;
-  const positions = logSpace(1, maxPos, 400).map(Math.floor);
-  const series = r.layerTypes.map((lt, i) => ({ lt, values: Array.from(lt.logitScaleAt(positions)), colour: i ? cssVar('--loss', '#c2410c') : cssVar('--accent') }));
-  const all = series.flatMap((s) => s.values);
-  const y = scaleLinear([Math.min(0.9, ...all), Math.max(1.1, ...all) * 1.05], [box.y + box.h, box.y]).nice();
-  const x = scaleLog([1, maxPos], [box.x, box.x + box.w]);
-  axes(ctx, box, x, y, { xTitle: 'query position (tokens, log scale)', yTitle: 'logit scale (× 1/√d)', logX: true });
-  vline(ctx, box, x, r.originalContext, `original ${fmt(r.originalContext)}`, cssVar('--train', '#b7791f'));
-  if (ext && ext !== r.originalContext) vline(ctx, box, x, ext, `extended ${fmt(ext)}`, cssVar('--past', '#c53030'), 1);
-  series.forEach((s, k) => {
-    ctx.save();
-    ctx.strokeStyle = s.colour;
-    ctx.lineWidth = 2;
-    ctx.setLineDash(k ? [6, 3] : []);
-    ctx.beginPath();
-    positions.forEach((p, i) => (i ? ctx.lineTo(x(p), y(s.values[i])) : ctx.moveTo(x(p), y(s.values[i]))));
-    ctx.stroke();
-    ctx.restore();
-  });
-  legend(ctx, w, series.map((s, k) => ({ label: `${s.lt.name} (${s.lt.layers.length} layers)${s.lt.queryScale ? ', queries scaled by position' : ''}`,
-    colour: s.colour, kind: k ? 'dash' : 'line' })));
-}
-
-/** RoFormer §3.4.3: (1/(d/2)) Σ_j |Σ_{k<j} e^{iΔθ_k}|, the bound on q·k at relative distance Δ. */
-export function decayBound(invFreq, distances) {
-  const f = Array.from(invFreq).filter((t) => t > 0);
-  return distances.map((d) => {
-    let re = 0, im = 0, sum = 0;
-    for (const t of f) {
-      re += Math.cos(d * t);
-      im += Math.sin(d * t);
-      sum += Math.hypot(re, im);
-    }
-    return f.length ? sum / f.length : 0;
-  });
-}
-
-export function drawDecay(canvas, lt, r) {
-  const { w, ctx, box } = frame(canvas, 220);
-  const ext = r.contextLength ?? r.seqLen;
-  if (!lt.rope) {
-    emptyPlot(ctx, box, { xTitle: 'relative distance', yTitle: 'q·k bound' }, 'NoPE layers: q·k does not depend on the distance');
-    return null;
-  }
-  const top = Math.max(ext ?? 1, lt.originalContext ?? 1, 16);
-  const dist = logSpace(1, top, 500);
-  const base = decayBound(lt.pairs.map((p) => p.baseInvFreq), dist);
-  const scaled = decayBound(lt.invFreq, dist);
-  const x = scaleLog([1, top], [box.x, box.x + box.w]);
-  const y = scaleLinear([0, Math.max(...base, ...scaled) * 1.05], [box.y + box.h, box.y]).nice();
-  axes(ctx, box, x, y, { xTitle: 'relative distance Δ (tokens, log scale)', yTitle: 'q·k bound (RoFormer)', logX: true });
-  vline(ctx, box, x, lt.originalContext, `original ${fmt(lt.originalContext)}`, cssVar('--train', '#b7791f'));
-  if (ext && ext !== lt.originalContext) vline(ctx, box, x, ext, `extended ${fmt(ext)}`, cssVar('--past', '#c53030'), 1);
-  const line = (vals, colour, until, dash) => {
-    ctx.save();
-    ctx.strokeStyle = colour;
-    ctx.lineWidth = 1.6;
-    ctx.setLineDash(dash);
-    ctx.beginPath();
-    let started = false;
-    dist.forEach((d, i) => {
-      if (d > until) return;
-      started ? ctx.lineTo(x(d), y(vals[i])) : ctx.moveTo(x(d), y(vals[i]));
-      started = true;
-    });
-    ctx.stroke();
-    ctx.restore();
-  };
-  line(base, cssVar('--muted'), lt.originalContext ?? top, []);
-  line(scaled, cssVar('--accent'), top, [6, 2]);
-  legend(ctx, w, [{ label: `as trained, up to the original ${fmt(lt.originalContext)}`, colour: cssVar('--muted'), kind: 'line' },
-    { label: `${lt.ropeType} frequencies, up to ${fmt(top)}`, colour: cssVar('--accent'), kind: 'dash' }]);
-  return { distances: dist, trained: base, scaled };
-}
-
-/** The "what to notice" line of a layer type: how many pairs never turned within the original context, and what the scaling does. */
-export function ropeNotice(lt, r) {
-  if (!lt.rope) return `What to notice: the ${lt.layers.length} ${lt.name} layers have no RoPE (NoPE): their attention sees no positions at all.`;
-  const ctx0 = r.originalContext, ext = r.contextLength ?? r.seqLen;
-  const slow = lt.pairs.filter((p) => p.baseWavelength > ctx0).length;
-  const changed = lt.pairs.length - (lt.counts.kept ?? 0);
-  return `What to notice: ${slow} of the ${lt.pairs.length} rotary pairs of the ${lt.name} layers turn less than once in the original ` +
-    `${fmt(ctx0)} tokens` + (ext && ext !== ctx0 ? `; to reach ${fmt(ext)} the scaling changes ${changed} of them and keeps ${lt.counts.kept ?? 0}.` : '.');
+function contextItem(r) {
+  const li = el('li');
+  const { original, extended } = r.contexts;
+  if (!original) return null;
+  const scaled = extended && extended.value !== original.value;
+  li.append(term(`${scaled ? 'original context' : 'context'} ${context(original)}`, 'original'), `${original.inferred ? `: ${original.how}` : ` (${original.how})`}`);
+  if (scaled)
+    li.append('; ', term(`extended context ${context(extended)}`, 'extended'), extended.inferred ? `: ${extended.how}` : ` (${extended.how})`);
+  return li;
 }
 
 // ---------- the section ----------
@@ -229,35 +75,76 @@ export function createYourRope(pe, section, state, { onChange = () => {} } = {})
   const text = $('textarea.config');
   const message = $('.config-error');
   const summary = $('.rope-summary');
-  let result = null, decay = null, pasted = null, token = 0;
+  const canvases = () => [[$('canvas.wavelengths'), 260], [$('canvas.scales'), 220], [$('canvas.decay'), 220]];
+  let result = null, decay = null, pasted = null, token = 0, exported = null;
   let resultModel = null; // the config `result` was computed from (state.ropeModel changes first, while its config loads)
+
+  // Made here, not in the page's markup: the help line for focused terms, the terms of the plots, the export.
+  const help = el('p', { className: 'term-help', hidden: true });
+  help.setAttribute('aria-live', 'polite');
+  summary.after(help);
+  const plotTerms = el('p', { className: 'rope-terms' }, 'On the plots: ', term('wavelength', 'wavelength'), ' · ', term('original', 'original'), ' and ',
+    term('extended context', 'extended'), ' · ', term('sliding window', 'window'), ' · ', term('logit scale', 'logit'), ' · ', term('q·k bound (RoFormer)', 'bound'));
+  $('.pair').after(plotTerms);
+  const exportBox = el('details', { className: 'rope-export' }, el('summary', {}, 'Export this RoPE: HF rope_parameters JSON and PyTorch'));
+  const jsonPre = el('pre', { className: 'rope-json' }), torchPre = el('pre', { className: 'rope-pytorch' });
+  const copyButton = (label, pre) => {
+    const b = el('button', { type: 'button', textContent: label });
+    b.addEventListener('click', () => navigator.clipboard?.writeText(pre.textContent).catch(() => {}));
+    return b;
+  };
+  exportBox.append(el('p', {}, 'The rope_parameters block, as HF transformers\' config classes save it: ', copyButton('Copy JSON', jsonPre)), jsonPre,
+    el('p', {}, 'PyTorch that rebuilds each layer type\'s inv_freq and attention scaling (run it to print them): ', copyButton('Copy PyTorch', torchPre)), torchPre);
+  ($('.notice') ?? plotTerms).after(exportBox);
+  const showHelp = (t) => {
+    help.textContent = t?.title ?? '';
+    help.hidden = !t;
+  };
+  section.addEventListener('focusin', (ev) => ev.target.classList?.contains('term') && showHelp(ev.target));
+  section.addEventListener('focusout', (ev) => ev.target.classList?.contains('term') && showHelp(null));
+  section.addEventListener('mouseover', (ev) => ev.target.classList?.contains('term') && showHelp(ev.target));
 
   select.replaceChildren(...SHIPPED_CONFIGS.map((c) => new Option(`${c.label} (${c.repo})`, c.id)), new Option('pasted config', 'pasted'));
   select.value = state.ropeModel;
 
-  function fail(e) {
+  // An error leaves nothing of the previous model on screen, and the picker names what failed.
+  function fail(e, model) {
     result = null;
+    decay = null;
+    exported = null;
+    resultModel = null;
     message.textContent = `This config cannot be used: ${e.message}`;
     message.hidden = false;
+    summary.replaceChildren();
+    layerSelect.replaceChildren();
+    showHelp(null);
+    jsonPre.textContent = torchPre.textContent = '';
+    exportBox.hidden = true;
+    const notice = $('.notice');
+    if (notice) notice.textContent = '';
+    drawNothing(canvases(), 'no model: the config above cannot be used');
+    if (model === 'pasted' && select.value !== 'pasted') {
+      select.value = 'pasted';
+      state.ropeModel = 'pasted';
+      state.ropeLayerType = 0;
+      onChange();
+    }
   }
 
-  function show(r) {
+  function show(r, model) {
     result = r;
-    if (!message.textContent.startsWith('The link')) message.hidden = true;
+    if (!message.textContent.startsWith('The link')) { message.hidden = true; message.textContent = ''; }
     layerSelect.replaceChildren(...r.layerTypes.map((lt, i) => new Option(`${lt.name} (${lt.layers.length} layers)`, String(i))));
     if (state.ropeLayerType >= r.layerTypes.length) state.ropeLayerType = 0;
     layerSelect.value = String(state.ropeLayerType);
-    summary.replaceChildren(...r.layerTypes.map((lt) => {
-      const li = document.createElement('li');
-      li.textContent = lt.rope
-        ? `${lt.name} (${lt.layers.length} layers): rope_type ${lt.ropeType}, θ = ${lt.theta}, rotary dim ${lt.rotaryDim} of head dim ${lt.headDim}` +
-          ` — ${Object.entries(lt.counts).filter(([, n]) => n).map(([k, n]) => `${n} ${k}`).join(', ')}; cos/sin × ${+lt.cosSinScale.toFixed(4)}` +
-          (lt.softmaxScale !== 1 ? `, softmax × ${+lt.softmaxScale.toFixed(4)}` : '') +
-          (lt.queryScale ? `, queries × ${lt.queryScale.formula}` : '') +
-          (lt.knownKeys?.length ? `; also: ${lt.knownKeys.map((k) => k.key).join(', ')} (${lt.knownKeys.map((k) => k.use).join('; ')})` : '')
-        : `${lt.name} (${lt.layers.length} layers): no RoPE${lt.queryScale ? `; queries × ${lt.queryScale.formula}` : ''}`;
-      return li;
-    }), ...r.notes.map((n) => Object.assign(document.createElement('li'), { textContent: n })));
+    const family = r.family?.known && !['generic', 'gguf'].includes(r.family.id)
+      ? el('li', { textContent: `Read with HF's rules for this family: ${r.family.reads.replace(/`/g, '')}.` }) : null;
+    summary.replaceChildren(...[contextItem(r), ...r.layerTypes.map(summaryItem), family].filter(Boolean),
+      ...r.notes.map((n) => el('li', { textContent: n })));
+    exported = { ropeParameters: ropeParametersJson(r), pytorch: pytorchSnippet(r, { model: model === 'pasted' ? r.modelType : model }) };
+    jsonPre.textContent = JSON.stringify(exported.ropeParameters, null, 1);
+    torchPre.textContent = exported.pytorch;
+    exportBox.hidden = false;
     draw();
   }
 
@@ -273,11 +160,12 @@ export function createYourRope(pe, section, state, { onChange = () => {} } = {})
 
   function analyse(config, model) {
     try {
-      show(pe.ropeFromConfig(config));
+      const r = pe.ropeFromConfig(config);
       resultModel = model;
+      show(r, model);
       return true;
     } catch (e) {
-      fail(e);
+      fail(e, model);
       return false;
     }
   }
@@ -294,7 +182,7 @@ export function createYourRope(pe, section, state, { onChange = () => {} } = {})
       text.value = JSON.stringify(cfg, null, 1);
       analyse(cfg, id);
     } catch (e) {
-      fail(e);
+      fail(e, id);
     }
   }
 
@@ -333,10 +221,11 @@ export function createYourRope(pe, section, state, { onChange = () => {} } = {})
     get result() { return result; },
     data: () => result && {
       model: resultModel, seqLen: result.seqLen, contextLength: result.contextLength, originalContext: result.originalContext,
-      notes: result.notes,
-      layerTypes: result.layerTypes.map((lt) => ({ name: lt.name, layers: lt.layers, rope: lt.rope, ropeType: lt.ropeType, theta: lt.theta,
-        headDim: lt.headDim, rotaryDim: lt.rotaryDim, cosSinScale: lt.cosSinScale, softmaxScale: lt.softmaxScale, queryScale: lt.queryScale,
-        counts: lt.counts, pairs: lt.pairs })),
+      extendedContext: result.extendedContext, contexts: result.contexts, family: result.family, notes: result.notes,
+      layerTypes: result.layerTypes.map((lt) => ({ name: lt.name, layerType: lt.layerType, layers: lt.layers, rope: lt.rope, ropeType: lt.ropeType,
+        theta: lt.theta, factor: lt.factor, headDim: lt.headDim, rotaryDim: lt.rotaryDim, layout: lt.layout, slice: lt.slice, window: lt.window,
+        cosSinScale: lt.cosSinScale, softmaxScale: lt.softmaxScale, queryScale: lt.queryScale, mrope: lt.mrope, counts: lt.counts, pairs: lt.pairs })),
+      ropeParameters: exported?.ropeParameters, pytorch: exported?.pytorch,
       decay,
     },
   };
