@@ -1,17 +1,17 @@
-// Property-based fuzzing of the config.json reader (pe.ropeFromConfig), the parser of a stranger's
-// config.json text and objects. Each case starts from a shipped public config (web/configs/*.json)
+// Property-based fuzzing of the config.json reader (pe.ropeFromConfig, and describeArchitecture, which the
+// real-model loader reads), the parser of a stranger's config.json text and objects. Each case starts from a shipped public config (web/configs/*.json)
 // and applies random mutations: keys dropped, values replaced by hostile ones (NaN, Infinity, -0,
 // huge or fractional numbers, strings, arrays, nested junk, null), rope blocks and layer types
 // rewritten, families swapped, and the JSON text itself truncated or corrupted.
 // Contract, for every case:
-//  - ropeFromConfig returns, or throws a TypeError or RangeError with a one-line message (never
+//  - each reader returns, or throws a TypeError or RangeError with a one-line message (never
 //    another error, a bare value, a hang or a wasm abort);
 //  - what it returns holds no NaN anywhere, and its frequencies are finite and >= 0;
 //  - the wasm heap is the same after the cases as before (nothing leaks on any path).
 // The sequence is seeded, so npm test gives the same verdict every run. Explore a new one with
 // POSENC_FUZZ_SEED=random (the seed is printed in the test's name); POSENC_FUZZ_CASES sets the count.
 import { readFileSync, readdirSync } from 'node:fs';
-import { loadPosenc } from '../../web/lib/index.js';
+import { loadPosenc, describeArchitecture } from '../../web/lib/index.js';
 import { mulberry32 } from './reference.js';
 
 const SEED = process.env.POSENC_FUZZ_SEED === 'random' ? (Math.random() * 2 ** 32) >>> 0 : Number(process.env.POSENC_FUZZ_SEED ?? 0xc0f1);
@@ -120,9 +120,9 @@ function checkResult(r) {
 }
 
 test(`${CASES} mutated config.json objects and texts: results without NaN or named TypeError/RangeError, heap flat (seed ${SEED})`, () => {
-  const run = (input, what) => {
+  const one = (read, input, what) => {
     try {
-      checkResult(pe.ropeFromConfig(input));
+      checkResult(read(input));
       return 'ok';
     } catch (e) {
       if (!(e instanceof TypeError || e instanceof RangeError))
@@ -131,6 +131,11 @@ test(`${CASES} mutated config.json objects and texts: results without NaN or nam
         throw new Error(`${what}: not a one-line message: ${JSON.stringify(String(e.message).slice(0, 300))}`);
       return 'refused';
     }
+  };
+  // ropeFromConfig decides the case's outcome; describeArchitecture must keep the same contract on it.
+  const run = (input, what) => {
+    one(describeArchitecture, input, `${what} (describeArchitecture)`);
+    return one((x) => pe.ropeFromConfig(x), input, what);
   };
   const pass = () => {
     rnd = mulberry32(SEED);

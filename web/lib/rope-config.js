@@ -134,12 +134,7 @@ export function createRopeConfig(mod, frequencies) {
   // One rope group's parameters before its frequencies: rotary dim, factor, and where its original context comes from.
   function prepare(g, advertised) {
     const d = g.scaling;
-    const rt = d.rope_type ?? 'default';
-    const prf = d.partial_rotary_factor ?? 1;
-    v.number(`${g.scalingPath}.partial_rotary_factor`, prf, { min: 0, minExclusive: rt !== 'proportional', max: 1 });
-    // HF: dim = int(head_dim * partial_rotary_factor); proportional computes over the whole head_dim.
-    const dim = rt === 'proportional' ? g.headDim : g.rotaryDim ?? Math.floor(g.headDim * prf);
-    if (dim < 2 || dim % 2) throw new RangeError(`the rotary dim int(head_dim * partial_rotary_factor) = ${dim} must be an even integer >= 2 (${g.scalingPath})`);
+    const { rt, prf, dim } = rotaryDims(g);
     let orig = null;
     const explicitOrig = SCALED_ORIGINAL.includes(rt) ? d.original_max_position_embeddings : undefined;
     if (explicitOrig != null) orig = g.origFrom === 'config' ? { value: explicitOrig, inferred: false, how: 'original_max_position_embeddings' }
@@ -255,6 +250,20 @@ export function createRopeConfig(mod, frequencies) {
  * as ropeFromConfig: sizes, norms, tying, biases and, per layer, its RoPE (or none). Every
  * value is checked; a missing or bad key is a TypeError/RangeError naming it.
  */
+/**
+ * A rope group's rotary dims, validated: `dim` the frequencies are computed over (HF: int(head_dim *
+ * partial_rotary_factor); proportional: the whole head_dim) and `rotaryDim` the dims that rotate.
+ */
+function rotaryDims(g) {
+  const d = g.scaling;
+  const rt = d.rope_type ?? 'default';
+  const prf = d.partial_rotary_factor ?? 1;
+  v.number(`${g.scalingPath}.partial_rotary_factor`, prf, { min: 0, minExclusive: rt !== 'proportional', max: 1 });
+  const dim = rt === 'proportional' ? g.headDim : g.rotaryDim ?? Math.floor(g.headDim * prf);
+  if (dim < 2 || dim % 2) throw new RangeError(`the rotary dim int(head_dim * partial_rotary_factor) = ${dim} must be an even integer >= 2 (${g.scalingPath})`);
+  return { rt, prf, dim, rotaryDim: rt === 'proportional' ? 2 * Math.floor((prf * g.headDim) / 2) : dim };
+}
+
 export function describeArchitecture(config) {
   const c = plainJson(config, 'config');
   if (isGguf(c)) throw new RangeError('describeArchitecture reads an HF config.json; llama.cpp GGUF metadata is not supported here');
@@ -276,7 +285,7 @@ export function describeArchitecture(config) {
     for (const i of g.layers)
       byLayer[i] = g.rope
         ? { index: i, layerType: g.layerType, rope: true, ropeType: g.scaling.rope_type ?? 'default', theta: g.scaling.rope_theta,
-          headDim: g.headDim, rotaryDim: Math.floor(g.headDim * (g.scaling.partial_rotary_factor ?? 1)), layout: g.layout, slice: g.slice,
+          headDim: g.headDim, rotaryDim: rotaryDims(g).rotaryDim, layout: g.layout, slice: g.slice,
           window: g.window, ropeParameters: { ...g.scaling } }
         : { index: i, layerType: g.layerType, rope: false, ropeType: null, theta: null, headDim: g.headDim, rotaryDim: 0, layout: null, slice: null,
           window: g.window, ropeParameters: null };
