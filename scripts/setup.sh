@@ -13,7 +13,7 @@ jobs=2
 # on an Xvfb display the tests start themselves), the native toolchain with
 # GoogleTest, and clang-14 with its sanitizer and libFuzzer runtimes for the
 # hardening build (build/asan).
-packages=(emscripten libxsimd-dev chromium firefox-esr webkit2gtk-driver libwebkit2gtk-4.1-0 xvfb cmake g++ make libgtest-dev
+packages=(emscripten libxsimd-dev chromium firefox-esr webkit2gtk-driver libwebkit2gtk-4.1-0 xvfb cmake g++ make libgtest-dev python3-numpy
   clang-14 libclang-rt-14-dev)
 missing=()
 for p in "${packages[@]}"; do
