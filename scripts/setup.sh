@@ -12,7 +12,8 @@ jobs=2
 # (headless Chromium; Firefox ESR; WebKitGTK's MiniBrowser with WebKitWebDriver,
 # on an Xvfb display the tests start themselves), the native toolchain with
 # GoogleTest, and clang-14 with its sanitizer and libFuzzer runtimes for the
-# hardening build (build/asan), and Debian's python3-torch (1.13, with python3-numpy; 146 packages,
+# hardening build (build/asan), python3-numpy for the float64 reference of the real-model tests
+# (tests/lm/reference.py), and Debian's python3-torch (1.13, with python3-numpy; 146 packages,
 # 578 MB installed, on a machine that had the rest) that runs the PyTorch export of "Your model's RoPE" in its test.
 packages=(emscripten libxsimd-dev chromium firefox-esr webkit2gtk-driver libwebkit2gtk-4.1-0 xvfb cmake g++ make libgtest-dev
   clang-14 libclang-rt-14-dev python3-numpy python3-torch)

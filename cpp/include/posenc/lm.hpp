@@ -1,0 +1,196 @@
+// posenc::lm: real, trained Llama-architecture language models (Llama, Qwen2), for inference only.
+//
+// Formats read here: llama2.c's legacy `.bin` checkpoint and `tokenizer.bin`, and GGUF v3 (v2 also
+// reads). HF safetensors are parsed by the JS side, which hands the core a Config and the named
+// tensors (from_tensors). Every loader bounds each size it reads against the bytes actually
+// present before it allocates, and throws posenc::Error with a one-line message naming the problem.
+//
+// Weight-memory policy: every weight (F32, F16, BF16, Q8_0) is dequantised to float32 at load and
+// stored transposed, [in, out], for the matmul kernel: 4 bytes per parameter, whatever the file's
+// dtype. The tied classifier is stored once ([D, V]); the embedding lookup reads its column.
+// So a model needs about 4 x its parameter count in bytes (stories260K 1 MB, stories110M 440 MB);
+// in wasm (2 GB maximum memory) models up to about 400 M parameters load. Activations are
+// O(T x (dim + kv_dim)) plus one [64, vocab] block of logits: never all T rows of logits, never a
+// [T, T] attention matrix (attention is streamed; maps are pooled band by band).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "posenc/rope.hpp"
+#include "posenc/rope_scaling.hpp"
+
+namespace posenc::lm {
+
+enum class Arch { Llama, Qwen2 };
+enum class Source { Llama2c, Gguf, HfSafetensors };
+// Where Config::context (the original, trained context) came from.
+enum class ContextSource {
+  TrainedHeader,     // llama2.c .bin header seq_len: the context the model was trained with
+  FileMetadata,      // GGUF llama.context_length / config.json max_position_embeddings
+  ConverterDefault,  // a value the file carries that its converter wrote by default (see gguf)
+};
+const char* context_source_name(ContextSource s);
+const char* arch_name(Arch a);
+
+struct Config {
+  Arch arch = Arch::Llama;
+  Source source = Source::HfSafetensors;
+  int dim = 0, hidden_dim = 0, n_layers = 0, n_heads = 0, n_kv_heads = 0, vocab_size = 0;
+  int head_dim = 0;    // 0: dim / n_heads
+  int rotary_dim = 0;  // 0: head_dim; else even, in [2, head_dim] (partial rotary)
+  double rope_theta = 10000.0;
+  double norm_eps = 1e-5;
+  bool tied_embeddings = true;
+  bool qkv_bias = false;  // Qwen2
+  int context = 0;        // original context (>= 1)
+  ContextSource context_source = ContextSource::FileMetadata;
+
+  int hd() const { return head_dim ? head_dim : (n_heads ? dim / n_heads : 0); }
+  int rd() const { return rotary_dim ? rotary_dim : hd(); }
+};
+// Interleaved pairs for llama2.c and GGUF llama (llama.cpp's converter permutes Q and K);
+// half-split for HF safetensors and GGUF qwen2 (NEOX rope in llama.cpp).
+RopeLayout rope_layout(const Config& c);
+// Throws posenc::Error naming the first field out of range (sizes bounded, heads divide, ...).
+void validate(const Config& c);
+
+// --- Tensors as they lie in a file (row-major, outermost dimension first, as PyTorch).
+enum class DType { F32, F16, BF16, Q8_0 };
+const char* dtype_name(DType t);
+struct TensorBytes {
+  std::string name;             // GGUF (blk.0.attn_q.weight) or HF (model.layers.0.self_attn.q_proj.weight) names
+  DType dtype = DType::F32;
+  std::vector<int64_t> shape;   // e.g. q_proj [n_heads * head_dim, dim]
+  const uint8_t* data = nullptr;
+  std::size_t bytes = 0;
+};
+
+class Model {
+ public:
+  const Config& config() const { return cfg_; }
+  std::size_t parameter_count() const { return params_; }
+  // One block's weights, float32, transposed to [in, out].
+  struct Layer {
+    std::vector<float> attn_norm, ffn_norm;  // [D]
+    std::vector<float> wq, wk, wv, wo;       // [D, H*hd], [D, Hkv*hd], [D, Hkv*hd], [H*hd, D]
+    std::vector<float> bq, bk, bv;           // Qwen2 only: [H*hd], [Hkv*hd], [Hkv*hd]
+    std::vector<float> w_gate, w_up, w_down;  // [D, F], [D, F], [F, D]
+  };
+
+ private:
+  friend Model from_tensors(const Config&, const std::vector<TensorBytes>&);
+  friend struct Access;
+  Config cfg_;
+  std::vector<Layer> layers_;
+  std::vector<float> embed_;     // [V, D] when untied; empty when tied
+  std::vector<float> cls_;       // [D, V]
+  std::vector<float> out_norm_;  // [D]
+  std::size_t params_ = 0;
+};
+
+// Builds a model from named tensors; names may be GGUF's or HF's. Every tensor the config needs
+// must be present with its exact shape and byte count; extra tensors are refused by name except
+// the ones that carry nothing for the forward (rotary tables, HF's rotary_emb.inv_freq).
+// Weights are checked finite ("tensor X has a NaN at element N").
+Model from_tensors(const Config& config, const std::vector<TensorBytes>& tensors);
+
+// --- llama2.c
+// .bin: seven int32 (dim, hidden_dim, n_layers, n_heads, n_kv_heads, vocab_size, seq_len; a negative
+// vocab_size means an untied classifier at the end), then float32 weights in llama2.c's order.
+Model load_llama2c(const uint8_t* data, std::size_t size);
+
+// --- Tokenizer: SentencePiece-style BPE with byte fallback (llama2.c's encode).
+class Tokenizer {
+ public:
+  // pieces with spaces as ' ' (GGUF's U+2581 is converted by the loader). bos/eos: -1 = none.
+  Tokenizer(std::vector<std::string> pieces, std::vector<float> scores, int bos, int eos);
+  // BOS (when add_bos and defined), then the dummy-prefix space when text is not empty, then the
+  // pieces: each UTF-8 code point its piece or its <0xXX> bytes, then the best-scoring adjacent
+  // pair merged repeatedly (the leftmost on ties) while any pair is a piece.
+  std::vector<int32_t> encode(std::string_view text, bool add_bos = true) const;
+  const std::string& piece(int id) const;
+  int size() const { return static_cast<int>(pieces_.size()); }
+  int bos() const { return bos_; }
+  int eos() const { return eos_; }
+
+ private:
+  std::vector<std::string> pieces_;
+  std::vector<float> scores_;
+  std::unordered_map<std::string, int> ids_;
+  int byte_ids_[256];  // <0xXX> piece of each byte, or -1
+  int bos_, eos_;
+  int id_of(std::string_view s) const;
+};
+
+// tokenizer.bin: int32 max_token_length, then per token float score, int32 length, bytes.
+// vocab_size: the model's (the file has no count); the file must hold exactly that many.
+Tokenizer load_llama2c_tokenizer(const uint8_t* data, std::size_t size, int vocab_size);
+
+// --- GGUF
+enum class GgufType : uint32_t {
+  U8 = 0, I8, U16, I16, U32, I32, F32, Bool, String, Array, U64, I64, F64
+};
+struct GgufValue {
+  GgufType type = GgufType::U8;
+  uint64_t u = 0;        // unsigned and bool
+  int64_t i = 0;         // signed
+  double f = 0;          // float32 / float64
+  std::string s;         // string
+  GgufType elem = GgufType::U8;  // array element type
+  std::vector<GgufValue> items;  // array
+};
+struct GgufTensorInfo {
+  std::string name;
+  std::vector<uint64_t> ne;  // GGUF order: ne[0] fastest
+  uint32_t ggml_type = 0;
+  uint64_t offset = 0;       // from the start of the data section
+};
+struct GgufFile {
+  uint32_t version = 0;
+  std::map<std::string, GgufValue> kv;
+  std::vector<GgufTensorInfo> tensors;
+  uint64_t alignment = 32;
+  uint64_t data_offset = 0;  // where tensor data starts in the file
+};
+// Header, key-values, tensor infos; every offset and size checked against `size`.
+GgufFile parse_gguf(const uint8_t* data, std::size_t size);
+// ggml's name of a tensor type ("Q4_K"), or "type N" when unknown.
+std::string ggml_type_name(uint32_t t);
+
+struct Loaded {
+  Model model;
+  std::optional<Tokenizer> tokenizer;  // SentencePiece vocabularies (tokenizer.ggml.model "llama")
+  std::string tokenizer_note;          // why there is none, when there is none
+};
+// arch llama or qwen2; F32, F16, BF16, Q8_0 tensors; everything else refused by name.
+Loaded load_gguf(const uint8_t* data, std::size_t size);
+
+// --- Forward (inference): NLL row by row, optional attention statistics and pooled maps.
+struct ForwardOptions {
+  // HF rope_scaling. Unset max_position_embeddings / original_max_position_embeddings default to
+  // the config's context; `dynamic` uses seq_len = T (HF's behaviour for one call over the input).
+  RopeScaling scaling;
+  bool head_stats = false;        // per-layer, per-head attention entropy and first-token mass
+  int map_layer = -1;             // >= 0: this layer's heads' maps pooled to map_px x map_px
+  int map_px = 0;
+  std::vector<int> logits_rows;   // rows whose full logits are returned (tests, sampling)
+};
+struct ForwardResult {
+  std::vector<float> nll;         // [T-1]: nll[i] = -log p(tok[i+1] | tok[0..i])
+  std::vector<float> entropy;     // [L, H]: mean over query rows of -sum_j p log p (nats)
+  std::vector<float> sink;        // [L, H]: mean over query rows of p(key 0)
+  std::vector<float> maps;        // [H, px, px] (attention_pool.hpp's pixels)
+  std::vector<float> peaks;       // [H]
+  std::vector<float> logits;      // [logits_rows.size(), V]
+};
+inline constexpr int kMaxLength = 1 << 17;
+ForwardResult forward(const Model& model, const int32_t* tokens, int T, const ForwardOptions& options = {});
+
+}  // namespace posenc::lm

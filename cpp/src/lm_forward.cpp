@@ -1,0 +1,302 @@
+// posenc::lm: the inference forward of a Llama / Qwen2 model (lm.hpp), in the core's kernels:
+// RMSNorm, GQA attention with RoPE (either layout, any HF rope type of rope_scaling.hpp) streamed
+// by kernels::attention_forward, SwiGLU, and the NLL computed 64 rows of logits at a time.
+// Shapes: T tokens, D = dim, F = hidden_dim, H / Hkv heads of hd channels, V = vocab.
+#include <algorithm>
+#include <cmath>
+
+#include "attention_pool_band.hpp"
+#include "lm_internal.hpp"
+#include "posenc/kernels.hpp"
+#include "posenc/simd.hpp"
+
+namespace posenc::lm {
+namespace {
+
+using simd::fbatch;
+constexpr int W = static_cast<int>(simd::width);
+using idx = std::ptrdiff_t;
+constexpr int kRowBlock = 64;  // rows of logits, FFN activations and attention statistics at a time
+
+// out[T, D] = x / sqrt(mean(x^2) + eps) * w
+void rmsnorm(float* out, const float* x, const float* w, int T, int D, float eps) {
+  for (int t = 0; t < T; ++t) {
+    const float* xr = x + static_cast<idx>(t) * D;
+    float* o = out + static_cast<idx>(t) * D;
+    fbatch acc = simd::splat(0.0f);
+    int i = 0;
+    for (; i + W <= D; i += W) acc = simd::fma(simd::load(xr + i), simd::load(xr + i), acc);
+    float ss = simd::reduce_add(acc);
+    for (; i < D; ++i) ss += xr[i] * xr[i];
+    const float r = 1.0f / std::sqrt(ss / D + eps);
+    const fbatch vr = simd::splat(r);
+    for (i = 0; i + W <= D; i += W) simd::store(o + i, simd::load(xr + i) * vr * simd::load(w + i));
+    for (; i < D; ++i) o[i] = xr[i] * r * w[i];
+  }
+}
+
+// y[T, C] += b[C] (no-op when b is empty)
+void add_bias(float* y, const std::vector<float>& b, int T, int C) {
+  if (b.empty()) return;
+  for (int t = 0; t < T; ++t) {
+    float* r = y + static_cast<idx>(t) * C;
+    int i = 0;
+    for (; i + W <= C; i += W) simd::store(r + i, simd::load(r + i) + simd::load(b.data() + i));
+    for (; i < C; ++i) r[i] += b[i];
+  }
+}
+
+// g[n] = silu(g) * u = g / (1 + e^-g) * u
+void swiglu(float* g, const float* u, std::size_t n) {
+  const simd::ExpConstants k = simd::exp_constants();
+  const fbatch one = simd::splat(1.0f);
+  std::size_t i = 0;
+  for (; i + W <= n; i += W) {
+    const fbatch x = simd::load(g + i);
+    simd::store(g + i, x / (one + simd::exp(-x, k)) * simd::load(u + i));
+  }
+  for (; i < n; ++i) g[i] = g[i] / (1.0f + std::exp(-g[i])) * u[i];
+}
+
+// x [T, H*hd] -> out [H, T, hd]
+void split_heads(const float* x, float* out, int T, int H, int hd) {
+  for (int t = 0; t < T; ++t)
+    for (int h = 0; h < H; ++h)
+      std::copy_n(x + (static_cast<idx>(t) * H + h) * hd, hd, out + (static_cast<idx>(h) * T + t) * hd);
+}
+
+// log sum_j e^row[j]
+float logsumexp(const float* row, int n) {
+  fbatch m = simd::splat(row[0]);
+  int j = 0;
+  for (; j + W <= n; j += W) m = simd::max(m, simd::load(row + j));
+  float mx = simd::reduce_max(m);
+  for (; j < n; ++j) mx = std::max(mx, row[j]);
+  const simd::ExpConstants k = simd::exp_constants();
+  const fbatch vm = simd::splat(mx);
+  fbatch acc = simd::splat(0.0f);
+  for (j = 0; j + W <= n; j += W) acc += simd::exp(simd::load(row + j) - vm, k);
+  float s = simd::reduce_add(acc);
+  for (; j < n; ++j) s += std::exp(row[j] - mx);
+  return mx + std::log(s);
+}
+
+struct Buffers {
+  std::vector<float> x, xn, q, k, v, qh, kh, vh, att, cos, sin, g, u, scores;
+};
+
+struct Rope {
+  RopeLayout layout;
+  int hd, rd;
+  std::vector<float> cos, sin;  // [T, rd/2]
+  void rotate(float* x, int T) const {  // x [T, hd], one head
+    if (layout == RopeLayout::Half)
+      kernels::rope_rotate_half(x, x, cos.data(), sin.data(), T, hd, rd);
+    else
+      kernels::rope_rotate_interleaved(x, x, cos.data(), sin.data(), T, hd, rd);
+  }
+};
+
+Rope make_rope(const Config& c, const RopeScaling& scaling, int T) {
+  RopeScaling s = scaling;
+  if (!s.max_position_embeddings) s.max_position_embeddings = c.context;
+  if (!s.original_max_position_embeddings) s.original_max_position_embeddings = c.context;
+  const RopeFrequencies f = rope_frequencies(c.rd(), c.rope_theta, s, T);  // dynamic: seq_len = T
+  Rope r{rope_layout(c), c.hd(), c.rd(), {}, {}};
+  RopeApplyOptions o;
+  o.length = T;
+  o.dim = c.hd();
+  o.rotary_dim = c.rd();
+  o.layout = r.layout;
+  o.inv_freq = f.inv_freq.data();
+  o.attention_scale = f.attention_scale;
+  r.cos.resize(static_cast<std::size_t>(T) * (c.rd() / 2));
+  r.sin.resize(r.cos.size());
+  rope_tables(o, r.cos.data(), r.sin.data());
+  return r;
+}
+
+// Entropy, first-token mass and (optionally) the pooled picture of one head, from its probabilities
+// computed a band of query rows at a time: S [rows, i1] (row i at position i).
+struct HeadStats {
+  double entropy = 0, sink = 0, peak = 0;
+};
+void band_stats(const float* S, int i0, int i1, idx ld, HeadStats& st) {
+  for (int i = i0; i < i1; ++i) {
+    const float* p = S + (i - i0) * ld;
+    double e = 0;
+    for (int j = 0; j <= i; ++j)
+      if (p[j] > 0) e -= p[j] * std::log(static_cast<double>(p[j]));
+    st.entropy += e;
+    st.sink += p[0];
+  }
+}
+
+HeadStats head_stats(const float* q, const float* k, int T, int hd, float scale, PoolBands* bands, float* pooled,
+                     std::vector<float>& S) {
+  HeadStats st;
+  const int n_bands = bands ? bands->px : (T + kRowBlock - 1) / kRowBlock;
+  for (int b = 0; b < n_bands; ++b) {
+    const int i0 = bands ? bands->begin(b) : b * kRowBlock, i1 = bands ? bands->end(b) : std::min(T, i0 + kRowBlock);
+    S.resize(static_cast<std::size_t>(i1 - i0) * i1);
+    kernels::attention_scores_softmax(q + static_cast<idx>(i0) * hd, k, S.data(), i1 - i0, i1, hd, scale, true, 0.0f, nullptr);
+    band_stats(S.data(), i0, i1, i1, st);
+    if (bands) st.peak += bands->pool(b, S.data(), i1, pooled + static_cast<idx>(b) * bands->px);
+  }
+  st.entropy /= T;
+  st.sink /= T;
+  st.peak /= T;
+  return st;
+}
+
+void check_inputs(const Model& m, const int32_t* tokens, int T, const ForwardOptions& o) {
+  const Config& c = m.config();
+  require_int_range("T", T, 1, kMaxLength);
+  if (!tokens) type_error("tokens", "a buffer of T token ids", "null");
+  for (int t = 0; t < T; ++t)
+    if (tokens[t] < 0 || tokens[t] >= c.vocab_size)
+      range_error("tokens[" + std::to_string(t) + "]", "a token id in [0, " + std::to_string(c.vocab_size - 1) + "]",
+                  std::to_string(tokens[t]));
+  require_int_range("map_layer", o.map_layer, -1, c.n_layers - 1);
+  if (o.map_layer >= 0) require_int_range("map_px", o.map_px, 1, T);
+  for (int r : o.logits_rows) require_int_range("logits_rows[i]", r, 0, T - 1);
+}
+
+struct Forward {
+  const Model& m;
+  const Config& c;
+  int T, D, F, H, Hkv, hd;
+  Buffers b;
+  ForwardResult res;
+
+  Forward(const Model& model, int T_)
+      : m(model), c(model.config()), T(T_), D(c.dim), F(c.hidden_dim), H(c.n_heads), Hkv(c.n_kv_heads), hd(c.hd()) {
+    const std::size_t t = static_cast<std::size_t>(T);
+    b.x.resize(t * D);
+    b.xn.resize(t * D);
+    b.q.resize(t * H * hd);
+    b.qh.resize(b.q.size());
+    b.att.resize(b.q.size());
+    b.k.resize(t * Hkv * hd);
+    b.v.resize(b.k.size());
+    b.kh.resize(b.k.size());
+    b.vh.resize(b.k.size());
+  }
+
+  // x [T, D] = embedding rows of the tokens (tied: columns of cls [D, V])
+  void embed(const int32_t* tok) {
+    const std::vector<float>& e = Access::embed(m);
+    const std::vector<float>& cls = Access::cls(m);
+    for (int t = 0; t < T; ++t)
+      for (int d = 0; d < D; ++d)
+        b.x[static_cast<idx>(t) * D + d] = e.empty() ? cls[static_cast<idx>(d) * c.vocab_size + tok[t]]
+                                                      : e[static_cast<idx>(tok[t]) * D + d];
+  }
+
+  // x += Wo attention(rope(Wq xn), rope(Wk xn), Wv xn), xn = rmsnorm(x)
+  void attention(const Model::Layer& L, const Rope& rope, bool stats, bool map, const ForwardOptions& o, int l) {
+    const int Q = H * hd, KV = Hkv * hd;
+    rmsnorm(b.xn.data(), b.x.data(), L.attn_norm.data(), T, D, static_cast<float>(c.norm_eps));
+    kernels::matmul(b.xn.data(), L.wq.data(), b.q.data(), T, D, Q, false);  // q [T, Q]
+    kernels::matmul(b.xn.data(), L.wk.data(), b.k.data(), T, D, KV, false);  // k [T, KV]
+    kernels::matmul(b.xn.data(), L.wv.data(), b.v.data(), T, D, KV, false);  // v [T, KV]
+    add_bias(b.q.data(), L.bq, T, Q);
+    add_bias(b.k.data(), L.bk, T, KV);
+    add_bias(b.v.data(), L.bv, T, KV);
+    split_heads(b.q.data(), b.qh.data(), T, H, hd);  // [H, T, hd]
+    split_heads(b.k.data(), b.kh.data(), T, Hkv, hd);
+    split_heads(b.v.data(), b.vh.data(), T, Hkv, hd);
+    const idx head = static_cast<idx>(T) * hd;
+    for (int h = 0; h < H; ++h) rope.rotate(b.qh.data() + h * head, T);
+    for (int g = 0; g < Hkv; ++g) rope.rotate(b.kh.data() + g * head, T);
+    const float scale = 1.0f / std::sqrt(static_cast<float>(hd));
+    const int group = H / Hkv;
+    for (int h = 0; h < H; ++h)  // att [T, Q]: head h at columns h*hd
+      kernels::attention_forward(b.qh.data() + h * head, b.kh.data() + (h / group) * head, b.vh.data() + (h / group) * head,
+                                 b.att.data() + static_cast<idx>(h) * hd, T, T, hd, hd, Q, scale, true, 0.0f, nullptr);
+    if (stats || map) record_heads(l, scale, group, map ? o.map_px : 0, stats);
+    kernels::matmul(b.att.data(), L.wo.data(), b.x.data(), T, Q, D, true);  // x [T, D] += att @ wo
+  }
+
+  void record_heads(int l, float scale, int group, int px, bool stats) {
+    const idx head = static_cast<idx>(T) * hd;
+    std::optional<PoolBands> bands;
+    if (px > 0) {
+      bands.emplace(T, px);
+      res.maps.resize(static_cast<std::size_t>(H) * px * px);
+      res.peaks.resize(H);
+    }
+    for (int h = 0; h < H; ++h) {
+      float* pooled = px > 0 ? res.maps.data() + static_cast<idx>(h) * px * px : nullptr;
+      const HeadStats st = head_stats(b.qh.data() + h * head, b.kh.data() + (h / group) * head, T, hd, scale,
+                                      bands ? &*bands : nullptr, pooled, b.scores);
+      if (stats) {
+        res.entropy[static_cast<idx>(l) * H + h] = static_cast<float>(st.entropy);
+        res.sink[static_cast<idx>(l) * H + h] = static_cast<float>(st.sink);
+      }
+      if (px > 0) res.peaks[h] = static_cast<float>(st.peak);
+    }
+  }
+
+  // x += W_down (silu(W_gate xn) * W_up xn), xn = rmsnorm(x), kRowBlock rows at a time
+  void ffn(const Model::Layer& L) {
+    rmsnorm(b.xn.data(), b.x.data(), L.ffn_norm.data(), T, D, static_cast<float>(c.norm_eps));
+    b.g.resize(static_cast<std::size_t>(kRowBlock) * F);
+    b.u.resize(b.g.size());
+    for (int t0 = 0; t0 < T; t0 += kRowBlock) {
+      const int n = std::min(kRowBlock, T - t0);
+      const float* xn = b.xn.data() + static_cast<idx>(t0) * D;
+      kernels::matmul(xn, L.w_gate.data(), b.g.data(), n, D, F, false);  // g [n, F]
+      kernels::matmul(xn, L.w_up.data(), b.u.data(), n, D, F, false);    // u [n, F]
+      swiglu(b.g.data(), b.u.data(), static_cast<std::size_t>(n) * F);
+      kernels::matmul(b.g.data(), L.w_down.data(), b.x.data() + static_cast<idx>(t0) * D, n, F, D, true);
+    }
+  }
+
+  // nll[i] = logsumexp(logits_i) - logits_i[tok[i+1]], logits [kRowBlock, V] at a time
+  void head(const int32_t* tok, const ForwardOptions& o) {
+    const int V = c.vocab_size;
+    rmsnorm(b.xn.data(), b.x.data(), Access::out_norm(m).data(), T, D, static_cast<float>(c.norm_eps));
+    std::vector<float> logits(static_cast<std::size_t>(kRowBlock) * V);
+    res.nll.resize(static_cast<std::size_t>(T - 1));
+    res.logits.resize(o.logits_rows.size() * V);
+    for (int t0 = 0; t0 < T; t0 += kRowBlock) {
+      const int n = std::min(kRowBlock, T - t0);
+      kernels::matmul(b.xn.data() + static_cast<idx>(t0) * D, Access::cls(m).data(), logits.data(), n, D, V, false);
+      for (int i = 0; i < n; ++i) {
+        const float* row = logits.data() + static_cast<idx>(i) * V;
+        const int t = t0 + i;
+        if (t + 1 < T) res.nll[t] = logsumexp(row, V) - row[tok[t + 1]];
+        for (std::size_t r = 0; r < o.logits_rows.size(); ++r)
+          if (o.logits_rows[r] == t) std::copy_n(row, V, res.logits.data() + r * V);
+      }
+    }
+    for (int t = 0; t + 1 < T; ++t)
+      if (!std::isfinite(res.nll[t]))
+        throw Error(ErrorKind::Range, "the forward pass overflowed: nll[" + std::to_string(t) + "] is " + format_number(res.nll[t]) +
+                                          " (the weights give non-finite activations)");
+  }
+};
+
+}  // namespace
+
+ForwardResult forward(const Model& model, const int32_t* tokens, int T, const ForwardOptions& o) {
+  check_inputs(model, tokens, T, o);
+  Forward f(model, T);
+  const Config& c = model.config();
+  const Rope rope = make_rope(c, o.scaling, T);
+  if (o.head_stats) {
+    f.res.entropy.assign(static_cast<std::size_t>(c.n_layers) * c.n_heads, 0.0f);
+    f.res.sink.assign(f.res.entropy.size(), 0.0f);
+  }
+  f.embed(tokens);
+  const std::vector<Model::Layer>& layers = Access::layers(model);
+  for (int l = 0; l < c.n_layers; ++l) {
+    f.attention(layers[l], rope, o.head_stats, o.map_layer == l, o, l);
+    f.ffn(layers[l]);
+  }
+  f.head(tokens, o);
+  return std::move(f.res);
+}
+
+}  // namespace posenc::lm

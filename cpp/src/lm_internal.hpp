@@ -1,0 +1,86 @@
+// posenc::lm internals shared by the loaders and the forward (not part of the public API).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "posenc/error.hpp"
+#include "posenc/lm.hpp"
+
+namespace posenc::lm {
+
+// Bounds on a configuration (Config validation): far above any model a browser can hold, and
+// small enough that products of two of them fit in int64 and no loop counter overflows int.
+inline constexpr int kMaxDim = 1 << 16;
+inline constexpr int kMaxHidden = 1 << 20;
+inline constexpr int kMaxLayers = 1024;
+inline constexpr int kMaxHeads = 1024;
+inline constexpr int kMaxVocab = 1 << 22;
+inline constexpr int kMaxHeadDim = 1024;
+
+// float16 / bfloat16 bits -> float.
+float f16_to_f32(uint16_t h);
+inline float bf16_to_f32(uint16_t h) {
+  const uint32_t bits = static_cast<uint32_t>(h) << 16;
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+// A tensor's values as float32, row-major; throws when its byte count does not match its shape
+// and dtype, or when a value is NaN or infinite ("tensor X has a NaN at element N").
+std::vector<float> dequantise(const TensorBytes& t);
+
+// Reads little-endian values from a byte range; running past the end throws
+// "<what> is truncated at byte N (reading <field>)".
+class ByteReader {
+ public:
+  ByteReader(const uint8_t* data, std::size_t size, std::string what) : p_(data), n_(size), what_(std::move(what)) {}
+  std::size_t pos() const { return pos_; }
+  std::size_t remaining() const { return n_ - pos_; }
+  const uint8_t* here() const { return p_ + pos_; }
+  void need(uint64_t bytes, const char* field) const {
+    if (bytes > remaining())
+      throw Error(ErrorKind::Range, what_ + " is truncated at byte " + std::to_string(n_) + " (reading " + field + " at byte " +
+                                        std::to_string(pos_) + ", " + std::to_string(bytes) + " bytes needed)");
+  }
+  template <class T>
+  T get(const char* field) {
+    need(sizeof(T), field);
+    T v;
+    std::memcpy(&v, p_ + pos_, sizeof(T));
+    pos_ += sizeof(T);
+    return v;
+  }
+  const uint8_t* skip(uint64_t bytes, const char* field) {
+    need(bytes, field);
+    const uint8_t* at = p_ + pos_;
+    pos_ += static_cast<std::size_t>(bytes);
+    return at;
+  }
+  void seek(uint64_t to, const char* field) {
+    if (to > n_)
+      throw Error(ErrorKind::Range, what_ + " is truncated at byte " + std::to_string(n_) + " (" + field + " starts at byte " +
+                                        std::to_string(to) + ")");
+    pos_ = static_cast<std::size_t>(to);
+  }
+  const std::string& what() const { return what_; }
+
+ private:
+  const uint8_t* p_;
+  std::size_t n_;
+  std::size_t pos_ = 0;
+  std::string what_;
+};
+
+// The forward's view of a model's weights.
+struct Access {
+  static const std::vector<Model::Layer>& layers(const Model& m) { return m.layers_; }
+  static const std::vector<float>& embed(const Model& m) { return m.embed_; }
+  static const std::vector<float>& cls(const Model& m) { return m.cls_; }
+  static const std::vector<float>& out_norm(const Model& m) { return m.out_norm_; }
+};
+
+}  // namespace posenc::lm

@@ -1,0 +1,496 @@
+// posenc::lm: loaders, tokenizer, forward on random tiny models against a naive float64 forward
+// written here, stories260K across formats (.bin, GGUF, the same weights as HF tensors), and
+// hostile files. (The float64 reference for stories260K is tests/lm/reference.py: test_lm_reference.cpp.)
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "lm_gguf_writer.hpp"
+#include "lm_test_util.hpp"
+#include "posenc/error.hpp"
+#include "posenc/lm.hpp"
+
+namespace posenc::lm {
+namespace {
+
+using namespace test;
+
+// --- A random tiny model: weights k/64 with |k| <= 127 (exact in F16, BF16 and Q8_0 with the
+// first value of each 32-block at 127/64), named as HF names them.
+struct Tiny {
+  Config c;
+  std::map<std::string, std::vector<float>> w;  // GGUF names
+  std::map<std::string, std::vector<int64_t>> shape;
+};
+
+Tiny make_tiny(Config c, uint32_t seed) {
+  Tiny m{c, {}, {}};
+  std::mt19937 rng(seed);
+  auto add = [&](const std::string& name, std::vector<int64_t> s, bool norm) {
+    std::size_t n = 1;
+    for (int64_t d : s) n *= d;
+    std::vector<float> v(n);
+    for (std::size_t i = 0; i < n; ++i)
+      v[i] = norm ? 1.0f + static_cast<int>(rng() % 17 - 8) / 64.0f : static_cast<int>(rng() % 255) / 64.0f - 127 / 64.0f;
+    if (!norm) for (std::size_t i = 0; i < n; i += 32) v[i] = 127 / 64.0f;
+    for (float& x : v) x *= norm ? 1.0f : 0.25f;  // still exact (power-of-two scale)
+    m.w[name] = v;
+    m.shape[name] = s;
+  };
+  const int64_t D = c.dim, F = c.hidden_dim, V = c.vocab_size, Q = int64_t{c.n_heads} * c.hd(), KV = int64_t{c.n_kv_heads} * c.hd();
+  add("token_embd.weight", {V, D}, false);
+  if (!c.tied_embeddings) add("output.weight", {V, D}, false);
+  add("output_norm.weight", {D}, true);
+  for (int l = 0; l < c.n_layers; ++l) {
+    const std::string p = "blk." + std::to_string(l) + ".";
+    add(p + "attn_norm.weight", {D}, true);
+    add(p + "ffn_norm.weight", {D}, true);
+    add(p + "attn_q.weight", {Q, D}, false);
+    add(p + "attn_k.weight", {KV, D}, false);
+    add(p + "attn_v.weight", {KV, D}, false);
+    add(p + "attn_output.weight", {D, Q}, false);
+    add(p + "ffn_gate.weight", {F, D}, false);
+    add(p + "ffn_up.weight", {F, D}, false);
+    add(p + "ffn_down.weight", {D, F}, false);
+    if (c.qkv_bias) {
+      add(p + "attn_q.bias", {Q}, true);
+      add(p + "attn_k.bias", {KV}, true);
+      add(p + "attn_v.bias", {KV}, true);
+    }
+  }
+  return m;
+}
+
+std::vector<TensorBytes> as_tensors(const Tiny& m) {
+  std::vector<TensorBytes> t;
+  for (const auto& [name, v] : m.w)
+    t.push_back({name, DType::F32, m.shape.at(name), reinterpret_cast<const uint8_t*>(v.data()), v.size() * 4});
+  return t;
+}
+
+// The naive float64 forward: every formula written out, [T, T] scores, all logits.
+std::vector<double> naive_nll(const Tiny& m, const std::vector<int32_t>& tok, RopeLayout layout) {
+  const Config& c = m.c;
+  const int T = static_cast<int>(tok.size()), D = c.dim, F = c.hidden_dim, H = c.n_heads, G = c.n_kv_heads, hd = c.hd(),
+            rd = c.rd(), V = c.vocab_size;
+  auto W = [&](const std::string& n) -> const std::vector<float>& { return m.w.at(n); };
+  // y[T, O] = x[T, I] @ w[O, I]^T (+ b)
+  auto lin = [&](const std::vector<double>& x, const std::string& n, int O, int I, const std::string& bias) {
+    std::vector<double> y(static_cast<std::size_t>(T) * O);
+    for (int t = 0; t < T; ++t)
+      for (int o = 0; o < O; ++o) {
+        double s = bias.empty() ? 0 : W(bias)[o];
+        for (int i = 0; i < I; ++i) s += x[t * I + i] * W(n)[static_cast<std::size_t>(o) * I + i];
+        y[t * O + o] = s;
+      }
+    return y;
+  };
+  auto norm = [&](const std::vector<double>& x, const std::string& n) {
+    std::vector<double> y(x.size());
+    for (int t = 0; t < T; ++t) {
+      double ss = 0;
+      for (int i = 0; i < D; ++i) ss += x[t * D + i] * x[t * D + i];
+      const double r = 1 / std::sqrt(ss / D + c.norm_eps);
+      for (int i = 0; i < D; ++i) y[t * D + i] = x[t * D + i] * r * W(n)[i];
+    }
+    return y;
+  };
+  auto rope = [&](std::vector<double>& x, int heads) {
+    for (int t = 0; t < T; ++t)
+      for (int h = 0; h < heads; ++h)
+        for (int i = 0; i < rd / 2; ++i) {
+          const double a = t / std::pow(c.rope_theta, 2.0 * i / rd);
+          const int i0 = layout == RopeLayout::Half ? i : 2 * i, i1 = layout == RopeLayout::Half ? i + rd / 2 : 2 * i + 1;
+          double& x0 = x[(t * heads + h) * hd + i0];
+          double& x1 = x[(t * heads + h) * hd + i1];
+          const double u = x0, v = x1;
+          x0 = u * std::cos(a) - v * std::sin(a);
+          x1 = u * std::sin(a) + v * std::cos(a);
+        }
+  };
+  const bool tied = c.tied_embeddings;
+  std::vector<double> x(static_cast<std::size_t>(T) * D);
+  for (int t = 0; t < T; ++t)
+    for (int i = 0; i < D; ++i) x[t * D + i] = W("token_embd.weight")[static_cast<std::size_t>(tok[t]) * D + i];
+  for (int l = 0; l < c.n_layers; ++l) {
+    const std::string p = "blk." + std::to_string(l) + ".";
+    const std::vector<double> xn = norm(x, p + "attn_norm.weight");
+    std::vector<double> q = lin(xn, p + "attn_q.weight", H * hd, D, c.qkv_bias ? p + "attn_q.bias" : "");
+    std::vector<double> k = lin(xn, p + "attn_k.weight", G * hd, D, c.qkv_bias ? p + "attn_k.bias" : "");
+    const std::vector<double> v = lin(xn, p + "attn_v.weight", G * hd, D, c.qkv_bias ? p + "attn_v.bias" : "");
+    rope(q, H);
+    rope(k, G);
+    std::vector<double> att(static_cast<std::size_t>(T) * H * hd, 0.0);
+    for (int h = 0; h < H; ++h) {
+      const int g = h / (H / G);
+      for (int i = 0; i < T; ++i) {
+        std::vector<double> s(i + 1);
+        double mx = -1e300, sum = 0;
+        for (int j = 0; j <= i; ++j) {
+          double d = 0;
+          for (int e = 0; e < hd; ++e) d += q[(i * H + h) * hd + e] * k[(j * G + g) * hd + e];
+          s[j] = d / std::sqrt(static_cast<double>(hd));
+          mx = std::max(mx, s[j]);
+        }
+        for (double& e : s) sum += (e = std::exp(e - mx));
+        for (int j = 0; j <= i; ++j)
+          for (int e = 0; e < hd; ++e) att[(i * H + h) * hd + e] += s[j] / sum * v[(j * G + g) * hd + e];
+      }
+    }
+    const std::vector<double> o = lin(att, p + "attn_output.weight", D, H * hd, "");
+    for (std::size_t i = 0; i < x.size(); ++i) x[i] += o[i];
+    const std::vector<double> xf = norm(x, p + "ffn_norm.weight");
+    std::vector<double> a = lin(xf, p + "ffn_gate.weight", F, D, ""), u = lin(xf, p + "ffn_up.weight", F, D, "");
+    for (std::size_t i = 0; i < a.size(); ++i) a[i] = a[i] / (1 + std::exp(-a[i])) * u[i];
+    const std::vector<double> dn = lin(a, p + "ffn_down.weight", D, F, "");
+    for (std::size_t i = 0; i < x.size(); ++i) x[i] += dn[i];
+  }
+  const std::vector<double> logits = lin(norm(x, "output_norm.weight"), tied ? "token_embd.weight" : "output.weight", V, D, "");
+  std::vector<double> nll(T - 1);
+  for (int t = 0; t + 1 < T; ++t) {
+    double mx = -1e300, s = 0;
+    for (int j = 0; j < V; ++j) mx = std::max(mx, logits[t * V + j]);
+    for (int j = 0; j < V; ++j) s += std::exp(logits[t * V + j] - mx);
+    nll[t] = mx + std::log(s) - logits[t * V + tok[t + 1]];
+  }
+  return nll;
+}
+
+std::vector<int32_t> random_tokens(int T, int V, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::vector<int32_t> t(T);
+  for (int32_t& x : t) x = static_cast<int32_t>(rng() % V);
+  return t;
+}
+
+double max_diff(const std::vector<float>& a, const std::vector<double>& b) {
+  double m = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) m = std::max(m, std::fabs(a[i] - b[i]));
+  return m;
+}
+
+Config tiny_config(bool qwen, int head_dim, int rotary_dim, bool tied) {
+  Config c;
+  c.arch = qwen ? Arch::Qwen2 : Arch::Llama;
+  c.source = Source::HfSafetensors;
+  c.dim = 64;
+  c.hidden_dim = 96;
+  c.n_layers = 2;
+  c.n_heads = 4;
+  c.n_kv_heads = 2;
+  c.head_dim = head_dim;
+  c.rotary_dim = rotary_dim;
+  c.vocab_size = 64;
+  c.context = 32;
+  c.tied_embeddings = tied;
+  c.qkv_bias = qwen;
+  c.rope_theta = 100.0;
+  return c;
+}
+
+struct TinyCase {
+  const char* name;
+  bool qwen;
+  int head_dim, rotary_dim;
+  bool tied;
+};
+class LmTiny : public ::testing::TestWithParam<TinyCase> {};
+
+TEST_P(LmTiny, FromTensorsMatchesTheNaiveFloat64Forward) {
+  const TinyCase& k = GetParam();
+  const Tiny m = make_tiny(tiny_config(k.qwen, k.head_dim, k.rotary_dim, k.tied), 7);
+  const Model model = from_tensors(m.c, as_tensors(m));
+  EXPECT_EQ(rope_layout(model.config()), RopeLayout::Half);
+  const std::vector<int32_t> tok = random_tokens(70, m.c.vocab_size, 3);
+  const ForwardResult r = forward(model, tok.data(), 70);
+  EXPECT_LT(max_diff(r.nll, naive_nll(m, tok, RopeLayout::Half)), 2e-4);
+}
+
+INSTANTIATE_TEST_SUITE_P(Shapes, LmTiny,
+                         ::testing::Values(TinyCase{"llama_tied", false, 0, 0, true},
+                                           TinyCase{"llama_untied", false, 0, 0, false},
+                                           TinyCase{"qwen2_bias_untied", true, 0, 0, false},
+                                           TinyCase{"head_dim_64", true, 64, 0, false},
+                                           TinyCase{"partial_rotary", false, 32, 16, true}),
+                         [](const auto& info) { return std::string(info.param.name); });
+
+// The same tiny Qwen2 model written as GGUF in each dtype loads to the same weights (the values are
+// exact in every dtype) and so gives the same NLL as from_tensors; GGUF qwen2 is half-split.
+TEST(LmGguf, WrittenFilesInEachDtypeGiveTheSameNll) {
+  Config c = tiny_config(true, 64, 0, false);
+  const Tiny m = make_tiny(c, 11);
+  const std::vector<int32_t> tok = random_tokens(40, c.vocab_size, 5);
+  const std::vector<float> want = forward(from_tensors(c, as_tensors(m)), tok.data(), 40).nll;
+  for (uint32_t type : {0u, 1u, 8u, 30u}) {
+    GgufWriter g;
+    g.kv_str("general.architecture", "qwen2");
+    g.kv_u32("qwen2.context_length", 32);
+    g.kv_u32("qwen2.embedding_length", c.dim);
+    g.kv_u32("qwen2.block_count", c.n_layers);
+    g.kv_u32("qwen2.feed_forward_length", c.hidden_dim);
+    g.kv_u32("qwen2.attention.head_count", c.n_heads);
+    g.kv_u32("qwen2.attention.head_count_kv", c.n_kv_heads);
+    g.kv_u32("qwen2.attention.key_length", 64);
+    g.kv_f32("qwen2.rope.freq_base", 100.0f);
+    g.kv_f32("qwen2.attention.layer_norm_rms_epsilon", 1e-5f);
+    for (const auto& [name, v] : m.w) g.tensor(name, m.shape.at(name), v, m.shape.at(name).size() == 1 ? 0 : type);
+    const std::vector<uint8_t> file = g.bytes();
+    const Loaded l = load_gguf(file.data(), file.size());
+    EXPECT_EQ(rope_layout(l.model.config()), RopeLayout::Half);
+    EXPECT_EQ(l.model.config().hd(), 64);
+    EXPECT_FALSE(l.tokenizer.has_value());
+    EXPECT_EQ(forward(l.model, tok.data(), 40).nll, want) << "ggml type " << type;
+  }
+}
+
+// --- stories260K across formats
+struct Stories {
+  std::vector<uint8_t> bin, gguf, tok;
+  Stories()
+      : bin(read_file(stories_dir() + "/stories260K.bin")),
+        gguf(read_file(stories_dir() + "/stories260K.gguf")),
+        tok(read_file(stories_dir() + "/tok512.bin")) {}
+};
+
+TEST(LmStories, BinHeaderAndGgufMetadata) {
+  POSENC_REQUIRE_STORIES();
+  const Stories s;
+  const Model bin = load_llama2c(s.bin.data(), s.bin.size());
+  const Config& c = bin.config();
+  EXPECT_EQ(c.dim, 64);
+  EXPECT_EQ(c.hidden_dim, 172);
+  EXPECT_EQ(c.n_layers, 5);
+  EXPECT_EQ(c.n_heads, 8);
+  EXPECT_EQ(c.n_kv_heads, 4);
+  EXPECT_EQ(c.hd(), 8);
+  EXPECT_EQ(c.context, 512);
+  EXPECT_EQ(c.context_source, ContextSource::TrainedHeader);
+  EXPECT_TRUE(c.tied_embeddings);
+  EXPECT_EQ(rope_layout(c), RopeLayout::Interleaved);
+  const Loaded g = load_gguf(s.gguf.data(), s.gguf.size());
+  EXPECT_EQ(g.model.config().context, 2048);
+  EXPECT_EQ(g.model.config().context_source, ContextSource::ConverterDefault);
+  EXPECT_EQ(rope_layout(g.model.config()), RopeLayout::Interleaved);
+  EXPECT_FALSE(g.model.config().tied_embeddings);  // the converter wrote output.weight, a copy
+}
+
+TEST(LmStories, GgufAndBinGiveTheSameTokensAndNll) {
+  POSENC_REQUIRE_STORIES();
+  const Stories s;
+  const Model bin = load_llama2c(s.bin.data(), s.bin.size());
+  const Loaded g = load_gguf(s.gguf.data(), s.gguf.size());
+  const Tokenizer tok = load_llama2c_tokenizer(s.tok.data(), s.tok.size(), 512);
+  ASSERT_TRUE(g.tokenizer.has_value());
+  const std::string text = read_text(source_dir() + "/tests/lm/story.txt");
+  std::vector<int32_t> ids = tok.encode(text);
+  EXPECT_EQ(g.tokenizer->encode(text), ids);
+  ids.resize(600);
+  ForwardOptions o;
+  o.scaling.type = RopeType::Yarn;
+  o.scaling.factor = 4;
+  o.scaling.original_max_position_embeddings = 512;  // unset, each file's own context applies (512 vs 2048)
+  EXPECT_EQ(forward(bin, ids.data(), 600, o).nll, forward(g.model, ids.data(), 600, o).nll);  // same weights, same bits
+}
+
+// HF's conversion permutes each head's Q and K rows from interleaved pairs to the half-split
+// layout: row (2i + s) of a head goes to row (s * hd/2 + i). Loaded as HF tensors, the same
+// weights must give the same NLL up to float rounding.
+TEST(LmStories, TheSameWeightsAsHfTensorsGiveTheSameNll) {
+  POSENC_REQUIRE_STORIES();
+  const Stories s;
+  const Model bin = load_llama2c(s.bin.data(), s.bin.size());
+  Config c = bin.config();
+  c.source = Source::HfSafetensors;
+  const float* w = reinterpret_cast<const float*>(s.bin.data() + 28);
+  const int D = c.dim, F = c.hidden_dim, V = c.vocab_size, L = c.n_layers, hd = c.hd(), KV = c.n_kv_heads * hd;
+  std::vector<std::vector<float>> store;
+  std::vector<TensorBytes> t;
+  std::size_t at = 0;
+  auto take = [&](const std::string& name, std::vector<int64_t> shape, int heads) {
+    std::size_t n = 1;
+    for (int64_t d : shape) n *= d;
+    std::vector<float> v(w + at, w + at + n);
+    at += n;
+    if (heads) {  // permute rows within each head
+      std::vector<float> p(v.size());
+      const std::size_t cols = shape[1];
+      for (int h = 0; h < heads; ++h)
+        for (int i = 0; i < hd / 2; ++i)
+          for (int s2 = 0; s2 < 2; ++s2)
+            std::copy_n(v.data() + (h * hd + 2 * i + s2) * cols, cols, p.data() + (h * hd + s2 * hd / 2 + i) * cols);
+      v = p;
+    }
+    store.push_back(std::move(v));
+    t.push_back({name, DType::F32, shape, reinterpret_cast<const uint8_t*>(store.back().data()), n * 4});
+  };
+  store.reserve(16 * L);
+  auto layers = [&](const char* part, std::vector<int64_t> shape, int heads) {
+    for (int l = 0; l < L; ++l) take("model.layers." + std::to_string(l) + "." + part, shape, heads);
+  };
+  take("model.embed_tokens.weight", {V, D}, 0);
+  layers("input_layernorm.weight", {D}, 0);
+  layers("self_attn.q_proj.weight", {D, D}, c.n_heads);
+  layers("self_attn.k_proj.weight", {KV, D}, c.n_kv_heads);
+  layers("self_attn.v_proj.weight", {KV, D}, 0);
+  layers("self_attn.o_proj.weight", {D, D}, 0);
+  layers("post_attention_layernorm.weight", {D}, 0);
+  layers("mlp.gate_proj.weight", {F, D}, 0);
+  layers("mlp.down_proj.weight", {D, F}, 0);
+  layers("mlp.up_proj.weight", {F, D}, 0);
+  take("model.norm.weight", {D}, 0);
+  const Model hf = from_tensors(c, t);
+  EXPECT_EQ(rope_layout(hf.config()), RopeLayout::Half);
+  const std::vector<int32_t> ids = random_tokens(300, V, 9);
+  const std::vector<float> a = forward(bin, ids.data(), 300).nll, b = forward(hf, ids.data(), 300).nll;
+  double m = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) m = std::max(m, static_cast<double>(std::fabs(a[i] - b[i])));
+  EXPECT_LT(m, 1e-4);
+}
+
+TEST(LmStories, HeadStatisticsAndPooledMaps) {
+  POSENC_REQUIRE_STORIES();
+  const Stories s;
+  const Model bin = load_llama2c(s.bin.data(), s.bin.size());
+  const std::vector<int32_t> ids = random_tokens(200, 512, 4);
+  ForwardOptions o;
+  o.head_stats = true;
+  o.map_layer = 2;
+  o.map_px = 37;
+  const ForwardResult r = forward(bin, ids.data(), 200, o);
+  EXPECT_EQ(r.nll, forward(bin, ids.data(), 200).nll);  // statistics change nothing
+  ASSERT_EQ(r.entropy.size(), 40u);
+  for (std::size_t i = 0; i < r.entropy.size(); ++i) {
+    EXPECT_GE(r.entropy[i], 0.0f);
+    EXPECT_LE(r.entropy[i], std::log(200.0f));
+    EXPECT_GT(r.sink[i], 0.0f);
+    EXPECT_LE(r.sink[i], 1.0f);
+  }
+  ASSERT_EQ(r.maps.size(), 8u * 37 * 37);
+  for (float p : r.maps) EXPECT_TRUE(p == -1.0f || (p >= 0.0f && p <= 1.0f));
+  for (float p : r.peaks) EXPECT_TRUE(p > 0.0f && p <= 1.0f);
+}
+
+// --- Tokenizer
+Tokenizer toy_tokenizer() {
+  std::vector<std::string> p = {"<unk>", "<s>", "</s>"};
+  for (int b = 0; b < 256; ++b) {
+    char n[8];
+    std::snprintf(n, sizeof n, "<0x%02X>", b);
+    p.push_back(n);
+  }
+  std::vector<float> s(p.size(), 0.0f);
+  for (auto [piece, score] : std::vector<std::pair<std::string, float>>{{" ", -5}, {"a", -1}, {"b", -2}, {"ab", 1}, {" a", 2}, {" ab", -20000000000.0f}}) {
+    p.push_back(piece);
+    s.push_back(score);
+  }
+  return Tokenizer(p, s, 1, 2);
+}
+
+TEST(LmTokenizer, MergesTheBestPairFirstAndFallsBackToBytes) {
+  const Tokenizer t = toy_tokenizer();
+  // " ab": pairs " a" (2) and "ab" (1): " a" merges first; " ab" scores below llama2.c's -1e10 floor.
+  EXPECT_EQ(t.encode("ab"), (std::vector<int32_t>{1, 263, 261}));
+  EXPECT_EQ(t.encode(""), (std::vector<int32_t>{1}));
+  EXPECT_EQ(t.encode("", false), (std::vector<int32_t>{}));
+  // "é" is not a piece: its two UTF-8 bytes, each as <0xXX>.
+  EXPECT_EQ(t.encode("\xC3\xA9", false), (std::vector<int32_t>{259, 3 + 0xC3, 3 + 0xA9}));
+  const Tokenizer no_bytes({"<s>", "a"}, {0, 0}, 0, -1);
+  EXPECT_THROW(no_bytes.encode("b"), Error);
+}
+
+// --- Hostile files: each a clean posenc::Error naming the problem
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+TEST(LmHostile, Llama2cCheckpoints) {
+  POSENC_REQUIRE_STORIES();
+  std::vector<uint8_t> b = read_file(stories_dir() + "/stories260K.bin");
+  auto load = [](std::vector<uint8_t> x) { return error_of([&] { load_llama2c(x.data(), x.size()); }); };
+  EXPECT_NE(load({b.begin(), b.begin() + 20}).find("truncated at byte 20"), std::string::npos);
+  EXPECT_NE(load({b.begin(), b.end() - 4}).find("truncated"), std::string::npos);
+  std::vector<uint8_t> lying = b;
+  lying[0] = 0, lying[1] = 0, lying[2] = 0, lying[3] = 0x40;  // dim 2^30
+  EXPECT_NE(load(lying).find("dim must be"), std::string::npos) << load(lying);
+  lying = b;
+  lying[4 * 2] = 200;  // 200 layers: the file is far too short
+  EXPECT_NE(load(lying).find("needs"), std::string::npos) << load(lying);
+  std::vector<uint8_t> nan = b;
+  const uint32_t qnan = 0x7fc00000;
+  std::memcpy(nan.data() + 28 + 4 * 40000, &qnan, 4);  // inside blk.0.attn_q (wq starts at float 32768 + 320)
+  EXPECT_NE(load(nan).find("has a NaN at element"), std::string::npos) << load(nan);
+  EXPECT_NE(load(nan).find("attn_q"), std::string::npos) << load(nan);
+  const std::vector<uint8_t> tok = read_file(stories_dir() + "/tok512.bin");
+  EXPECT_NE(error_of([&] { load_llama2c_tokenizer(tok.data(), tok.size() - 3, 512); }).find("truncated"), std::string::npos);
+  EXPECT_NE(error_of([&] { load_llama2c_tokenizer(tok.data(), tok.size(), 511); }).find("bytes after"), std::string::npos);
+}
+
+std::vector<uint8_t> gguf_with_tensor_type(uint32_t type) {
+  GgufWriter g;
+  g.kv_str("general.architecture", "llama");
+  g.tensor_raw("blk.0.attn_q.weight", {64, 64}, std::vector<uint8_t>(64 * 64 / 256 * 144), type);
+  return g.bytes();
+}
+
+TEST(LmHostile, GgufFiles) {
+  auto load = [](const std::vector<uint8_t>& x) { return error_of([&] { load_gguf(x.data(), x.size()); }); };
+  const std::vector<uint8_t> q4k = gguf_with_tensor_type(12);
+  const std::string e = error_of([&] {
+    const GgufFile f = parse_gguf(q4k.data(), q4k.size());
+    EXPECT_EQ(ggml_type_name(f.tensors[0].ggml_type), "Q4_K");
+    load_gguf(q4k.data(), q4k.size());
+  });
+  EXPECT_NE(e.find("is missing"), std::string::npos) << e;  // no hyper-parameters: refused first
+  EXPECT_EQ(ggml_type_name(39), "MXFP4");
+  EXPECT_EQ(ggml_type_name(31), "type 31");
+  EXPECT_EQ(load({'G', 'G', 'U'}), "GGUF is truncated at byte 3 (reading the magic at byte 0, 4 bytes needed)");
+  EXPECT_NE(load({'G', 'G', 'U', 'F', 9, 0, 0, 0}).find("version 9"), std::string::npos);
+  GgufWriter lie;
+  lie.kv_strs("tokenizer.ggml.tokens", {"a", "b"});
+  std::vector<uint8_t> f = lie.bytes();
+  // The array's count sits after magic, version, 2 counts, key (8 + 21 bytes), value type and element type.
+  const std::size_t count_at = 24 + 8 + 21 + 4 + 4;
+  f[count_at + 5] = 0x10;  // 2 -> 2 + 2^40 items
+  EXPECT_NE(load(f).find("claims"), std::string::npos) << load(f);
+}
+
+TEST(LmHostile, GgufRefusesUnsupportedTensorTypesByName) {
+  POSENC_REQUIRE_STORIES();
+  std::vector<uint8_t> g = read_file(stories_dir() + "/stories260K.gguf");
+  const GgufFile f = parse_gguf(g.data(), g.size());
+  // blk.0.attn_q.weight's type field: rewrite it to Q4_K (12) in place.
+  const std::string name = "blk.0.attn_q.weight";
+  const auto it = std::search(g.begin(), g.end(), name.begin(), name.end());
+  ASSERT_NE(it, g.end());
+  const std::size_t type_at = (it - g.begin()) + name.size() + 4 + 2 * 8;
+  g[type_at] = 12;
+  EXPECT_EQ(error_of([&] { load_gguf(g.data(), g.size()); }),
+            "tensor blk.0.attn_q.weight has type Q4_K, which posenc does not read (F32, F16, BF16, Q8_0)");
+  EXPECT_EQ(f.tensors.size(), 48u);
+}
+
+TEST(LmForward, RefusesBadArguments) {
+  const Tiny m = make_tiny(tiny_config(false, 0, 0, true), 1);
+  const Model model = from_tensors(m.c, as_tensors(m));
+  const std::vector<int32_t> tok = {1, 2, 64};
+  EXPECT_NE(error_of([&] { forward(model, tok.data(), 3); }).find("tokens[2]"), std::string::npos);
+  EXPECT_NE(error_of([&] { forward(model, tok.data(), 0); }).find("T must be"), std::string::npos);
+  ForwardOptions o;
+  o.map_layer = 5;
+  EXPECT_NE(error_of([&] { forward(model, tok.data(), 2, o); }).find("map_layer"), std::string::npos);
+  Config c = m.c;
+  c.n_kv_heads = 3;
+  EXPECT_NE(error_of([&] { from_tensors(c, as_tensors(m)); }).find("n_kv_heads"), std::string::npos);
+  std::vector<TensorBytes> t = as_tensors(m);
+  t.pop_back();
+  EXPECT_NE(error_of([&] { from_tensors(m.c, t); }).find("is missing"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace posenc::lm
