@@ -45,7 +45,7 @@ set_tests_properties(asan.gtest PROPERTIES
 
 if(POSENC_FUZZ)
   set(fuzz_dir ${CMAKE_SOURCE_DIR}/tests/fuzz)
-  foreach(target IN ITEMS fuzz_encodings fuzz_checkpoint fuzz_model)
+  foreach(target IN ITEMS fuzz_encodings fuzz_checkpoint fuzz_model fuzz_llama2c fuzz_gguf fuzz_sp_tokenizer)
     add_executable(${target} ${fuzz_dir}/${target}.cpp)
     target_link_libraries(${target} PRIVATE posenc_core)
     target_compile_options(${target} PRIVATE -fsanitize=fuzzer)

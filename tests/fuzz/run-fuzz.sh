@@ -18,6 +18,7 @@ seconds=${POSENC_FUZZ_SECONDS:-${6:-60}}
 
 case $target in
   fuzz_checkpoint) max_len=8192 ;;  # real checkpoints of small models are 1-3 KB
+  fuzz_llama2c | fuzz_gguf) max_len=16384 ;;  # tiny models: 1-11 KB
   *) max_len=4096 ;;
 esac
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
