@@ -33,11 +33,12 @@ int get_int(const GgufFile& f, const std::string& key, long long lo, long long h
     return static_cast<int>(fallback);
   }
   if (!is_int(v->type)) throw Error(ErrorKind::Type, "GGUF key " + key + " must be an integer");
-  const bool neg = is_signed(v->type) && v->i < 0;
-  if (neg ? v->i < lo : (is_signed(v->type) ? static_cast<unsigned long long>(v->i) : v->u) > static_cast<unsigned long long>(hi))
-    throw Error(ErrorKind::Range, "GGUF key " + key + " must be in [" + std::to_string(lo) + ", " + std::to_string(hi) + "] (got " +
-                                      (is_signed(v->type) ? std::to_string(v->i) : std::to_string(v->u)) + ")");
-  return static_cast<int>(is_signed(v->type) ? v->i : static_cast<long long>(v->u));
+  const bool sig = is_signed(v->type);
+  const std::string got = sig ? std::to_string(v->i) : std::to_string(v->u);
+  // Unsigned values above hi (hi >= 0) fail before the cast, so the cast below is exact.
+  if ((sig && (v->i < lo || v->i > hi)) || (!sig && (v->u > static_cast<unsigned long long>(hi) || static_cast<long long>(v->u) < lo)))
+    throw Error(ErrorKind::Range, "GGUF key " + key + " must be in [" + std::to_string(lo) + ", " + std::to_string(hi) + "] (got " + got + ")");
+  return static_cast<int>(sig ? v->i : static_cast<long long>(v->u));
 }
 
 double get_float(const GgufFile& f, const std::string& key, double fallback) {
@@ -76,8 +77,15 @@ Config read_config(const GgufFile& f) {
   c.rotary_dim = get_int(f, a + ".rope.dimension_count", 0, kMaxHeadDim, 0);
   c.rope_theta = get_float(f, a + ".rope.freq_base", 10000.0);
   c.norm_eps = get_float(f, a + ".attention.layer_norm_rms_epsilon", 1e-5);
-  c.context = get_int(f, a + ".context_length", 1, kMaxLength, 0);
+  c.context = get_int(f, a + ".context_length", 1, kMaxContext, 0);
   c.context_source = from_llama2c_converter(f) ? ContextSource::ConverterDefault : ContextSource::FileMetadata;
+  // A file's own rope scaling (a fine-tuned extension) or llama3's per-pair factors would change
+  // the forward; posenc applies scalings only as the caller's option, so such files are refused.
+  if (const GgufValue* v = find(f, a + ".rope.scaling.type"); v && !(v->type == GgufType::String && v->s == "none"))
+    throw Error(ErrorKind::Range, "GGUF key " + a + ".rope.scaling.type '" + v->s.substr(0, 32) +
+                                      "': a file's own rope scaling is not supported (posenc applies scaling as an option)");
+  if (tensor(f, "rope_freqs.weight"))
+    throw Error(ErrorKind::Range, "GGUF tensor rope_freqs.weight (per-pair rope frequency factors, as llama3 models have) is not supported");
   c.qkv_bias = c.arch == Arch::Qwen2;
   c.tied_embeddings = tensor(f, "output.weight") == nullptr;
   const GgufTensorInfo* embd = tensor(f, "token_embd.weight");

@@ -20,6 +20,7 @@ inline constexpr int kMaxLayers = 1024;
 inline constexpr int kMaxHeads = 1024;
 inline constexpr int kMaxVocab = 1 << 22;
 inline constexpr int kMaxHeadDim = 1024;
+inline constexpr int kMaxContext = 1 << 24;  // metadata only (the forward's T is bounded by kMaxLength)
 
 // float16 / bfloat16 bits -> float.
 float f16_to_f32(uint16_t h);

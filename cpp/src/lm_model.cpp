@@ -56,7 +56,7 @@ void validate(const Config& c) {
   if (!std::isfinite(c.rope_theta) || c.rope_theta <= 1) range_error("rope_theta", "a finite number > 1", format_number(c.rope_theta));
   if (!std::isfinite(c.norm_eps) || c.norm_eps < 0 || c.norm_eps > 1)
     range_error("norm_eps", "a number in [0, 1]", format_number(c.norm_eps));
-  require_int_range("context", c.context, 1, kMaxLength);
+  require_int_range("context", c.context, 1, kMaxContext);
   if (static_cast<int64_t>(c.n_heads) * c.hd() > kMaxDim)
     range_error("n_heads * head_dim", "at most " + std::to_string(kMaxDim), std::to_string(int64_t{c.n_heads} * c.hd()));
 }

@@ -215,6 +215,19 @@ INSTANTIATE_TEST_SUITE_P(Shapes, LmTiny,
                                            TinyCase{"partial_rotary", false, 32, 16, true}),
                          [](const auto& info) { return std::string(info.param.name); });
 
+void write_hparams(GgufWriter& g, const std::string& a, const Config& c) {
+  g.kv_str("general.architecture", a);
+  g.kv_u32(a + ".context_length", c.context);
+  g.kv_u32(a + ".embedding_length", c.dim);
+  g.kv_u32(a + ".block_count", c.n_layers);
+  g.kv_u32(a + ".feed_forward_length", c.hidden_dim);
+  g.kv_u32(a + ".attention.head_count", c.n_heads);
+  g.kv_u32(a + ".attention.head_count_kv", c.n_kv_heads);
+  g.kv_u32(a + ".attention.key_length", c.hd());
+  g.kv_f32(a + ".rope.freq_base", static_cast<float>(c.rope_theta));
+  g.kv_f32(a + ".attention.layer_norm_rms_epsilon", 1e-5f);
+}
+
 // The same tiny Qwen2 model written as GGUF in each dtype loads to the same weights (the values are
 // exact in every dtype) and so gives the same NLL as from_tensors; GGUF qwen2 is half-split.
 TEST(LmGguf, WrittenFilesInEachDtypeGiveTheSameNll) {
@@ -224,16 +237,7 @@ TEST(LmGguf, WrittenFilesInEachDtypeGiveTheSameNll) {
   const std::vector<float> want = forward(from_tensors(c, as_tensors(m)), tok.data(), 40).nll;
   for (uint32_t type : {0u, 1u, 8u, 30u}) {
     GgufWriter g;
-    g.kv_str("general.architecture", "qwen2");
-    g.kv_u32("qwen2.context_length", 32);
-    g.kv_u32("qwen2.embedding_length", c.dim);
-    g.kv_u32("qwen2.block_count", c.n_layers);
-    g.kv_u32("qwen2.feed_forward_length", c.hidden_dim);
-    g.kv_u32("qwen2.attention.head_count", c.n_heads);
-    g.kv_u32("qwen2.attention.head_count_kv", c.n_kv_heads);
-    g.kv_u32("qwen2.attention.key_length", 64);
-    g.kv_f32("qwen2.rope.freq_base", 100.0f);
-    g.kv_f32("qwen2.attention.layer_norm_rms_epsilon", 1e-5f);
+    write_hparams(g, "qwen2", c);
     for (const auto& [name, v] : m.w) g.tensor(name, m.shape.at(name), v, m.shape.at(name).size() == 1 ? 0 : type);
     const std::vector<uint8_t> file = g.bytes();
     const Loaded l = load_gguf(file.data(), file.size());
@@ -451,6 +455,18 @@ TEST(LmHostile, GgufFiles) {
   EXPECT_EQ(ggml_type_name(31), "type 31");
   EXPECT_EQ(load({'G', 'G', 'U'}), "GGUF is truncated at byte 3 (reading the magic at byte 0, 4 bytes needed)");
   EXPECT_NE(load({'G', 'G', 'U', 'F', 9, 0, 0, 0}).find("version 9"), std::string::npos);
+  const Config tiny = tiny_config(false, 0, 0, true);
+  GgufWriter scaled;
+  write_hparams(scaled, "llama", tiny);
+  scaled.kv_str("llama.rope.scaling.type", "linear");
+  EXPECT_NE(load(scaled.bytes()).find("llama.rope.scaling.type 'linear'"), std::string::npos) << load(scaled.bytes());
+  GgufWriter other;
+  write_hparams(other, "gemma3", tiny);
+  EXPECT_EQ(load(other.bytes()), "GGUF architecture 'gemma3' is not supported (llama, qwen2)");
+  GgufWriter q4;
+  write_hparams(q4, "llama", tiny);
+  q4.tensor_raw("token_embd.weight", {64, 64}, std::vector<uint8_t>(64 * 64 / 256 * 144), 12);
+  EXPECT_EQ(load(q4.bytes()), "tensor token_embd.weight has type Q4_K, which posenc does not read (F32, F16, BF16, Q8_0)");
   GgufWriter lie;
   lie.kv_strs("tokenizer.ggml.tokens", {"a", "b"});
   std::vector<uint8_t> f = lie.bytes();

@@ -20,6 +20,7 @@
 #include "posenc/checkpoint.hpp"
 #include "posenc/error.hpp"
 #include "posenc/model.hpp"
+#include "make_lm_seeds.hpp"
 
 namespace {
 
@@ -344,6 +345,8 @@ int main(int argc, char** argv) {
   encodings(enc);
   model(mod);
   checkpoints(ckpt);
+  Writer bin(root / "fuzz_llama2c"), gguf(root / "fuzz_gguf"), tok(root / "fuzz_sp_tokenizer");
+  lm_seeds::write_all(bin, gguf, tok);
   std::printf("wrote %d + %d + %d seeds under %s\n", enc.count(), mod.count(), ckpt.count(), root.c_str());
   return 0;
 }
