@@ -162,7 +162,9 @@ std::optional<Tokenizer> read_tokenizer(const GgufFile& f, int vocab_size, std::
   }
   const int bos = get_int(f, "tokenizer.ggml.bos_token_id", -1, vocab_size - 1, -1);
   const int eos = get_int(f, "tokenizer.ggml.eos_token_id", -1, vocab_size - 1, -1);
-  return Tokenizer(std::move(pieces), std::move(s), bos, eos);
+  const GgufValue* prefix = find(f, "tokenizer.ggml.add_space_prefix");
+  if (prefix && prefix->type != GgufType::Bool) throw Error(ErrorKind::Type, "GGUF key tokenizer.ggml.add_space_prefix must be a bool");
+  return Tokenizer(std::move(pieces), std::move(s), bos, eos, !prefix || prefix->u != 0);
 }
 
 }  // namespace

@@ -41,8 +41,8 @@ void for_each_group(std::string_view text, F&& f) {
 
 }  // namespace
 
-Tokenizer::Tokenizer(std::vector<std::string> pieces, std::vector<float> scores, int bos, int eos)
-    : pieces_(std::move(pieces)), scores_(std::move(scores)), bos_(bos), eos_(eos) {
+Tokenizer::Tokenizer(std::vector<std::string> pieces, std::vector<float> scores, int bos, int eos, bool dummy_prefix)
+    : pieces_(std::move(pieces)), scores_(std::move(scores)), bos_(bos), eos_(eos), dummy_prefix_(dummy_prefix) {
   if (pieces_.empty() || pieces_.size() != scores_.size() || pieces_.size() > static_cast<std::size_t>(kMaxVocab))
     throw Error(ErrorKind::Range, "a tokenizer needs 1 to " + std::to_string(kMaxVocab) + " pieces, each with a score (got " +
                                       std::to_string(pieces_.size()) + " pieces, " + std::to_string(scores_.size()) + " scores)");
@@ -89,7 +89,7 @@ std::vector<int32_t> Tokenizer::encode(std::string_view text, bool add_bos) cons
       push(pieces_[id], id);
     }
   };
-  if (!text.empty()) push_group(" ");  // the dummy prefix
+  if (dummy_prefix_ && !text.empty()) push_group(" ");
   for_each_group(text, push_group);
 
   std::priority_queue<Pair> heap;

@@ -349,6 +349,7 @@ TEST(LmStories, TheSameWeightsAsHfTensorsGiveTheSameNll) {
   const std::vector<float> a = forward(bin, ids.data(), 300).nll, b = forward(hf, ids.data(), 300).nll;
   double m = 0;
   for (std::size_t i = 0; i < a.size(); ++i) m = std::max(m, static_cast<double>(std::fabs(a[i] - b[i])));
+  std::printf("[lm .bin vs HF-permuted tensors, T=300] max |dNLL| %.3g\n", m);
   EXPECT_LT(m, 1e-4);
 }
 
@@ -399,6 +400,9 @@ TEST(LmTokenizer, MergesTheBestPairFirstAndFallsBackToBytes) {
   EXPECT_EQ(t.encode("", false), (std::vector<int32_t>{}));
   // "é" is not a piece: its two UTF-8 bytes, each as <0xXX>.
   EXPECT_EQ(t.encode("\xC3\xA9", false), (std::vector<int32_t>{259, 3 + 0xC3, 3 + 0xA9}));
+  const Tokenizer no_prefix(std::vector<std::string>{"<s>", "a", " ", " a"}, {0, 0, 0, 1}, 0, -1, false);
+  EXPECT_EQ(no_prefix.encode("a"), (std::vector<int32_t>{0, 1}));  // no dummy-prefix space
+  EXPECT_EQ(no_prefix.encode(" a"), (std::vector<int32_t>{0, 3}));
   const Tokenizer no_bytes({"<s>", "a"}, {0, 0}, 0, -1);
   EXPECT_THROW(no_bytes.encode("b"), Error);
 }

@@ -3,7 +3,7 @@
 // Contract: the load throws posenc::Error or returns a model, which runs a forward pass of a few
 // tokens (fuzz_lm.hpp). Input: byte 0 is a mode, the rest is the file. A mutated header nearly
 // always disagrees with the file size, which would keep the fuzzer at that check, so:
-//   bit 0  resize the file to the size its header implies (when that is at most 1 MB)
+//   bit 0  resize the file to the size its header implies (at most 256 KB and 16 layers)
 //   bit 1  pass a null pointer with the size (must be refused)
 // fuzz-max-len: 16384 (tiny models: 1-11 KB)
 // fuzz-runs: 3000 (npm test's seeded run: about 20 s here: most inputs load a model and run a forward)
@@ -25,7 +25,7 @@ std::vector<uint8_t> repaired(const uint8_t* data, std::size_t size, uint8_t mod
   std::memcpy(h, b.data(), sizeof h);
   for (int i = 0; i < 7; ++i)
     if (h[i] == INT32_MIN || h[i] == 0 || (i != 5 && h[i] < 0) || h[i] > (1 << 16)) return b;
-  if (h[3] <= 0 || h[0] % h[3] != 0) return b;
+  if (h[3] <= 0 || h[0] % h[3] != 0 || h[2] > 16) return b;  // many layers: thousands of tensors, slow, nothing new
   const uint64_t D = h[0], F = h[1], L = h[2], hd = D / h[3], KV = uint64_t(h[4]) * hd, V = h[5] < 0 ? -int64_t(h[5]) : h[5];
   const uint64_t floats = V * D + L * (2 * D + 2 * D * D + 2 * KV * D + 3 * F * D) + D + uint64_t(h[6]) * hd + (h[5] < 0 ? V * D : 0);
   if (floats > (1u << 16)) return b;  // 256 KB: keeps the fuzzer fast

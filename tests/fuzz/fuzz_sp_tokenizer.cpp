@@ -1,6 +1,7 @@
 // libFuzzer target: the SentencePiece-style BPE tokenizer (posenc::lm::Tokenizer) and tokenizer.bin.
 //
-// Input: byte 0 = the vocabulary size claimed to load_llama2c_tokenizer (1..256), u16 = the length
+// Input: byte 0 = the vocabulary size claimed to load_llama2c_tokenizer (1 + its low 7 bits; its top
+// bit turns SentencePiece's dummy-prefix space off), u16 = the length
 // n of the tokenizer.bin part, then n bytes of it, then the text.
 // Contract: load_llama2c_tokenizer throws posenc::Error or returns. A vocabulary read leniently
 // from the same bytes (tokens until the bytes run out) builds a Tokenizer or throws posenc::Error;
@@ -44,7 +45,7 @@ Vocab lenient(const uint8_t* p, std::size_t n) {
 }
 
 // llama2.c's encode, literally (but with the <0xXX> pieces looked up rather than assumed at 3 + byte).
-std::vector<int32_t> naive(const Vocab& v, const lm::Tokenizer& t, const std::string& text) {
+std::vector<int32_t> naive(const Vocab& v, const lm::Tokenizer& t, const std::string& text, bool dummy_prefix) {
   std::unordered_map<std::string, int> ids;
   for (std::size_t i = 0; i < v.pieces.size(); ++i) ids.emplace(v.pieces[i], static_cast<int>(i));
   auto lookup = [&](const std::string& s) { auto it = ids.find(s); return it == ids.end() ? -1 : it->second; };
@@ -57,7 +58,7 @@ std::vector<int32_t> naive(const Vocab& v, const lm::Tokenizer& t, const std::st
       seq.push_back(lookup(name));
     }
   };
-  if (!text.empty()) group(" ");
+  if (dummy_prefix && !text.empty()) group(" ");
   for (std::size_t i = 0; i < text.size();) {
     std::size_t n = 1;
     while (i + n < text.size() && n < 4 && (static_cast<uint8_t>(text[i + n]) & 0xC0) == 0x80) ++n;
@@ -83,7 +84,8 @@ std::vector<int32_t> naive(const Vocab& v, const lm::Tokenizer& t, const std::st
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
   if (size < 3) return 0;
-  const int vocab = data[0] + 1;
+  const int vocab = (data[0] & 0x7f) + 1;
+  const bool dummy_prefix = !(data[0] & 0x80);
   const std::size_t n = std::min<std::size_t>(size - 3, data[1] | (data[2] << 8));
   const uint8_t* tok = data + 3;
   const std::string text(reinterpret_cast<const char*>(tok + n), size - 3 - n);
@@ -92,9 +94,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
   const Vocab v = lenient(tok, n);
   std::optional<lm::Tokenizer> t;
   const int bos = v.pieces.size() > 1 ? 1 : -1;
-  if (!fuzz::call([&] { t.emplace(v.pieces, v.scores, bos, -1); })) return 0;
+  if (!fuzz::call([&] { t.emplace(v.pieces, v.scores, bos, -1, dummy_prefix); })) return 0;
   std::vector<int32_t> ids;
   if (!fuzz::call([&] { ids = t->encode(text); })) return 0;
-  FUZZ_CHECK(ids == naive(v, *t, text), "encode differs from llama2.c's algorithm");
+  FUZZ_CHECK(ids == naive(v, *t, text, dummy_prefix), "encode differs from llama2.c's algorithm");
   return 0;
 }

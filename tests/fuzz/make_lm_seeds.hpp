@@ -117,6 +117,8 @@ void write_all(Writer& bin, Writer& gg, Writer& tok) {
     char name[32];
     std::snprintf(name, sizeof name, "tokenizer-%zu", text.size());
     tok.write(name, b);
+    b[0] |= 0x80;  // no dummy prefix
+    tok.write(std::string(name) + "-no-prefix", b);
   }
 }
 

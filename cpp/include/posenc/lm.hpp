@@ -112,7 +112,8 @@ Model load_llama2c(const uint8_t* data, std::size_t size);
 class Tokenizer {
  public:
   // pieces with spaces as ' ' (GGUF's U+2581 is converted by the loader). bos/eos: -1 = none.
-  Tokenizer(std::vector<std::string> pieces, std::vector<float> scores, int bos, int eos);
+  // dummy_prefix: SentencePiece's add_dummy_prefix (GGUF tokenizer.ggml.add_space_prefix).
+  Tokenizer(std::vector<std::string> pieces, std::vector<float> scores, int bos, int eos, bool dummy_prefix = true);
   // BOS (when add_bos and defined), then the dummy-prefix space when text is not empty, then the
   // pieces: each UTF-8 code point its piece or its <0xXX> bytes, then the best-scoring adjacent
   // pair merged repeatedly (the leftmost on ties) while any pair is a piece.
@@ -128,6 +129,7 @@ class Tokenizer {
   std::unordered_map<std::string, int> ids_;
   int byte_ids_[256];  // <0xXX> piece of each byte, or -1
   int bos_, eos_;
+  bool dummy_prefix_;
   int id_of(std::string_view s) const;
 };
 
