@@ -10,6 +10,7 @@ import { createSweepClient } from './sweep-client.js';
 import { createTrainer, learnedWords, heldOutWords } from './trainer.js';
 import { trainTask } from './experiment.js';
 import { scalingObject } from './rope-scaling.js';
+import { ropeFigureModel } from './rope-figure.js';
 
 /** The state keys that define an experiment: changing one means other models (checkpoints or training). */
 export const EXPERIMENT_KEYS = ['task', 'seed', 'trainLength', 'layers', 'heads', 'dModel', 'steps'];
@@ -60,6 +61,9 @@ export function createController({ pe, state: currentState, timeline: currentTim
   let scalingError = '';
   const snapshots = new Set(); // encodings whose current model is a training snapshot or untrained
 
+  /** The trained RoPE model's base and head dim (the loaded model's, else the experiment's). */
+  const ropeModel = () => ropeFigureModel(currentState(), client.info('rope')?.config ?? null);
+
   /** The RoPE scaling of the state if the core accepts it, else null (scalingError says why). */
   function validScaling() {
     const state = currentState();
@@ -67,7 +71,8 @@ export function createController({ pe, state: currentState, timeline: currentTim
     scalingError = '';
     if (!sc) return null;
     try {
-      pe.ropeFrequencies({ dim: state.dModel / state.heads, scaling: sc, seqLen: currentTimeline().maxLength() });
+      const { base, headDim } = ropeModel();
+      pe.ropeFrequencies({ dim: headDim, base, scaling: sc, seqLen: currentTimeline().maxLength() });
       return sc;
     } catch (e) {
       scalingError = e.message;
@@ -104,7 +109,7 @@ export function createController({ pe, state: currentState, timeline: currentTim
   });
 
   return {
-    client, trainer, viewOf, requestSweep, requestAll, validScaling, settings, sweepStats,
+    client, trainer, viewOf, requestSweep, requestAll, validScaling, ropeModel, settings, sweepStats,
     scalingError: () => scalingError,
     /**
      * The length on screen changed. With snapshotSweep 'follow', training snapshots and untrained models are

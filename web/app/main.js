@@ -20,6 +20,7 @@ import { drawClocks, drawOffsetCurve } from './views/rope.js';
 import { drawAlibi } from './views/alibi.js';
 import { drawT5 } from './views/t5.js';
 import { drawSpectrum } from './views/spectrum.js';
+import { scalingWords } from './rope-figure.js';
 import { drawRetrieval } from './views/retrieval.js';
 import { loadResults, headerWords, rowWords } from './views/claims.js';
 import { createYourRope } from './views/your-rope.js';
@@ -130,9 +131,11 @@ const encodingViews = () => {
 function redrawSpectrum() {
   const sc = controller.validScaling();
   const scalingError = controller.scalingError();
-  const info = drawSpectrum(pe, $('#rope-scaling canvas.spectrum'), { headDim: state.dModel / state.heads, trainLength: state.trainLength,
+  const model = controller.ropeModel();
+  const info = drawSpectrum(pe, $('#rope-scaling canvas.spectrum'), { headDim: model.headDim, base: model.base, trainLength: state.trainLength,
     maxLength: maxLength(), scaling: sc }, $('#rope-scaling .spectrum-notice'));
-  spectrumData = { ...info, scaling: sc };
+  spectrumData = { ...info, scaling: sc, model };
+  sweepView.setScaling('rope', sc ? scalingWords(state) : '');
   $('#scaling-measured').textContent = scalingError ? `This setting is not valid: ${scalingError}` : '';
   requestSweep('rope');
   invalidate();
@@ -333,7 +336,11 @@ async function main() {
   trainView = createTrainView($('#train-rows'), { onStop: (enc) => trainer.stop(enc), onRetrain: (enc) => trainer.retrainOne(enc) });
   controller = createController({
     pe, state: () => state, timeline: () => timeline,
-    onUpdate: (enc, kind, length) => (arrivals.urgent(kind, length, state.length) ? invalidate() : arrived()),
+    onUpdate: (enc, kind, length) => {
+      // the RoPE figures follow the loaded model's own base and head dim
+      if (enc === 'rope' && kind === 'ready' && spectrumData && JSON.stringify(controller.ropeModel()) !== JSON.stringify(spectrumData.model)) redrawSpectrum();
+      return arrivals.urgent(kind, length, state.length) ? invalidate() : arrived();
+    },
     onSource: (enc, label) => sweepView.setSource(enc, label),
     onProgress: (enc, r) => trainView.update(enc, r),
     onNotice: (message) => { $('#status').textContent = message; },

@@ -242,9 +242,17 @@ export function createSweepView(container, client) {
   const showOffline = (el, enc) => {
     const p = el.querySelector('.offline');
     p.textContent = offlineWords(enc);
-    p.hidden = !p.textContent;
+    p.hidden = !p.textContent || !!scalings.get(enc);
   };
   let lastState = null;
+  const scalings = new Map(); // encoding -> words about the scaling applied to its model ('' or absent: none)
+  const applyScaling = (el, enc) => {
+    const p = el.querySelector('.scaling'), text = scalings.get(enc) ?? '';
+    p.textContent = text ? `${NAMES[enc]} ${text}.` : '';
+    p.hidden = !text;
+    el.classList.toggle('scaled', !!text);
+    el.querySelector('.offline').hidden = !!text || !el.querySelector('.offline').textContent;
+  };
 
   function build(encodings) {
     container.replaceChildren();
@@ -253,7 +261,7 @@ export function createSweepView(container, client) {
       const row = document.createElement('div');
       row.className = 'sweep-row';
       row.dataset.encoding = enc;
-      row.innerHTML = `<div class="row-label"><strong>${NAMES[enc]}</strong> <span class="source"></span>
+      row.innerHTML = `<div class="row-label"><strong>${NAMES[enc]}</strong> <span class="source"></span><p class="scaling" hidden></p>
           <p class="blurb">${BLURBS[enc]}</p><p class="offline" hidden></p><p class="measured" aria-live="off"></p><p class="notice"></p></div>
         <div class="maps-cell"><canvas class="maps" tabindex="0" role="img" aria-label="${NAMES[enc]} attention maps"></canvas>
           <p class="readout" aria-live="polite">Hover a map, or focus it and use the arrow keys, to read a weight; click a row to chart it.</p>
@@ -261,6 +269,7 @@ export function createSweepView(container, client) {
         <canvas class="curve" role="img" aria-label="${NAMES[enc]} accuracy and loss against length"></canvas>`;
       container.append(row);
       showOffline(row, enc);
+      applyScaling(row, enc);
       const r = { el: row, maps: row.querySelector('.maps'), curve: row.querySelector('.curve'), bars: row.querySelector('.row-bars'),
         readout: row.querySelector('.readout'), notice: row.querySelector('.notice'),
         measured: row.querySelector('.measured'), source: row.querySelector('.source'), drawn: null, curveKey: null, detailKey: null,
@@ -418,6 +427,12 @@ export function createSweepView(container, client) {
     setOfflineWords(fn) {
       offlineWords = fn;
       for (const [enc, row] of rows) showOffline(row.el, enc);
+    },
+    /** A row's model is scaled at evaluation (RoPE): say so (type and factor), and hide the words about the unscaled model. */
+    setScaling(enc, text) {
+      scalings.set(enc, text);
+      const row = rows.get(enc);
+      if (row) applyScaling(row.el, enc);
     },
     setSource(enc, text) {
       const row = rows.get(enc);
