@@ -13,7 +13,10 @@ import { createArrivals, createWake } from './arrivals.js';
 import { attachExports, exportView } from './export.js';
 import { createSweepExporter } from './sweep-export.js';
 import { sweepExportHandlers, explainMissingFormats } from './sweep-export-ui.js';
-import { NAMES } from './meta.js';
+import { NAMES, taskName } from './meta.js';
+import { yardstick } from './row-words.js';
+import { taskInfo, floorOf, tasksOf } from './results-words.js';
+import { EXPERIMENT as SETTINGS } from './experiment.js';
 import { embedSnippets } from './embed-snippet.js';
 import { drawSinusoid } from './views/sinusoid.js';
 import { drawClocks, drawOffsetCurve } from './views/rope.js';
@@ -75,7 +78,7 @@ function fillSelect(name, options) {
 function syncControls() {
   fillSelect('layer', Array.from({ length: state.layers }, (_, l) => [l, `${l + 1}`]));
   fillSelect('head', [[-1, 'all'], ...Array.from({ length: state.heads }, (_, h) => [h, `${h + 1}`])]);
-  fillSelect('task', TASKS.map((t) => [t, t]));
+  fillSelect('task', TASKS.map((t) => [t, taskName(t)]));
   for (const el of document.querySelectorAll('input[name], select[name]')) {
     if (!(el.name in SCHEMA) || el.name === 'layer' || el.name === 'head' || el.name === 'task') continue;
     if (el.type === 'checkbox') el.checked = !!state[el.name];
@@ -240,6 +243,12 @@ function bindControls() {
 let shippedResults = null;
 function showClaims() {
   $('#measured-claims').textContent = headerWords(shippedResults, state.task);
+  // the rows' words compare against the task's floor (results.json tasks[task])
+  sweepView.setYardstick((task) => {
+    if (!shippedResults || !tasksOf(shippedResults).includes(task)) return null;
+    const info = taskInfo(shippedResults, task);
+    return yardstick(info, floorOf(info));
+  });
   sweepView.setOfflineWords((enc) => rowWords(shippedResults, state.task, enc));
 }
 
@@ -332,6 +341,7 @@ async function main() {
   }
   $('#status').textContent = '';
   $('#build').textContent = `wasm build: ${pe.build} (${pe.simdArch})`;
+  $('#train-batch').textContent = String(SETTINGS.batch);
   perf = createPerf($('#perf-readout'), () => `· cached maps ${client.cachedCount()} · training ${trainer.busy() ? 'busy' : 'idle'}`);
   trainView = createTrainView($('#train-rows'), { onStop: (enc) => trainer.stop(enc), onRetrain: (enc) => trainer.retrainOne(enc) });
   controller = createController({

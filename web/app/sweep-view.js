@@ -4,6 +4,8 @@
 // learned table), the training length marked, and accuracy and loss against
 // length drawn up to the current length. Draws only what changed.
 import { NAMES, BLURBS } from './meta.js';
+import { noticeText, measuredText, learnedAt } from './row-words.js';
+export { noticeText };
 import { cssVar, fitCanvas } from './heatmap.js';
 import { drawChart, colourLegend, axes } from './chart.js';
 import { interpolateViridis, scaleLinear, scaleBand } from '../vendor/d3.js';
@@ -170,16 +172,17 @@ export function readoutText(name, r, s, wt, { k, i, j }) {
 }
 
 /**
- * drawChart options for a row's accuracy (solid) and loss/5 (dashed) against length, results up to s.length,
- * x from lo to hi (log). `colours`: {accent, loss, train, fg, and optionally muted, grid}.
+ * drawChart options for a row's accuracy (solid) and loss (dashed, scaled by lossMax: the smallest whole number of
+ * nats at or above every loss shown, so no loss is clipped) against length, x from lo to hi (log), the training
+ * length and the current length (a cursor) marked. `colours`: {accent, loss, train, fg, and optionally muted, grid}.
  */
 export function curveOptions(shown, s, [lo, hi], colours) {
-  const lossMax = 5;
+  const lossMax = Math.max(1, Math.ceil(Math.max(0, ...shown.map((r) => r.loss).filter(Number.isFinite))));
   return {
-    x: [lo, hi], y: [0, 1], xLog: true, colours,
+    x: [lo, hi], y: [0, 1], xLog: true, colours, lossMax,
     series: [
       { points: shown.map((r) => [r.length, r.accuracy]), colour: colours.accent, width: 2, dots: true },
-      { points: shown.map((r) => [r.length, Math.min(r.loss, lossMax) / lossMax]), colour: colours.loss, dash: [4, 3] },
+      { points: shown.map((r) => [r.length, r.loss / lossMax]), colour: colours.loss, dash: [4, 3] },
     ],
     marks: [
       { x: s.trainLength, label: 'train', colour: colours.train },
@@ -187,28 +190,10 @@ export function curveOptions(shown, s, [lo, hi], colours) {
     ],
     xTicks: [...new Set([s.trainLength, 4 * s.trainLength, 8 * s.trainLength, hi])].filter((x) => x <= hi),
     yTicks: [0, 0.5, 1],
-    yLabel: 'accuracy — · loss/5 (nats) - -',
+    yLabel: `accuracy —  ·  loss/${lossMax} (nats) - -`,
+    yLabelTop: true,
     xLabel: 'length T (tokens, log scale)',
   };
-}
-
-/** The "what to notice" line of a row, from the sharpness of its heads (result.peaks) at the training length and now. */
-export function noticeText(name, atTrain, now, trainLength) {
-  if (!now?.peaks) return '';
-  const heads = now.heads ?? [];
-  const x = now.length / trainLength, times = Number.isInteger(x) ? `${x}×` : `${x.toFixed(2)}×`;
-  if (!atTrain?.peaks || now.length === trainLength || atTrain.heads?.join() !== heads.join()) {
-    let best = 0;
-    now.peaks.forEach((p, k) => { if (p > now.peaks[best]) best = k; });
-    return `What to notice: at T = ${now.length} (${times} the training length) ${name}'s sharpest head is H${heads[best] + 1}: ` +
-      `on average each query gives ${now.peaks[best].toFixed(2)} of its attention to a single key.`;
-  }
-  let k = 0;
-  now.peaks.forEach((p, h) => { if (atTrain.peaks[h] - p > atTrain.peaks[k] - now.peaks[k]) k = h; });
-  const a = atTrain.peaks[k], b = now.peaks[k];
-  const verb = b < a - 0.1 ? 'loses focus' : b > a + 0.1 ? 'sharpens' : 'keeps its focus';
-  return `What to notice: at ${times} the training length ${name}'s head H${heads[k] + 1} ${verb} ` +
-    `(mean peak weight per query ${a.toFixed(2)} at T = ${trainLength} → ${b.toFixed(2)} at T = ${now.length}).`;
 }
 
 /** One query row's weights over its keys as a bar chart (BertViz's head view, for one query). */
@@ -235,10 +220,12 @@ export function drawRowBars(canvas, name, r, wt, sel) {
 }
 
 let readoutIds = 0;
+const READOUT_HINT = 'Hover a map, or focus it and use the arrow keys, to read a weight; click a row to chart it.';
 
 export function createSweepView(container, client) {
   const rows = new Map();
   let offlineWords = () => ''; // a row's words about the shipped measurements (views/claims.js)
+  let yardstickFor = () => null; // the task's floor, metric and target (row-words.js yardstick), from the shipped results
   const showOffline = (el, enc) => {
     const p = el.querySelector('.offline');
     p.textContent = offlineWords(enc);
@@ -264,16 +251,17 @@ export function createSweepView(container, client) {
       row.innerHTML = `<div class="row-label"><strong>${NAMES[enc]}</strong> <span class="source"></span><p class="scaling" hidden></p>
           <p class="blurb">${BLURBS[enc]}</p><p class="offline" hidden></p><p class="measured" aria-live="off"></p><p class="notice"></p></div>
         <div class="maps-cell"><canvas class="maps" tabindex="0" role="img" aria-label="${NAMES[enc]} attention maps"></canvas>
-          <p class="readout" aria-live="polite">Hover a map, or focus it and use the arrow keys, to read a weight; click a row to chart it.</p>
+          <p class="reason" hidden></p><p class="readout" aria-live="polite"></p>
           <canvas class="row-bars" role="img" hidden></canvas></div>
         <canvas class="curve" role="img" aria-label="${NAMES[enc]} accuracy and loss against length"></canvas>`;
       container.append(row);
       showOffline(row, enc);
       applyScaling(row, enc);
       const r = { el: row, maps: row.querySelector('.maps'), curve: row.querySelector('.curve'), bars: row.querySelector('.row-bars'),
-        readout: row.querySelector('.readout'), notice: row.querySelector('.notice'),
+        readout: row.querySelector('.readout'), notice: row.querySelector('.notice'), reason: row.querySelector('.reason'),
         measured: row.querySelector('.measured'), source: row.querySelector('.source'), drawn: null, curveKey: null, detailKey: null,
         geom: null, shown: null, hover: null, focus: null, selected: null };
+      r.readout.textContent = READOUT_HINT;
       r.readout.id = `posenc-readout-${++readoutIds}`; // unique on the page (several explorers may share it)
       r.maps.setAttribute('aria-describedby', r.readout.id);
       rows.set(enc, r);
@@ -319,8 +307,12 @@ export function createSweepView(container, client) {
     const key = `${r.gen}|${r.length}|${!!wt}|${JSON.stringify([cell, row.selected])}`;
     if (!force && key === row.detailKey) return;
     row.detailKey = key;
-    if (cell) {
-      row.readout.textContent = readoutText(NAMES[enc], r, s, wt, cell);
+    if (!cell) {
+      row.readout.textContent = READOUT_HINT;
+      delete row.readout.dataset.cell;
+    } else {
+      row.readout.textContent = client.fresh(enc, r.length) ? readoutText(NAMES[enc], r, s, wt, cell)
+        : `${readoutText(NAMES[enc], r, s, null, cell).replace(/fetching the weights…$/, '')}this map is from the previous model; the new one is being computed.`;
       row.readout.dataset.cell = JSON.stringify({ ...cell, head: r.heads[cell.k], length: r.length, weight: wt && cell.j <= cell.i ? rowOf(wt, cell.k, cell.i)[cell.j] : null });
     }
     row.bars.hidden = !row.selected;
@@ -396,16 +388,19 @@ export function createSweepView(container, client) {
     row.curveKey = key;
     const [w, h, ctx] = fitCanvas(row.curve, box.curveHeight || MAP_H, box.curve);
     ctx.clearRect(0, 0, w, h);
-    const shown = results.filter((r) => r.length <= s.length);
+    const shown = results; // every length computed: the curve stays whole, the current length is a cursor on it
     const c = (name, fallback) => cssVar(name, fallback, row.curve);
-    drawChart(ctx, { x: 26, y: 4, w: w - 30, h: h - 30 }, curveOptions(shown, s, [grid[0], grid.at(-1)],
+    drawChart(ctx, { x: 26, y: 16, w: w - 30, h: h - 42 }, curveOptions(shown, s, [grid[0], grid.at(-1)],
       { accent: c('--accent'), loss: c('--loss', '#d9480f'), train: c('--train', '#e0a000'), fg: c('--fg') }));
     const at = (T) => results.find((r) => r.length === T);
-    const a1 = at(s.trainLength), aNow = at(s.length) ?? shown.at(-1);
-    row.measured.textContent = a1 && aNow
-      ? `Measured: accuracy ${a1.accuracy.toFixed(2)} at the training length ${s.trainLength}, ${aNow.accuracy.toFixed(2)} at ${aNow.length} (${(aNow.length / s.trainLength).toFixed(1)}×).`
-      : '';
-    row.notice.textContent = noticeText(NAMES[enc], a1, client.get(enc, s.length), s.trainLength);
+    const a1 = at(s.trainLength), aNow = at(s.length) ?? shown.at(-1), y = yardstickFor(s.task);
+    row.measured.textContent = measuredText(a1, aNow, s.trainLength, y);
+    row.notice.textContent = noticeText(NAMES[enc], a1, aNow, s.trainLength, y);
+    // a model that did not learn: its maps greyed, with the reason
+    const l = learnedAt(a1, y, s.trainLength);
+    row.el.classList.toggle('unlearned', !l.learned);
+    row.reason.textContent = l.learned ? '' : `Greyed: ${NAMES[enc]} ${l.reason}.`;
+    row.reason.hidden = l.learned;
   }
 
   return {
@@ -422,6 +417,11 @@ export function createSweepView(container, client) {
         drawDetail(enc, row, s, force);
         drawCurve(row, enc, s, grid, force, boxes.get(enc));
       }
+    },
+    /** Sets the function giving a task's yardstick (floor, metric, target) for the rows' words. */
+    setYardstick(fn) {
+      yardstickFor = fn;
+      for (const row of rows.values()) row.curveKey = null;
     },
     /** Sets the function giving each row's words about the shipped measurements, and fills them in. */
     setOfflineWords(fn) {
