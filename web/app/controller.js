@@ -10,6 +10,7 @@ import { createSweepClient } from './sweep-client.js';
 import { createTrainer, learnedWords, heldOutWords } from './trainer.js';
 import { trainTask } from './experiment.js';
 import { scalingObject } from './rope-scaling.js';
+import { viewLayerHead } from './state.js';
 import { ropeFigureModel } from './rope-figure.js';
 
 /** The state keys that define an experiment: changing one means other models (checkpoints or training). */
@@ -84,8 +85,7 @@ export function createController({ pe, state: currentState, timeline: currentTim
   const viewOf = (enc) => {
     const state = currentState();
     const lengths = snapshots.has(enc) && settings.snapshotSweep !== 'all' ? [state.length] : currentTimeline().ordered();
-    return { lengths, scaling: enc === 'rope' ? validScaling() : null, layer: state.layer,
-      head: state.head, task: state.task, seed: state.seed };
+    return { lengths, scaling: enc === 'rope' ? validScaling() : null, ...viewLayerHead(state), task: state.task, seed: state.seed };
   };
   const requestSweep = (enc) => currentState().encodings.includes(enc) && client.request(enc, viewOf(enc));
   const requestAll = () => currentState().encodings.forEach(requestSweep);

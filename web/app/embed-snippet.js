@@ -4,7 +4,7 @@ import { toSearch, kebab } from './state.js';
 
 const escapeAttr = (v) => String(v).replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
 // Page-only keys that mean nothing in an embed.
-const PAGE_ONLY = new Set(['perf', 'sinDim', 'sinLength', 'ropePos', 'alibiHeads']);
+const PAGE_ONLY = new Set(['perf', 'sinDim', 'sinLength', 'ropePos', 'alibiHeads', 'picks', 'step']);
 
 /** The element's attributes for `state`: the keys that differ from the defaults, as in the URL. */
 export function embedAttributes(state) {

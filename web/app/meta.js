@@ -11,6 +11,9 @@ export const BLURBS = Object.freeze(Object.fromEntries(ENCODING_INFO.map((e) => 
 export const TASK_NAMES = Object.freeze({ copy: 'copy', reverse: 'reverse', retrieval: 'retrieval', markov: 'Markov chain',
   kth_retrieval: 'k-th occurrence retrieval' });
 export const taskName = (t) => TASK_NAMES[t] ?? t;
+/** What a model of the task learned to do, as the first screen says it. */
+export const TASK_PHRASES = Object.freeze({ copy: 'copy a string', reverse: 'reverse a string', retrieval: 'look up the value of a key',
+  markov: 'predict the next symbol of a Markov chain', kth_retrieval: 'find the value after the k-th occurrence of a key' });
 
 const SCALING_NAMES = { linear: 'position interpolation', ntk: 'NTK-aware scaling', dynamic: 'dynamic NTK', yarn: 'YaRN', llama3: 'Llama 3 scaling' };
 const variantWords = (v) => (v === 'finetuned' ? 'fine-tuned' : /^base(\d+)$/.test(v) ? `base ${v.slice(4)}` : v);

@@ -5,6 +5,7 @@
 // length drawn up to the current length. Draws only what changed.
 import { NAMES, BLURBS } from './meta.js';
 import { noticeText, measuredText, learnedAt } from './row-words.js';
+import { answerKeys } from './answer-key.js';
 export { noticeText };
 import { cssVar, fitCanvas } from './heatmap.js';
 import { drawChart, colourLegend, axes } from './chart.js';
@@ -63,6 +64,7 @@ export function paintMaps(ctx, w, h, r, s, { masked, train: trainColour, muted, 
   const size = Math.max(16, fits(ml, lw, bottom));
   const T = r.length, train = s.trainLength;
   const ticks = full ? mapTicks(r, size) : [], tokenTicks = ticks.length === T && !!r.tokens;
+  const keys = s.task && r.tokens && r.tokens.length === T ? answerKeys(s.task, r.tokens) : [], answerColour = 'rgba(255,255,255,.8)';
   ctx.imageSmoothingEnabled = false;
   let labelsEnd = 0;
   for (let k = 0; k < n; k++) {
@@ -80,6 +82,19 @@ export function paintMaps(ctx, w, h, r, s, { masked, train: trainColour, muted, 
       ctx.lineTo(x + m + 0.5, y + size);
       ctx.moveTo(x, y + m + 0.5);
       ctx.lineTo(x + size, y + m + 0.5);
+      ctx.stroke();
+      ctx.setLineDash([]);
+    }
+    // the correct key (copy: the offset diagonal; reverse: the anti-diagonal), as a dotted channel either side of it
+    if (keys.length > 1) {
+      const [q0, k0] = keys[0], [q1, k1] = keys.at(-1), c = size / T, off = Math.max(2.5, c);
+      ctx.strokeStyle = answerColour;
+      ctx.setLineDash([2, 3]);
+      ctx.beginPath();
+      for (const d of [-off, off]) {
+        ctx.moveTo(x + (k0 + 0.5) * c + d, y + (q0 + 0.5) * c);
+        ctx.lineTo(x + (k1 + 0.5) * c + d, y + (q1 + 0.5) * c);
+      }
       ctx.stroke();
       ctx.setLineDash([]);
     }
@@ -120,12 +135,15 @@ export function paintMaps(ctx, w, h, r, s, { masked, train: trainColour, muted, 
   ctx.font = '10px system-ui, sans-serif';
   for (let k = 0; k < n; k++) {
     if (!(n < 4 || k === 0 || size > 60)) continue;
-    const x = ml + k * (size + gap), text = n > 1 ? `H${r.heads[k] + 1}` : `L${s.layer + 1} H${r.heads[k] + 1}`;
+    const x = ml + k * (size + gap), text = n > 1 ? `H${r.heads[k] + 1}` : `L${(r.layer ?? 0) + 1} H${r.heads[k] + 1}`;
     ctx.fillText(text, x, 9);
     labelsEnd = x + ctx.measureText(text).width;
   }
   // axis titles and the colour legend
-  if (full) ctx.fillText(`rows: query position i ↓ · columns: key position j →${tokenTicks ? ' (tokens: B = BOS, S = SEP, · = PAD)' : ''}`, 0, TOP + size + strip + 26);
+  if (full) {
+    const long = `rows: query position i ↓ · columns: key position j →${tokenTicks ? ' (tokens: B = BOS, S = SEP, · = PAD)' : ''}`;
+    ctx.fillText(ctx.measureText(long).width <= w ? long : 'query i ↓ · key j →', 0, TOP + size + strip + 26);
+  }
   const lx = ml + n * (size + gap) - gap + 8;
   colourLegend(ctx, { x: lx, y: TOP + 12, w: full ? 7 : 5, h: Math.max(20, size - 12) }, { interpolate: interpolateViridis, domain: [0, 1], sqrt: true,
     title: 'weight', colours: { muted, fg: muted }, font: 9, ticks: full ? undefined : [0, 1] });
@@ -135,7 +153,8 @@ export function paintMaps(ctx, w, h, r, s, { masked, train: trainColour, muted, 
   }
   // the length and accuracy, right-aligned above the maps where they fit beside the head labels
   ctx.fillStyle = muted;
-  const text = r.length !== s.length ? `T=${r.length} (computing ${s.length}…)` : `T=${r.length} · accuracy ${r.accuracy.toFixed(2)}`;
+  // (marks.hideAccuracy: the caller states the accuracy itself, e.g. the hero's, from its own measurement)
+  const text = r.length !== s.length ? `T=${r.length} (computing ${s.length}…)` : `T=${r.length}${marks.hideAccuracy ? '' : ` · accuracy ${r.accuracy.toFixed(2)}`}`;
   const right = Math.min(w, ml + n * (size + gap) - gap);
   if (right - ctx.measureText(text).width > labelsEnd + 8) {
     ctx.textAlign = 'right';
@@ -163,7 +182,7 @@ const argmax = (row, upTo) => {
 
 /** What the readout says about cell {k, i, j} of result r with weights wt (null while they are fetched). */
 export function readoutText(name, r, s, wt, { k, i, j }) {
-  const head = `${name}, layer ${Math.min(s.layer, 99) + 1} head ${r.heads[k] + 1}, T = ${r.length}`;
+  const head = `${name}, layer ${(r.layer ?? 0) + 1} head ${r.heads[k] + 1}, T = ${r.length}`;
   const tok = (p) => (r.tokens ? ` ${tokenName(r.tokens[p])}` : '');
   if (!wt || wt.length !== r.length) return `${head}: query ${i}${tok(i)} → key ${j}${tok(j)}: fetching the weights…`;
   const row = rowOf(wt, k, i), best = argmax(row, i);
