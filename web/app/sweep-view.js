@@ -59,8 +59,9 @@ export function paintMaps(ctx, w, h, r, s, { masked, train: trainColour, muted, 
   const n = r.bitmaps.length, gap = 6, strip = 6;
   // small boxes (the exports' short rows): no tick labels, a narrower legend, so the maps keep their size
   const fits = (ml, lw, bottom) => Math.min(h - TOP - bottom - 2, (w - ml - lw - gap * (n - 1)) / n);
-  const full = fits(ML, LEGEND_W, BOTTOM) >= 70;
-  const ml = full ? ML : 0, bottom = full ? BOTTOM : strip + 2, lw = full ? LEGEND_W : 30;
+  const legendW = marks.noLegend ? 4 : LEGEND_W; // (noLegend: the caller draws one legend for every map)
+  const full = fits(ML, legendW, BOTTOM) >= 70;
+  const ml = full ? ML : 0, bottom = full ? BOTTOM : strip + 2, lw = marks.noLegend ? 4 : full ? LEGEND_W : 30;
   const size = Math.max(16, fits(ml, lw, bottom));
   const T = r.length, train = s.trainLength;
   const ticks = full ? mapTicks(r, size) : [], tokenTicks = ticks.length === T && !!r.tokens;
@@ -145,7 +146,7 @@ export function paintMaps(ctx, w, h, r, s, { masked, train: trainColour, muted, 
     ctx.fillText(ctx.measureText(long).width <= w ? long : 'query i ↓ · key j →', 0, TOP + size + strip + 26);
   }
   const lx = ml + n * (size + gap) - gap + 8;
-  colourLegend(ctx, { x: lx, y: TOP + 12, w: full ? 7 : 5, h: Math.max(20, size - 12) }, { interpolate: interpolateViridis, domain: [0, 1], sqrt: true,
+  if (!marks.noLegend) colourLegend(ctx, { x: lx, y: TOP + 12, w: full ? 7 : 5, h: Math.max(20, size - 12) }, { interpolate: interpolateViridis, domain: [0, 1], sqrt: true,
     title: 'weight', colours: { muted, fg: muted }, font: 9, ticks: full ? undefined : [0, 1] });
   if (ctx.canvas?.dataset) {
     ctx.canvas.dataset.xAxis = 'key position j';
@@ -241,7 +242,8 @@ export function drawRowBars(canvas, name, r, wt, sel) {
 let readoutIds = 0;
 const READOUT_HINT = 'Hover a map, or focus it and use the arrow keys, to read a weight; click a row to chart it.';
 
-export function createSweepView(container, client) {
+/** `legend: false`: no colour legend beside each map (the element draws one for all). */
+export function createSweepView(container, client, { legend = true } = {}) {
   const rows = new Map();
   let offlineWords = () => ''; // a row's words about the shipped measurements (views/claims.js)
   let yardstickFor = () => null; // the task's floor, metric and target (row-words.js yardstick), from the shipped results
@@ -267,7 +269,7 @@ export function createSweepView(container, client) {
       const row = document.createElement('div');
       row.className = 'sweep-row';
       row.dataset.encoding = enc;
-      row.innerHTML = `<div class="row-label"><strong>${NAMES[enc]}</strong> <span class="source"></span><p class="scaling" hidden></p>
+      row.innerHTML = `<div class="row-label"><strong>${NAMES[enc]}</strong> <span class="source"></span><span class="big-acc"></span><p class="scaling" hidden></p>
           <p class="blurb">${BLURBS[enc]}</p><p class="offline" hidden></p><p class="measured" aria-live="off"></p><p class="notice"></p></div>
         <div class="maps-cell"><canvas class="maps" tabindex="0" role="img" aria-label="${NAMES[enc]} attention maps"></canvas>
           <p class="reason" hidden></p><p class="readout" aria-live="polite"></p>
@@ -278,9 +280,10 @@ export function createSweepView(container, client) {
       applyScaling(row, enc);
       const r = { el: row, maps: row.querySelector('.maps'), curve: row.querySelector('.curve'), bars: row.querySelector('.row-bars'),
         readout: row.querySelector('.readout'), notice: row.querySelector('.notice'), reason: row.querySelector('.reason'),
-        measured: row.querySelector('.measured'), source: row.querySelector('.source'), drawn: null, curveKey: null, detailKey: null,
+        measured: row.querySelector('.measured'), source: row.querySelector('.source'), big: row.querySelector('.big-acc'), drawn: null, curveKey: null, detailKey: null,
         geom: null, shown: null, hover: null, focus: null, selected: null };
       r.readout.textContent = READOUT_HINT;
+      r.readout.dataset.hint = '';
       r.readout.id = `posenc-readout-${++readoutIds}`; // unique on the page (several explorers may share it)
       r.maps.setAttribute('aria-describedby', r.readout.id);
       rows.set(enc, r);
@@ -302,7 +305,7 @@ export function createSweepView(container, client) {
   }
 
   function drawMaps(row, r, s, force, box) {
-    const marks = { focus: row.focus, selected: row.selected };
+    const marks = { focus: row.focus, selected: row.selected, ...(legend ? {} : { noLegend: true }) };
     const key = r ? `${r.gen}|${r.length}|${r.trainedLength}|${s.length}|${r.bitmaps.length}|${JSON.stringify(marks)}` : 'none';
     if (!force && row.drawn === key) return;
     row.drawn = key;
@@ -328,8 +331,10 @@ export function createSweepView(container, client) {
     row.detailKey = key;
     if (!cell) {
       row.readout.textContent = READOUT_HINT;
+      row.readout.dataset.hint = '';
       delete row.readout.dataset.cell;
     } else {
+      delete row.readout.dataset.hint;
       row.readout.textContent = client.fresh(enc, r.length) ? readoutText(NAMES[enc], r, s, wt, cell)
         : `${readoutText(NAMES[enc], r, s, null, cell).replace(/fetching the weights…$/, '')}this map is from the previous model; the new one is being computed.`;
       row.readout.dataset.cell = JSON.stringify({ ...cell, head: r.heads[cell.k], length: r.length, weight: wt && cell.j <= cell.i ? rowOf(wt, cell.k, cell.i)[cell.j] : null });
@@ -414,6 +419,10 @@ export function createSweepView(container, client) {
     const at = (T) => results.find((r) => r.length === T);
     const a1 = at(s.trainLength), aNow = at(s.length) ?? shown.at(-1), y = yardstickFor(s.task);
     row.measured.textContent = measuredText(a1, aNow, s.trainLength, y);
+    // the accuracy at the length shown, in large type (as the GIF export writes it)
+    const shownNow = at(s.length);
+    row.big.textContent = shownNow ? `${Math.round(100 * shownNow.accuracy)}%` : '';
+    row.big.title = shownNow ? `accuracy at T = ${s.length}` : '';
     row.notice.textContent = noticeText(NAMES[enc], a1, aNow, s.trainLength, y);
     // a model that did not learn: its maps greyed, with the reason
     const l = learnedAt(a1, y, s.trainLength);
