@@ -49,6 +49,8 @@ describe.each(ENGINES)('%s', (engine) => {
     await page.setViewport(1400, 1000);
     await page.goto(`${env.url}/app/?encodings=rope,alibi&play=0&sweepFactor=4&length=128&layer=1&head=0`);
     await page.waitFor(() => document.body.dataset.ready === 'true', { what: 'the page to be ready' });
+    // the lab's rows on screen (rows off screen are drawn when they come into view)
+    await page.evaluate(() => document.getElementById('sweep-rows').scrollIntoView({ block: 'start' }));
     await page.waitFor(() => [...document.querySelectorAll('#sweep canvas.maps')].every((c) => c.getAttribute('aria-label').endsWith('at T = 128')),
       { timeout: 90000, what: 'the maps at T = 128 (4× the training length)' });
     expect(await page.evaluate(() => document.querySelector('.sweep-row[data-encoding=rope] .source').textContent)).toBe('(shipped checkpoint)');

@@ -45,7 +45,7 @@ import { EXPERIMENT } from '../../web/app/experiment.js';
 
 test('row words agree with the sweep\'s numbers at every length, and the readouts and labels do not go stale', async () => {
   const page = await browser.newPage();
-  await page.setViewportSize({ width: 1400, height: 1600 });
+  await page.setViewportSize({ width: 1400, height: 3200 }); // every row on screen (rows off screen are drawn when they come into view)
   await page.goto(`${browser.url}/?play=0&encodings=alibi,rope,fire,learned`);
   await waitReady(page);
   expect(await page.textContent('#train-batch')).toBe(String(EXPERIMENT.batch));

@@ -467,7 +467,7 @@ async function main() {
     onError: (enc, message) => { $('#status').textContent = `${enc ? NAMES[enc] : 'sweep'}: ${message}`; },
   });
   ({ client, trainer } = controller);
-  sweepView = createSweepView($('#sweep-rows'), client);
+  sweepView = createSweepView($('#sweep-rows'), client, { onVisible: () => invalidate() });
   hero.setClient(client);
   yourRope = createYourRope(pe, $('#your-rope'), state, { onChange: saveUrl });
   bindControls();

@@ -242,9 +242,22 @@ export function drawRowBars(canvas, name, r, wt, sel) {
 let readoutIds = 0;
 const READOUT_HINT = 'Hover a map, or focus it and use the arrow keys, to read a weight; click a row to chart it.';
 
-/** `legend: false`: no colour legend beside each map (the element draws one for all). */
-export function createSweepView(container, client, { legend = true } = {}) {
+/**
+ * `legend: false`: no colour legend beside each map (the element draws one for all). Rows off screen are not
+ * drawn (an IntersectionObserver marks them); `onVisible()` is called when one comes into view, to draw it.
+ */
+export function createSweepView(container, client, { legend = true, onVisible = () => {} } = {}) {
   const rows = new Map();
+  const seen = new WeakMap(); // row element -> on screen (within a margin)
+  const observer = typeof IntersectionObserver === 'function' ? new IntersectionObserver((entries) => {
+    let shown = false;
+    for (const e of entries) {
+      seen.set(e.target, e.isIntersecting);
+      shown ||= e.isIntersecting;
+    }
+    if (shown) onVisible();
+  }, { rootMargin: '300px 0px' }) : null;
+  const onScreen = (el) => !observer || seen.get(el) !== false;
   let offlineWords = () => ''; // a row's words about the shipped measurements (views/claims.js)
   let yardstickFor = () => null; // the task's floor, metric and target (row-words.js yardstick), from the shipped results
   const showOffline = (el, enc) => {
@@ -263,6 +276,7 @@ export function createSweepView(container, client, { legend = true } = {}) {
   };
 
   function build(encodings) {
+    observer?.disconnect();
     container.replaceChildren();
     rows.clear();
     for (const enc of encodings) {
@@ -287,6 +301,7 @@ export function createSweepView(container, client, { legend = true } = {}) {
       r.readout.id = `posenc-readout-${++readoutIds}`; // unique on the page (several explorers may share it)
       r.maps.setAttribute('aria-describedby', r.readout.id);
       rows.set(enc, r);
+      observer?.observe(row);
       bindInput(enc, r);
     }
   }
@@ -439,8 +454,10 @@ export function createSweepView(container, client, { legend = true } = {}) {
       lastState = s;
       // every canvas's size first, then the drawing: a read after a row's DOM writes (labels, words) would
       // force a layout per row
-      const boxes = new Map([...rows].map(([enc, row]) => [enc, { maps: row.maps.clientWidth, curve: row.curve.clientWidth, curveHeight: row.curve.clientHeight }]));
+      const boxes = new Map([...rows].filter(([, row]) => force || onScreen(row.el))
+        .map(([enc, row]) => [enc, { maps: row.maps.clientWidth, curve: row.curve.clientWidth, curveHeight: row.curve.clientHeight }]));
       for (const [enc, row] of rows) {
+        if (!force && !onScreen(row.el)) continue; // drawn when it comes into view (onVisible)
         drawMaps(row, client.get(enc, s.length), s, force, boxes.get(enc));
         drawDetail(enc, row, s, force);
         drawCurve(row, enc, s, grid, force, boxes.get(enc));

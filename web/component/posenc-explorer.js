@@ -211,7 +211,8 @@ export class PosencExplorer extends ElementBase {
       onError: (enc, message) => this.status(`${enc ? NAMES[enc] : 'sweep'}: ${message}`, true),
     });
     ({ client: this.client, trainer: this.trainer } = this.controller);
-    this.sweepView = createSweepView(this.$('.rows'), this.client, { legend: false }); // one legend under the rows
+    this.sweepView = createSweepView(this.$('.rows'), this.client, { legend: false, // one legend under the rows
+      onVisible: () => { this.dirty = true; this.schedule(); } });
     this.experiment();
   }
 
