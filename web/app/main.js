@@ -481,6 +481,9 @@ async function main() {
   showClaims();
   heroData();
   buildStory();
+  trainView.setShippedInfo((enc) => (shippedMatches(shippedResults) ? shippedResults.runs.find((r) => r.task === state.task && r.encoding === enc &&
+    r.seed === 0 && (r.scaling ?? 'none') === 'none' && !r.variant && !r.finetune) ?? null : null));
+  trainer && [...trainer.runs].forEach(([enc, r]) => trainView.update(enc, r));
   invalidate();
   retrievalData = drawRetrieval(shippedResults, $('#retrieval .retrieval-grid'), $('#retrieval-note'), $('#retrieval .notice'));
   window.posenc = { state, client, trainer, controller, perf, grid, setLength, setPlay, dataFor, exportSweep: sweepExport.run,
