@@ -73,11 +73,11 @@ test('mutations: ALiBi below the moderate share leaves the gentle step; a collap
 test('hero lines: the shipped sweep whole, extended by live points past it; a retrained model\'s line is live only', () => {
   const sweep = shippedSweep(shipped, 'copy');
   expect(sweep.alibi.map(([L]) => L)).toEqual(shipped.config.evalLengths);
-  const live = [{ length: 32, accuracy: 0.5 }, { length: 384, accuracy: 0.3 }, { length: 512, accuracy: 0.2 }];
+  const live = [{ length: 32, accuracy: 0.5 }, { length: 264, accuracy: 0.4 }, { length: 384, accuracy: 0.3 }, { length: 512, accuracy: 0.2 }];
   const line = heroSeries({ shipped: sweep.alibi, live, fromCheckpoint: true });
-  expect(line.map(([L]) => L)).toEqual([...shipped.config.evalLengths, 384, 512]);
+  expect(line.map(([L]) => L)).toEqual([...shipped.config.evalLengths, 384, 512]); // the measured spacing, doubled (not 264)
   expect(valueAt(line, 32)).toBe(acc(shipped, 'alibi', 32)); // the shipped value, not the live one
-  expect(heroSeries({ shipped: sweep.alibi, live, fromCheckpoint: false })).toEqual([[32, 0.5], [384, 0.3], [512, 0.2]]);
+  expect(heroSeries({ shipped: sweep.alibi, live, fromCheckpoint: false })).toEqual([[32, 0.5], [264, 0.4], [384, 0.3], [512, 0.2]]);
   expect(valueAt([[32, 1], [128, 0]], 64)).toBeCloseTo(0.5, 12); // linear in log length
   expect(valueAt([[32, 1]], 16)).toBeNull();
 });

@@ -13,13 +13,16 @@ import { pct } from './results-words.js';
 const PALETTE = ['#4e79a7', '#f28e2b', '#e15759', '#76b7b2', '#59a14f', '#edc948', '#b07aa1', '#ff9da7', '#9c755f', '#7b4fc9', '#17becf', '#8c564b'];
 
 /**
- * A line per encoding: the shipped points (when the row's model is the shipped checkpoint), with the live points
- * at lengths the shipped sweep did not measure; else the live points only. Sorted by length.
+ * A line per encoding: the shipped points (when the row's model is the shipped checkpoint), extended past them by
+ * the live points at the measured lengths doubled (384 and 512 after …, 192, 256: the same spacing on the log
+ * axis); else the live points only. Sorted by length.
  */
 export function heroSeries({ shipped, live, fromCheckpoint }) {
   const pts = fromCheckpoint && shipped?.length ? shipped.map(([L, a]) => [L, a]) : [];
-  const have = new Set(pts.map(([L]) => L)), top = pts.length ? Math.max(...have) : 0;
-  for (const r of live) if (!have.has(r.length) && (!pts.length || r.length > top)) pts.push([r.length, r.accuracy]);
+  if (!pts.length) return live.map((r) => [r.length, r.accuracy]).sort((a, b) => a[0] - b[0]);
+  const top = Math.max(...pts.map(([L]) => L)), ladder = new Set();
+  for (const [L] of pts) for (let x = 2 * L; x <= 1 << 20; x *= 2) if (x > top) ladder.add(x);
+  for (const r of live) if (ladder.has(r.length)) pts.push([r.length, r.accuracy]);
   return pts.sort((a, b) => a[0] - b[0]);
 }
 
@@ -173,8 +176,8 @@ export function createHero(root, { client: given = null, encodingsAll, onPick, o
       ctx.lineTo(box.x + box.w, py(floor.accuracy) + 0.5);
       ctx.stroke();
       ctx.fillStyle = muted;
-      ctx.textAlign = 'right';
-      ctx.fillText(`${floor.name} guess ${Number((100 * floor.accuracy).toFixed(1))}%`, box.x + box.w - 4, py(floor.accuracy) - 5);
+      ctx.textAlign = 'left';
+      ctx.fillText(`${floor.name} guess ${Number((100 * floor.accuracy).toFixed(1))}%`, box.x + 4, py(floor.accuracy) - 5);
     }
     ctx.setLineDash([]);
     // lines: the picked ones on top and thicker

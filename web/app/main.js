@@ -110,7 +110,7 @@ function lede() {
   const sw = document.createElement('span');
   sw.className = 'train-swatch';
   sw.textContent = `${state.trainLength} tokens`;
-  p.append(sw, '. How well does each do on longer inputs, and where does its attention look? Drag along the chart, press Play, or follow the steps below it.');
+  p.append(sw, '. How well does each do on longer inputs, and where does its attention look? Drag along the chart, or follow the steps.');
 }
 
 // Shipped measurements apply only to the shipped models' setting (same training length and shape).
