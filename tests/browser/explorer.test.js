@@ -180,6 +180,7 @@ test('sweeping to T=512 with every encoding: frame time measured; screenshots at
     await page.evaluate((k) => posenc.setLength(k * posenc.state.trainLength), x);
     await waitSwept(page);
     await page.waitForTimeout(150);
+    await page.evaluate(() => posenc.drawAll()); // (rows off screen are drawn only when they come into view)
     for (const st of await canvasStats(page, '#sweep canvas.maps')) expect(st.colours).toBeGreaterThan(8);
     await page.locator('#sweep').screenshot({ path: docsShot(`explorer-${x}x.png`) });
   }

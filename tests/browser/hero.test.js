@@ -4,7 +4,7 @@
 // moves the length; curves persist when the length moves back; a story step sets the view and states the
 // numbers story.js computes from the shipped results.
 import { readFileSync } from 'node:fs';
-import { useBrowser } from './harness.js';
+import { useBrowser, docsShot } from './harness.js';
 import { waitFor, waitReady, canvasStats } from './page-helpers.js';
 import { storySteps, shippedSweep, contrastPicks } from '../../web/app/story.js';
 import { valueAt } from '../../web/app/hero.js';
@@ -23,6 +23,9 @@ test('the first screen answers the question, and its words and numbers are the s
   const lines = await waitFor(page, () => { const l = document.querySelector('canvas.hero-chart').dataset.lines; return l && JSON.parse(l); }, { what: 'the hero lines' });
   expect(Object.keys(lines).length).toBe(ENCODING_INFO.length);
   for (const n of Object.values(lines)) expect(n).toBeGreaterThanOrEqual(shipped.config.evalLengths.length);
+  await waitFor(page, () => [...document.querySelectorAll('.hero-map canvas')].every((c) => /at T = 128/.test(c.getAttribute('aria-label'))),
+    { timeout: 60000, what: 'the maps at 128' });
+  await page.screenshot({ path: docsShot('first-screen.png') }); // the first screen at 1400 x 900 (docs/ only under `npm run docs`)
   const [stats] = await canvasStats(page, 'canvas.hero-chart');
   expect(stats.colours).toBeGreaterThan(12);
   // on screen without scrolling: chart, legend, the maps, the story's steps

@@ -487,6 +487,8 @@ async function main() {
   invalidate();
   retrievalData = drawRetrieval(shippedResults, $('#retrieval .retrieval-grid'), $('#retrieval-note'), $('#retrieval .notice'));
   window.posenc = { state, client, trainer, controller, perf, grid, setLength, setPlay, dataFor, exportSweep: sweepExport.run,
+    /** Draw every row now, on screen or not (rows off screen otherwise wait until they come into view). */
+    drawAll: () => sweepView.draw({ ...state }, grid(), true),
     exportView: (id, format) => exportView(document.getElementById(id), format, () => dataFor(id)) };
   document.body.dataset.ready = 'true';
   requestFrame();

@@ -243,13 +243,14 @@ let readoutIds = 0;
 const READOUT_HINT = 'Hover a map, or focus it and use the arrow keys, to read a weight; click a row to chart it.';
 
 /**
- * `legend: false`: no colour legend beside each map (the element draws one for all). Rows off screen are not
- * drawn (an IntersectionObserver marks them); `onVisible()` is called when one comes into view, to draw it.
+ * `legend: false`: no colour legend beside each map (the element draws one for all). `onVisible(fn)`: rows off
+ * screen are not drawn (an IntersectionObserver marks them), and `onVisible()` is called when one comes into view,
+ * to draw it (the page's lab, far below its first screen; an element's few rows are always drawn).
  */
-export function createSweepView(container, client, { legend = true, onVisible = () => {} } = {}) {
+export function createSweepView(container, client, { legend = true, onVisible = null } = {}) {
   const rows = new Map();
   const seen = new WeakMap(); // row element -> on screen (within a margin)
-  const observer = typeof IntersectionObserver === 'function' ? new IntersectionObserver((entries) => {
+  const observer = onVisible && typeof IntersectionObserver === 'function' ? new IntersectionObserver((entries) => {
     let shown = false;
     for (const e of entries) {
       seen.set(e.target, e.isIntersecting);

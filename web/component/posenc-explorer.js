@@ -211,8 +211,7 @@ export class PosencExplorer extends ElementBase {
       onError: (enc, message) => this.status(`${enc ? NAMES[enc] : 'sweep'}: ${message}`, true),
     });
     ({ client: this.client, trainer: this.trainer } = this.controller);
-    this.sweepView = createSweepView(this.$('.rows'), this.client, { legend: false, // one legend under the rows
-      onVisible: () => { this.dirty = true; this.schedule(); } });
+    this.sweepView = createSweepView(this.$('.rows'), this.client, { legend: false }); // one legend under the rows
     this.experiment();
   }
 
