@@ -75,5 +75,13 @@ test('the first screen answers the question, and its words and numbers are the s
   }
   // the stretch step's RoPE row says it is scaled
   expect(await page.textContent('.sweep-row[data-encoding=rope] .scaling')).toContain('linear (position interpolation) ×4');
+  // its words state the scaled model's live accuracy at the training length against the floor
+  await page.evaluate(() => document.querySelector('.sweep-row[data-encoding=rope]').scrollIntoView());
+  const live = await waitFor(page, () => posenc.client.fresh('rope', 32)?.accuracy, { what: 'the scaled RoPE at 32', timeout: 60000 });
+  await waitFor(page, (a) => document.querySelector('.sweep-row[data-encoding=rope] .notice').textContent.includes(`accuracy ${Math.round(100 * a)}%`),
+    { arg: live, what: 'the scaled row words' });
+  const words = await page.textContent('.sweep-row[data-encoding=rope] .notice');
+  if (live < 0.95) expect(words).toContain('the scaling breaks the trained model before any extrapolation');
+  console.log(`RoPE with linear x4 at T = 32, no fine-tuning: accuracy ${live.toFixed(3)}`);
   expect(page.errors).toEqual([]);
 });

@@ -63,6 +63,13 @@ test('a model below the target at the training length did not learn: greyed reas
   expect(learnedAt(at(32, 0.96), copy, 32).learned).toBe(true);
 });
 
+test('a scaled model below the target at the training length: the scaling breaks it, not "did not learn"', () => {
+  const s = noticeText('RoPE', at(32, 0.25), at(128, 0.2), 32, copy, { scaled: true });
+  expect(s).toBe('What to notice: with this scaling and no fine-tuning, RoPE scores accuracy 25% already at the training length T = 32, ' +
+    'against 12.5% for a uniform guess: the scaling breaks the trained model before any extrapolation.');
+  expect(noticeText('RoPE', at(32, 0.99), at(128, 0.5), 32, copy, { scaled: true })).toContain('keeps');
+});
+
 test('a loss task (markov) is read as loss against its floor', () => {
   const y = yOf('markov');
   expect(y.metric).toBe('loss');

@@ -49,10 +49,14 @@ const LEVEL_WORDS = { good: 'it still works', moderate: 'it degrades but keeps o
  * The "what to notice" line of a row: `name`'s score at `now` against its score at the training length and the
  * task's floor (`y`, yardstick()). Empty while either result is missing or no floor is known.
  */
-export function noticeText(name, atTrain, now, trainLength, y) {
+export function noticeText(name, atTrain, now, trainLength, y, { scaled = false } = {}) {
   if (!now || !atTrain || !y) return '';
   const m = y.metric, L = now.length;
   const l = learnedAt(atTrain, y, trainLength);
+  // a scaled model (RoPE scaling applied at evaluation, no fine-tuning): below the target at the training length,
+  // it is the scaling that breaks it (the model itself learned: its unscaled row says so)
+  if (!l.learned && scaled) return `What to notice: with this scaling and no fine-tuning, ${name} scores ${m} ${fmt(score(atTrain, m), m)} ` +
+    `already at the training length T = ${trainLength}, against ${floorText(y)}: the scaling breaks the trained model before any extrapolation.`;
   if (!l.learned) return `What to notice: ${name} ${l.reason}, so its maps show no learned pattern.`;
   if (L === trainLength) return `What to notice: at the training length T = ${L} ${name} scores ${m} ${fmt(score(now, m), m)}, against ${floorText(y)}.`;
   const kept = keptShare(atTrain, now, y);

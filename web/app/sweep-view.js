@@ -439,9 +439,10 @@ export function createSweepView(container, client, { legend = true, onVisible = 
     const shownNow = at(s.length);
     row.big.textContent = shownNow ? `${Math.round(100 * shownNow.accuracy)}%` : '';
     row.big.title = shownNow ? `accuracy at T = ${s.length}` : '';
-    row.notice.textContent = noticeText(NAMES[enc], a1, aNow, s.trainLength, y);
-    // a model that did not learn: its maps greyed, with the reason
-    const l = learnedAt(a1, y, s.trainLength);
+    const scaled = !!scalings.get(enc);
+    row.notice.textContent = noticeText(NAMES[enc], a1, aNow, s.trainLength, y, { scaled });
+    // a model that did not learn: its maps greyed, with the reason (not a scaled one: the scaling is what fails)
+    const l = scaled ? { learned: true } : learnedAt(a1, y, s.trainLength);
     row.el.classList.toggle('unlearned', !l.learned);
     row.reason.textContent = l.learned ? '' : `Greyed: ${NAMES[enc]} ${l.reason}.`;
     row.reason.hidden = l.learned;
@@ -478,7 +479,10 @@ export function createSweepView(container, client, { legend = true, onVisible = 
     setScaling(enc, text) {
       scalings.set(enc, text);
       const row = rows.get(enc);
-      if (row) applyScaling(row.el, enc);
+      if (row) {
+        applyScaling(row.el, enc);
+        row.curveKey = null; // its words depend on it
+      }
     },
     setSource(enc, text) {
       const row = rows.get(enc);
