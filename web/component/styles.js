@@ -43,7 +43,7 @@ canvas.maps { height: 196px; } canvas.curve { height: 150px; }
    over its maps and curve, one legend for every map; nothing that refers outside the element. */
 output.length-out { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); } /* (the title says it) */
 .title { font-size: 1.15rem; font-weight: 700; font-variant-numeric: tabular-nums; margin: .1rem 0 .2rem; }
-.sweep-row { grid-template-columns: minmax(0, 1.25fr) minmax(0, 1fr); grid-template-areas: "label label" "maps curve"; gap: .1rem .6rem; }
+.sweep-row { grid-template-columns: minmax(0, 1fr) minmax(0, 1.4fr); grid-template-areas: "label label" "maps curve"; gap: .1rem .6rem; }
 .row-label { grid-area: label; display: flex; align-items: baseline; flex-wrap: wrap; gap: 0 .5rem; }
 .row-label .big-acc { margin-left: auto; font-size: 1.5rem; font-weight: 700; font-variant-numeric: tabular-nums; line-height: 1.1; }
 .row-label .blurb, .row-label .offline, .row-label .measured, .row-label .notice, .row-label .scaling { flex-basis: 100%; }
