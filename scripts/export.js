@@ -103,7 +103,7 @@ export function parse(argv) {
 
   const state = {
     ...readState(''), encodings, task, trainLength, sweepFactor: factor,
-    length: still ? length : trainLength, layer: layer - 1, head: head - 1, play: false,
+    length: still ? length : trainLength, layer, head, play: false, // (state numbers layers and heads from 1, as here)
     theme: oneOf(args, 'theme', ['light', 'dark'], 'light'),
     steps: integer(args, 'steps', SCHEMA.steps.min, SCHEMA.steps.max, SCHEMA.steps.def),
     seed: integer(args, 'seed', SCHEMA.seed.min, SCHEMA.seed.max, SCHEMA.seed.def),

@@ -110,9 +110,9 @@ export declare class PosencExplorer extends HTMLElement {
   maxLength: number;
   /** `length`: the sequence length shown, int [4, 2048], clamped to maxLength. @default trainLength */
   length: number;
-  /** `layer` whose attention is drawn, int [0, 3] (clamped to layers - 1). @default 0 */
+  /** `layer` whose attention is drawn, numbered from 1 as the page writes it, int [0, 4] (clamped to layers); 0: auto, each model's own layer and head that best mark the correct key. @default 0 */
   layer: number;
-  /** `head` drawn, int [-1, 7]; -1 draws every head as small multiples. @default -1 */
+  /** `head` drawn, numbered from 1, int [0, 8]; 0 draws every head as small multiples (ignored when layer is 0). @default 0 */
   head: number;
   /** `speed` of the sweep animation. @default 1 */
   speed: 0.25 | 0.5 | 1 | 2 | 4;

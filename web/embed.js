@@ -17,4 +17,6 @@ for (const [key, value] of new URLSearchParams(location.search)) {
     if (value !== '0' && value !== 'false') el.setAttribute(name, '');
   } else el.setAttribute(name, value);
 }
-document.body.append(el);
+const main = document.createElement('main'); // (one landmark holding the element)
+main.append(el);
+document.body.append(main);

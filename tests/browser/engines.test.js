@@ -58,6 +58,7 @@ describe.each(ENGINES)('%s', (engine) => {
 
   test('the explorer loads, draws and animates; Play/Pause, keys and a dragged length slider move the maps', async () => {
     const page = await env.newPage();
+    await page.setViewport(1280, 2600); // the lab's rows on screen under the first screen (rows off screen are drawn when they come into view)
     await page.goto(`${env.url}/app/?encodings=rope,alibi&speed=4&play=1`);
     await page.waitFor(() => document.body.dataset.ready === 'true', { what: 'the page to be ready' });
     const trainLength = await page.evaluate(() => posenc.state.trainLength);

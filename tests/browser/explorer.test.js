@@ -13,6 +13,7 @@ const browser = useBrowser();
 
 test('the sweep advances past the training length, drawing maps and curves', async () => {
   const page = await browser.newPage();
+  await page.setViewportSize({ width: 1280, height: 2400 }); // the lab's rows on screen too (rows off screen are drawn when they come into view)
   await page.goto(`${browser.url}/?steps=20&encodings=rope,alibi,learned&speed=4`);
   await waitReady(page);
   const trainLength = await page.evaluate(() => posenc.state.trainLength);
@@ -179,6 +180,7 @@ test('sweeping to T=512 with every encoding: frame time measured; screenshots at
     await page.evaluate((k) => posenc.setLength(k * posenc.state.trainLength), x);
     await waitSwept(page);
     await page.waitForTimeout(150);
+    await page.evaluate(() => posenc.drawAll()); // (rows off screen are drawn only when they come into view)
     for (const st of await canvasStats(page, '#sweep canvas.maps')) expect(st.colours).toBeGreaterThan(8);
     await page.locator('#sweep').screenshot({ path: docsShot(`explorer-${x}x.png`) });
   }
@@ -197,7 +199,9 @@ test('a paused page with nothing arriving runs no frames; playing, it draws once
   await page.waitForTimeout(1500);
   // (perf counts intervals: a frame after the reset and another make one)
   expect(await page.evaluate(() => posenc.perf.stats().count)).toBe(0);
-  // the keyboard still draws at once
+  // the keyboard still draws at once (the first row on screen: rows off screen are drawn when they come into view)
+  await page.evaluate(() => document.getElementById('sweep-rows').scrollIntoView());
+  await page.waitForTimeout(300);
   const before = await page.evaluate(() => posenc.state.length);
   await page.keyboard.press('ArrowRight');
   await waitFor(page, (T) => posenc.state.length > T && document.querySelector('.sweep-row canvas.maps').getAttribute('aria-label').includes(`T = ${posenc.state.length}`),

@@ -65,6 +65,7 @@ describe('damaged shipped checkpoints are reported and replaced by training', ()
       { timeout: 60000, what: 'RoPE trained instead' });
     await waitFor(page, () => posenc.state.encodings.every((e) => posenc.client.fresh(e, posenc.state.length)), { what: 'both rows swept' });
     await page.waitForTimeout(200);
+    await page.evaluate(() => posenc.drawAll()); // (the lab's rows off screen are otherwise drawn when they come into view)
     for (const s of await canvasStats(page, '#sweep canvas.maps')) expect(s.painted).toBeGreaterThan(0.2);
     expect(pageErrors(page)).toEqual([]);
     await page.close();
@@ -108,6 +109,7 @@ test('training Workers killed mid-run leave the page usable: the rows say so, ot
   await waitFor(page, () => posenc.trainer.runs.get('rope').status === 'stopped', { what: 'stop' });
   await waitFor(page, () => posenc.state.encodings.every((e) => posenc.client.get(e, posenc.state.length)), { what: 'maps' });
   await page.waitForTimeout(200);
+  await page.evaluate(() => posenc.drawAll()); // (the lab's rows off screen are otherwise drawn when they come into view)
   const maps = await canvasStats(page, '#sweep canvas.maps');
   expect(maps).toHaveLength(2);
   for (const s of maps) expect(s.painted).toBeGreaterThan(0.2);

@@ -47,8 +47,10 @@ describe.each(ENGINES)('%s', (engine) => {
   test('labelled axes, legends, exact hover and keyboard readouts, a charted row, notices and screenshots', async () => {
     const page = await env.newPage();
     await page.setViewport(1400, 1000);
-    await page.goto(`${env.url}/app/?encodings=rope,alibi&play=0&sweepFactor=4&length=128&head=-1`);
+    await page.goto(`${env.url}/app/?encodings=rope,alibi&play=0&sweepFactor=4&length=128&layer=1&head=0`);
     await page.waitFor(() => document.body.dataset.ready === 'true', { what: 'the page to be ready' });
+    // the lab's rows on screen (rows off screen are drawn when they come into view)
+    await page.evaluate(() => document.getElementById('sweep-rows').scrollIntoView({ block: 'start' }));
     await page.waitFor(() => [...document.querySelectorAll('#sweep canvas.maps')].every((c) => c.getAttribute('aria-label').endsWith('at T = 128')),
       { timeout: 90000, what: 'the maps at T = 128 (4× the training length)' });
     expect(await page.evaluate(() => document.querySelector('.sweep-row[data-encoding=rope] .source').textContent)).toBe('(shipped checkpoint)');
@@ -129,7 +131,7 @@ describe.each(ENGINES)('%s', (engine) => {
     await page.evaluate(() => document.getElementById('sweep-rows').scrollIntoView({ block: 'start' }));
     await page.screenshot('figures-sweep-short');
     await page.evaluate(() => posenc.setLength(96));
-    await page.waitFor(() => /T = 96\)\.$/.test(document.querySelector('#sweep .sweep-row[data-encoding=rope] .notice').textContent),
+    await page.waitFor(() => /\(T = 96\) /.test(document.querySelector('#sweep .sweep-row[data-encoding=rope] .notice').textContent),
       { what: "RoPE's notice at T = 96" });
 
     // 4. what to notice: one line per view, from the data on screen

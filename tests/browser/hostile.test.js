@@ -68,6 +68,7 @@ test.each(Object.entries(PAYLOADS))('every parameter set to %s: defaults, no scr
   expect(await page.evaluate(() => posenc.state.play)).toBe(true);
   expect(await page.evaluate(() => posenc.state.encodings)).toEqual(ENCODINGS); // the default: every encoding of the registry
   // Non-blank canvases: encoding views and every sweep row.
+  await page.evaluate(() => posenc.drawAll()); // (the lab's rows off screen are otherwise drawn when they come into view)
   for (const s of await canvasStats(page, '#sinusoid canvas, #alibi canvas, #t5 canvas, #sweep canvas.maps')) {
     expect(s.painted).toBeGreaterThan(0.01);
     expect(s.colours).toBeGreaterThan(3);

@@ -21,7 +21,7 @@ test('header, row and retrieval words equal what results-words computes from the
   expect(rows.length).toBe(3);
   for (const [enc, text] of rows) {
     expect(text).toBe(rowWords(shipped, 'copy', enc));
-    expect(text).toMatch(/^Offline \(docs\/results\.json\): /);
+    expect(text).toMatch(/^Measured offline: /);
   }
   // a row added later gets its words too
   await page.check('fieldset.encodings input[value=shaw]');
@@ -35,5 +35,51 @@ test('header, row and retrieval words equal what results-words computes from the
   // no hand-written claim about results left in the page's static text
   const html = readFileSync(new URL('../../web/app/index.html', import.meta.url), 'utf8');
   for (const claim of [/ALiBi stays local/, /no middle dip/, /RoPE drifts/, /\brecency\b/]) expect(html).not.toMatch(claim);
+  expect(page.errors).toEqual([]);
+});
+
+// Issue 29: each row's "what to notice" compares the accuracy shown against the row's accuracy at the training
+// length and the task's floor, with the very numbers of the sweep (never attention alone); readouts do not go
+// stale; the training text states the batch trained with; the length label keeps one line.
+import { EXPERIMENT } from '../../web/app/experiment.js';
+
+test('row words agree with the sweep\'s numbers at every length, and the readouts and labels do not go stale', async () => {
+  const page = await browser.newPage();
+  await page.setViewportSize({ width: 1400, height: 3200 }); // every row on screen (rows off screen are drawn when they come into view)
+  await page.goto(`${browser.url}/?play=0&encodings=alibi,rope,fire,learned`);
+  await waitReady(page);
+  expect(await page.textContent('#train-batch')).toBe(String(EXPERIMENT.batch));
+  const labelHeights = new Set();
+  for (const T of [32, 64, 128, 512]) {
+    await page.evaluate((t) => posenc.setLength(t), T);
+    await waitFor(page, (t) => posenc.state.encodings.every((e) => posenc.client.results(e).some((r) => r.length === t) &&
+      posenc.client.results(e).some((r) => r.length === posenc.state.trainLength)), { arg: T, what: `the sweep at ${T}` });
+    await page.waitForTimeout(300);
+    labelHeights.add(await page.$eval('#length-out', (el) => el.getBoundingClientRect().height));
+    const rows = await page.evaluate((t) => posenc.state.encodings.map((e) => {
+      const el = document.querySelector(`.sweep-row[data-encoding=${e}]`), rs = posenc.client.results(e);
+      return { e, notice: el.querySelector('.notice').textContent, measured: el.querySelector('.measured').textContent,
+        now: rs.find((r) => r.length === t).accuracy, train: rs.find((r) => r.length === posenc.state.trainLength).accuracy };
+    }), T);
+    for (const r of rows) {
+      const pct = (x) => `${Math.round(100 * x)}%`;
+      expect(r.measured).toContain(`accuracy ${pct(r.train)} at the training length 32, ${pct(r.now)} at ${T}`);
+      if (r.train < 0.95) { expect(r.notice).toContain('did not learn the task'); continue; }
+      if (T === 32) { expect(r.notice).toContain(`scores accuracy ${pct(r.now)}, against 12.5% for a uniform guess`); continue; }
+      expect(r.notice).toContain(`scores accuracy ${pct(r.now)}, against ${pct(r.train)} at T = 32 and 12.5% for a uniform guess`);
+      const kept = (r.now - 0.125) / (r.train - 0.125);
+      if (r.now <= 0.125) expect(r.notice).toContain('no better than the guess');
+      else expect(r.notice).toContain(`keeps ${Math.round(100 * kept)}% of its skill`);
+      expect(r.notice).not.toMatch(/focus|sharpest/);
+    }
+  }
+  expect(labelHeights.size).toBe(1); // the length label never wraps onto a second line
+  // a readout read at one length does not stay once the pointer leaves and the length changes
+  const box = await page.$eval('.sweep-row[data-encoding=alibi] canvas.maps', (c) => { const b = c.getBoundingClientRect(); return { x: b.x, y: b.y }; });
+  await page.mouse.move(box.x + 60, box.y + 100);
+  await waitFor(page, () => /T = 512/.test(document.querySelector('.sweep-row[data-encoding=alibi] .readout').textContent), { what: 'the readout at 512' });
+  await page.mouse.move(5, 5);
+  await page.evaluate(() => posenc.setLength(16));
+  await waitFor(page, () => !/T = 512/.test(document.querySelector('.sweep-row[data-encoding=alibi] .readout').textContent), { what: 'the readout to drop T = 512' });
   expect(page.errors).toEqual([]);
 });

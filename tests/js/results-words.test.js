@@ -115,13 +115,13 @@ describe('v2 results: tasks, floors, learned flags, kth_retrieval, variants, fin
     for (const e of encs.filter((x) => x !== 'none' && x !== 'sinusoidal')) expect(md).toMatch(new RegExp(`\\| ${e} \\| [^|]+ \\| \\d of 3 \\|`));
     expect(md).toMatch(/\| rope \[base100\] \| moderate \| 3 of 3 \|/);
     expect(md).toContain('rope [finetuned] + linear (fine-tuned at 64)');
-    for (const e of ['xpos', 'rope_random']) expect(rowWords(r, 'copy', e)).toContain(`Offline (docs/results.json): ${label(e)} on copy: at 4×`);
+    for (const e of ['xpos', 'rope_random']) expect(rowWords(r, 'copy', e)).toContain(`Measured offline: ${label(e)} on copy: at 4×`);
   });
 
   test('the best floor is used (bigram for markov), from results.json tasks', () => {
     expect(W.floorOf(W.taskInfo(r, 'markov'))).toMatchObject({ loss: 1.75, lossName: 'bigram', accuracy: 0.31, accuracyName: 'bigram' });
     const k = (1.75 - 1.4) / (1.75 - 1);
-    expect(rowWords(r, 'markov', 'xpos')).toContain(`${label('xpos')} on markov: at 4× the training length (128 tokens) it keeps ${Math.round(100 * k)}% of its gain in loss over the bigram floor (1.75 nats)`);
+    expect(rowWords(r, 'markov', 'xpos')).toContain(`${label('xpos')} on Markov chain: at 4× the training length (128 tokens) it keeps ${Math.round(100 * k)}% of its gain in loss over the bigram floor (1.75 nats)`);
     expect(md).toMatch(/\| \*bigram floor\* \| \| \| \*1\.75\*/);
   });
 
@@ -145,7 +145,7 @@ describe('v2 results: tasks, floors, learned flags, kth_retrieval, variants, fin
     const view = retrievalGrids(r);
     expect(view.task).toBe('kth_retrieval');
     expect(view.control).toBe(false);
-    expect(retrievalWords(r, view).notice).toContain('rope: at 8× (T = 256) accuracy is 20% with the needle far');
+    expect(retrievalWords(r, view).notice).toContain(`${label('rope')}: at 8× (T = 256) accuracy is 20% with the needle far`);
   });
 
   test('the literature rows compute their verdicts from the numbers', () => {
@@ -210,6 +210,23 @@ describe('changing a number changes the sentence that reports it', () => {
     expect(p(m).verdict).toBe('disagrees');
     expect(p(m).text).toContain(`ALiBi ${Math.exp(1).toFixed(2)} → ${Math.exp(2).toFixed(2)}`);
   });
+});
+
+// ---------------------------------------------------------------- reader-facing: no paths, no ids
+test('the page\'s words about the shipped results carry no file path and no internal id (registry labels, task names)', () => {
+  const shipped = JSON.parse(readFileSync(join(root, 'web/checkpoints/results.json'), 'utf8'));
+  const ids = [...registryNames.filter((n) => n.includes('_')), 'kth_retrieval', 'base10000', 'docs/', '.json', '['];
+  const words = [];
+  for (const task of W.tasksOf(shipped)) {
+    words.push(headerWords(shipped, task));
+    for (const e of registryNames) words.push(rowWords(shipped, task, e));
+  }
+  const v = retrievalWords(shipped, retrievalGrids(shipped));
+  words.push(v.head, ...v.rows, v.notice);
+  for (const w of words) for (const id of ids) expect(w).not.toContain(id);
+  // the header compares the sweep's rows only: no variant (RoPE base 10000 is not a row of the sweep)
+  expect(headerWords(shipped, 'copy')).not.toMatch(/base 10000/);
+  expect(headerWords(shipped, 'copy')).toMatch(/^Measured offline \(copy, trained at T = 32/);
 });
 
 // ---------------------------------------------------------------- the shipped v1 data

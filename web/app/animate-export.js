@@ -83,7 +83,7 @@ function checkOptions(o) {
     lengths: still ? [...new Set([...o.lengths.filter((T) => T <= at), at])].sort((a, b) => a - b) : o.lengths,
     range: chartRange(Math.min(o.lengths[0], at ?? Infinity), Math.max(o.lengths.at(-1), at ?? 0)),
     trainLength: int('trainLength', o.trainLength, 1, 65536),
-    layer: int('layer', o.layer ?? 0, 0, 63),
+    layer: int('layer', o.layer ?? 0, -1, 63), // -1: each model's own layer and head (state layer 'auto')
     task: typeof o.task === 'string' ? o.task : '',
     width: int('width', o.width ?? 720, 480, 2400),
     scale: int('scale', o.scale ?? (format === 'png' ? 2 : 1), 1, 4),
@@ -150,7 +150,7 @@ function drawFrame(ctx, L, T, results, history, o) {
   ctx.fillStyle = c.muted;
   ctx.font = `13px ${FONT}`;
   ctx.fillText([o.task && `${o.task} task`, `trained at T = ${o.trainLength}`,
-    `attention of layer ${o.layer + 1}, ${heads.length > 1 ? 'all heads' : `head ${(heads[0] ?? 0) + 1}`}`].filter(Boolean).join('  ·  '), PAD, 46);
+    o.layer < 0 ? 'attention of each model\'s head that best marks the answer' : `attention of layer ${o.layer + 1}, ${heads.length > 1 ? 'all heads' : `head ${(heads[0] ?? 0) + 1}`}`].filter(Boolean).join('  ·  '), PAD, 46);
   // where this frame sits in the sweep (log scale, as the charts)
   const pos = (v) => PAD + (Math.log(v / lo) / Math.log(hi / lo)) * (L.width - 2 * PAD);
   ctx.fillStyle = c.grid;

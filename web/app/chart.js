@@ -66,7 +66,8 @@ export function drawChart(ctx, box, opts) {
   ctx.setLineDash([]);
   ctx.fillStyle = muted;
   ctx.textAlign = 'left';
-  if (opts.yLabel) ctx.fillText(opts.yLabel, box.x + 3, box.y + box.h - 3);
+  // the y title: above the box (yLabelTop: clear of the curves), else in its bottom-left corner
+  if (opts.yLabel) ctx.fillText(opts.yLabel, opts.yLabelTop ? box.x : box.x + 3, opts.yLabelTop ? box.y - 5 : box.y + box.h - 3);
   if (opts.xTicks) {
     for (const t of opts.xTicks) {
       if (t < x0 || t > x1) continue;

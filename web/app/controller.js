@@ -10,6 +10,8 @@ import { createSweepClient } from './sweep-client.js';
 import { createTrainer, learnedWords, heldOutWords } from './trainer.js';
 import { trainTask } from './experiment.js';
 import { scalingObject } from './rope-scaling.js';
+import { viewLayerHead } from './state.js';
+import { ropeFigureModel } from './rope-figure.js';
 
 /** The state keys that define an experiment: changing one means other models (checkpoints or training). */
 export const EXPERIMENT_KEYS = ['task', 'seed', 'trainLength', 'layers', 'heads', 'dModel', 'steps'];
@@ -60,6 +62,9 @@ export function createController({ pe, state: currentState, timeline: currentTim
   let scalingError = '';
   const snapshots = new Set(); // encodings whose current model is a training snapshot or untrained
 
+  /** The trained RoPE model's base and head dim (the loaded model's, else the experiment's). */
+  const ropeModel = () => ropeFigureModel(currentState(), client.info('rope')?.config ?? null);
+
   /** The RoPE scaling of the state if the core accepts it, else null (scalingError says why). */
   function validScaling() {
     const state = currentState();
@@ -67,7 +72,8 @@ export function createController({ pe, state: currentState, timeline: currentTim
     scalingError = '';
     if (!sc) return null;
     try {
-      pe.ropeFrequencies({ dim: state.dModel / state.heads, scaling: sc, seqLen: currentTimeline().maxLength() });
+      const { base, headDim } = ropeModel();
+      pe.ropeFrequencies({ dim: headDim, base, scaling: sc, seqLen: currentTimeline().maxLength() });
       return sc;
     } catch (e) {
       scalingError = e.message;
@@ -79,8 +85,7 @@ export function createController({ pe, state: currentState, timeline: currentTim
   const viewOf = (enc) => {
     const state = currentState();
     const lengths = snapshots.has(enc) && settings.snapshotSweep !== 'all' ? [state.length] : currentTimeline().ordered();
-    return { lengths, scaling: enc === 'rope' ? validScaling() : null, layer: state.layer,
-      head: state.head, task: state.task, seed: state.seed };
+    return { lengths, scaling: enc === 'rope' ? validScaling() : null, ...viewLayerHead(state), task: state.task, seed: state.seed };
   };
   const requestSweep = (enc) => currentState().encodings.includes(enc) && client.request(enc, viewOf(enc));
   const requestAll = () => currentState().encodings.forEach(requestSweep);
@@ -104,7 +109,7 @@ export function createController({ pe, state: currentState, timeline: currentTim
   });
 
   return {
-    client, trainer, viewOf, requestSweep, requestAll, validScaling, settings, sweepStats,
+    client, trainer, viewOf, requestSweep, requestAll, validScaling, ropeModel, settings, sweepStats,
     scalingError: () => scalingError,
     /**
      * The length on screen changed. With snapshotSweep 'follow', training snapshots and untrained models are

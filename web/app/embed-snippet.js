@@ -4,7 +4,7 @@ import { toSearch, kebab } from './state.js';
 
 const escapeAttr = (v) => String(v).replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
 // Page-only keys that mean nothing in an embed.
-const PAGE_ONLY = new Set(['perf', 'sinDim', 'sinLength', 'ropePos', 'alibiHeads']);
+const PAGE_ONLY = new Set(['perf', 'sinDim', 'sinLength', 'ropePos', 'alibiHeads', 'picks', 'step']);
 
 /** The element's attributes for `state`: the keys that differ from the defaults, as in the URL. */
 export function embedAttributes(state) {
@@ -29,7 +29,9 @@ export function embedSnippets(state, base, { controls = true } = {}) {
   const query = new URLSearchParams(attrs.map(([k, v]) => [k, v === '' ? '1' : v]));
   if (!controls) query.set('controls', '0');
   const src = `${new URL('embed.html', base).href}?${query}`;
-  const height = 90 + 165 * state.encodings.length;
+  // Every row without inner scrolling at 720 and 390 px wide (GIF-like rows: 213-237 px each there, plus the bar,
+  // title, legend and foot: tests/browser/embed-fit.test.js measures it); no script in the host page.
+  const height = 200 + 240 * state.encodings.length;
   return {
     component: `<script type="module" src="${escapeAttr(script)}"></script>\n<posenc-explorer${tagAttrs}></posenc-explorer>`,
     iframe: `<iframe src="${escapeAttr(src)}" width="100%" height="${height}" style="border:0" loading="lazy" title="posenc explorer"></iframe>`,

@@ -13,13 +13,19 @@ import { createArrivals, createWake } from './arrivals.js';
 import { attachExports, exportView } from './export.js';
 import { createSweepExporter } from './sweep-export.js';
 import { sweepExportHandlers, explainMissingFormats } from './sweep-export-ui.js';
-import { NAMES } from './meta.js';
+import { NAMES, taskName, TASK_PHRASES } from './meta.js';
+import { createHero } from './hero.js';
+import { shippedSweep, storySteps, contrastPicks } from './story.js';
+import { yardstick } from './row-words.js';
+import { taskInfo, floorOf, tasksOf } from './results-words.js';
+import { EXPERIMENT as SETTINGS } from './experiment.js';
 import { embedSnippets } from './embed-snippet.js';
 import { drawSinusoid } from './views/sinusoid.js';
 import { drawClocks, drawOffsetCurve } from './views/rope.js';
 import { drawAlibi } from './views/alibi.js';
 import { drawT5 } from './views/t5.js';
 import { drawSpectrum } from './views/spectrum.js';
+import { scalingWords } from './rope-figure.js';
 import { drawRetrieval } from './views/retrieval.js';
 import { loadResults, headerWords, rowWords } from './views/claims.js';
 import { createYourRope } from './views/your-rope.js';
@@ -42,7 +48,7 @@ applyTheme();
 
 let pe = null;
 let dirty = true;
-let controller, client, sweepView, trainer, trainView, perf;
+let controller, client, sweepView, trainer, trainView, perf, hero;
 let urlTimer = 0;
 const saveUrl = () => {
   clearTimeout(urlTimer);
@@ -72,9 +78,10 @@ function fillSelect(name, options) {
 }
 
 function syncControls() {
-  fillSelect('layer', Array.from({ length: state.layers }, (_, l) => [l, `${l + 1}`]));
-  fillSelect('head', [[-1, 'all'], ...Array.from({ length: state.heads }, (_, h) => [h, `${h + 1}`])]);
-  fillSelect('task', TASKS.map((t) => [t, t]));
+  fillSelect('layer', [[0, 'auto'], ...Array.from({ length: state.layers }, (_, l) => [l + 1, `${l + 1}`])]);
+  fillSelect('head', [[0, 'all'], ...Array.from({ length: state.heads }, (_, h) => [h + 1, `${h + 1}`])]);
+  document.querySelector('select[name=head]').disabled = state.layer === 0;
+  fillSelect('task', TASKS.map((t) => [t, taskName(t)]));
   for (const el of document.querySelectorAll('input[name], select[name]')) {
     if (!(el.name in SCHEMA) || el.name === 'layer' || el.name === 'head' || el.name === 'task') continue;
     if (el.type === 'checkbox') el.checked = !!state[el.name];
@@ -93,6 +100,93 @@ function syncControls() {
   $('#play').setAttribute('aria-pressed', String(state.play));
   $('#perf-readout').hidden = !state.perf;
   perf.visible = state.perf;
+}
+
+// ---------- the first screen: the hero figure and the story ----------
+function lede() {
+  const n = state.encodings.length, words = ['', 'One', 'Two', 'Three', 'Four', 'Five', 'Six', 'Seven', 'Eight', 'Nine', 'Ten', 'Eleven', 'Twelve'];
+  const p = $('.lede');
+  p.replaceChildren(`${words[n] ?? n} tiny transformer${n > 1 ? 's' : ''}, each telling position a different way, learned to ${TASK_PHRASES[state.task] ?? taskName(state.task)} of `);
+  const sw = document.createElement('span');
+  sw.className = 'train-swatch';
+  sw.textContent = `${state.trainLength} tokens`;
+  p.append(sw, '. How well does each do on longer inputs, and where does its attention look? Drag along the chart, or follow the steps.');
+}
+
+// Shipped measurements apply only to the shipped models' setting (same training length and shape).
+const shippedMatches = (r) => r && r.config.trainLength === state.trainLength && r.config.model.layers === state.layers &&
+  r.config.model.heads === state.heads && r.config.model.dModel === state.dModel;
+
+// The encodings whose maps the hero shows: the reader's picks, or none picked, the data's contrast (story.js).
+let autoPicks = [];
+const picksOf = (s) => (s.picks.length ? s.picks : autoPicks.filter((e) => s.encodings.includes(e)).slice(0, 4).concat(autoPicks.length ? [] : s.encodings.slice(0, 4)));
+const heroState = (s = state) => ({ ...s, picks: picksOf(s) });
+
+function heroData() {
+  const ok = shippedMatches(shippedResults) && tasksOf(shippedResults).includes(state.task);
+  autoPicks = ok ? contrastPicks(shippedSweep(shippedResults, state.task), state.trainLength, state.encodings) : [];
+  hero.build(heroState());
+  const info = ok ? taskInfo(shippedResults, state.task) : null, fl = info ? floorOf(info) : null;
+  // a row's line is the shipped sweep while its model is (or is about to be) the shipped checkpoint
+  const shippedModel = (enc) => ['checkpoint', 'untrained', undefined].includes(trainer?.runs.get(enc)?.status);
+  hero.setShipped(ok ? shippedSweep(shippedResults, state.task) : {}, shippedModel,
+    fl ? { accuracy: fl.accuracy, name: fl.accuracyName } : null);
+}
+
+function pick(enc) {
+  const now = picksOf(state), has = now.includes(enc);
+  state.picks = has ? now.filter((e) => e !== enc) : [...now, enc].slice(-4);
+  if (!state.picks.length) state.picks = [enc];
+  saveUrl();
+  hero.build(heroState());
+  invalidate();
+}
+
+function nearestLength(L) {
+  return grid().reduce((b, x) => (Math.abs(Math.log(x / L)) < Math.abs(Math.log(b / L)) ? x : b), grid()[0]);
+}
+
+let steps = [];
+function buildStory() {
+  steps = shippedMatches(shippedResults) && tasksOf(shippedResults).includes(state.task)
+    ? storySteps(shippedResults, state.task, NAMES, state.encodings) : [];
+  const ol = $('#story .story-steps');
+  ol.replaceChildren(...steps.map((st, i) => {
+    const li = document.createElement('li');
+    const b = document.createElement('button');
+    b.type = 'button';
+    b.textContent = st.title;
+    b.setAttribute('aria-pressed', String(state.step === i + 1));
+    b.addEventListener('click', () => applyStep(i + 1));
+    li.append(b);
+    return li;
+  }));
+  $('#story').hidden = !steps.length;
+  showStep();
+}
+function showStep() {
+  const st = steps[state.step - 1];
+  $('#story .story-text').textContent = st ? st.text : (steps.length ? 'Pick a step: each one sets the view and says what the shipped models measured there.' : '');
+  [...document.querySelectorAll('#story .story-steps button')].forEach((b, i) => b.setAttribute('aria-pressed', String(state.step === i + 1)));
+}
+function applyStep(n) {
+  const st = steps[n - 1];
+  if (!st) return;
+  state.step = n;
+  setPlay(false);
+  state.picks = st.view.picks.filter((e) => state.encodings.includes(e));
+  state.ropeScaling = st.view.ropeScaling ?? 'none';
+  if (st.view.factor) state.factor = st.view.factor;
+  state.layer = 0; // auto: each model's head that best marks the answer
+  fixUp(state);
+  syncControls();
+  hero.build(heroState());
+  redrawSpectrum();
+  requestAll();
+  setLength(st.view.length);
+  showStep();
+  saveUrl();
+  invalidate();
 }
 
 function updateLengthLabel() {
@@ -130,9 +224,11 @@ const encodingViews = () => {
 function redrawSpectrum() {
   const sc = controller.validScaling();
   const scalingError = controller.scalingError();
-  const info = drawSpectrum(pe, $('#rope-scaling canvas.spectrum'), { headDim: state.dModel / state.heads, trainLength: state.trainLength,
+  const model = controller.ropeModel();
+  const info = drawSpectrum(pe, $('#rope-scaling canvas.spectrum'), { headDim: model.headDim, base: model.base, trainLength: state.trainLength,
     maxLength: maxLength(), scaling: sc }, $('#rope-scaling .spectrum-notice'));
-  spectrumData = { ...info, scaling: sc };
+  spectrumData = { ...info, scaling: sc, model };
+  sweepView.setScaling('rope', sc ? scalingWords(state) : '');
   $('#scaling-measured').textContent = scalingError ? `This setting is not valid: ${scalingError}` : '';
   requestSweep('rope');
   invalidate();
@@ -156,13 +252,15 @@ function onControl(name, el, apply = false) {
   saveUrl();
   switch (name) {
     case 'speed': break;
-    case 'layer': case 'head': client && requestAll(); invalidate(); break;
+    case 'layer': case 'head':
+      document.querySelector('select[name=head]').disabled = state.layer === 0;
+      client && requestAll(); invalidate(); break;
     case 'sweepFactor': syncControls(); setLength(state.length); requestAll(); redrawSpectrum(); break;
     case 'ropeScaling': case 'factor': case 'betaFast': case 'betaSlow': case 'lowFreq': case 'highFreq':
       for (const l of document.querySelectorAll('[data-for]')) l.hidden = l.dataset.for !== state.ropeScaling;
       redrawSpectrum();
       break;
-    case 'theme': applyTheme(); clearCssCache(); liveKey = null; sweepView.draw({ ...state }, grid(), true); redrawStatic(); break;
+    case 'theme': applyTheme(); clearCssCache(); liveKey = null; sweepView.draw({ ...state }, grid(), true); hero.draw(heroState(), grid(), true); redrawStatic(); break;
     case 'perf': $('#perf-readout').hidden = !state.perf; perf.visible = state.perf; break;
     default: encodingViews();
   }
@@ -209,8 +307,11 @@ function bindControls() {
       const chosen = [...box.querySelectorAll('input:checked')].map((c) => c.value);
       state.encodings = coerce('encodings', chosen.length ? chosen : [enc]);
       if (!chosen.length) cb.checked = true;
+      fixUp(state);
       saveUrl();
       sweepView.build(state.encodings);
+      hero.build(heroState());
+      buildStory();
       requestAll();
       invalidate();
     });
@@ -237,13 +338,22 @@ function bindControls() {
 let shippedResults = null;
 function showClaims() {
   $('#measured-claims').textContent = headerWords(shippedResults, state.task);
+  // the rows' words compare against the task's floor (results.json tasks[task])
+  sweepView.setYardstick((task) => {
+    if (!shippedResults || !tasksOf(shippedResults).includes(task)) return null;
+    const info = taskInfo(shippedResults, task);
+    return yardstick(info, floorOf(info));
+  });
   sweepView.setOfflineWords((enc) => rowWords(shippedResults, state.task, enc));
 }
 
 // ---------- experiment ----------
 function startExperiment({ retrain = false } = {}) {
   syncControls();
+  lede();
   sweepView.build(state.encodings);
+  hero.build(heroState());
+  if (shippedResults) { heroData(); buildStory(); }
   if (shippedResults) showClaims();
   trainView.build(state.encodings);
   setLength(state.length);
@@ -283,6 +393,7 @@ function frame(now) {
     arrivals.drawn(now);
     const s = { ...state };
     const live = $('#rope-scaling canvas.rope-live'), liveWidth = live.clientWidth; // read before the rows' DOM writes (no forced layout)
+    hero.draw(heroState(s), grid());
     sweepView.draw(s, grid());
     const r = client.get('rope', s.length), key = `${r?.gen}|${r?.length}|${s.length}|${s.trainLength}|${liveWidth}|${r?.bitmaps.length}`;
     if (key !== liveKey) drawMapsCanvas(live, r, s, 220, {}, liveWidth); // (only when what it shows changed)
@@ -320,6 +431,17 @@ let retrievalData = null;
 let yourRope = null;
 
 async function main() {
+  // The hero figure first: the shipped sweep needs no wasm, so it is drawn while the module loads.
+  hero = createHero($('#hero'), { encodingsAll: ENCODINGS, onPick: pick,
+    onLength: (L) => { if (state.play) setPlay(false); setLength(nearestLength(L)); } });
+  lede();
+  hero.build(heroState());
+  const results = loadResults().then((r) => {
+    shippedResults = r;
+    heroData();
+    hero.draw(heroState(), grid());
+    return r;
+  });
   try {
     pe = await loadPosenc();
   } catch (e) {
@@ -329,18 +451,24 @@ async function main() {
   }
   $('#status').textContent = '';
   $('#build').textContent = `wasm build: ${pe.build} (${pe.simdArch})`;
+  $('#train-batch').textContent = String(SETTINGS.batch);
   perf = createPerf($('#perf-readout'), () => `· cached maps ${client.cachedCount()} · training ${trainer.busy() ? 'busy' : 'idle'}`);
   trainView = createTrainView($('#train-rows'), { onStop: (enc) => trainer.stop(enc), onRetrain: (enc) => trainer.retrainOne(enc) });
   controller = createController({
     pe, state: () => state, timeline: () => timeline,
-    onUpdate: (enc, kind, length) => (arrivals.urgent(kind, length, state.length) ? invalidate() : arrived()),
-    onSource: (enc, label) => sweepView.setSource(enc, label),
+    onUpdate: (enc, kind, length) => {
+      // the RoPE figures follow the loaded model's own base and head dim
+      if (enc === 'rope' && kind === 'ready' && spectrumData && JSON.stringify(controller.ropeModel()) !== JSON.stringify(spectrumData.model)) redrawSpectrum();
+      return arrivals.urgent(kind, length, state.length) ? invalidate() : arrived();
+    },
+    onSource: (enc, label) => { sweepView.setSource(enc, label); invalidate(); },
     onProgress: (enc, r) => trainView.update(enc, r),
     onNotice: (message) => { $('#status').textContent = message; },
     onError: (enc, message) => { $('#status').textContent = `${enc ? NAMES[enc] : 'sweep'}: ${message}`; },
   });
   ({ client, trainer } = controller);
-  sweepView = createSweepView($('#sweep-rows'), client);
+  sweepView = createSweepView($('#sweep-rows'), client, { onVisible: () => invalidate() });
+  hero.setClient(client);
   yourRope = createYourRope(pe, $('#your-rope'), state, { onChange: saveUrl });
   bindControls();
   const sweepExport = createSweepExporter({ client, trainer, state, grid, view: controller.viewOf, lut: lutFor(interpolateViridis),
@@ -349,10 +477,18 @@ async function main() {
   explainMissingFormats($('.export[data-view=sweep]'));
   startExperiment();
   redrawStatic();
-  shippedResults = await loadResults();
+  shippedResults = await results;
   showClaims();
+  heroData();
+  buildStory();
+  trainView.setShippedInfo((enc) => (shippedMatches(shippedResults) ? shippedResults.runs.find((r) => r.task === state.task && r.encoding === enc &&
+    r.seed === 0 && (r.scaling ?? 'none') === 'none' && !r.variant && !r.finetune) ?? null : null));
+  trainer && [...trainer.runs].forEach(([enc, r]) => trainView.update(enc, r));
+  invalidate();
   retrievalData = drawRetrieval(shippedResults, $('#retrieval .retrieval-grid'), $('#retrieval-note'), $('#retrieval .notice'));
   window.posenc = { state, client, trainer, controller, perf, grid, setLength, setPlay, dataFor, exportSweep: sweepExport.run,
+    /** Draw every row now, on screen or not (rows off screen otherwise wait until they come into view). */
+    drawAll: () => sweepView.draw({ ...state }, grid(), true),
     exportView: (id, format) => exportView(document.getElementById(id), format, () => dataFor(id)) };
   document.body.dataset.ready = 'true';
   requestFrame();

@@ -228,20 +228,20 @@ export function verdictLabel(v) {
 export const perSeedText = (v) => v.perSeed.map((s) => `seed ${s.seed}: ${!s.learned ? 'did not learn' : s.kept == null ? 'n/a' : `${pct(s.kept)}%`}`).join(', ');
 
 /** One sentence about a row's verdict on a task (for the page's rows and the docs). */
-export function verdictSentence(results, v, nameOf = (row) => row.name) {
-  const name = nameOf(v.row);
+export function verdictSentence(results, v, nameOf = (row) => row.name, taskName = (t) => t) {
+  const name = nameOf(v.row), task = taskName(v.task);
   const T = results.config.trainLength, m = RULES.verdictAt;
   const fl = floorOf(v.info), measure = v.info.metric === 'loss' ? `its gain in loss over the ${fl.lossName} floor (${f2(fl.loss)} nats)`
     : `its accuracy above the ${fl.accuracyName} floor (${pct1(fl.accuracy)}%)`;
   if (!v.learnedSeeds) {
     const accs = v.perSeed.map((s) => f2(lengthOf(v.row.runs.find((r) => r.seed === s.seed), T)?.accuracy ?? NaN));
-    return `${name} did not learn ${v.task} at the training length T = ${T} on any of ${v.seeds} seeds (held-out accuracy ${accs.join(', ')}): no verdict.`;
+    return `${name} did not learn ${task} at the training length T = ${T} on any of ${v.seeds} seeds (held-out accuracy ${accs.join(', ')}): no verdict.`;
   }
   if (v.floorSolves) {
-    return `${name} on ${v.task}: no verdict, because the ${v.info.metric === 'loss' ? fl.lossName : fl.accuracyName} floor ` +
+    return `${name} on ${task}: no verdict, because the ${v.info.metric === 'loss' ? fl.lossName : fl.accuracyName} floor ` +
       `(${v.info.metric === 'loss' ? `${f2(fl.loss)} nats` : `${pct1(fl.accuracy)}%`}) already reaches its 1× score: there is no position skill to keep${v.aboveChance == null ? '' : ` (above chance alone it keeps ${pct(v.aboveChance)}% at ${times(m)})`}.`;
   }
-  let s = `${name} on ${v.task}: at ${times(m)} the training length (${m * T} tokens) it keeps ${pct(v.kept)}% of ${measure}${v.kept < 0 ? ', so it does worse than the floor itself' : ''}: “${v.level}”`;
+  let s = `${name} on ${task}: at ${times(m)} the training length (${m * T} tokens) it keeps ${pct(v.kept)}% of ${measure}${v.kept < 0 ? ', so it does worse than the floor itself' : ''}: “${v.level}”`;
   if (v.learnedSeeds < v.seeds) s += `; it learned the task on only ${v.learnedSeeds} of ${v.seeds} seeds, and the others get no verdict`;
   if (v.split) s += ` (${perSeedText(v)})`;
   return `${s}.`;
@@ -297,15 +297,15 @@ export function depthEffect(g, T) {
 }
 
 /** The plain-words gradient of a grid: at the longest length, and how many lengths show each shape. */
-export function gradientSentence(g, T) {
-  const eff = depthEffect(g, T);
-  if (!eff.length) return `${g.row.name}: no length at or above T = ${T} in the grid.`;
-  if (g.learnedSeeds === 0) return `${g.row.name} did not learn the task at 1× on any seed: no gradient to report.`;
+export function gradientSentence(g, T, nameOf = (row) => row.name) {
+  const eff = depthEffect(g, T), name = nameOf(g.row);
+  if (!eff.length) return `${name}: no length at or above T = ${T} in the grid.`;
+  if (g.learnedSeeds === 0) return `${name} did not learn the task at 1× on any seed: no gradient to report.`;
   const last = eff.at(-1), x = Number.isInteger(last.multiple) ? times(last.multiple) : `${last.multiple.toFixed(1)}×`;
   const at = `at ${x} (T = ${last.length})`;
   let s = last.shape === 'no depth effect'
-    ? `${g.row.name}: ${at} accuracy stays within ${pct(RULES.gradient)} points at every depth (${pct(last.far)}% with the needle far from the question, ${pct(last.near)}% with it near)`
-    : `${g.row.name}: ${at} accuracy is ${pct(last.far)}% with the needle far from the question (depth ${g.depths[0]}) and ${pct(last.near)}% with it near (depth ${g.depths.at(-1)})` +
+    ? `${name}: ${at} accuracy stays within ${pct(RULES.gradient)} points at every depth (${pct(last.far)}% with the needle far from the question, ${pct(last.near)}% with it near)`
+    : `${name}: ${at} accuracy is ${pct(last.far)}% with the needle far from the question (depth ${g.depths[0]}) and ${pct(last.near)}% with it near (depth ${g.depths.at(-1)})` +
       `${last.shape === 'lost in the middle' ? `, and ${pct(last.mid)}% in the middle` : ''}: ${last.shape}`;
   const counts = {};
   for (const e of eff) counts[e.shape] = (counts[e.shape] ?? 0) + 1;
@@ -502,14 +502,17 @@ export const literature = (results) => PAPERS.map((p) => ({ ...p, ...p.ours(resu
 
 // ---------------------------------------------------------------- the page's words
 
-/** The page's one-sentence summary of a task's verdicts (best and worst kept, rows that did not learn). */
-export function summarySentence(results, task, nameOf = (row) => row.name) {
+/**
+ * The page's one-sentence summary of a task's verdicts (best and worst kept, rows that did not learn), over the
+ * rows `only` keeps (the page: the encodings of its sweep, no variants), the task named by `taskName`.
+ */
+export function summarySentence(results, task, nameOf = (row) => row.name, { taskName = task, only = () => true } = {}) {
   const info = taskInfo(results, task), T = results.config.trainLength, m = RULES.verdictAt;
-  const vs = rowsOf(results, task).map((row) => verdict(results, row, info));
+  const vs = rowsOf(results, task).filter(only).map((row) => verdict(results, row, info));
   if (!vs.length) return '';
   const ok = vs.filter((v) => v.kept != null).sort((a, b) => b.kept - a.kept);
   const seeds = Math.max(...vs.map((v) => v.seeds));
-  let s = `Measured offline (docs/results.json: ${task}, trained at T = ${T}, ${seeds} seed${seeds > 1 ? 's' : ''}; share of the above-floor ` +
+  let s = `Measured offline (${taskName}, trained at T = ${T}, ${seeds} seed${seeds > 1 ? 's' : ''}; share of the above-floor ` +
     `${info.metric === 'loss' ? 'loss gain' : 'accuracy'} kept at ${times(m)})`;
   if (ok.length) s += `: ${nameOf(ok[0].row)} keeps the most (${pct(ok[0].kept)}%, “${ok[0].level}”) and ${nameOf(ok.at(-1).row)} the least (${pct(ok.at(-1).kept)}%, “${ok.at(-1).level}”)`;
   const not = vs.filter((v) => v.learnedSeeds < v.seeds);
@@ -518,8 +521,8 @@ export function summarySentence(results, task, nameOf = (row) => row.name) {
 }
 
 /** The words of one sweep row (an encoding) for a task: its verdict sentence, or why there is none. */
-export function rowSentence(results, task, encoding, nameOf = (row) => row.name) {
+export function rowSentence(results, task, encoding, nameOf = (row) => row.name, taskName = (t) => t) {
   const row = rowsOf(results, task).find((r) => r.encoding === encoding && !r.variant);
-  if (!row) return `No offline measurement of ${nameOf({ encoding, name: encoding })} on ${task} in docs/results.json.`;
-  return `Offline (docs/results.json): ${verdictSentence(results, verdict(results, row), nameOf)}`;
+  if (!row) return `No offline measurement of ${nameOf({ encoding, name: encoding })} on ${taskName(task)}.`;
+  return `Measured offline: ${verdictSentence(results, verdict(results, row), nameOf, taskName)}`;
 }

@@ -27,10 +27,18 @@ export const SCHEMA = {
   steps: int(EXPERIMENT.steps, 20, Math.max(5000, EXPERIMENT.steps)),
   // sweep
   encodings: subset(ENCODINGS, ENCODINGS),
+  // the first screen: the encodings whose attention is shown beside the hero figure (at most 4, among the rows),
+  // and the narrative's step (1-based; 0: none chosen)
+  // (empty: chosen from the data, story.js contrastPicks)
+  picks: { type: 'set', def: [], values: ENCODINGS },
+  step: int(0, 0, 9),
   sweepFactor: oneOf(16, [2, 4, 8, 16]), // the sweep ends at trainLength x sweepFactor
   length: int(32, 4, 2048),
-  layer: int(0, 0, 3),
-  head: int(-1, -1, 7), // -1: all heads as small multiples
+  // Layers and heads are numbered as the page writes them, from 1, in the UI, the URL, the element's attributes
+  // and the embed snippets alike (viewLayerHead gives the 0-based view). layer 0: "auto", each model's own layer
+  // and head that best mark the correct key (sweep-core.js pickView); head 0: all heads as small multiples.
+  layer: int(0, 0, 4),
+  head: int(0, 0, 8),
   speed: oneOf(1, [0.25, 0.5, 1, 2, 4]),
   play: flag(true),
   // RoPE scaling (applied to the trained RoPE model and drawn in the spectrum)
@@ -72,7 +80,7 @@ function parse(spec, raw) {
       return raw === '1' || raw === 'true' ? true : raw === '0' || raw === 'false' ? false : spec.def;
     case 'set': { // in the order given (rows are drawn in this order), without repeats
       const parts = [...new Set(raw.split(',').filter((p) => spec.values.includes(p)))];
-      return parts.length ? parts : spec.def;
+      return parts.length ? parts : [...spec.def];
     }
     default:
       return spec.def;
@@ -96,10 +104,14 @@ export function coerce(key, value) {
   return parse(spec, spec.type === 'bool' && typeof value === 'boolean' ? format(spec, value) : String(value));
 }
 
+// The picks that are rows (at most 4); none: chosen from the data.
+const picksAmong = (picks, encodings) => picks.filter((e) => encodings.includes(e)).slice(0, 4);
+
 /** Cross-field constraints: layer and length must fit the model and the sweep. */
 export function fixUp(state) {
-  if (state.layer >= state.layers) state.layer = state.layers - 1;
-  if (state.head >= state.heads) state.head = -1;
+  if (state.layer > state.layers) state.layer = state.layers;
+  if (state.head > state.heads) state.head = 0;
+  state.picks = picksAmong(state.picks, state.encodings);
   const max = state.trainLength * state.sweepFactor;
   state.length = Math.min(Math.max(state.length, 4), max);
   return state;
@@ -142,7 +154,8 @@ export function readState(search = location.search) {
 export function toSearch(state) {
   const params = new URLSearchParams();
   for (const [key, spec] of Object.entries(SCHEMA)) {
-    const def = key === 'length' ? state.trainLength : spec.def; // the sweep starts at the training length
+    // the sweep starts at the training length; the default picks are those among the rows
+    const def = key === 'length' ? state.trainLength : key === 'picks' ? picksAmong(spec.def, state.encodings) : spec.def;
     if (!same(spec, state[key], def)) params.set(key, format(spec, state[key]));
   }
   const qs = params.toString();
@@ -155,6 +168,9 @@ export function writeState(state) {
 }
 
 export const schema = SCHEMA;
+
+/** The 0-based view of the state's layer and head: {layer: -1 (auto) | 0.., head: -1 (all heads) | 0..}. */
+export const viewLayerHead = (s) => ({ layer: s.layer - 1, head: s.layer === 0 ? -1 : s.head - 1 });
 
 /** A state key as an HTML attribute name: trainLength -> train-length (<posenc-explorer>, embed.html). */
 export const kebab = (key) => key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);

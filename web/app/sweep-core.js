@@ -11,7 +11,8 @@
 //   {type: 'sweep', encoding, gen, lengths, scaling, layer, head, task, seed}
 //   {type: 'cancel' | 'drop', encoding}                               stop its sweep | and free its model
 //   {type: 'attention', encoding, id, length, scaling, layer, head, task, seed}   the exact weights of one map
-//   -> {type: 'result', encoding, gen, length, loss, accuracy, status, trainedLength, bitmaps, px, heads, tokens, peaks}
+//   -> {type: 'result', encoding, gen, length, loss, accuracy, status, trainedLength, bitmaps, px, layer, heads, tokens, peaks}
+//      layer -1 in a request: each model's own layer and head that best mark the correct key (pickView)
 //      tokens: Int32Array(length), the sequence drawn (sequence 0 of the batch); peaks: per head, the mean over
 //      query rows of the row's largest weight (how sharp the head is)
 //   -> {type: 'attention', encoding, id, length, layer, heads, tokens, probs}   probs: Float32Array(heads.length*length*length),
@@ -20,6 +21,7 @@
 //   -> {type: 'error', encoding, message}
 import { evalTask } from './experiment.js';
 import { yieldToEventLoop } from '../lib/yield.js';
+import { answerKeys, headScores } from './answer-key.js';
 
 // Sequences evaluated at each length: 4, and from 512 on as many as make about EVAL_TOKENS tokens, since a
 // forward pass costs T^2 (4 sequences at 512 cost 16 times those at 128): 4 up to 256, 2 at 512, 1 from 1024.
@@ -79,9 +81,36 @@ export function createSweepCore(api, post) {
     return new ImageData(rgba, px, px);
   }
 
+  // The view "auto" (layer -1): the layer and head of this model whose attention best marks the correct key
+  // (answer-key.js) at its training length, on the view's task and seed; for a task with no fixed answer
+  // place, the sharpest head. Computed once per model, task and seed: one forward pass per layer.
+  const picks = new WeakMap(); // model -> Map(task|seed -> {layer, head, score, kind})
+  function pickView(model, job) {
+    const key = `${job.task}|${job.seed}`;
+    if (!picks.has(model)) picks.set(model, new Map());
+    const cache = picks.get(model);
+    if (cache.has(key)) return cache.get(key);
+    const { layers, heads } = model.config, T = model.trainedLength || 32;
+    const { tokens, targets } = batchFor(job, T, 1);
+    const keys = answerKeys(job.task, tokens.subarray(0, T));
+    const maps = new Float32Array(heads * T * T);
+    let best = { layer: layers - 1, head: 0, score: -1, kind: 'peak' };
+    for (let l = 0; l < layers; l++) {
+      model.evaluate(tokens, targets, { batch: 1, length: T, attention: true, attentionLayer: l, attentionOut: maps });
+      const { scores, kind } = headScores(maps, heads, T, keys);
+      scores.forEach((v, h) => { if (v > best.score) best = { layer: l, head: h, score: v, kind }; });
+    }
+    cache.set(key, best);
+    return best;
+  }
+
   // One length's forward pass for a view: loss, accuracy, the chosen layer's maps (exact, or pooled to
-  // px x px pictures when px is given) and the drawn sequence.
+  // px x px pictures when px is given) and the drawn sequence. Layer -1: the model's own pick (pickView).
   function evaluateAt(model, job, length, px = 0) {
+    if (job.layer < 0) {
+      const p = pickView(model, job);
+      job = { ...job, layer: p.layer, head: p.head };
+    }
     const batch = evalBatch(length);
     const { tokens, targets } = batchFor(job, length, batch);
     const { layers, heads } = model.config;
@@ -110,7 +139,7 @@ export function createSweepCore(api, post) {
     const model = models.get(encoding);
     const length = job.lengths[job.i++];
     const px = Math.min(length, maxPx);
-    const { r, headList, tokens } = evaluateAt(model, job, length, px);
+    const { r, layer, headList, tokens } = evaluateAt(model, job, length, px);
     // Read everything from the model before awaiting: a 'model' message may replace (and delete) it meanwhile.
     const status = model.positionStatus(length);
     const trainedLength = model.trainedLength;
@@ -120,7 +149,7 @@ export function createSweepCore(api, post) {
     if (models.get(encoding) !== model) return; // replaced while rendering: this result is stale
     post({
       type: 'result', encoding, gen: job.gen, length, loss: r.loss, accuracy: r.accuracy, status,
-      trainedLength, bitmaps, px, heads: headList, tokens, peaks,
+      trainedLength, bitmaps, px, layer, heads: headList, tokens, peaks,
     }, [...bitmaps, status.buffer, tokens.buffer]);
   }
 

@@ -70,7 +70,7 @@ export function createSweepExporter({ client, trainer, state, grid, view, lut, s
     const at = options.at ?? s.length;
     const lengths = sweepLengths(grid(), { from: options.from ?? Math.min(s.trainLength, at), to: options.to, frames: options.frames });
     return exportSweep({
-      source: clientSource(client, view), encodings: s.encodings, lengths, at, format, trainLength: s.trainLength, layer: s.layer,
+      source: clientSource(client, view), encodings: s.encodings, lengths, at, format, trainLength: s.trainLength, layer: s.layer - 1,
       task: s.task, theme: themeFromStyle(style()), lut, width: options.width, scale: options.scale, delay: options.delay,
       hold: options.hold, onProgress, signal,
     });

@@ -4,6 +4,9 @@
 // learned table), the training length marked, and accuracy and loss against
 // length drawn up to the current length. Draws only what changed.
 import { NAMES, BLURBS } from './meta.js';
+import { noticeText, measuredText, learnedAt } from './row-words.js';
+import { answerKeys } from './answer-key.js';
+export { noticeText };
 import { cssVar, fitCanvas } from './heatmap.js';
 import { drawChart, colourLegend, axes } from './chart.js';
 import { interpolateViridis, scaleLinear, scaleBand } from '../vendor/d3.js';
@@ -56,11 +59,13 @@ export function paintMaps(ctx, w, h, r, s, { masked, train: trainColour, muted, 
   const n = r.bitmaps.length, gap = 6, strip = 6;
   // small boxes (the exports' short rows): no tick labels, a narrower legend, so the maps keep their size
   const fits = (ml, lw, bottom) => Math.min(h - TOP - bottom - 2, (w - ml - lw - gap * (n - 1)) / n);
-  const full = fits(ML, LEGEND_W, BOTTOM) >= 70;
-  const ml = full ? ML : 0, bottom = full ? BOTTOM : strip + 2, lw = full ? LEGEND_W : 30;
+  const legendW = marks.noLegend ? 4 : LEGEND_W; // (noLegend: the caller draws one legend for every map)
+  const full = fits(ML, legendW, BOTTOM) >= 70;
+  const ml = full ? ML : 0, bottom = full ? BOTTOM : strip + 2, lw = marks.noLegend ? 4 : full ? LEGEND_W : 30;
   const size = Math.max(16, fits(ml, lw, bottom));
   const T = r.length, train = s.trainLength;
   const ticks = full ? mapTicks(r, size) : [], tokenTicks = ticks.length === T && !!r.tokens;
+  const keys = s.task && r.tokens && r.tokens.length === T ? answerKeys(s.task, r.tokens) : [], answerColour = 'rgba(255,255,255,.8)';
   ctx.imageSmoothingEnabled = false;
   let labelsEnd = 0;
   for (let k = 0; k < n; k++) {
@@ -78,6 +83,19 @@ export function paintMaps(ctx, w, h, r, s, { masked, train: trainColour, muted, 
       ctx.lineTo(x + m + 0.5, y + size);
       ctx.moveTo(x, y + m + 0.5);
       ctx.lineTo(x + size, y + m + 0.5);
+      ctx.stroke();
+      ctx.setLineDash([]);
+    }
+    // the correct key (copy: the offset diagonal; reverse: the anti-diagonal), as a dotted channel either side of it
+    if (keys.length > 1) {
+      const [q0, k0] = keys[0], [q1, k1] = keys.at(-1), c = size / T, off = Math.max(2.5, c);
+      ctx.strokeStyle = answerColour;
+      ctx.setLineDash([2, 3]);
+      ctx.beginPath();
+      for (const d of [-off, off]) {
+        ctx.moveTo(x + (k0 + 0.5) * c + d, y + (q0 + 0.5) * c);
+        ctx.lineTo(x + (k1 + 0.5) * c + d, y + (q1 + 0.5) * c);
+      }
       ctx.stroke();
       ctx.setLineDash([]);
     }
@@ -118,14 +136,17 @@ export function paintMaps(ctx, w, h, r, s, { masked, train: trainColour, muted, 
   ctx.font = '10px system-ui, sans-serif';
   for (let k = 0; k < n; k++) {
     if (!(n < 4 || k === 0 || size > 60)) continue;
-    const x = ml + k * (size + gap), text = n > 1 ? `H${r.heads[k] + 1}` : `L${s.layer + 1} H${r.heads[k] + 1}`;
+    const x = ml + k * (size + gap), text = n > 1 ? `H${r.heads[k] + 1}` : `L${(r.layer ?? 0) + 1} H${r.heads[k] + 1}`;
     ctx.fillText(text, x, 9);
     labelsEnd = x + ctx.measureText(text).width;
   }
   // axis titles and the colour legend
-  if (full) ctx.fillText(`rows: query position i ↓ · columns: key position j →${tokenTicks ? ' (tokens: B = BOS, S = SEP, · = PAD)' : ''}`, 0, TOP + size + strip + 26);
+  if (full) {
+    const long = `rows: query position i ↓ · columns: key position j →${tokenTicks ? ' (tokens: B = BOS, S = SEP, · = PAD)' : ''}`;
+    ctx.fillText(ctx.measureText(long).width <= w ? long : 'query i ↓ · key j →', 0, TOP + size + strip + 26);
+  }
   const lx = ml + n * (size + gap) - gap + 8;
-  colourLegend(ctx, { x: lx, y: TOP + 12, w: full ? 7 : 5, h: Math.max(20, size - 12) }, { interpolate: interpolateViridis, domain: [0, 1], sqrt: true,
+  if (!marks.noLegend) colourLegend(ctx, { x: lx, y: TOP + 12, w: full ? 7 : 5, h: Math.max(20, size - 12) }, { interpolate: interpolateViridis, domain: [0, 1], sqrt: true,
     title: 'weight', colours: { muted, fg: muted }, font: 9, ticks: full ? undefined : [0, 1] });
   if (ctx.canvas?.dataset) {
     ctx.canvas.dataset.xAxis = 'key position j';
@@ -133,7 +154,8 @@ export function paintMaps(ctx, w, h, r, s, { masked, train: trainColour, muted, 
   }
   // the length and accuracy, right-aligned above the maps where they fit beside the head labels
   ctx.fillStyle = muted;
-  const text = r.length !== s.length ? `T=${r.length} (computing ${s.length}…)` : `T=${r.length} · accuracy ${r.accuracy.toFixed(2)}`;
+  // (marks.hideAccuracy: the caller states the accuracy itself, e.g. the hero's, from its own measurement)
+  const text = r.length !== s.length ? `T=${r.length} (computing ${s.length}…)` : `T=${r.length}${marks.hideAccuracy ? '' : ` · accuracy ${r.accuracy.toFixed(2)}`}`;
   const right = Math.min(w, ml + n * (size + gap) - gap);
   if (right - ctx.measureText(text).width > labelsEnd + 8) {
     ctx.textAlign = 'right';
@@ -161,7 +183,7 @@ const argmax = (row, upTo) => {
 
 /** What the readout says about cell {k, i, j} of result r with weights wt (null while they are fetched). */
 export function readoutText(name, r, s, wt, { k, i, j }) {
-  const head = `${name}, layer ${Math.min(s.layer, 99) + 1} head ${r.heads[k] + 1}, T = ${r.length}`;
+  const head = `${name}, layer ${(r.layer ?? 0) + 1} head ${r.heads[k] + 1}, T = ${r.length}`;
   const tok = (p) => (r.tokens ? ` ${tokenName(r.tokens[p])}` : '');
   if (!wt || wt.length !== r.length) return `${head}: query ${i}${tok(i)} → key ${j}${tok(j)}: fetching the weights…`;
   const row = rowOf(wt, k, i), best = argmax(row, i);
@@ -170,16 +192,17 @@ export function readoutText(name, r, s, wt, { k, i, j }) {
 }
 
 /**
- * drawChart options for a row's accuracy (solid) and loss/5 (dashed) against length, results up to s.length,
- * x from lo to hi (log). `colours`: {accent, loss, train, fg, and optionally muted, grid}.
+ * drawChart options for a row's accuracy (solid) and loss (dashed, scaled by lossMax: the smallest whole number of
+ * nats at or above every loss shown, so no loss is clipped) against length, x from lo to hi (log), the training
+ * length and the current length (a cursor) marked. `colours`: {accent, loss, train, fg, and optionally muted, grid}.
  */
 export function curveOptions(shown, s, [lo, hi], colours) {
-  const lossMax = 5;
+  const lossMax = Math.max(1, Math.ceil(Math.max(0, ...shown.map((r) => r.loss).filter(Number.isFinite))));
   return {
-    x: [lo, hi], y: [0, 1], xLog: true, colours,
+    x: [lo, hi], y: [0, 1], xLog: true, colours, lossMax,
     series: [
       { points: shown.map((r) => [r.length, r.accuracy]), colour: colours.accent, width: 2, dots: true },
-      { points: shown.map((r) => [r.length, Math.min(r.loss, lossMax) / lossMax]), colour: colours.loss, dash: [4, 3] },
+      { points: shown.map((r) => [r.length, r.loss / lossMax]), colour: colours.loss, dash: [4, 3] },
     ],
     marks: [
       { x: s.trainLength, label: 'train', colour: colours.train },
@@ -187,28 +210,10 @@ export function curveOptions(shown, s, [lo, hi], colours) {
     ],
     xTicks: [...new Set([s.trainLength, 4 * s.trainLength, 8 * s.trainLength, hi])].filter((x) => x <= hi),
     yTicks: [0, 0.5, 1],
-    yLabel: 'accuracy — · loss/5 (nats) - -',
+    yLabel: `accuracy —  ·  loss/${lossMax} (nats) - -`,
+    yLabelTop: true,
     xLabel: 'length T (tokens, log scale)',
   };
-}
-
-/** The "what to notice" line of a row, from the sharpness of its heads (result.peaks) at the training length and now. */
-export function noticeText(name, atTrain, now, trainLength) {
-  if (!now?.peaks) return '';
-  const heads = now.heads ?? [];
-  const x = now.length / trainLength, times = Number.isInteger(x) ? `${x}×` : `${x.toFixed(2)}×`;
-  if (!atTrain?.peaks || now.length === trainLength || atTrain.heads?.join() !== heads.join()) {
-    let best = 0;
-    now.peaks.forEach((p, k) => { if (p > now.peaks[best]) best = k; });
-    return `What to notice: at T = ${now.length} (${times} the training length) ${name}'s sharpest head is H${heads[best] + 1}: ` +
-      `on average each query gives ${now.peaks[best].toFixed(2)} of its attention to a single key.`;
-  }
-  let k = 0;
-  now.peaks.forEach((p, h) => { if (atTrain.peaks[h] - p > atTrain.peaks[k] - now.peaks[k]) k = h; });
-  const a = atTrain.peaks[k], b = now.peaks[k];
-  const verb = b < a - 0.1 ? 'loses focus' : b > a + 0.1 ? 'sharpens' : 'keeps its focus';
-  return `What to notice: at ${times} the training length ${name}'s head H${heads[k] + 1} ${verb} ` +
-    `(mean peak weight per query ${a.toFixed(2)} at T = ${trainLength} → ${b.toFixed(2)} at T = ${now.length}).`;
 }
 
 /** One query row's weights over its keys as a bar chart (BertViz's head view, for one query). */
@@ -235,39 +240,69 @@ export function drawRowBars(canvas, name, r, wt, sel) {
 }
 
 let readoutIds = 0;
+const READOUT_HINT = 'Hover a map, or focus it and use the arrow keys, to read a weight; click a row to chart it.';
 
-export function createSweepView(container, client) {
+/**
+ * `legend: false`: no colour legend beside each map (the element draws one for all). `onVisible(fn)`: rows off
+ * screen are not drawn (an IntersectionObserver marks them), and `onVisible()` is called when one comes into view,
+ * to draw it (the page's lab, far below its first screen; an element's few rows are always drawn).
+ */
+export function createSweepView(container, client, { legend = true, onVisible = null } = {}) {
   const rows = new Map();
+  const seen = new WeakMap(); // row element -> on screen (within a margin)
+  const observer = onVisible && typeof IntersectionObserver === 'function' ? new IntersectionObserver((entries) => {
+    let shown = false;
+    for (const e of entries) {
+      seen.set(e.target, e.isIntersecting);
+      shown ||= e.isIntersecting;
+    }
+    if (shown) onVisible();
+  }, { rootMargin: '300px 0px' }) : null;
+  const onScreen = (el) => !observer || seen.get(el) !== false;
   let offlineWords = () => ''; // a row's words about the shipped measurements (views/claims.js)
+  let yardstickFor = () => null; // the task's floor, metric and target (row-words.js yardstick), from the shipped results
   const showOffline = (el, enc) => {
     const p = el.querySelector('.offline');
     p.textContent = offlineWords(enc);
-    p.hidden = !p.textContent;
+    p.hidden = !p.textContent || !!scalings.get(enc);
   };
   let lastState = null;
+  const scalings = new Map(); // encoding -> words about the scaling applied to its model ('' or absent: none)
+  const applyScaling = (el, enc) => {
+    const p = el.querySelector('.scaling'), text = scalings.get(enc) ?? '';
+    p.textContent = text ? `${NAMES[enc]} ${text}.` : '';
+    p.hidden = !text;
+    el.classList.toggle('scaled', !!text);
+    el.querySelector('.offline').hidden = !!text || !el.querySelector('.offline').textContent;
+  };
 
   function build(encodings) {
+    observer?.disconnect();
     container.replaceChildren();
     rows.clear();
     for (const enc of encodings) {
       const row = document.createElement('div');
       row.className = 'sweep-row';
       row.dataset.encoding = enc;
-      row.innerHTML = `<div class="row-label"><strong>${NAMES[enc]}</strong> <span class="source"></span>
+      row.innerHTML = `<div class="row-label"><strong>${NAMES[enc]}</strong> <span class="source"></span><span class="big-acc"></span><p class="scaling" hidden></p>
           <p class="blurb">${BLURBS[enc]}</p><p class="offline" hidden></p><p class="measured" aria-live="off"></p><p class="notice"></p></div>
         <div class="maps-cell"><canvas class="maps" tabindex="0" role="img" aria-label="${NAMES[enc]} attention maps"></canvas>
-          <p class="readout" aria-live="polite">Hover a map, or focus it and use the arrow keys, to read a weight; click a row to chart it.</p>
+          <p class="reason" hidden></p><p class="readout" aria-live="polite"></p>
           <canvas class="row-bars" role="img" hidden></canvas></div>
         <canvas class="curve" role="img" aria-label="${NAMES[enc]} accuracy and loss against length"></canvas>`;
       container.append(row);
       showOffline(row, enc);
+      applyScaling(row, enc);
       const r = { el: row, maps: row.querySelector('.maps'), curve: row.querySelector('.curve'), bars: row.querySelector('.row-bars'),
-        readout: row.querySelector('.readout'), notice: row.querySelector('.notice'),
-        measured: row.querySelector('.measured'), source: row.querySelector('.source'), drawn: null, curveKey: null, detailKey: null,
+        readout: row.querySelector('.readout'), notice: row.querySelector('.notice'), reason: row.querySelector('.reason'),
+        measured: row.querySelector('.measured'), source: row.querySelector('.source'), big: row.querySelector('.big-acc'), drawn: null, curveKey: null, detailKey: null,
         geom: null, shown: null, hover: null, focus: null, selected: null };
+      r.readout.textContent = READOUT_HINT;
+      r.readout.dataset.hint = '';
       r.readout.id = `posenc-readout-${++readoutIds}`; // unique on the page (several explorers may share it)
       r.maps.setAttribute('aria-describedby', r.readout.id);
       rows.set(enc, r);
+      observer?.observe(row);
       bindInput(enc, r);
     }
   }
@@ -286,7 +321,7 @@ export function createSweepView(container, client) {
   }
 
   function drawMaps(row, r, s, force, box) {
-    const marks = { focus: row.focus, selected: row.selected };
+    const marks = { focus: row.focus, selected: row.selected, ...(legend ? {} : { noLegend: true }) };
     const key = r ? `${r.gen}|${r.length}|${r.trainedLength}|${s.length}|${r.bitmaps.length}|${JSON.stringify(marks)}` : 'none';
     if (!force && row.drawn === key) return;
     row.drawn = key;
@@ -310,8 +345,14 @@ export function createSweepView(container, client) {
     const key = `${r.gen}|${r.length}|${!!wt}|${JSON.stringify([cell, row.selected])}`;
     if (!force && key === row.detailKey) return;
     row.detailKey = key;
-    if (cell) {
-      row.readout.textContent = readoutText(NAMES[enc], r, s, wt, cell);
+    if (!cell) {
+      row.readout.textContent = READOUT_HINT;
+      row.readout.dataset.hint = '';
+      delete row.readout.dataset.cell;
+    } else {
+      delete row.readout.dataset.hint;
+      row.readout.textContent = client.fresh(enc, r.length) ? readoutText(NAMES[enc], r, s, wt, cell)
+        : `${readoutText(NAMES[enc], r, s, null, cell).replace(/fetching the weights…$/, '')}this map is from the previous model; the new one is being computed.`;
       row.readout.dataset.cell = JSON.stringify({ ...cell, head: r.heads[cell.k], length: r.length, weight: wt && cell.j <= cell.i ? rowOf(wt, cell.k, cell.i)[cell.j] : null });
     }
     row.bars.hidden = !row.selected;
@@ -387,16 +428,24 @@ export function createSweepView(container, client) {
     row.curveKey = key;
     const [w, h, ctx] = fitCanvas(row.curve, box.curveHeight || MAP_H, box.curve);
     ctx.clearRect(0, 0, w, h);
-    const shown = results.filter((r) => r.length <= s.length);
+    const shown = results; // every length computed: the curve stays whole, the current length is a cursor on it
     const c = (name, fallback) => cssVar(name, fallback, row.curve);
-    drawChart(ctx, { x: 26, y: 4, w: w - 30, h: h - 30 }, curveOptions(shown, s, [grid[0], grid.at(-1)],
+    drawChart(ctx, { x: 26, y: 16, w: w - 30, h: h - 42 }, curveOptions(shown, s, [grid[0], grid.at(-1)],
       { accent: c('--accent'), loss: c('--loss', '#d9480f'), train: c('--train', '#e0a000'), fg: c('--fg') }));
     const at = (T) => results.find((r) => r.length === T);
-    const a1 = at(s.trainLength), aNow = at(s.length) ?? shown.at(-1);
-    row.measured.textContent = a1 && aNow
-      ? `Measured: accuracy ${a1.accuracy.toFixed(2)} at the training length ${s.trainLength}, ${aNow.accuracy.toFixed(2)} at ${aNow.length} (${(aNow.length / s.trainLength).toFixed(1)}×).`
-      : '';
-    row.notice.textContent = noticeText(NAMES[enc], a1, client.get(enc, s.length), s.trainLength);
+    const a1 = at(s.trainLength), aNow = at(s.length) ?? shown.at(-1), y = yardstickFor(s.task);
+    row.measured.textContent = measuredText(a1, aNow, s.trainLength, y);
+    // the accuracy at the length shown, in large type (as the GIF export writes it)
+    const shownNow = at(s.length);
+    row.big.textContent = shownNow ? `${Math.round(100 * shownNow.accuracy)}%` : '';
+    row.big.title = shownNow ? `accuracy at T = ${s.length}` : '';
+    const scaled = !!scalings.get(enc);
+    row.notice.textContent = noticeText(NAMES[enc], a1, aNow, s.trainLength, y, { scaled });
+    // a model that did not learn: its maps greyed, with the reason (not a scaled one: the scaling is what fails)
+    const l = scaled ? { learned: true } : learnedAt(a1, y, s.trainLength);
+    row.el.classList.toggle('unlearned', !l.learned);
+    row.reason.textContent = l.learned ? '' : `Greyed: ${NAMES[enc]} ${l.reason}.`;
+    row.reason.hidden = l.learned;
   }
 
   return {
@@ -407,17 +456,33 @@ export function createSweepView(container, client) {
       lastState = s;
       // every canvas's size first, then the drawing: a read after a row's DOM writes (labels, words) would
       // force a layout per row
-      const boxes = new Map([...rows].map(([enc, row]) => [enc, { maps: row.maps.clientWidth, curve: row.curve.clientWidth, curveHeight: row.curve.clientHeight }]));
+      const boxes = new Map([...rows].filter(([, row]) => force || onScreen(row.el))
+        .map(([enc, row]) => [enc, { maps: row.maps.clientWidth, curve: row.curve.clientWidth, curveHeight: row.curve.clientHeight }]));
       for (const [enc, row] of rows) {
+        if (!force && !onScreen(row.el)) continue; // drawn when it comes into view (onVisible)
         drawMaps(row, client.get(enc, s.length), s, force, boxes.get(enc));
         drawDetail(enc, row, s, force);
         drawCurve(row, enc, s, grid, force, boxes.get(enc));
       }
     },
+    /** Sets the function giving a task's yardstick (floor, metric, target) for the rows' words. */
+    setYardstick(fn) {
+      yardstickFor = fn;
+      for (const row of rows.values()) row.curveKey = null;
+    },
     /** Sets the function giving each row's words about the shipped measurements, and fills them in. */
     setOfflineWords(fn) {
       offlineWords = fn;
       for (const [enc, row] of rows) showOffline(row.el, enc);
+    },
+    /** A row's model is scaled at evaluation (RoPE): say so (type and factor), and hide the words about the unscaled model. */
+    setScaling(enc, text) {
+      scalings.set(enc, text);
+      const row = rows.get(enc);
+      if (row) {
+        applyScaling(row.el, enc);
+        row.curveKey = null; // its words depend on it
+      }
     },
     setSource(enc, text) {
       const row = rows.get(enc);

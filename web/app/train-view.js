@@ -13,6 +13,7 @@ const LABELS = { untrained: 'untrained', queued: 'queued', training: 'training',
 
 export function createTrainView(container, { onStop, onRetrain }) {
   const rows = new Map();
+  let shippedInfo = () => null;
 
   const pending = new Map(); // encoding -> the newest run to show (its progress only: a new status is shown at once)
   const progress = createArrivals(); // drawn at most once per slot, in the frames the sweep view uses
@@ -51,6 +52,18 @@ export function createTrainView(container, { onStop, onRetrain }) {
     row.stat.textContent = r.status === 'error' ? `error: ${r.error}`
       : `${learned ?? LABELS[r.status]}${r.steps && r.status !== 'checkpoint' && !learned ? ` · step ${r.step}/${r.steps}` : ''}` +
         (held ? ` · ${held}` : '') + (last ? ` · loss ${last[1].toFixed(3)} · train acc ${r.accuracy.toFixed(2)}` : '');
+    // A shipped checkpoint carries no loss curve (the offline trainer records none): no empty chart, but what the
+    // offline run recorded (results.json: the step it met the held-out target).
+    const offline = r.status === 'checkpoint' && !r.losses.length;
+    row.canvas.hidden = offline;
+    row.offline.hidden = !offline;
+    if (offline) {
+      const info = shippedInfo(row.el.dataset.encoding);
+      row.offline.textContent = info?.stepsToTarget
+        ? `trained offline: met the held-out target at step ${info.stepsToTarget}; its loss curve is not recorded. Retrain to watch it learn.`
+        : 'trained offline; its loss curve is not recorded. Retrain to watch it learn.';
+      return;
+    }
     const [w, h, ctx] = fitCanvas(row.canvas, 58, width);
     ctx.clearRect(0, 0, w, h);
     const maxLoss = Math.ceil(Math.max(0.5, ...r.losses.map((p) => p[1])));
@@ -63,6 +76,10 @@ export function createTrainView(container, { onStop, onRetrain }) {
   }
 
   return {
+    /** `fn(enc)`: what the offline run of a shipped checkpoint recorded ({stepsToTarget}), or null. */
+    setShippedInfo(fn) {
+      shippedInfo = fn;
+    },
     build(encodings) {
       container.replaceChildren();
       rows.clear();
@@ -72,7 +89,7 @@ export function createTrainView(container, { onStop, onRetrain }) {
         el.dataset.encoding = enc;
         el.innerHTML = `<strong>${NAMES[enc]}</strong>
           <progress max="1" value="0" aria-label="${NAMES[enc]} training progress"></progress>
-          <canvas class="loss" role="img" aria-label="${NAMES[enc]} training loss"></canvas>
+          <canvas class="loss" role="img" aria-label="${NAMES[enc]} training loss"></canvas><span class="offline-train" hidden></span>
           <span class="tstat" role="status"></span>
           <span class="tbuttons"><button type="button" class="stop">Stop</button>
           <button type="button" class="again">Retrain</button></span>`;
@@ -80,6 +97,7 @@ export function createTrainView(container, { onStop, onRetrain }) {
         el.querySelector('.again').addEventListener('click', () => onRetrain(enc));
         container.append(el);
         rows.set(enc, { el, bar: el.querySelector('progress'), canvas: el.querySelector('canvas'), stat: el.querySelector('.tstat'),
+          offline: el.querySelector('.offline-train'),
           stop: el.querySelector('.stop') });
       }
     },

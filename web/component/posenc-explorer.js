@@ -16,7 +16,7 @@ import { readState, rejected, fixUp, toSearch, kebab, SCHEMA } from '../app/stat
 import { createTimeline } from '../app/timeline.js';
 import { createSweepView } from '../app/sweep-view.js';
 import { createController, experimentChanged, lengthLabel, sourceLabel } from '../app/controller.js';
-import { NAMES } from '../app/meta.js';
+import { NAMES, taskName } from '../app/meta.js';
 import { createArrivals, createWake } from '../app/arrivals.js';
 import { sharedApi, sharedLoadOptions, sweepPool, checkpointSource, explorerLink, onNotice } from './engine.js';
 import { CSS } from './styles.js';
@@ -85,8 +85,13 @@ export class PosencExplorer extends ElementBase {
         <progress class="progress" max="1" value="0" hidden aria-label="training progress"></progress>
         <span class="status" role="status"></span>
       </div>
+      <div class="title" part="title" aria-hidden="true"></div>
       <div class="notices" part="notices" role="status" hidden></div>
       <div class="rows" part="rows"></div>
+      <div class="legend" part="legend"><span class="ramp-box">attention weight <span class="lo">0</span><span class="ramp"></span><span class="hi">1</span></span>
+        <span><span class="dash"></span>training length</span><span>keys: <span class="sw ok"></span>seen in training
+        <span class="sw untrained"></span>never trained <span class="sw past"></span>past the learned table</span>
+        <span><span class="line acc"></span>accuracy <span class="line loss"></span>loss</span></div>
       <div class="foot"><span class="about"></span><a class="open" target="_blank" rel="noopener">open in the explorer</a></div>`;
     adoptStyles(root);
     this.$ = (sel) => root.querySelector(sel);
@@ -202,7 +207,7 @@ export class PosencExplorer extends ElementBase {
       onError: (enc, message) => this.status(`${enc ? NAMES[enc] : 'sweep'}: ${message}`, true),
     });
     ({ client: this.client, trainer: this.trainer } = this.controller);
-    this.sweepView = createSweepView(this.$('.rows'), this.client);
+    this.sweepView = createSweepView(this.$('.rows'), this.client, { legend: false }); // one legend under the rows
     this.experiment();
   }
 
@@ -267,7 +272,10 @@ export class PosencExplorer extends ElementBase {
     range.setAttribute('aria-valuetext', label);
     this.$('.play').textContent = s.play ? 'Pause' : 'Play';
     this.$('.play').setAttribute('aria-pressed', String(s.play));
-    this.$('.about').textContent = `${s.task} task · trained at T=${s.trainLength} · ${s.layers} layers, ${s.heads} heads, d=${s.dModel}` +
+    // the title, as the GIF export writes it: the length and its multiple of the training length
+    const x = s.length / s.trainLength;
+    this.$('.title').textContent = `T = ${s.length} · ${Number.isInteger(x) ? x : x.toFixed(2)}× the training length`;
+    this.$('.about').textContent = `${taskName(s.task)} task · trained at T=${s.trainLength} · ${s.layers} layers, ${s.heads} heads, d=${s.dModel}` +
       (s.ropeScaling !== 'none' && s.encodings.includes('rope') ? ` · RoPE with ${s.ropeScaling} scaling ×${s.factor}` : '');
   }
 

@@ -36,18 +36,37 @@ progress[hidden] { display: none; }
 canvas.maps { cursor: crosshair; } canvas.maps:focus-visible { outline: 2px solid var(--accent); outline-offset: 2px; }
 canvas.row-bars { height: 110px; }
 canvas { display: block; width: 100%; }
-canvas.maps { height: 196px; } canvas.curve { height: 170px; }
-:host([view=maps]) .sweep-row { grid-template-columns: minmax(120px, 1fr) 3fr; } :host([view=maps]) canvas.curve { display: none; }
-:host([view=curves]) .sweep-row { grid-template-columns: minmax(120px, 1fr) 3fr; } :host([view=curves]) .maps-cell { display: none; }
-:host([compact]) .blurb { display: none; }
+canvas.maps { height: 196px; } canvas.curve { height: 150px; }
+:host([view=maps]) .sweep-row { grid-template-areas: "label" "maps"; grid-template-columns: 1fr; } :host([view=maps]) canvas.curve { display: none; }
+:host([view=curves]) .sweep-row { grid-template-areas: "label" "curve"; grid-template-columns: 1fr; } :host([view=curves]) .maps-cell { display: none; }
+/* The GIF export's layout: a title with the length and its multiple, each row's name and accuracy in large type
+   over its maps and curve, one legend for every map; nothing that refers outside the element. */
+output.length-out { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); } /* (the title says it) */
+.title { font-size: 1.15rem; font-weight: 700; font-variant-numeric: tabular-nums; margin: .1rem 0 .2rem; }
+.sweep-row { grid-template-columns: minmax(0, 1fr) minmax(0, 1.4fr); grid-template-areas: "label label" "maps curve"; gap: .1rem .6rem; }
+.row-label { grid-area: label; display: flex; align-items: baseline; flex-wrap: wrap; gap: 0 .5rem; }
+.row-label .big-acc { margin-left: auto; font-size: 1.5rem; font-weight: 700; font-variant-numeric: tabular-nums; line-height: 1.1; }
+.row-label .blurb, .row-label .offline, .row-label .measured, .row-label .notice, .row-label .scaling { flex-basis: 100%; }
+.blurb, .offline, .measured, .notice:empty, .readout[data-hint] { display: none; }
+.maps-cell { grid-area: maps; } canvas.curve { grid-area: curve; align-self: center; }
+.readout { min-height: 0; }
+.legend { display: flex; flex-wrap: wrap; gap: .2rem .9rem; align-items: center; font-size: .72rem; color: var(--muted);
+  border-top: 1px solid var(--grid); padding-top: .3rem; margin-top: .2rem; }
+.legend .ramp { display: inline-block; width: 5em; height: .6em; margin: 0 .25em; vertical-align: middle;
+  background: linear-gradient(90deg, #440154, #3b528b 25%, #21918c 50%, #5ec962 75%, #fde725); }
+.legend .dash { display: inline-block; width: 1.4em; margin-right: .3em; vertical-align: middle; border-top: 2px dashed var(--train); }
+.legend .sw { display: inline-block; width: .8em; height: .5em; margin: 0 .2em 0 .4em; vertical-align: middle; }
+.legend .sw.ok { background: var(--ok); } .legend .sw.untrained { background: var(--untrained); } .legend .sw.past { background: var(--past); }
+.legend .line { display: inline-block; width: 1.3em; margin: 0 .25em 0 .4em; vertical-align: middle; border-top: 2px solid var(--accent); }
+.legend .line.loss { border-top: 2px dashed var(--loss); }
 /* Before the rows are built, the element takes about the height they will need (--rows is set from the encodings),
    so one further down a page is still off screen at load and does not start until it is scrolled to. */
-.rows:empty { min-height: calc(var(--rows, 1) * 162px); }
+.rows:empty { min-height: calc(var(--rows, 1) * 230px); }
 .foot { display: flex; justify-content: space-between; flex-wrap: wrap; gap: .5rem; font-size: .72rem; color: var(--muted); margin-top: .3rem; }
 .foot a { color: var(--accent); }
 @container (max-width: 560px) {
-  .sweep-row, :host([view]) .sweep-row { grid-template-columns: 1fr; gap: .2rem; }
-  canvas.curve { height: 100px; }
-  .rows:empty { min-height: calc(var(--rows, 1) * 290px); }
+  .sweep-row { grid-template-columns: minmax(0, 1.15fr) minmax(0, 1fr); }
+  canvas.maps { height: 170px; } canvas.curve { height: 130px; }
+  output { min-width: 0; font-size: .85em; }
 }
 `;

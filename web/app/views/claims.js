@@ -1,11 +1,9 @@
 // The page's words about measured results: the header's summary and each sweep row's offline verdict, all
-// computed from web/checkpoints/results.json (written by `npm run train`, scripts/page-results.js) by
-// ../results-words.js, never written by hand. With no results shipped, the words say so.
+// computed from the shipped results (written by `npm run train`, scripts/page-results.js) by
+// ../results-words.js, never written by hand. With no results shipped, the words say so. Rows and tasks
+// are named as a reader reads them (../meta.js), never by their ids.
 import { summarySentence, rowSentence, tasksOf } from '../results-words.js';
-import { NAMES } from '../meta.js';
-
-// The page names rows by the registry's labels (RoPE, ALiBi, …); a variant keeps its id in brackets.
-const label = (row) => `${NAMES[row.encoding] ?? row.encoding}${row.variant ? ` [${row.variant}]` : ''}`;
+import { rowLabel, taskName } from '../meta.js';
 
 /** The shipped results (the page's subset), or null when this build ships none. */
 export async function loadResults() {
@@ -23,14 +21,15 @@ export async function loadResults() {
 
 const measured = (results, task) => (results && tasksOf(results).includes(task) ? task : null);
 
-/** The header's sentence for the page's task. */
+/** The header's sentence for the page's task: over the sweep's rows (the encodings, no variants). */
 export function headerWords(results, task) {
-  if (!results) return 'No offline measurements ship with this build (docs/results.json is written by npm run train).';
-  return measured(results, task) ? summarySentence(results, task, label) : `No offline measurement of the task ${task} in docs/results.json.`;
+  if (!results) return 'No offline measurements ship with this build.';
+  return measured(results, task) ? summarySentence(results, task, rowLabel, { taskName: taskName(task), only: (row) => !row.variant })
+    : `No offline measurement of the ${taskName(task)} task ships with this build.`;
 }
 
 /** A sweep row's words for the page's task. */
 export function rowWords(results, task, encoding) {
   if (!results || !measured(results, task)) return '';
-  return rowSentence(results, task, encoding, label);
+  return rowSentence(results, task, encoding, rowLabel, taskName);
 }

@@ -4,7 +4,7 @@
 // sentence is computed from the grids by ../results-words.js.
 import { interpolateViridis } from '../../vendor/d3.js';
 import { heatmapFigure } from '../chart.js';
-import { NAMES } from '../meta.js';
+import { rowLabel, taskName } from '../meta.js';
 import { gridTasks, gridsOf, depthEffect, gradientSentence, taskInfo, pct } from '../results-words.js';
 
 /**
@@ -28,12 +28,12 @@ export function retrievalWords(results, view) {
   const nopeMin = nope ? Math.min(...nope.accuracy.map((row) => row.at(-1))) : null;
   const why = info.what ? ` What it can show: ${info.what}.${info.cannot ? ` What it cannot: ${info.cannot}.` : ''}`
     : view.control && nopeMin != null ? ` NoPE, which sees no positions, scores at least ${pct(nopeMin)}% at every depth at ${nope.lengths.at(-1)} tokens: content alone solves it.` : '';
-  const head = `These grids are from ${view.task}${view.control ? ', a control that cannot show position effects' : ''}.${why}`;
-  const rows = Object.values(view.grids).map((g) => gradientSentence(g, T));
+  const head = `These grids are from the ${taskName(view.task)} task${view.control ? ', a control that cannot show position effects' : ''}.${why}`;
+  const rows = Object.values(view.grids).map((g) => gradientSentence(g, T, rowLabel));
   // What to notice: the row with the largest far-near difference at the longest length.
   const steepest = Object.values(view.grids).filter((g) => g.learnedSeeds !== 0).map((g) => ({ g, e: depthEffect(g, T).at(-1) }))
     .filter((x) => x.e).sort((a, b) => Math.abs(b.e.near - b.e.far) - Math.abs(a.e.near - a.e.far))[0];
-  const notice = steepest ? `What to notice: ${gradientSentence(steepest.g, T)}` : '';
+  const notice = steepest ? `What to notice: ${gradientSentence(steepest.g, T, rowLabel)}` : '';
   return { head, rows, notice };
 }
 
@@ -41,8 +41,7 @@ export function drawRetrieval(results, grid, note, notice) {
   const view = retrievalGrids(results);
   grid.replaceChildren();
   if (!view) {
-    note.textContent = 'No measured retrieval grids ship with this build; this view fills in from web/checkpoints/results.json ' +
-      '(written by npm run train) when they are there.';
+    note.textContent = 'No measured retrieval grids ship with this build.';
     if (notice) notice.textContent = '';
     return null;
   }
@@ -50,10 +49,10 @@ export function drawRetrieval(results, grid, note, notice) {
     const fig = document.createElement('figure');
     const canvas = document.createElement('canvas');
     const cap = document.createElement('figcaption');
-    const label = `${NAMES[g.encoding] ?? g.encoding}${g.row.variant ? ` [${g.row.variant}]` : ''}`;
-    cap.textContent = `${label}: accuracy by needle depth and input length (${view.task}${view.control ? ', control' : ''}${g.learnedSeeds === 0 ? '; did not learn' : ''})`;
+    const label = rowLabel(g.row);
+    cap.textContent = `${label}: accuracy by needle depth and input length (${taskName(view.task)}${view.control ? ', control' : ''}${g.learnedSeeds === 0 ? '; did not learn' : ''})`;
     canvas.setAttribute('role', 'img');
-    canvas.setAttribute('aria-label', `${label} ${view.task} accuracy, needle depth against input length`);
+    canvas.setAttribute('aria-label', `${label} ${taskName(view.task)} accuracy, needle depth against input length`);
     fig.append(canvas, cap);
     grid.append(fig);
     heatmapFigure(canvas, Float32Array.from(g.accuracy.flat()), g.depths.length, g.lengths.length, { interpolate: interpolateViridis, domain: [0, 1],

@@ -1,12 +1,13 @@
-// RoPE frequency spectrum: wavelength 2π/θ_i of each rotation pair, before and
-// after a context-extension scaling, from pe.ropeFrequencies (HF's formulas,
-// computed by the core), with the training length and the sweep's end marked.
+// RoPE frequency spectrum of the trained model: wavelength 2π/θ_i of each rotation pair, before and
+// after a context-extension scaling, from pe.ropeFrequencies (HF's formulas, computed by the core) with
+// the model's own base and head dim (../rope-figure.js), the training length and the sweep's end marked.
 import { cssVar, fitCanvas } from '../heatmap.js';
 import { drawChart } from '../chart.js';
 
-export function drawSpectrum(pe, canvas, { headDim, trainLength, maxLength, scaling }, notice) {
-  const base = pe.ropeFrequencies({ dim: headDim }).invFreq;
-  const scaled = scaling ? pe.ropeFrequencies({ dim: headDim, scaling, seqLen: maxLength }) : null;
+export function drawSpectrum(pe, canvas, { headDim, base: ropeBase, trainLength, maxLength, scaling }, notice) {
+  if (!(ropeBase > 1)) throw new RangeError(`drawSpectrum: base must be the model's RoPE base (> 1), got ${ropeBase}`);
+  const base = pe.ropeFrequencies({ dim: headDim, base: ropeBase }).invFreq;
+  const scaled = scaling ? pe.ropeFrequencies({ dim: headDim, base: ropeBase, scaling, seqLen: maxLength }) : null;
   const wl = (f) => Array.from(f, (t, i) => [i, (2 * Math.PI) / t]);
   const a = wl(base), b = scaled ? wl(scaled.invFreq) : null;
   const all = [...a, ...(b ?? [])].map((p) => p[1]);
@@ -35,9 +36,9 @@ export function drawSpectrum(pe, canvas, { headDim, trainLength, maxLength, scal
   ctx.textAlign = 'left';
   if (notice) {
     const over = (pts, T) => pts.filter((p) => p[1] > T).length;
-    notice.textContent = `What to notice: ${over(a, trainLength)} of the ${a.length} pairs turn less than once in the training length ${trainLength}` +
+    notice.textContent = `What to notice: with the model's base ${ropeBase} and head dim ${headDim}, ${over(a, trainLength)} of the ${a.length} pairs turn less than once in the training length ${trainLength}` +
       (b ? `; with the scaling, ${over(b, trainLength)} do, and ${over(b, maxLength)} turn less than once in the sweep's ${maxLength} positions (${over(a, maxLength)} as trained).`
         : ` and ${over(a, maxLength)} in the sweep's ${maxLength} positions: those show angles at long lengths they never saw.`);
   }
-  return { base: Array.from(base), scaled: scaled ? Array.from(scaled.invFreq) : null, attentionScale: scaled?.attentionScale ?? 1 };
+  return { ropeBase, headDim, base: Array.from(base), scaled: scaled ? Array.from(scaled.invFreq) : null, attentionScale: scaled?.attentionScale ?? 1 };
 }

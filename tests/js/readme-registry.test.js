@@ -1,0 +1,23 @@
+// The README's lists of encodings, tasks and defaults are the registry's and the state schema's
+// (scripts/readme-lists.js generates or checks them), and the check fails when one of them drifts.
+import { readFileSync } from 'node:fs';
+import { expectedLines, missing, encodingsTable } from '../../scripts/readme-lists.js';
+import { ENCODING_INFO } from '../../web/lib/index.js';
+
+const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+
+test('README.md states the registry\'s encodings (all of them, by label and blurb), tasks and the schema\'s defaults', () => {
+  expect(missing(readme).map(([what]) => what)).toEqual([]);
+  for (const e of ENCODING_INFO) expect(encodingsTable()).toContain(`| \`${e.name}\` | ${e.label} |`);
+  expect(readme).not.toMatch(/all seven|all 7\b/);
+});
+
+test('mutation: a README that lists seven encodings, or an old default, fails the check', () => {
+  const [, attr] = expectedLines().find(([w]) => w === 'the encodings attribute');
+  const old = readme.replace(attr, '| `encodings` | comma list of `none, sinusoidal, learned, t5, alibi, rope, shaw`, drawn in that order | all seven |');
+  expect(missing(old).map(([w]) => w)).toEqual(['the encodings attribute']);
+  const [, exp] = expectedLines().find(([w]) => w === 'the experiment attributes');
+  expect(missing(readme.replace(exp, exp.replace(/`\d+, \d+,/, '`1, 2,'))).map(([w]) => w)).toEqual(['the experiment attributes']);
+  const table = encodingsTable();
+  expect(missing(readme.replace(table, table.replace(/\n\| `fire`[^\n]*/, ''))).map(([w]) => w)).toEqual(['the encodings table']);
+});

@@ -1,0 +1,83 @@
+// The narrative's steps (web/app/story.js) and the hero's lines (web/app/hero.js heroSeries) come from the
+// shipped results: every percentage a step states is found again here from results.json (seed 0, the shipped
+// checkpoints' seed), each comparison holds on those numbers, and changing a number changes the step.
+import { readFileSync } from 'node:fs';
+import { storySteps, shippedSweep } from '../../web/app/story.js';
+import { heroSeries, valueAt } from '../../web/app/hero.js';
+import { RULES } from '../../web/app/results-words.js';
+import { ENCODING_INFO } from '../../web/lib/index.js';
+
+const shipped = JSON.parse(readFileSync(new URL('../../web/checkpoints/results.json', import.meta.url), 'utf8'));
+const clone = (x) => JSON.parse(JSON.stringify(x));
+const names = Object.fromEntries(ENCODING_INFO.map((e) => [e.name, e.label]));
+const encs = ENCODING_INFO.map((e) => e.name);
+const T = shipped.config.trainLength, floor = shipped.tasks.copy.floors[0].accuracy;
+const acc = (r, enc, L, pred = (x) => (x.scaling ?? 'none') === 'none' && !x.variant && !x.finetune) =>
+  r.runs.find((x) => x.task === 'copy' && x.seed === 0 && x.encoding === enc && pred(x)).lengths.find((l) => l.length === L).accuracy;
+const p = (x) => `${Math.round(100 * x)}%`;
+const kept = (r, e, L) => (acc(r, e, L) - floor) / (acc(r, e, T) - floor);
+const byId = (r) => Object.fromEntries(storySteps(r, 'copy', names, encs).map((s) => [s.id, s]));
+
+test('step 1: every encoding at the training length, lowest and highest accuracy, against the floor', () => {
+  const s = byId(shipped).train;
+  const accs = encs.map((e) => [e, acc(shipped, e, T)]).sort((a, b) => a[1] - b[1]);
+  expect(accs.every(([, a]) => a >= shipped.tasks.copy.target)).toBe(true);
+  expect(s.text).toBe(`At T = ${T}, the length they were trained on, all ${encs.length} encodings do the task: accuracy from ${p(accs[0][1])} (${names[accs[0][0]]}) ` +
+    `to ${p(accs.at(-1)[1])} (${names[accs.at(-1)[0]]}), against 12.5% for a uniform guess.`);
+  expect(s.view.length).toBe(T);
+});
+
+test('step 2: the encodings named as collapsed at 2x keep under the limited share; the others are named as still above', () => {
+  const s = byId(shipped).collapse;
+  for (const e of encs) {
+    const k = kept(shipped, e, 2 * T);
+    const named = s.text.includes(`${names[e]} ${p(acc(shipped, e, 2 * T))}`);
+    expect(named).toBe(true); // every row's 2x accuracy is stated
+    const before = s.text.split('Still above')[0].includes(`${names[e]} ${p(acc(shipped, e, 2 * T))}`);
+    expect(before).toBe(k < RULES.limited);
+  }
+  expect(s.text).toMatch(/Learned 16%/);
+  expect(s.text).toMatch(/Sinusoidal 18%/);
+});
+
+test('step 3: ALiBi and FIRE degrade gently, with their 4x and 8x accuracy and kept share', () => {
+  const s = byId(shipped).gentle;
+  for (const e of ['alibi', 'fire']) {
+    expect(kept(shipped, e, 4 * T)).toBeGreaterThanOrEqual(RULES.moderate);
+    for (const L of [4 * T, 8 * T]) expect(s.text).toContain(p(acc(shipped, e, L)));
+    expect(s.text).toContain(p(kept(shipped, e, 4 * T)));
+  }
+  expect(s.text.startsWith('FIRE and ALiBi degrade gently')).toBe(true);
+});
+
+test('step 5: position interpolation without fine-tuning against plain RoPE and the fine-tuned model', () => {
+  const s = byId(shipped).stretch;
+  const pi = (x) => x.scaling === 'linear' && !x.finetune, ft = (x) => x.scaling === 'linear' && !!x.finetune;
+  expect(s.text).toContain(`RoPE scores ${p(acc(shipped, 'rope', 2 * T, pi))} at 2× and ${p(acc(shipped, 'rope', 4 * T, pi))} at 4×, ` +
+    `against ${p(acc(shipped, 'rope', 2 * T))} and ${p(acc(shipped, 'rope', 4 * T))} unstretched`);
+  expect(s.text).toContain(`it scores ${p(acc(shipped, 'rope', 4 * T, ft))} there, and ${p(acc(shipped, 'rope', T, ft))} back at T = ${T} (${p(acc(shipped, 'rope', T))} before)`);
+  expect(s.view).toMatchObject({ ropeScaling: 'linear', factor: 4, length: T });
+});
+
+test('mutations: ALiBi below the moderate share leaves the gentle step; a collapsed Learned that recovers leaves the collapse list', () => {
+  const m = clone(shipped);
+  m.runs.find((x) => x.task === 'copy' && x.seed === 0 && x.encoding === 'alibi' && x.scaling === 'none' && !x.variant).lengths.find((l) => l.length === 4 * T).accuracy = 0.3;
+  expect(byId(m).gentle.text.startsWith('FIRE degrades gently')).toBe(true);
+  expect(byId(m).gentle.text).not.toContain('ALiBi');
+  const m2 = clone(shipped);
+  m2.runs.find((x) => x.task === 'copy' && x.seed === 0 && x.encoding === 'learned' && x.scaling === 'none' && !x.variant).lengths.find((l) => l.length === 2 * T).accuracy = 0.9;
+  expect(byId(m2).collapse.text.split('Still above')[0]).not.toContain('Learned 90%');
+  expect(byId(m2).collapse.text.split('Still above')[1]).toContain('Learned 90%');
+});
+
+test('hero lines: the shipped sweep whole, extended by live points past it; a retrained model\'s line is live only', () => {
+  const sweep = shippedSweep(shipped, 'copy');
+  expect(sweep.alibi.map(([L]) => L)).toEqual(shipped.config.evalLengths);
+  const live = [{ length: 32, accuracy: 0.5 }, { length: 264, accuracy: 0.4 }, { length: 384, accuracy: 0.3 }, { length: 512, accuracy: 0.2 }];
+  const line = heroSeries({ shipped: sweep.alibi, live, fromCheckpoint: true });
+  expect(line.map(([L]) => L)).toEqual([...shipped.config.evalLengths, 384, 512]); // the measured spacing, doubled (not 264)
+  expect(valueAt(line, 32)).toBe(acc(shipped, 'alibi', 32)); // the shipped value, not the live one
+  expect(heroSeries({ shipped: sweep.alibi, live, fromCheckpoint: false })).toEqual([[32, 0.5], [264, 0.4], [384, 0.3], [512, 0.2]]);
+  expect(valueAt([[32, 1], [128, 0]], 64)).toBeCloseTo(0.5, 12); // linear in log length
+  expect(valueAt([[32, 1]], 16)).toBeNull();
+});
