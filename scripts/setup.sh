@@ -34,7 +34,10 @@ if ((${#missing[@]})); then
 fi
 
 # --- npm packages (from the committed lock file) -----------------------------
-if [[ ! -f node_modules/.package-lock.json || package-lock.json -nt node_modules/.package-lock.json ]]; then
+# (Not through a symlinked node_modules, as a second worktree may have: npm ci would empty the one it points to.)
+if [[ -L node_modules ]]; then
+  [[ -f node_modules/.package-lock.json ]] || { echo "posenc: node_modules links to a folder without an npm install" >&2; exit 1; }
+elif [[ ! -f node_modules/.package-lock.json || package-lock.json -nt node_modules/.package-lock.json ]]; then
   echo "posenc: npm ci ..."
   npm ci --no-audit --no-fund --loglevel=error
 fi

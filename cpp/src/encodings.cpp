@@ -47,8 +47,8 @@ constexpr EncodingInfo kEncodings[] = {
      "A fixed penalty proportional to distance, steeper in some heads. Attention stays local at any length.", "",
      false, true, false, true, true, make_alibi_model},
     {Encoding::Rope, "rope", "RoPE",
-     "Rotates queries and keys, so scores depend on the offset only, but angles past training were never seen. Try "
-     "the scaling sliders in the RoPE section.",
+     "Rotates queries and keys, so scores depend on the offset only, but angles past training were never seen; "
+     "interpolating the positions (PI, NTK, YaRN) brings them back into range.",
      "ropeLayout,ropeBase,rotaryDim", false, false, true, true, true, make_rope_model},
     {Encoding::Shaw, "shaw", "Shaw",
      "A learned vector per relative distance, clipped at k: beyond k every offset looks the same.", "shawK", false,
