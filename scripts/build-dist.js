@@ -1,5 +1,5 @@
 // Bundles with Vite (its library mode, offline).
-//   node scripts/build-dist.js vendor   web/vendor/{d3,gifenc}.js, the packages the pages import (no import map needed),
+//   node scripts/build-dist.js vendor   web/vendor/{d3,gifenc,tokenizers}.js, the packages the pages import (no import map needed),
 //                                       and web/vendor/noto-sans-math.woff2
 //   node scripts/build-dist.js          dist/: the npm package (see README "Use it from JavaScript")
 import { build } from 'vite';
@@ -10,7 +10,7 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const at = (p) => fileURLToPath(new URL(`../${p}`, import.meta.url));
 const mtime = (p) => { try { return statSync(at(p)).mtimeMs; } catch { return 0; } };
 
-const VENDOR = ['d3', 'gifenc'];
+const VENDOR = ['d3', 'gifenc', 'tokenizers'];
 
 // The math font the page's MathML uses (Noto Sans Math: an OpenType MATH table, so fences and matrices stretch
 // the same in Chromium, Firefox and WebKit, whatever fonts the reader has).

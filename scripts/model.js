@@ -108,7 +108,7 @@ async function main() {
   const text = new TextDecoder().decode(read('text', a.text));
   let lm;
   try {
-    lm = pe.loadLanguageModel(files(a));
+    lm = await pe.loadLanguageModel(files(a));
     if (a.context) lm.context = a.context;
     let tokens = lm.encode(text);
     if (a.length) {

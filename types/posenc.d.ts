@@ -1262,11 +1262,12 @@ export interface Posenc {
   readonly encodings: readonly EncodingInfo[];
   /**
    * A real, trained language model (Llama or Qwen2 architecture) from the bytes of its files, for its loss by
-   * position and attention past its context, with any HF RoPE scaling. Call {@link LanguageModel.delete} when done.
+   * position and attention past its context, with any HF RoPE scaling (asynchronous: an HF tokenizer's code is
+   * imported when a tokenizer.json is given). Call {@link LanguageModel.delete} when done.
    * @throws {TypeError|RangeError} naming the file and the problem (truncated, lying sizes, an unsupported
    *   dtype or architecture by name, NaN weights); nothing is left allocated.
    */
-  loadLanguageModel(files: LanguageModelFiles): LanguageModel;
+  loadLanguageModel(files: LanguageModelFiles): Promise<LanguageModel>;
   /** A seeded batch generator. */
   createTask(options?: TaskOptions): Task;
   /**

@@ -41,8 +41,8 @@ function reference(scaling, T) {
   return lines;
 }
 
-sharedTest('stories260K .bin: token ids and NLL equal the float64 reference at T = 512 (4 scalings) and 2048', () => {
-  const lm = pe.loadLanguageModel({ model: readShared('stories260K.bin'), tokenizer: readShared('tok512.bin') });
+sharedTest('stories260K .bin: token ids and NLL equal the float64 reference at T = 512 (4 scalings) and 2048', async () => {
+  const lm = await pe.loadLanguageModel({ model: readShared('stories260K.bin'), tokenizer: readShared('tok512.bin') });
   try {
     expect([lm.config.context, lm.contextSource, lm.config.layout, lm.config.kvHeads]).toEqual([512, 'trained', 'interleaved', 4]);
     const ids = lm.encode(STORY);
@@ -58,9 +58,9 @@ sharedTest('stories260K .bin: token ids and NLL equal the float64 reference at T
   }
 }, 120000);
 
-sharedTest('stories260K GGUF gives the .bin\'s NLL exactly; its context 2048 is flagged as a converter default', () => {
-  const bin = pe.loadLanguageModel({ model: readShared('stories260K.bin'), tokenizer: readShared('tok512.bin') });
-  const gguf = pe.loadLanguageModel({ model: readShared('stories260K.gguf') });
+sharedTest('stories260K GGUF gives the .bin\'s NLL exactly; its context 2048 is flagged as a converter default', async () => {
+  const bin = await pe.loadLanguageModel({ model: readShared('stories260K.bin'), tokenizer: readShared('tok512.bin') });
+  const gguf = await pe.loadLanguageModel({ model: readShared('stories260K.gguf') });
   try {
     expect([gguf.config.format, gguf.context, gguf.contextSource]).toEqual(['gguf', 2048, 'converter default']);
     const ids = bin.encode(STORY).subarray(0, 1024);
@@ -100,7 +100,7 @@ function permute(w, heads, rows, cols) {
   return out;
 }
 
-sharedTest('stories260K converted to HF safetensors (Q, K permuted), config.json and tokenizer.json: the same ids and NLL', () => {
+sharedTest('stories260K converted to HF safetensors (Q, K permuted), config.json and tokenizer.json: the same ids and NLL', async () => {
   const raw = readShared('stories260K.bin');
   const h = new Int32Array(raw.buffer.slice(0, 28));
   const [dim, hidden, L, H, KV, V, seq] = h;
@@ -129,8 +129,8 @@ sharedTest('stories260K converted to HF safetensors (Q, K permuted), config.json
     num_attention_heads: H, num_key_value_heads: KV, vocab_size: V, max_position_embeddings: seq, rms_norm_eps: 1e-5, rope_theta: 10000,
     tie_word_embeddings: true, attention_bias: false };
   const tokenizer = JSON.stringify(sentencepieceTokenizerJson(readLlama2cTokenizer(readShared('tok512.bin'), V)));
-  const hf = pe.loadLanguageModel({ model: safetensors(tensors), config: JSON.stringify(config), tokenizer, tokenizerConfig: { bos_token: '<s>' } });
-  const bin = pe.loadLanguageModel({ model: raw, tokenizer: readShared('tok512.bin') });
+  const hf = await pe.loadLanguageModel({ model: safetensors(tensors), config: JSON.stringify(config), tokenizer, tokenizerConfig: { bos_token: '<s>' } });
+  const bin = await pe.loadLanguageModel({ model: raw, tokenizer: readShared('tok512.bin') });
   try {
     expect([hf.config.format, hf.config.layout, hf.context, hf.contextSource, hf.config.parameters]).toEqual(['safetensors', 'half', 512, 'file', bin.config.parameters]);
     const ids = bin.encode(STORY).subarray(0, 1024);
@@ -215,10 +215,10 @@ test.each([
   ['Qwen2 biases, untied, GQA 4/2', { seed: 1, dim: 32, layers: 2, heads: 4, kvHeads: 2, headDim: 8, hidden: 48, vocab: 37, bias: true, tied: false, partial: 1, theta: 1e4 }],
   ['head_dim 64, tied', { seed: 2, dim: 64, layers: 1, heads: 2, kvHeads: 1, headDim: 64, hidden: 40, vocab: 29, bias: false, tied: true, partial: 1, theta: 5e5 }],
   ['partial rotary 0.5', { seed: 3, dim: 32, layers: 2, heads: 2, kvHeads: 2, headDim: 16, hidden: 24, vocab: 23, bias: false, tied: false, partial: 0.5, theta: 100 }],
-])('a tiny random model as safetensors (%s) equals a plain float64 forward', (_, shape) => {
+])('a tiny random model as safetensors (%s) equals a plain float64 forward', async (_, shape) => {
   const p = tinyModel(shape);
   const { model, config } = tinyFiles(p);
-  const lm = pe.loadLanguageModel({ model, config });
+  const lm = await pe.loadLanguageModel({ model, config });
   try {
     expect([lm.config.arch, lm.config.qkvBias, lm.config.tiedEmbeddings, lm.config.rotaryDim]).toEqual([shape.bias ? 'qwen2' : 'llama', shape.bias, shape.tied, p.rot]);
     const ids = Array.from({ length: 40 }, (_, i) => (i * 7 + 3) % shape.vocab);
@@ -230,7 +230,7 @@ test.each([
   }
 });
 
-test('hostile files and arguments: a TypeError or RangeError naming the problem; nothing leaks; the module still works', () => {
+test('hostile files and arguments: a TypeError or RangeError naming the problem; nothing leaks; the module still works', async () => {
   const p = tinyModel({ seed: 4, dim: 16, layers: 1, heads: 2, kvHeads: 2, headDim: 8, hidden: 16, vocab: 11, bias: false, tied: true, partial: 1, theta: 1e4 });
   const { model, config } = tinyFiles(p);
   const ok = () => pe.loadLanguageModel({ model, config });
@@ -238,7 +238,7 @@ test('hostile files and arguments: a TypeError or RangeError naming the problem;
   new DataView(nan.buffer).setFloat32(nan.length - 4, NaN, true); // the last weight
   // One pass over every case; the second must leave the heap exactly where the first did (the first brings the
   // core's scratch buffers and the error message's string to their size).
-  const pass = () => {
+  const pass = async () => {
     const bad = [
       [() => pe.loadLanguageModel({ model: model.subarray(0, 100), config }), RangeError, /is truncated|past the/],
       [() => pe.loadLanguageModel({ model: nan, config }), RangeError, /NaN/],
@@ -252,11 +252,11 @@ test('hostile files and arguments: a TypeError or RangeError naming the problem;
     ];
     for (const [call, type, re] of bad) {
       let err;
-      try { call().delete(); } catch (e) { err = e; }
+      try { (await call()).delete(); } catch (e) { err = e; }
       expect([re.source, err?.constructor?.name]).toEqual([re.source, type.name]);
       expect(err.message).toMatch(re);
     }
-    const lm = ok();
+    const lm = await ok();
     for (const [args, type, re] of [
       [[[0]], RangeError, /tokens must hold 2 to 131072 ids/], [[[0, 11]], RangeError, /tokens\[1\] must be an integer in \[0, 10\]/],
       [[[0, 1], { scaling: { rope_type: 'warp' } }], RangeError, /scaling.rope_type/], [[[0, 1], { mapLayer: 1 }], RangeError, /mapLayer/],
@@ -273,9 +273,9 @@ test('hostile files and arguments: a TypeError or RangeError naming the problem;
     lm.delete();
     expect(() => lm.forward([1, 2])).toThrow(/deleted/);
   };
-  pass();
+  await pass();
   const heap = pe.heapBytes();
-  pass();
+  await pass();
   expect(pe.heapBytes()).toBe(heap);
 });
 

@@ -1,10 +1,10 @@
 // Hugging Face tokenizer.json (BPE with byte fallback as Llama's, byte-level BPE as GPT-2's, SmolLM's
 // and Qwen's), through @huggingface/tokenizers (tokenizers.js: about 37 KB minified, no dependencies;
-// the same code transformers.js runs). A stranger's file is hostile until proven otherwise: its JSON
+// the same code transformers.js runs), imported only when a tokenizer.json is read: from web/vendor/ (bundled
+// there by scripts/build-dist.js, as the pages take no bare module names), and by bundlers into dist/. A stranger's file is hostile until proven otherwise: its JSON
 // passes plainJson's limits, its shape is checked before the library sees it, and whatever the library
 // throws on it comes back as a RangeError naming the file. Token ids are checked against the model's
 // vocabulary by the caller (the loader knows the vocab size).
-import { Tokenizer } from '@huggingface/tokenizers';
 import { plainJson } from './json-guard.js';
 import { show } from './validate.js';
 
@@ -17,9 +17,9 @@ const plain = (x) => JSON.parse(JSON.stringify(x));
 
 /**
  * A tokenizer from tokenizer.json (JSON text or a parsed object) and, optionally, tokenizer_config.json.
- * Returns {encode(text, {addSpecialTokens = true}) -> Int32Array, decode(ids) -> string, vocabSize, bos}.
+ * Resolves to {encode(text, {addSpecialTokens = true}) -> Int32Array, decode(ids) -> string, vocabSize, bos}.
  */
-export function createHfTokenizer(tokenizerJson, { config = {}, name = 'tokenizer.json' } = {}) {
+export async function createHfTokenizer(tokenizerJson, { config = {}, name = 'tokenizer.json' } = {}) {
   const json = plain(plainJson(tokenizerJson, name, LIMITS));
   const cfg = plain(plainJson(config, 'tokenizer_config.json'));
   const model = json.model;
@@ -34,6 +34,7 @@ export function createHfTokenizer(tokenizerJson, { config = {}, name = 'tokenize
     throw new RangeError(`${name}: model.vocab must give every token an integer id in [0, 2^24) (got ${show(ids.find((id) => !Number.isInteger(id) || id < 0 || id >= 1 << 24) ?? 'no tokens')})`);
   if (model.type === 'BPE' && model.merges != null && !Array.isArray(model.merges))
     throw new TypeError(`${name}: model.merges must be a list (got ${show(model.merges)})`);
+  const { Tokenizer } = await import('../vendor/tokenizers.js');
   let tok;
   try {
     tok = new Tokenizer(json, cfg);

@@ -4,7 +4,7 @@
 // and the forward; this module checks the caller's arguments, reads the formats that are JSON
 // (safetensors headers, config.json through the one config reader, tokenizer.json), and owns memory.
 //
-//   const lm = pe.loadLanguageModel({ model: binBytes, tokenizer: tokBytes });
+//   const lm = await pe.loadLanguageModel({ model: binBytes, tokenizer: tokBytes });
 //   const ids = lm.encode(text);
 //   const { nll } = lm.forward(ids, { scaling: { rope_type: 'yarn', factor: 4 } });
 //   lm.delete();
@@ -58,7 +58,7 @@ export function createLanguageModelApi(mod) {
     return mod.HEAPU32[out / 4];
   };
 
-  function fromSafetensors(files) {
+  async function fromSafetensors(files) {
     if (files.config == null) throw new TypeError('config must be the model\'s config.json (text, bytes or object): safetensors files carry no architecture');
     const arch = describeArchitecture(plainJson(jsonOf('config', files.config), 'config.json'));
     const family = HF_ARCHS[arch.modelType];
@@ -109,7 +109,7 @@ export function createLanguageModelApi(mod) {
     let tokenizer = null;
     if (files.tokenizer != null) {
       try {
-        tokenizer = createHfTokenizer(jsonOf('tokenizer', files.tokenizer), { config: files.tokenizerConfig == null ? {} : jsonOf('tokenizerConfig', files.tokenizerConfig) });
+        tokenizer = await createHfTokenizer(jsonOf('tokenizer', files.tokenizer), { config: files.tokenizerConfig == null ? {} : jsonOf('tokenizerConfig', files.tokenizerConfig) });
       } catch (e) {
         mod.lmDelete(h);
         throw e;
@@ -121,14 +121,15 @@ export function createLanguageModelApi(mod) {
   /**
    * A language model from its files: {model} (a llama2.c .bin, a GGUF, or a .safetensors file), plus for a .bin
    * {tokenizer: tokenizer.bin}, for safetensors {config: config.json, tokenizer: tokenizer.json, tokenizerConfig,
-   * index: model.safetensors.index.json and shards: {file name: bytes} when sharded}. Call delete() when done.
+   * index: model.safetensors.index.json and shards: {file name: bytes} when sharded}. Resolves to the model (an async
+   * call: an HF tokenizer's code is imported when one is given). Call delete() when done.
    */
-  function loadLanguageModel(files) {
+  async function loadLanguageModel(files) {
     const f = v.options('loadLanguageModel files', files);
     v.knownKeys('loadLanguageModel files', f, ['model', 'tokenizer', 'config', 'tokenizerConfig', 'index', 'shards', 'format']);
     const format = f.format == null ? (f.model == null && f.index != null ? 'safetensors' : sniffFormat(f.model)) : v.oneOf('format', f.format, SOURCES);
     let h, tokenizer = null, defaultScaling = null, note = '', coreTokenizer = false;
-    if (format === 'safetensors') ({ h, tokenizer, defaultScaling, note } = fromSafetensors(f));
+    if (format === 'safetensors') ({ h, tokenizer, defaultScaling, note } = await fromSafetensors(f));
     else {
       const model = bytesOf('model', f.model);
       h = scope(mod, (m) => withBytes(m, model, (p, n) => handleFrom(m, (out) => (format === 'gguf' ? mod.lmLoadGguf(p, n, out) : mod.lmLoadLlama2c(p, n, out)))));
