@@ -8,7 +8,6 @@ import { createEncodings } from './encodings.js';
 import { createModelApi } from './model.js';
 import { createTaskApi } from './tasks.js';
 import { createTrainer } from './train.js';
-import { createLanguageModelApi } from './lm.js';
 
 export { simdSupported, compileWasm };
 export { ROPE_TYPES } from './scaling.js';
@@ -41,6 +40,5 @@ export async function loadPosenc(options = {}) {
     encodings: mod.encodingList(),
     ...tasks,
     ...createTrainer(mod, tasks),
-    ...createLanguageModelApi(mod),
   });
 }
