@@ -27,12 +27,12 @@ const jsonOut = arg('--json', null);
 
 // Six explorers: different encodings, tasks, views, heads and lengths (all of them have shipped checkpoints).
 const ELEMENTS = [
-  'encodings="learned,sinusoidal,alibi,rope" train-length="32" sweep-factor="8" autoplay',
+  'encodings="learned,sinusoidal,alibi" train-length="32" sweep-factor="8" autoplay',
   'encodings="none,rope" task="reverse" train-length="32" sweep-factor="4" view="maps" head="0" autoplay',
   'encodings="t5,shaw,fire" task="retrieval" train-length="32" sweep-factor="16" autoplay',
   'encodings="xpos,prope,rope_random" train-length="32" sweep-factor="16" head="1" autoplay',
   'encodings="alibi,learned_random" task="markov" train-length="32" sweep-factor="8" autoplay',
-  'encodings="rope,alibi,fire,none" task="kth_retrieval" train-length="32" sweep-factor="4" layer="2" autoplay',
+  'encodings="rope,fire,none" task="kth_retrieval" train-length="32" sweep-factor="4" layer="2" autoplay',
 ];
 const PAGE = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>posenc soak</title><link rel="icon" href="data:,">
 <script type="module" src="/dist/explorer.js"></script></head><body>
