@@ -27,7 +27,7 @@ export function screenshotDir() {
 // Runs in the page (sent by each driver as source, so it must be self-contained): the element a
 // selector names (' >>> ' steps into an open shadow root), scrolled into view, with its box in
 // viewport CSS px and, for a range input, its value range.
-function boxInPage([selector, nth]) {
+function boxInPage([selector, nth, noScroll]) {
   let scope = document, el = null;
   const parts = selector.split('>>>').map((s) => s.trim());
   for (let i = 0; i < parts.length && scope; i++) {
@@ -36,7 +36,7 @@ function boxInPage([selector, nth]) {
     scope = el?.shadowRoot ?? el;
   }
   if (!el) return null;
-  el.scrollIntoView({ block: 'center', inline: 'center' });
+  if (!noScroll) el.scrollIntoView({ block: 'center', inline: 'center' });
   const r = el.getBoundingClientRect();
   return { x: r.left, y: r.top, w: r.width, h: r.height, min: Number(el.min), max: Number(el.max), value: Number(el.value) };
 }
@@ -75,9 +75,18 @@ class EnginePage {
     return b;
   }
 
-  /** A real mouse click at the centre of the element. */
+  /**
+   * A real mouse click at the centre of the element, once it has stopped moving (as Playwright waits for): after
+   * the scroll, content above it may still be laying out (rows drawn as they come into view) and move it.
+   */
   async click(selector, nth = 0) {
-    const b = await this.box(selector, nth);
+    let b = await this.box(selector, nth);
+    for (let i = 0; i < 20; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      const now = await this.evaluate(boxInPage, [selector, nth, true]);
+      if (!now || (now.x === b.x && now.y === b.y && now.w === b.w && now.h === b.h)) break;
+      b = now;
+    }
     await this.mouseClick(Math.round(b.x + b.w / 2), Math.round(b.y + b.h / 2));
   }
 
