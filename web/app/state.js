@@ -56,6 +56,8 @@ export const SCHEMA = {
   // "Your model's RoPE": a shipped config (or 'pasted': the pasted text is not put in the URL) and the layer type shown
   ropeModel: oneOf('llama-3.1-8b', [...SHIPPED_IDS, 'pasted']),
   ropeLayerType: int(0, 0, 7),
+  // lost in the middle: the input length of the depth lines (0: the longest measured)
+  retrievalLength: int(0, 0, 2048),
   // page
   theme: oneOf('auto', ['auto', 'light', 'dark']),
   perf: flag(false),
