@@ -689,6 +689,59 @@ export interface ModelOptions {
   randomLength?: number;
 }
 
+type FileBytes = Uint8Array | ArrayBuffer;
+/** The files of {@link Posenc.loadLanguageModel}. The format is read from the model's first bytes unless given. */
+export interface LanguageModelFiles {
+  /** A llama2.c `.bin`, a GGUF (F32, F16, BF16, Q8_0), or a `.safetensors` file (omit with `index`). */
+  model?: FileBytes;
+  /** llama2.c `tokenizer.bin` for a `.bin`; HF `tokenizer.json` (text, bytes or object) for safetensors; none for GGUF. */
+  tokenizer?: FileBytes | string | object;
+  /** HF `config.json` (text, bytes or object): required for safetensors. */
+  config?: FileBytes | string | object;
+  /** HF `tokenizer_config.json` (its bos_token). */
+  tokenizerConfig?: FileBytes | string | object;
+  /** A sharded model's `model.safetensors.index.json`, with each shard it names in `shards`. */
+  index?: FileBytes | string | object;
+  shards?: Record<string, FileBytes>;
+  format?: 'llama2c' | 'gguf' | 'safetensors';
+}
+/** A loaded language model ({@link Posenc.loadLanguageModel}). */
+export interface LanguageModel {
+  readonly config: Readonly<{
+    arch: 'llama' | 'qwen2'; source: 'llama2c' | 'gguf' | 'safetensors'; format: 'llama2c' | 'gguf' | 'safetensors';
+    dim: number; hiddenDim: number; layers: number; heads: number; kvHeads: number; vocabSize: number; headDim: number;
+    rotaryDim: number; ropeTheta: number; normEps: number; tiedEmbeddings: boolean; qkvBias: boolean; context: number;
+    contextSource: 'trained' | 'file' | 'converter default'; layout: 'interleaved' | 'half'; parameters: number;
+  }>;
+  /** The original context that scalings extend: the file's unless set (an integer in [1, 131072]). */
+  context: number;
+  /** Where the file's context came from; 'converter default' means it is probably not the trained context. */
+  readonly contextSource: 'trained' | 'file' | 'converter default';
+  readonly hasTokenizer: boolean;
+  /** Why there is no tokenizer ('' when there is one). */
+  readonly tokenizerNote: string;
+  /** Token ids of `text`, BOS first unless `bos: false`. @throws {RangeError} when the model has no tokenizer. */
+  encode(text: string, options?: { bos?: boolean }): Int32Array;
+  /** The text of one token. */
+  piece(id: number): string;
+  /**
+   * One forward over 2..131072 token ids. `scaling`: an HF rope_scaling object (unset context keys take
+   * {@link LanguageModel.context}), null for none, default the model's own.
+   */
+  forward(tokens: ArrayLike<number>, options?: { scaling?: RopeScaling | null; stats?: boolean; mapLayer?: number; mapPx?: number }): {
+    /** [T-1]: nll[i] = -log p(tokens[i+1] | tokens[0..i]). */
+    nll: Float32Array;
+    /** [layers*heads] mean attention entropy (nats) and mass on the first token, with stats: true. */
+    entropy: Float32Array | null;
+    sink: Float32Array | null;
+    /** [heads, px, px] pooled maps of mapLayer (-1 above the diagonal) and their peaks. */
+    maps: Float32Array | null;
+    peaks: Float32Array | null;
+    px: number;
+  };
+  delete(): void;
+}
+
 /** What checkpoint bytes hold ({@link Posenc.readCheckpoint}). */
 export interface CheckpointInfo {
   readonly config: ModelConfig;
@@ -1207,6 +1260,14 @@ export interface Posenc {
   readCheckpoint(bytes: Uint8Array | ArrayBuffer): CheckpointInfo;
   /** The module's encoding registry (the same entries as {@link ENCODING_INFO}). */
   readonly encodings: readonly EncodingInfo[];
+  /**
+   * A real, trained language model (Llama or Qwen2 architecture) from the bytes of its files, for its loss by
+   * position and attention past its context, with any HF RoPE scaling (asynchronous: an HF tokenizer's code is
+   * imported when a tokenizer.json is given). Call {@link LanguageModel.delete} when done.
+   * @throws {TypeError|RangeError} naming the file and the problem (truncated, lying sizes, an unsupported
+   *   dtype or architecture by name, NaN weights); nothing is left allocated.
+   */
+  loadLanguageModel(files: LanguageModelFiles): Promise<LanguageModel>;
   /** A seeded batch generator. */
   createTask(options?: TaskOptions): Task;
   /**

@@ -8,6 +8,7 @@ import { createEncodings } from './encodings.js';
 import { createModelApi } from './model.js';
 import { createTaskApi } from './tasks.js';
 import { createTrainer } from './train.js';
+import { createLanguageModelApi } from './lm.js';
 
 export { simdSupported, compileWasm };
 export { ROPE_TYPES } from './scaling.js';
@@ -40,5 +41,6 @@ export async function loadPosenc(options = {}) {
     encodings: mod.encodingList(),
     ...tasks,
     ...createTrainer(mod, tasks),
+    ...createLanguageModelApi(mod),
   });
 }
