@@ -134,11 +134,12 @@ export async function instantiate(options = {}, spec = PAGE) {
       };
     });
   } else if (options.wasmBinary) moduleArgs.wasmBinary = options.wasmBinary;
-  else if (isNode && String(url).startsWith('file:')) moduleArgs.wasmBinary = await readNodeFile(new URL(String(url)));
   // Always given, so the glue never forms its own default URL either.
   moduleArgs.locateFile = () => String(url ?? `${spec.name}-${flavour}.wasm`);
   const { default: create } = await spec.glue[flavour]();
   try {
+    if (!moduleArgs.wasmBinary && !options.wasmModule && isNode && String(url).startsWith('file:'))
+      moduleArgs.wasmBinary = await readNodeFile(new URL(String(url))); // a missing file is named like a failed fetch
     const mod = await Promise.race([create(moduleArgs), instantiateFailed]);
     return { mod, flavour };
   } catch (e) {
