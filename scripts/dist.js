@@ -92,6 +92,23 @@ function packageReferences({ wasmBeside = false } = {}) {
   };
 }
 
+/**
+ * For the builds that are one file each (posenc.single.js, standalone.html, the two Workers): index.js's lazy
+ * import of the language models (lm.js, its module's glue and the tokenizer library) becomes a refusal that
+ * says where they are, so none of it is inlined where it is never used; the language models' .wasm is
+ * fetched on demand by the library ('posenc'), never inlined.
+ */
+const NO_LM = '\0posenc-no-language-models';
+function noLanguageModels() {
+  return {
+    name: 'posenc-no-language-models',
+    enforce: 'pre',
+    resolveId: (id, importer) => (id === './lm.js' && /[\\/]web[\\/]lib[\\/]index\.js$/.test(importer ?? '') ? NO_LM : null),
+    load: (id) => (id === NO_LM ? `export const loadLanguageModelApi = () => Promise.reject(new RangeError(
+  "loadLanguageModel: this one-file build of posenc has no language-model module (a separate file, fetched on demand): import { loadPosenc } from 'posenc' to use it"));\n` : null),
+  };
+}
+
 const common = (root) => ({ configFile: false, logLevel: 'warn', root, publicDir: false, plugins: [packageReferences()] });
 
 /** Bundles `entry` into one ES module with the wasm (and checkpoints) inlined; returns its code. */
@@ -99,7 +116,7 @@ async function buildOneFile({ root, at, out, entry }) {
   const tmp = join(out, 'one-file-tmp');
   await build({
     ...common(root),
-    plugins: [inlineAssets(at), noFetchedAssets(), packageReferences()],
+    plugins: [inlineAssets(at), noFetchedAssets(), noLanguageModels(), packageReferences()],
     build: {
       outDir: tmp, emptyOutDir: true, target: 'es2022', minify: true, assetsInlineLimit: 0,
       copyPublicDir: false, reportCompressedSize: false,
@@ -116,7 +133,7 @@ async function buildOneFile({ root, at, out, entry }) {
 async function buildWorker({ at, out, entry, name }) {
   await build({
     ...common(at('web')),
-    plugins: [packageReferences({ wasmBeside: true })],
+    plugins: [noLanguageModels(), packageReferences({ wasmBeside: true })],
     build: {
       outDir: join(out, 'assets'), emptyOutDir: false, target: 'es2022', minify: true, assetsInlineLimit: 0, modulePreload: false,
       copyPublicDir: false, reportCompressedSize: false,

@@ -173,6 +173,8 @@ export interface LoadOptions {
   /**
    * As in Emscripten: called with the file name (`'posenc-simd.wasm'` or
    * `'posenc-scalar.wasm'`), returns where to fetch it. Ignored when `wasmUrl` is given.
+   * Also asked for the language models' module (`'posenc-lm-simd.wasm'` or `'posenc-lm-scalar.wasm'`)
+   * when {@link Posenc.loadLanguageModel} first needs it, unless `lmWasmUrl` is given.
    */
   locateFile?: (file: WasmFileName) => string | URL;
   /**
@@ -186,6 +188,12 @@ export interface LoadOptions {
    * Pass the `build` that compileWasm returned with it.
    */
   wasmModule?: WebAssembly.Module;
+  /**
+   * Where to fetch the language models' `.wasm` (a module of its own, fetched only by the first
+   * {@link Posenc.loadLanguageModel} call, in the same build as the page's module; default: next to
+   * its glue, or `locateFile`'s answer). In Node a `file:` URL or an absolute file path.
+   */
+  lmWasmUrl?: string | URL;
 }
 
 /**
@@ -197,8 +205,8 @@ export interface LoadOptions {
  */
 export declare function compileWasm(options?: LoadOptions): Promise<{ module: WebAssembly.Module; build: Build }>;
 
-/** File names of the two wasm builds, as passed to {@link LoadOptions.locateFile}. */
-export type WasmFileName = 'posenc-simd.wasm' | 'posenc-scalar.wasm';
+/** File names of the wasm builds (the page's module and the language models'), as passed to {@link LoadOptions.locateFile}. */
+export type WasmFileName = 'posenc-simd.wasm' | 'posenc-scalar.wasm' | 'posenc-lm-simd.wasm' | 'posenc-lm-scalar.wasm';
 
 /**
  * Loads and instantiates the wasm module. Each call instantiates a new module; share the
@@ -689,6 +697,59 @@ export interface ModelOptions {
   randomLength?: number;
 }
 
+type FileBytes = Uint8Array | ArrayBuffer;
+/** The files of {@link Posenc.loadLanguageModel}. The format is read from the model's first bytes unless given. */
+export interface LanguageModelFiles {
+  /** A llama2.c `.bin`, a GGUF (F32, F16, BF16, Q8_0), or a `.safetensors` file (omit with `index`). */
+  model?: FileBytes;
+  /** llama2.c `tokenizer.bin` for a `.bin`; HF `tokenizer.json` (text, bytes or object) for safetensors; none for GGUF. */
+  tokenizer?: FileBytes | string | object;
+  /** HF `config.json` (text, bytes or object): required for safetensors. */
+  config?: FileBytes | string | object;
+  /** HF `tokenizer_config.json` (its bos_token). */
+  tokenizerConfig?: FileBytes | string | object;
+  /** A sharded model's `model.safetensors.index.json`, with each shard it names in `shards`. */
+  index?: FileBytes | string | object;
+  shards?: Record<string, FileBytes>;
+  format?: 'llama2c' | 'gguf' | 'safetensors';
+}
+/** A loaded language model ({@link Posenc.loadLanguageModel}). */
+export interface LanguageModel {
+  readonly config: Readonly<{
+    arch: 'llama' | 'qwen2'; source: 'llama2c' | 'gguf' | 'safetensors'; format: 'llama2c' | 'gguf' | 'safetensors';
+    dim: number; hiddenDim: number; layers: number; heads: number; kvHeads: number; vocabSize: number; headDim: number;
+    rotaryDim: number; ropeTheta: number; normEps: number; tiedEmbeddings: boolean; qkvBias: boolean; context: number;
+    contextSource: 'trained' | 'file' | 'converter default'; layout: 'interleaved' | 'half'; parameters: number;
+  }>;
+  /** The original context that scalings extend: the file's unless set (an integer in [1, 131072]). */
+  context: number;
+  /** Where the file's context came from; 'converter default' means it is probably not the trained context. */
+  readonly contextSource: 'trained' | 'file' | 'converter default';
+  readonly hasTokenizer: boolean;
+  /** Why there is no tokenizer ('' when there is one). */
+  readonly tokenizerNote: string;
+  /** Token ids of `text`, BOS first unless `bos: false`. @throws {RangeError} when the model has no tokenizer. */
+  encode(text: string, options?: { bos?: boolean }): Int32Array;
+  /** The text of one token. */
+  piece(id: number): string;
+  /**
+   * One forward over 2..131072 token ids. `scaling`: an HF rope_scaling object (unset context keys take
+   * {@link LanguageModel.context}), null for none, default the model's own.
+   */
+  forward(tokens: ArrayLike<number>, options?: { scaling?: RopeScaling | null; stats?: boolean; mapLayer?: number; mapPx?: number }): {
+    /** [T-1]: nll[i] = -log p(tokens[i+1] | tokens[0..i]). */
+    nll: Float32Array;
+    /** [layers*heads] mean attention entropy (nats) and mass on the first token, with stats: true. */
+    entropy: Float32Array | null;
+    sink: Float32Array | null;
+    /** [heads, px, px] pooled maps of mapLayer (-1 above the diagonal) and their peaks. */
+    maps: Float32Array | null;
+    peaks: Float32Array | null;
+    px: number;
+  };
+  delete(): void;
+}
+
 /** What checkpoint bytes hold ({@link Posenc.readCheckpoint}). */
 export interface CheckpointInfo {
   readonly config: ModelConfig;
@@ -1117,9 +1178,9 @@ export interface Posenc {
   readonly build: Build;
   /** The SIMD instruction set the kernels were compiled for (e.g. `'sse4.1'` = wasm SIMD128, or `'scalar'`). */
   readonly simdArch: string;
-  /** Bytes currently allocated in the wasm heap (for leak checks). */
+  /** Bytes currently allocated in the wasm heaps (for leak checks): the page module's, plus the language models' once loaded. */
   heapBytes(): number;
-  /** Size of the wasm memory in bytes. */
+  /** Size of the wasm memories in bytes (the same two). */
   memoryBytes(): number;
 
   /**
@@ -1207,6 +1268,18 @@ export interface Posenc {
   readCheckpoint(bytes: Uint8Array | ArrayBuffer): CheckpointInfo;
   /** The module's encoding registry (the same entries as {@link ENCODING_INFO}). */
   readonly encodings: readonly EncodingInfo[];
+  /**
+   * A real, trained language model (Llama or Qwen2 architecture) from the bytes of its files, for its loss by
+   * position and attention past its context, with any HF RoPE scaling. The language models run in a wasm module
+   * of their own, fetched and instantiated by the first call ({@link LoadOptions.lmWasmUrl}); an HF tokenizer's
+   * code is imported when a tokenizer.json is given. Call {@link LanguageModel.delete} when done.
+   * @throws {TypeError|RangeError} naming the file and the problem (truncated, lying sizes, an unsupported
+   *   dtype or architecture by name, NaN weights); nothing is left allocated. A RangeError from `posenc/single`,
+   *   which has no language-model module.
+   * @throws {Error} the language models' `.wasm` could not be fetched or instantiated (the message has the URL);
+   *   the next call tries again.
+   */
+  loadLanguageModel(files: LanguageModelFiles): Promise<LanguageModel>;
   /** A seeded batch generator. */
   createTask(options?: TaskOptions): Task;
   /**

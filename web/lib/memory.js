@@ -5,8 +5,8 @@
 // wasm memory are re-created after the call, because ALLOW_MEMORY_GROWTH
 // detaches every old view when the heap grows.
 
-const VIEWS = { f32: 'HEAPF32', f64: 'HEAPF64', i32: 'HEAP32' };
-const CTORS = { f32: Float32Array, f64: Float64Array, i32: Int32Array };
+const VIEWS = { f32: 'HEAPF32', f64: 'HEAPF64', i32: 'HEAP32', u32: 'HEAPU32', u8: 'HEAPU8' };
+const CTORS = { f32: Float32Array, f64: Float64Array, i32: Int32Array, u32: Uint32Array, u8: Uint8Array };
 
 export function scope(mod, fn) {
   const owned = [];

@@ -1,0 +1,166 @@
+// embind layer for posenc::lm (real language models). As thin as bindings.cpp: bytes and
+// pointers in, status codes out (lastError() has the message); a loaded model is handed to JS as
+// an opaque address owned by the JS wrapper (lmDelete frees it).
+#include <emscripten/bind.h>
+#include <emscripten/val.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "bindings_common.hpp"
+#include "posenc/lm.hpp"
+
+namespace {
+
+using namespace posenc::wasm;
+using emscripten::val;
+namespace lm = posenc::lm;
+
+struct Handle {
+  lm::Model model;
+  std::optional<lm::Tokenizer> tokenizer;
+  std::string tokenizer_note;
+  std::vector<int32_t> tokens;  // the last lmEncode's ids
+};
+Handle& handle(ptr h) { return *at<Handle>(h); }
+
+// A config travels as doubles in this order (enums as their index).
+enum ConfigSlot {
+  kArch, kSource, kDim, kHidden, kLayers, kHeads, kKvHeads, kVocab, kHeadDim, kRotaryDim, kTheta, kEps, kTied, kBias,
+  kContext, kContextSource, kLayout, kConfigSlots
+};
+
+lm::Config unpack(const double* v) {
+  lm::Config c;
+  c.arch = static_cast<lm::Arch>(static_cast<int>(v[kArch]));
+  c.source = static_cast<lm::Source>(static_cast<int>(v[kSource]));
+  c.dim = static_cast<int>(v[kDim]);
+  c.hidden_dim = static_cast<int>(v[kHidden]);
+  c.n_layers = static_cast<int>(v[kLayers]);
+  c.n_heads = static_cast<int>(v[kHeads]);
+  c.n_kv_heads = static_cast<int>(v[kKvHeads]);
+  c.vocab_size = static_cast<int>(v[kVocab]);
+  c.head_dim = static_cast<int>(v[kHeadDim]);
+  c.rotary_dim = static_cast<int>(v[kRotaryDim]);
+  c.rope_theta = v[kTheta];
+  c.norm_eps = v[kEps];
+  c.tied_embeddings = v[kTied] != 0;
+  c.qkv_bias = v[kBias] != 0;
+  c.context = static_cast<int>(v[kContext]);
+  c.context_source = static_cast<lm::ContextSource>(static_cast<int>(v[kContextSource]));
+  return c;
+}
+
+int new_handle(Handle&& h, ptr out) {
+  *at<ptr>(out) = reinterpret_cast<ptr>(new Handle(std::move(h)));
+  return kOk;
+}
+
+int lm_load_llama2c(ptr bytes, double size, ptr out) {
+  return guard([&] { new_handle({lm::load_llama2c(at<const uint8_t>(bytes), static_cast<std::size_t>(size)), {}, {}, {}}, out); });
+}
+
+int lm_load_gguf(ptr bytes, double size, ptr out) {
+  return guard([&] {
+    lm::Loaded l = lm::load_gguf(at<const uint8_t>(bytes), static_cast<std::size_t>(size));
+    new_handle({std::move(l.model), std::move(l.tokenizer), std::move(l.tokenizer_note), {}}, out);
+  });
+}
+
+// names: JS array of strings; per tensor i: dtypes[i] (lm::DType), ranks[i], dims (all shapes
+// concatenated, as doubles), addresses[i], sizes[i] (bytes, as doubles).
+int lm_from_tensors(ptr config, val names, ptr dtypes, ptr ranks, ptr dims, ptr addresses, ptr sizes, ptr out) {
+  return guard([&] {
+    std::vector<lm::TensorBytes> t(names["length"].as<unsigned>());
+    const double* d = at<const double>(dims);
+    for (std::size_t i = 0; i < t.size(); ++i) {
+      t[i].name = names[i].as<std::string>();
+      t[i].dtype = static_cast<lm::DType>(at<const int32_t>(dtypes)[i]);
+      for (int r = 0; r < at<const int32_t>(ranks)[i]; ++r) t[i].shape.push_back(static_cast<int64_t>(*d++));
+      t[i].data = at<const uint8_t>(at<const uint32_t>(addresses)[i]);
+      t[i].bytes = static_cast<std::size_t>(at<const double>(sizes)[i]);
+    }
+    new_handle({lm::from_tensors(unpack(at<const double>(config)), t), {}, {}, {}}, out);
+  });
+}
+
+void lm_delete(ptr h) { delete at<Handle>(h); }
+
+int lm_config(ptr h, ptr values) {
+  return guard([&] {
+    const lm::Config& c = handle(h).model.config();
+    double* v = at<double>(values);
+    v[kArch] = static_cast<int>(c.arch);
+    v[kSource] = static_cast<int>(c.source);
+    v[kDim] = c.dim, v[kHidden] = c.hidden_dim, v[kLayers] = c.n_layers, v[kHeads] = c.n_heads;
+    v[kKvHeads] = c.n_kv_heads, v[kVocab] = c.vocab_size, v[kHeadDim] = c.hd(), v[kRotaryDim] = c.rd();
+    v[kTheta] = c.rope_theta, v[kEps] = c.norm_eps, v[kTied] = c.tied_embeddings, v[kBias] = c.qkv_bias;
+    v[kContext] = c.context, v[kContextSource] = static_cast<int>(c.context_source);
+    v[kLayout] = static_cast<int>(lm::rope_layout(c));
+  });
+}
+
+double lm_parameter_count(ptr h) { return static_cast<double>(handle(h).model.parameter_count()); }
+
+int lm_load_tokenizer(ptr h, ptr bytes, double size) {
+  return guard([&] {
+    Handle& m = handle(h);
+    m.tokenizer = lm::load_llama2c_tokenizer(at<const uint8_t>(bytes), static_cast<std::size_t>(size), m.model.config().vocab_size);
+  });
+}
+
+std::string lm_tokenizer_note(ptr h) { return handle(h).tokenizer ? "" : handle(h).tokenizer_note; }
+
+int lm_encode(ptr h, std::string text, bool add_bos) {
+  return guard([&] {
+    Handle& m = handle(h);
+    if (!m.tokenizer) throw posenc::Error(posenc::ErrorKind::Range, "the model has no tokenizer: " + m.tokenizer_note);
+    m.tokens = m.tokenizer->encode(text, add_bos);
+  });
+}
+ptr lm_tokens(ptr h) { return reinterpret_cast<ptr>(handle(h).tokens.data()); }
+int lm_token_count(ptr h) { return static_cast<int>(handle(h).tokens.size()); }
+std::string lm_piece(ptr h, int id) {
+  const Handle& m = handle(h);
+  return m.tokenizer && id >= 0 && id < m.tokenizer->size() ? m.tokenizer->piece(id) : "";
+}
+
+// Outputs (JS-allocated): nll [T-1]; entropy, sink [L*H] (when stats); maps [H*px*px], peaks [H]
+// (when map_layer >= 0).
+int lm_forward(ptr h, ptr tokens, int T, ptr scaling_slots, ptr long_factor, ptr short_factor, int factor_count,
+               bool stats, int map_layer, int map_px, ptr nll, ptr entropy, ptr sink, ptr maps, ptr peaks) {
+  return guard([&] {
+    lm::ForwardOptions o;
+    o.scaling = unpack_scaling(at<const double>(scaling_slots), long_factor, short_factor, factor_count);
+    o.head_stats = stats;
+    o.map_layer = map_layer;
+    o.map_px = map_px;
+    const lm::ForwardResult r = lm::forward(handle(h).model, at<const int32_t>(tokens), T, o);
+    std::copy(r.nll.begin(), r.nll.end(), at<float>(nll));
+    if (stats) std::copy(r.entropy.begin(), r.entropy.end(), at<float>(entropy));
+    if (stats) std::copy(r.sink.begin(), r.sink.end(), at<float>(sink));
+    if (map_layer >= 0) std::copy(r.maps.begin(), r.maps.end(), at<float>(maps));
+    if (map_layer >= 0) std::copy(r.peaks.begin(), r.peaks.end(), at<float>(peaks));
+  });
+}
+
+}  // namespace
+
+EMSCRIPTEN_BINDINGS(posenc_lm) {
+  using emscripten::function;
+  function("lmLoadLlama2c", &lm_load_llama2c);
+  function("lmLoadGguf", &lm_load_gguf);
+  function("lmFromTensors", &lm_from_tensors);
+  function("lmDelete", &lm_delete);
+  function("lmConfig", &lm_config);
+  function("lmParameterCount", &lm_parameter_count);
+  function("lmLoadTokenizer", &lm_load_tokenizer);
+  function("lmTokenizerNote", &lm_tokenizer_note);
+  function("lmEncode", &lm_encode);
+  function("lmTokens", &lm_tokens);
+  function("lmTokenCount", &lm_token_count);
+  function("lmPiece", &lm_piece);
+  function("lmForward", &lm_forward);
+}

@@ -1,0 +1,337 @@
+// Real language models through the JS API (pe.loadLanguageModel) and the CLI (npm run model), in Node:
+//  - stories260K (../shared; skipped with a notice where it is missing): token ids and NLL against the
+//    independent float64 reference (tests/lm/reference.py), .bin = GGUF, and the same weights converted to HF
+//    safetensors (Q and K permuted as HF's conversion does) with a config.json and a tokenizer.json;
+//  - tiny random models the test writes as safetensors (Qwen2 biases, untied, head_dim 64, partial rotary)
+//    against a plain float64 forward written here;
+//  - hostile files and arguments: a TypeError or RangeError naming the problem, nothing leaks, the module works;
+//  - the language models' own wasm module: fetched only by the first loadLanguageModel, in the page module's build.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { loadPosenc } from '../../web/lib/index.js';
+import { mulberry32 } from './reference.js';
+import { readLlama2cTokenizer, sentencepieceTokenizerJson, readShared, sharedTest, SHARED } from './lm-fixtures.js';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const STORY = readFileSync(join(root, 'tests/lm/story.txt'), 'utf8');
+const SCALINGS = { none: null, linear: { rope_type: 'linear', factor: 4 }, dynamic: { rope_type: 'dynamic', factor: 4 }, yarn: { rope_type: 'yarn', factor: 4 } };
+// The float64 reference and the float32 forward differ by float rounding over 5 layers and 512-2048 positions:
+// the C++ suite measured 1.1e-5 to 9.6e-5 as the largest NLL difference; the bound leaves room for the wasm build.
+const NLL_TOLERANCE = 5e-4;
+
+let pe, dir;
+beforeAll(async () => {
+  pe = await loadPosenc();
+  dir = mkdtempSync(join(tmpdir(), 'posenc-lm-'));
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const maxDiff = (a, b) => a.reduce((m, x, i) => Math.max(m, Math.abs(x - b[i])), 0);
+
+/** tests/lm/reference.py on the story: {tokens, nll} for `scaling` at length T. */
+function reference(scaling, T) {
+  const out = join(dir, `ref-${scaling}-${T}.txt`);
+  const args = [join(root, 'tests/lm/reference.py'), fileURLToPath(new URL('stories260K.bin', SHARED)), fileURLToPath(new URL('tok512.bin', SHARED)),
+    join(root, 'tests/lm/story.txt'), out, '--length', String(T), '--scaling', scaling];
+  if (scaling !== 'none') args.push('--factor', '4', '--original', '512');
+  execFileSync('/usr/bin/python3', args);
+  const lines = Object.fromEntries(readFileSync(out, 'utf8').trim().split('\n').map((l) => { const [k, ...xs] = l.split(' '); return [k, xs.map(Number)]; }));
+  return lines;
+}
+
+sharedTest('stories260K .bin: token ids and NLL equal the float64 reference at T = 512 (4 scalings) and 2048', async () => {
+  const lm = await pe.loadLanguageModel({ model: readShared('stories260K.bin'), tokenizer: readShared('tok512.bin') });
+  try {
+    expect([lm.config.context, lm.contextSource, lm.config.layout, lm.config.kvHeads]).toEqual([512, 'trained', 'interleaved', 4]);
+    const ids = lm.encode(STORY);
+    for (const [name, T] of [['none', 512], ['linear', 512], ['dynamic', 512], ['yarn', 512], ['none', 2048]]) {
+      const ref = reference(name, T);
+      expect(Array.from(ids.subarray(0, T))).toEqual(ref.tokens);
+      const { nll } = lm.forward(ids.subarray(0, T), { scaling: SCALINGS[name] });
+      const d = maxDiff(nll, ref.nll);
+      expect([name, T, d < NLL_TOLERANCE]).toEqual([name, T, true]);
+    }
+  } finally {
+    lm.delete();
+  }
+}, 120000);
+
+sharedTest('stories260K GGUF gives the .bin\'s NLL exactly; its context 2048 is flagged as a converter default', async () => {
+  const bin = await pe.loadLanguageModel({ model: readShared('stories260K.bin'), tokenizer: readShared('tok512.bin') });
+  const gguf = await pe.loadLanguageModel({ model: readShared('stories260K.gguf') });
+  try {
+    expect([gguf.config.format, gguf.context, gguf.contextSource]).toEqual(['gguf', 2048, 'converter default']);
+    const ids = bin.encode(STORY).subarray(0, 1024);
+    expect(Array.from(gguf.encode(STORY).subarray(0, 1024))).toEqual(Array.from(ids));
+    gguf.context = 512; // corrected, as a reader would: the scalings then extend the trained context
+    for (const sc of Object.values(SCALINGS)) expect(Array.from(gguf.forward(ids, { scaling: sc }).nll)).toEqual(Array.from(bin.forward(ids, { scaling: sc }).nll));
+  } finally {
+    bin.delete();
+    gguf.delete();
+  }
+}, 60000);
+
+// ---- HF safetensors, written by the test
+const F32 = (a) => new Uint8Array(Float32Array.from(a).buffer);
+function safetensors(tensors) { // [{name, shape, data: number[]}] as F32
+  const header = {};
+  let at = 0;
+  for (const t of tensors) {
+    header[t.name] = { dtype: 'F32', shape: t.shape, data_offsets: [at, at + 4 * t.data.length] };
+    at += 4 * t.data.length;
+  }
+  const json = new TextEncoder().encode(JSON.stringify(header));
+  const out = new Uint8Array(8 + json.length + at);
+  new DataView(out.buffer).setBigUint64(0, BigInt(json.length), true);
+  out.set(json, 8);
+  let p = 8 + json.length;
+  for (const t of tensors) { out.set(F32(t.data), p); p += 4 * t.data.length; }
+  return out;
+}
+/** HF's convert_llama_weights_to_hf permute: interleaved rows of each head -> the half-split layout. */
+function permute(w, heads, rows, cols) {
+  const hd = rows / heads, out = new Array(w.length);
+  for (let h = 0; h < heads; h++)
+    for (let i = 0; i < hd / 2; i++)
+      for (const [half, src] of [[0, 2 * i], [1, 2 * i + 1]])
+        for (let c = 0; c < cols; c++) out[(h * hd + half * (hd / 2) + i) * cols + c] = w[(h * hd + src) * cols + c];
+  return out;
+}
+
+sharedTest('stories260K converted to HF safetensors (Q, K permuted), config.json and tokenizer.json: the same ids and NLL', async () => {
+  const raw = readShared('stories260K.bin');
+  const h = new Int32Array(raw.buffer.slice(0, 28));
+  const [dim, hidden, L, H, KV, V, seq] = h;
+  const hd = dim / H;
+  const w = new Float32Array(raw.buffer.slice(28));
+  let at = 0;
+  const take = (n) => Array.from(w.subarray(at, (at += n)));
+  const emb = take(V * dim), att = take(L * dim), wq = take(L * dim * dim), wk = take(L * KV * hd * dim), wv = take(L * KV * hd * dim);
+  const wo = take(L * dim * dim), ffn = take(L * dim), w1 = take(L * hidden * dim), w2 = take(L * dim * hidden), w3 = take(L * hidden * dim), fin = take(dim);
+  const slice = (a, l, n) => a.slice(l * n, (l + 1) * n);
+  const tensors = [{ name: 'model.embed_tokens.weight', shape: [V, dim], data: emb }, { name: 'model.norm.weight', shape: [dim], data: fin }];
+  for (let l = 0; l < L; l++) {
+    const p = `model.layers.${l}.`;
+    tensors.push(
+      { name: `${p}input_layernorm.weight`, shape: [dim], data: slice(att, l, dim) },
+      { name: `${p}self_attn.q_proj.weight`, shape: [dim, dim], data: permute(slice(wq, l, dim * dim), H, dim, dim) },
+      { name: `${p}self_attn.k_proj.weight`, shape: [KV * hd, dim], data: permute(slice(wk, l, KV * hd * dim), KV, KV * hd, dim) },
+      { name: `${p}self_attn.v_proj.weight`, shape: [KV * hd, dim], data: slice(wv, l, KV * hd * dim) },
+      { name: `${p}self_attn.o_proj.weight`, shape: [dim, dim], data: slice(wo, l, dim * dim) },
+      { name: `${p}post_attention_layernorm.weight`, shape: [dim], data: slice(ffn, l, dim) },
+      { name: `${p}mlp.gate_proj.weight`, shape: [hidden, dim], data: slice(w1, l, hidden * dim) },
+      { name: `${p}mlp.down_proj.weight`, shape: [dim, hidden], data: slice(w2, l, dim * hidden) },
+      { name: `${p}mlp.up_proj.weight`, shape: [hidden, dim], data: slice(w3, l, hidden * dim) });
+  }
+  const config = { architectures: ['LlamaForCausalLM'], model_type: 'llama', hidden_size: dim, intermediate_size: hidden, num_hidden_layers: L,
+    num_attention_heads: H, num_key_value_heads: KV, vocab_size: V, max_position_embeddings: seq, rms_norm_eps: 1e-5, rope_theta: 10000,
+    tie_word_embeddings: true, attention_bias: false };
+  const tokenizer = JSON.stringify(sentencepieceTokenizerJson(readLlama2cTokenizer(readShared('tok512.bin'), V)));
+  const hf = await pe.loadLanguageModel({ model: safetensors(tensors), config: JSON.stringify(config), tokenizer, tokenizerConfig: { bos_token: '<s>' } });
+  const bin = await pe.loadLanguageModel({ model: raw, tokenizer: readShared('tok512.bin') });
+  try {
+    expect([hf.config.format, hf.config.layout, hf.context, hf.contextSource, hf.config.parameters]).toEqual(['safetensors', 'half', 512, 'file', bin.config.parameters]);
+    const ids = bin.encode(STORY).subarray(0, 1024);
+    expect(Array.from(hf.encode(STORY).subarray(0, 1024))).toEqual(Array.from(ids));
+    for (const sc of Object.values(SCALINGS)) expect(maxDiff(hf.forward(ids, { scaling: sc }).nll, bin.forward(ids, { scaling: sc }).nll)).toBeLessThan(1e-4);
+  } finally {
+    hf.delete();
+    bin.delete();
+  }
+}, 60000);
+
+// ---- tiny random models, against a plain float64 forward written here
+function tinyModel({ seed, dim, layers, heads, kvHeads, headDim, hidden, vocab, bias, tied, partial, theta }) {
+  const rnd = mulberry32(seed);
+  const r = (n, s = 0.3) => Array.from({ length: n }, () => (rnd() * 2 - 1) * s);
+  const p = { dim, layers, heads, kvHeads, headDim, hidden, vocab, bias, tied, rot: Math.floor(headDim * partial), theta, emb: r(vocab * dim, 1), L: [] };
+  for (let l = 0; l < layers; l++)
+    p.L.push({ an: r(dim, 0.2).map((x) => 1 + x), fn: r(dim, 0.2).map((x) => 1 + x), q: r(heads * headDim * dim), k: r(kvHeads * headDim * dim), v: r(kvHeads * headDim * dim),
+      o: r(dim * heads * headDim), bq: bias ? r(heads * headDim) : null, bk: bias ? r(kvHeads * headDim) : null, bv: bias ? r(kvHeads * headDim) : null,
+      g: r(hidden * dim), u: r(hidden * dim), d: r(dim * hidden) });
+  p.norm = r(dim, 0.2).map((x) => 1 + x);
+  p.head = tied ? null : r(vocab * dim, 1);
+  return p;
+}
+function tinyFiles(p) {
+  const t = [{ name: 'model.embed_tokens.weight', shape: [p.vocab, p.dim], data: p.emb }, { name: 'model.norm.weight', shape: [p.dim], data: p.norm }];
+  if (p.head) t.push({ name: 'lm_head.weight', shape: [p.vocab, p.dim], data: p.head });
+  p.L.forEach((l, i) => {
+    const n = `model.layers.${i}.`;
+    t.push({ name: `${n}input_layernorm.weight`, shape: [p.dim], data: l.an }, { name: `${n}post_attention_layernorm.weight`, shape: [p.dim], data: l.fn },
+      { name: `${n}self_attn.q_proj.weight`, shape: [p.heads * p.headDim, p.dim], data: l.q }, { name: `${n}self_attn.k_proj.weight`, shape: [p.kvHeads * p.headDim, p.dim], data: l.k },
+      { name: `${n}self_attn.v_proj.weight`, shape: [p.kvHeads * p.headDim, p.dim], data: l.v }, { name: `${n}self_attn.o_proj.weight`, shape: [p.dim, p.heads * p.headDim], data: l.o },
+      { name: `${n}mlp.gate_proj.weight`, shape: [p.hidden, p.dim], data: l.g }, { name: `${n}mlp.up_proj.weight`, shape: [p.hidden, p.dim], data: l.u },
+      { name: `${n}mlp.down_proj.weight`, shape: [p.dim, p.hidden], data: l.d });
+    if (p.bias) t.push({ name: `${n}self_attn.q_proj.bias`, shape: [p.heads * p.headDim], data: l.bq }, { name: `${n}self_attn.k_proj.bias`, shape: [p.kvHeads * p.headDim], data: l.bk },
+      { name: `${n}self_attn.v_proj.bias`, shape: [p.kvHeads * p.headDim], data: l.bv });
+  });
+  const config = { model_type: p.bias ? 'qwen2' : 'llama', hidden_size: p.dim, intermediate_size: p.hidden, num_hidden_layers: p.layers, num_attention_heads: p.heads,
+    num_key_value_heads: p.kvHeads, head_dim: p.headDim, vocab_size: p.vocab, max_position_embeddings: 64, rms_norm_eps: 1e-6, rope_theta: p.theta,
+    tie_word_embeddings: p.tied, ...(p.rot < p.headDim ? { partial_rotary_factor: p.rot / p.headDim } : {}) };
+  return { model: safetensors(t), config };
+}
+/** HF's Llama/Qwen2 forward in float64, plainly: NLL of each next token. */
+function plainForward(p, ids) {
+  const T = ids.length, D = p.dim, hd = p.headDim, rep = p.heads / p.kvHeads;
+  const mv = (W, x, rows, b) => Array.from({ length: rows }, (_, i) => { let s = b ? b[i] : 0; for (let j = 0; j < x.length; j++) s += W[i * x.length + j] * x[j]; return s; });
+  const rms = (x, w) => { const m = Math.sqrt(x.reduce((s, v) => s + v * v, 0) / x.length + 1e-6); return x.map((v, i) => (v / m) * w[i]); };
+  const rope = (vec, pos) => { // half layout over the first rot dims of each head
+    const out = vec.slice(), half = p.rot / 2;
+    for (let h = 0; h < vec.length / hd; h++)
+      for (let i = 0; i < half; i++) {
+        const a = pos * Math.pow(p.theta, (-2 * i) / p.rot), x1 = vec[h * hd + i], x2 = vec[h * hd + half + i];
+        out[h * hd + i] = x1 * Math.cos(a) - x2 * Math.sin(a);
+        out[h * hd + half + i] = x2 * Math.cos(a) + x1 * Math.sin(a);
+      }
+    return out;
+  };
+  let xs = ids.map((id) => p.emb.slice(id * D, (id + 1) * D));
+  for (const l of p.L) {
+    const hs = xs.map((x) => rms(x, l.an));
+    const q = hs.map((x, t) => rope(mv(l.q, x, p.heads * hd, l.bq), t)), k = hs.map((x, t) => rope(mv(l.k, x, p.kvHeads * hd, l.bk), t)), v = hs.map((x) => mv(l.v, x, p.kvHeads * hd, l.bv));
+    xs = xs.map((x, t) => {
+      const att = [];
+      for (let h = 0; h < p.heads; h++) {
+        const g = Math.floor(h / rep), s = [];
+        for (let j = 0; j <= t; j++) { let d = 0; for (let i = 0; i < hd; i++) d += q[t][h * hd + i] * k[j][g * hd + i]; s.push(d / Math.sqrt(hd)); }
+        const m = Math.max(...s), e = s.map((z) => Math.exp(z - m)), z = e.reduce((a, b) => a + b, 0);
+        for (let i = 0; i < hd; i++) att.push(e.reduce((acc, w, j) => acc + (w / z) * v[j][g * hd + i], 0));
+      }
+      return mv(l.o, att, D).map((y, i) => x[i] + y);
+    });
+    xs = xs.map((x) => { const h2 = rms(x, l.fn), g = mv(l.g, h2, p.hidden), u = mv(l.u, h2, p.hidden);
+      return mv(l.d, g.map((a, i) => (a / (1 + Math.exp(-a))) * u[i]), D).map((y, i) => x[i] + y); });
+  }
+  return ids.slice(1).map((next, t) => {
+    const logits = mv(p.head ?? p.emb, rms(xs[t], p.norm), p.vocab), m = Math.max(...logits);
+    return Math.log(logits.reduce((s, z) => s + Math.exp(z - m), 0)) + m - logits[next];
+  });
+}
+
+test.each([
+  ['Qwen2 biases, untied, GQA 4/2', { seed: 1, dim: 32, layers: 2, heads: 4, kvHeads: 2, headDim: 8, hidden: 48, vocab: 37, bias: true, tied: false, partial: 1, theta: 1e4 }],
+  ['head_dim 64, tied', { seed: 2, dim: 64, layers: 1, heads: 2, kvHeads: 1, headDim: 64, hidden: 40, vocab: 29, bias: false, tied: true, partial: 1, theta: 5e5 }],
+  ['partial rotary 0.5', { seed: 3, dim: 32, layers: 2, heads: 2, kvHeads: 2, headDim: 16, hidden: 24, vocab: 23, bias: false, tied: false, partial: 0.5, theta: 100 }],
+])('a tiny random model as safetensors (%s) equals a plain float64 forward', async (_, shape) => {
+  const p = tinyModel(shape);
+  const { model, config } = tinyFiles(p);
+  const lm = await pe.loadLanguageModel({ model, config });
+  try {
+    expect([lm.config.arch, lm.config.qkvBias, lm.config.tiedEmbeddings, lm.config.rotaryDim]).toEqual([shape.bias ? 'qwen2' : 'llama', shape.bias, shape.tied, p.rot]);
+    const ids = Array.from({ length: 40 }, (_, i) => (i * 7 + 3) % shape.vocab);
+    expect(maxDiff(lm.forward(ids).nll, plainForward(p, ids))).toBeLessThan(2e-4);
+    expect(lm.hasTokenizer).toBe(false);
+    expect(() => lm.encode('x')).toThrow(/no tokenizer: no tokenizer.json was given/);
+  } finally {
+    lm.delete();
+  }
+});
+
+test('hostile files and arguments: a TypeError or RangeError naming the problem; nothing leaks; the module still works', async () => {
+  const p = tinyModel({ seed: 4, dim: 16, layers: 1, heads: 2, kvHeads: 2, headDim: 8, hidden: 16, vocab: 11, bias: false, tied: true, partial: 1, theta: 1e4 });
+  const { model, config } = tinyFiles(p);
+  const ok = () => pe.loadLanguageModel({ model, config });
+  const nan = model.slice();
+  new DataView(nan.buffer).setFloat32(nan.length - 4, NaN, true); // the last weight
+  // One pass over every case; the second must leave the heap exactly where the first did (the first brings the
+  // core's scratch buffers and the error message's string to their size).
+  const pass = async () => {
+    const bad = [
+      [() => pe.loadLanguageModel({ model: model.subarray(0, 100), config }), RangeError, /is truncated|past the/],
+      [() => pe.loadLanguageModel({ model: nan, config }), RangeError, /NaN/],
+      [() => pe.loadLanguageModel({ model, config: { ...config, model_type: 'gpt2' } }), RangeError, /model_type "gpt2" is not one posenc runs/],
+      [() => pe.loadLanguageModel({ model, config: { ...config, num_hidden_layers: 2 } }), RangeError, /model\.layers\.1|missing|layer/],
+      [() => pe.loadLanguageModel({ model }), TypeError, /config must be the model's config.json/],
+      [() => pe.loadLanguageModel({ model: new Uint8Array(12), tokenizer: new Uint8Array(4) }), RangeError, /llama2.c/],
+      [() => pe.loadLanguageModel({ model: 'weights' }), TypeError, /model must be the file's bytes/],
+      [() => pe.loadLanguageModel({ model, config, extra: 1 }), RangeError, /unknown option "extra"/],
+      [() => pe.loadLanguageModel({ index: '{"weight_map":{"a":"m.safetensors"}}', config }), RangeError, /shards must hold m.safetensors/],
+    ];
+    for (const [call, type, re] of bad) {
+      let err;
+      try { (await call()).delete(); } catch (e) { err = e; }
+      expect([re.source, err?.constructor?.name]).toEqual([re.source, type.name]);
+      expect(err.message).toMatch(re);
+    }
+    const lm = await ok();
+    for (const [args, type, re] of [
+      [[[0]], RangeError, /tokens must hold 2 to 131072 ids/], [[[0, 11]], RangeError, /tokens\[1\] must be an integer in \[0, 10\]/],
+      [[[0, 1], { scaling: { rope_type: 'warp' } }], RangeError, /scaling.rope_type/], [[[0, 1], { mapLayer: 1 }], RangeError, /mapLayer/],
+      [[[0, 1], { stats: 'yes' }], TypeError, /stats/], [['01'], TypeError, /tokens/],
+    ]) {
+      let err;
+      try { lm.forward(...args); } catch (e) { err = e; }
+      expect([re.source, err?.constructor?.name]).toEqual([re.source, type.name]);
+      expect(err.message).toMatch(re);
+    }
+    expect(() => { lm.context = 0; }).toThrow(RangeError);
+    const r = lm.forward([1, 2, 3, 4, 5], { stats: true, mapLayer: 0, mapPx: 5 });
+    expect([r.nll.length, r.entropy.length, r.sink.length, r.maps.length, r.peaks.length]).toEqual([4, 2, 2, 2 * 25, 2]);
+    lm.delete();
+    expect(() => lm.forward([1, 2])).toThrow(/deleted/);
+  };
+  await pass();
+  const heap = pe.heapBytes();
+  await pass();
+  expect(pe.heapBytes()).toBe(heap);
+});
+
+test('the language models have a wasm module of their own, fetched by the first loadLanguageModel; a failed fetch names the URL and is retried', async () => {
+  // The page's module carries none of the language-model bindings (their names are strings in the .wasm).
+  const has = (f) => readFileSync(join(root, 'web/wasm', f)).includes('lmForward');
+  expect(['posenc-simd', 'posenc-scalar', 'posenc-lm-simd', 'posenc-lm-scalar'].map((f) => has(`${f}.wasm`))).toEqual([false, false, true, true]);
+  const { model, config } = tinyFiles(tinyModel({ seed: 5, dim: 16, layers: 1, heads: 2, kvHeads: 1, headDim: 8, hidden: 16, vocab: 11, bias: false, tied: true, partial: 1, theta: 1e4 }));
+  for (const build of ['simd', 'scalar']) {
+    const asked = [];
+    const fresh = await loadPosenc({ build, locateFile: (f) => { asked.push(f); return join(root, 'web/wasm', f); } });
+    const memory = fresh.memoryBytes();
+    expect(asked).toEqual([`posenc-${build}.wasm`]); // nothing of the language models yet
+    const [a, b] = await Promise.all([fresh.loadLanguageModel({ model, config }), fresh.loadLanguageModel({ model, config })]);
+    expect(asked).toEqual([`posenc-${build}.wasm`, `posenc-lm-${build}.wasm`]); // one module for both calls, in the page's build
+    expect(fresh.memoryBytes()).toBeGreaterThan(memory); // a second wasm memory
+    expect(Array.from(a.forward([1, 2, 3]).nll)).toEqual(Array.from(b.forward([1, 2, 3]).nll));
+    a.delete();
+    b.delete();
+  }
+  const lost = await loadPosenc({ lmWasmUrl: join(dir, 'missing.wasm') });
+  for (let i = 0; i < 2; i++) await expect(lost.loadLanguageModel({ model, config })).rejects.toThrow(/could not load the wasm module from .*missing\.wasm/);
+  expect(Array.from(lost.alibiSlopes(2))).toEqual([0.0625, 0.00390625]); // the page's module is untouched
+  await expect(loadPosenc({ lmWasmUrl: 5 })).rejects.toThrow(new TypeError('lmWasmUrl must be a string or a URL (got number)'));
+  const moved = await loadPosenc({ lmWasmUrl: new URL(`../../web/wasm/posenc-lm-${lost.build}.wasm`, import.meta.url) });
+  (await moved.loadLanguageModel({ model, config })).delete();
+});
+
+sharedTest('npm run model: the JSON and the table, and exit status 2 with one line for a bad file or argument', () => {
+  const S = (f) => fileURLToPath(new URL(f, SHARED));
+  const run = (...args) => spawnSync(process.execPath, [join(root, 'scripts/model.js'), ...args], { encoding: 'utf8' });
+  const j = run('--model', S('stories260K.bin'), '--tokenizer', S('tok512.bin'), '--text', join(root, 'tests/lm/story.txt'), '--length', '600',
+    '--scaling', '{"rope_type":"yarn","factor":4,"original_max_position_embeddings":512}', '--json');
+  expect(j.status).toBe(0);
+  const out = JSON.parse(j.stdout);
+  expect([out.tokens.length, out.nll.length, out.tokens[0]]).toEqual([600, 599, 1]);
+  const ref = reference('yarn', 600);
+  expect(out.tokens).toEqual(ref.tokens);
+  expect(maxDiff(out.nll, ref.nll)).toBeLessThan(NLL_TOLERANCE);
+  const t = run('--model', S('stories260K.gguf'), '--context', '512', '--text', join(root, 'tests/lm/story.txt'), '--length', '1100');
+  expect(t.status).toBe(0);
+  expect(t.stdout).toMatch(/context 512 \(set by --context\)/);
+  expect(t.stdout).toMatch(/^\s+1024-1099\s+2\.15\s+75\s+\d+\.\d{3}$/m);
+  const textFile = join(dir, 'short.txt');
+  writeFileSync(textFile, 'Once upon a time');
+  for (const [args, re] of [
+    [['--model', join(dir, 'nothing.bin'), '--text', textFile], /^npm run model: cannot read the model file .*nothing.bin: no such file\n$/],
+    [['--model', S('tok512.bin'), '--text', textFile], /^npm run model: llama2.c header: .*\n$/],
+    [['--model', S('stories260K.gguf'), '--text', textFile, '--scaling', '{"factor": 4'], /^npm run model: --scaling is not valid JSON/],
+    [['--model', S('stories260K.gguf'), '--text', textFile, '--length', '400'], /^npm run model: --length 400 is more than the \d+ tokens of the text\n$/],
+    [['--model', S('stories260K.gguf')], /^npm run model: --text is required/],
+    [['--model', S('stories260K.bin'), '--text', textFile], /^npm run model: this model has no tokenizer: no tokenizer.bin was given\n$/],
+  ]) {
+    const r = run(...args);
+    expect([args.join(' '), r.status, r.stdout]).toEqual([args.join(' '), 2, '']);
+    expect(r.stderr).toMatch(re);
+  }
+}, 120000);

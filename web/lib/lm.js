@@ -1,0 +1,272 @@
+// Real, trained language models (Llama, Qwen2): load one from the bytes of its files and run it
+// over a passage, with any HF RoPE scaling, for the per-position loss, attention statistics and
+// pooled attention maps. The C++ core (posenc/lm.hpp) does the parsing of llama2.c and GGUF files
+// and the forward; this module checks the caller's arguments, reads the formats that are JSON
+// (safetensors headers, config.json through the one config reader, tokenizer.json), and owns memory.
+//
+//   const lm = await pe.loadLanguageModel({ model: binBytes, tokenizer: tokBytes });
+//   const ids = lm.encode(text);
+//   const { nll } = lm.forward(ids, { scaling: { rope_type: 'yarn', factor: 4 } });
+//   lm.delete();
+import * as v from './validate.js';
+import { scope, check } from './memory.js';
+import { normaliseScaling } from './scaling.js';
+import { describeArchitecture } from './rope-config.js';
+import { parseSafetensorsHeader, parseSafetensorsIndex, WEIGHT_DTYPES } from './safetensors.js';
+import { createHfTokenizer } from './hf-tokenizer.js';
+import { plainJson } from './json-guard.js';
+import { loadLmModule } from './lm-module.js';
+
+// cpp/wasm/bindings_lm.cpp's config slots, and the core's enums, in their order.
+const SLOTS = ['arch', 'source', 'dim', 'hiddenDim', 'layers', 'heads', 'kvHeads', 'vocabSize', 'headDim', 'rotaryDim',
+  'ropeTheta', 'normEps', 'tiedEmbeddings', 'qkvBias', 'context', 'contextSource', 'layout'];
+const ARCHS = ['llama', 'qwen2'];
+const SOURCES = ['llama2c', 'gguf', 'safetensors'];
+const CONTEXT_SOURCES = ['trained', 'file', 'converter default'];
+const LAYOUTS = ['interleaved', 'half'];
+const DTYPES = ['F32', 'F16', 'BF16', 'Q8_0'];
+export const MAX_LENGTH = 1 << 17; // posenc::lm::kMaxLength
+// Families whose differences from Llama the core implements (Qwen2: q/k/v bias). Anything else is refused by name.
+const HF_ARCHS = { llama: 'llama', mistral: 'llama', qwen2: 'qwen2' };
+
+const bytesOf = (name, x) => {
+  if (x instanceof Uint8Array) return x;
+  if (x instanceof ArrayBuffer) return new Uint8Array(x);
+  if (ArrayBuffer.isView(x)) return new Uint8Array(x.buffer, x.byteOffset, x.byteLength);
+  throw new TypeError(`${name} must be the file's bytes, a Uint8Array or an ArrayBuffer (got ${v.show(x)})`);
+};
+const textOf = (name, x) => (typeof x === 'string' ? x : new TextDecoder().decode(bytesOf(name, x)));
+const jsonOf = (name, x) => (x !== null && typeof x === 'object' && !ArrayBuffer.isView(x) && !(x instanceof ArrayBuffer) ? x : textOf(name, x));
+
+/** The format of a model file from its first bytes: 'gguf', 'safetensors' or 'llama2c'. */
+export function sniffFormat(bytes) {
+  const b = bytesOf('model', bytes);
+  if (b.length >= 4 && b[0] === 0x47 && b[1] === 0x47 && b[2] === 0x55 && b[3] === 0x46) return 'gguf';
+  if (b.length >= 9 && b[8] === 0x7b && b[4] === 0 && b[5] === 0 && b[6] === 0 && b[7] === 0) return 'safetensors';
+  return 'llama2c';
+}
+
+/**
+ * The language models' module (options: {build, wasmUrl, locateFile}, lm-module.js) with the API on it:
+ * {mod, loadLanguageModel}. index.js imports this file, and so the module, on the first loadLanguageModel.
+ */
+export async function loadLanguageModelApi(options) {
+  const mod = await loadLmModule(options);
+  return { mod, ...createLanguageModelApi(mod) };
+}
+
+export function createLanguageModelApi(mod) {
+  /** Copies `bytes` into the module for `fn(address)`, freed after (the core copies what it keeps). */
+  const withBytes = (m, bytes, fn) => {
+    const p = m.put('u8', bytes.length);
+    mod.HEAPU8.set(bytes, p);
+    return fn(p, bytes.length);
+  };
+  const handleFrom = (m, load) => {
+    const out = m.put('u32', 1);
+    check(mod, load(out));
+    return mod.HEAPU32[out / 4];
+  };
+
+  async function fromSafetensors(files) {
+    if (files.config == null) throw new TypeError('config must be the model\'s config.json (text, bytes or object): safetensors files carry no architecture');
+    const arch = describeArchitecture(plainJson(jsonOf('config', files.config), 'config.json'));
+    const family = HF_ARCHS[arch.modelType];
+    if (!family) throw new RangeError(`config.json: model_type ${v.show(arch.modelType)} is not one posenc runs (${Object.keys(HF_ARCHS).join(', ')}: Llama-architecture models)`);
+    const layer = arch.layers[0];
+    if (!arch.layers.every((l) => l.rope && l.layout === 'half' && l.rotaryDim === layer.rotaryDim && l.window == null))
+      throw new RangeError('config.json: posenc runs models whose every layer uses the same RoPE and full attention (no NoPE or sliding-window layers)');
+    if (arch.attentionBias && family !== 'qwen2') throw new RangeError('config.json: attention_bias is only supported for qwen2 models');
+    // The shards: the file itself, or an index naming several (each given in files.shards by name).
+    const shards = [];
+    if (files.index != null) {
+      const idx = parseSafetensorsIndex(jsonOf('index', files.index));
+      for (const name of idx.files) {
+        const b = files.shards?.[name];
+        if (b == null) throw new RangeError(`shards must hold ${name}, which the index names (got ${Object.keys(files.shards ?? {}).join(', ') || 'none'})`);
+        shards.push({ name, bytes: bytesOf(`shards[${JSON.stringify(name)}]`, b) });
+      }
+    } else shards.push({ name: 'model.safetensors', bytes: bytesOf('model', files.model) });
+    const tensors = [];
+    for (const s of shards)
+      for (const t of parseSafetensorsHeader(s.bytes, { name: s.name }).tensors) {
+        if (t.name.endsWith('rotary_emb.inv_freq')) continue; // carries nothing the forward uses
+        if (!WEIGHT_DTYPES.includes(t.dtype)) throw new RangeError(`${s.name}: tensor ${t.name} is ${t.dtype}; posenc reads ${WEIGHT_DTYPES.join(', ')} weights`);
+        tensors.push({ ...t, bytes: s.bytes.subarray(t.offset, t.offset + t.byteLength) });
+      }
+    const ctx = arch.maxPositionEmbeddings;
+    const config = { arch: ARCHS.indexOf(family), source: 2, dim: arch.hiddenSize, hiddenDim: arch.intermediateSize, layers: arch.layers.length,
+      heads: arch.numAttentionHeads, kvHeads: arch.numKeyValueHeads, vocabSize: arch.vocabSize, headDim: arch.headDim,
+      rotaryDim: layer.rotaryDim, ropeTheta: layer.theta, normEps: arch.rmsNormEps, tiedEmbeddings: arch.tieWordEmbeddings ? 1 : 0,
+      qkvBias: family === 'qwen2' ? 1 : 0, context: ctx, contextSource: 1, layout: 1 };
+    const h = scope(mod, (m) => {
+      const ptrs = m.put('u32', tensors.length), sizes = m.put('f64', tensors.length), dtypes = m.put('i32', tensors.length);
+      const ranks = m.put('i32', tensors.length), dims = m.put('f64', tensors.reduce((n, t) => n + t.shape.length, 0) || 1);
+      let d = dims / 8;
+      tensors.forEach((t, i) => {
+        const p = m.put('u8', t.byteLength);
+        mod.HEAPU8.set(t.bytes, p);
+        mod.HEAPU32[ptrs / 4 + i] = p;
+        mod.HEAPF64[sizes / 8 + i] = t.byteLength;
+        mod.HEAP32[dtypes / 4 + i] = DTYPES.indexOf(t.dtype);
+        mod.HEAP32[ranks / 4 + i] = t.shape.length;
+        for (const x of t.shape) mod.HEAPF64[d++] = x;
+      });
+      const pc = m.put('f64', SLOTS.length, SLOTS.map((k) => config[k]));
+      return handleFrom(m, (out) => mod.lmFromTensors(pc, tensors.map((t) => t.name), dtypes, ranks, dims, ptrs, sizes, out));
+    });
+    const defaultScaling = layer.ropeType === 'default' ? null : layer.ropeParameters;
+    let tokenizer = null;
+    if (files.tokenizer != null) {
+      try {
+        tokenizer = await createHfTokenizer(jsonOf('tokenizer', files.tokenizer), { config: files.tokenizerConfig == null ? {} : jsonOf('tokenizerConfig', files.tokenizerConfig) });
+      } catch (e) {
+        mod.lmDelete(h);
+        throw e;
+      }
+    }
+    return { h, tokenizer, defaultScaling, note: tokenizer ? '' : 'no tokenizer.json was given' };
+  }
+
+  /**
+   * A language model from its files: {model} (a llama2.c .bin, a GGUF, or a .safetensors file), plus for a .bin
+   * {tokenizer: tokenizer.bin}, for safetensors {config: config.json, tokenizer: tokenizer.json, tokenizerConfig,
+   * index: model.safetensors.index.json and shards: {file name: bytes} when sharded}. Resolves to the model (an async
+   * call: an HF tokenizer's code is imported when one is given). Call delete() when done.
+   */
+  async function loadLanguageModel(files) {
+    const f = v.options('loadLanguageModel files', files);
+    v.knownKeys('loadLanguageModel files', f, ['model', 'tokenizer', 'config', 'tokenizerConfig', 'index', 'shards', 'format']);
+    const format = f.format == null ? (f.model == null && f.index != null ? 'safetensors' : sniffFormat(f.model)) : v.oneOf('format', f.format, SOURCES);
+    let h, tokenizer = null, defaultScaling = null, note = '', coreTokenizer = false;
+    if (format === 'safetensors') ({ h, tokenizer, defaultScaling, note } = await fromSafetensors(f));
+    else {
+      const model = bytesOf('model', f.model);
+      h = scope(mod, (m) => withBytes(m, model, (p, n) => handleFrom(m, (out) => (format === 'gguf' ? mod.lmLoadGguf(p, n, out) : mod.lmLoadLlama2c(p, n, out)))));
+      if (format === 'llama2c' && f.tokenizer != null) {
+        const tok = bytesOf('tokenizer', f.tokenizer);
+        try {
+          scope(mod, (m) => withBytes(m, tok, (p, n) => check(mod, mod.lmLoadTokenizer(h, p, n))));
+        } catch (e) {
+          mod.lmDelete(h);
+          throw e;
+        }
+        coreTokenizer = true;
+      } else if (format === 'llama2c') note = 'no tokenizer.bin was given';
+      else if (f.tokenizer != null) {
+        mod.lmDelete(h);
+        throw new RangeError('tokenizer: a GGUF file carries its own tokenizer; give only the model');
+      } else {
+        note = mod.lmTokenizerNote(h); // '' when the GGUF has a SentencePiece vocabulary
+        coreTokenizer = note === '';
+      }
+    }
+    return wrap(h, { tokenizer, coreTokenizer, defaultScaling, note, format });
+  }
+
+  function wrap(h, { tokenizer, coreTokenizer: cTokenizer = false, defaultScaling, note, format }) {
+    const raw = scope(mod, (m) => {
+      const out = m.put('f64', SLOTS.length);
+      check(mod, mod.lmConfig(h, out));
+      return m.take('f64', out, SLOTS.length);
+    });
+    const c = Object.fromEntries(SLOTS.map((k, i) => [k, raw[i]]));
+    const config = Object.freeze({
+      ...c, arch: ARCHS[c.arch], source: SOURCES[c.source], contextSource: CONTEXT_SOURCES[c.contextSource], layout: LAYOUTS[c.layout],
+      tiedEmbeddings: Boolean(c.tiedEmbeddings), qkvBias: Boolean(c.qkvBias), parameters: mod.lmParameterCount(h), format,
+    });
+    let context = config.context;
+    let deleted = false;
+    const alive = () => {
+      if (deleted) throw new RangeError('this language model was deleted');
+    };
+    const lmObj = {
+      config,
+      /** The original (trained) context that scalings extend; the file's unless set. */
+      get context() { return context; },
+      set context(n) { context = v.integer('context', n, 1, MAX_LENGTH); },
+      /** Where the file's context came from: 'trained', 'file' or 'converter default' (a value to correct). */
+      contextSource: config.contextSource,
+      hasTokenizer: Boolean(tokenizer) || cTokenizer,
+      tokenizerNote: tokenizer || cTokenizer ? '' : note,
+      /** Token ids of `text`, with BOS first by default (and SentencePiece's dummy-prefix space). */
+      encode(text, opts) {
+        alive();
+        if (typeof text !== 'string') throw new TypeError(`text must be a string (got ${v.show(text)})`);
+        const o = v.options('encode options', opts);
+        v.knownKeys('encode options', o, ['bos']);
+        const bos = o.bos == null ? true : v.boolean('bos', o.bos);
+        if (tokenizer) {
+          const ids = tokenizer.encode(text, { addSpecialTokens: bos });
+          if (ids.some((id) => id >= config.vocabSize)) throw new RangeError(`the tokenizer gave an id past the model's vocabulary (${config.vocabSize})`);
+          return ids;
+        }
+        if (!cTokenizer) throw new RangeError(`this model has no tokenizer: ${lmObj.tokenizerNote}`);
+        check(mod, mod.lmEncode(h, text, bos));
+        const n = mod.lmTokenCount(h), p = mod.lmTokens(h);
+        return mod.HEAP32.slice(p / 4, p / 4 + n);
+      },
+      /** The text of token `id` (SentencePiece and GGUF vocabularies; '' when the tokenizer is tokenizer.json). */
+      piece(id) {
+        alive();
+        v.integer('id', id, 0, config.vocabSize - 1);
+        return tokenizer ? tokenizer.decode([id]) : mod.lmPiece(h, id);
+      },
+      /**
+       * One forward over `tokens` (2..131072 ids): nll[i] = -log p(tokens[i+1] | tokens[0..i]) ([T-1]), and with
+       * stats: true the attention entropy and the mass on the first token per layer and head ([layers*heads]);
+       * with mapLayer the pooled maps of that layer's heads ([heads, px, px]) and their peaks.
+       * scaling: an HF rope_scaling object (unset context keys default to this model's context); null: none;
+       * default: the model's own (from config.json).
+       */
+      forward(tokens, opts) {
+        alive();
+        const o = v.options('forward options', opts);
+        v.knownKeys('forward options', o, ['scaling', 'stats', 'mapLayer', 'mapPx']);
+        const ids = v.intArray('tokens', tokens, undefined, 0, config.vocabSize - 1);
+        if (ids.length < 2 || ids.length > MAX_LENGTH) throw new RangeError(`tokens must hold 2 to ${MAX_LENGTH} ids (got ${ids.length})`);
+        const stats = o.stats == null ? false : v.boolean('stats', o.stats);
+        const layer = o.mapLayer == null ? -1 : v.integer('mapLayer', o.mapLayer, 0, config.layers - 1);
+        const px = layer < 0 ? 0 : o.mapPx == null ? Math.min(64, ids.length) : v.integer('mapPx', o.mapPx, 1, Math.min(1024, ids.length));
+        const block = o.scaling === undefined ? defaultScaling : o.scaling;
+        const sc = normaliseScaling(block == null ? null : withContext(block, context), config.rotaryDim / 2, 'scaling');
+        const T = ids.length, LH = config.layers * config.heads;
+        return scope(mod, (m) => {
+          const pt = m.put('i32', T, ids), ps = m.put('f64', sc.slots.length, sc.slots);
+          const lf = sc.longFactor ? m.put('f64', sc.longFactor.length, sc.longFactor) : 0;
+          const sf = sc.shortFactor ? m.put('f64', sc.shortFactor.length, sc.shortFactor) : 0;
+          const count = sc.longFactor?.length ?? sc.shortFactor?.length ?? 0;
+          const pn = m.put('f32', T - 1), pe = m.put('f32', stats ? LH : 0), pk = m.put('f32', stats ? LH : 0);
+          const pm = m.put('f32', layer < 0 ? 0 : config.heads * px * px), pp = m.put('f32', layer < 0 ? 0 : config.heads);
+          check(mod, mod.lmForward(h, pt, T, ps, lf, sf, count, stats, layer, px, pn, pe, pk, pm, pp));
+          return {
+            nll: v.finiteResult('nll', m.take('f32', pn, T - 1)),
+            entropy: stats ? m.take('f32', pe, LH) : null, sink: stats ? m.take('f32', pk, LH) : null,
+            maps: layer < 0 ? null : m.take('f32', pm, config.heads * px * px), peaks: layer < 0 ? null : m.take('f32', pp, config.heads), px,
+          };
+        });
+      },
+      delete() {
+        if (deleted) return;
+        deleted = true;
+        mod.lmDelete(h);
+      },
+    };
+    return lmObj;
+  }
+
+  return { loadLanguageModel };
+}
+
+// The context keys a scaling block leaves unset default to the model's (original) context, as HF's do to
+// max_position_embeddings; an explicit value wins.
+function withContext(block, context) {
+  if (block === null || typeof block !== 'object' || Array.isArray(block)) return block; // normaliseScaling names the problem
+  const out = { ...block };
+  const type = out.rope_type ?? out.ropeType ?? out.type;
+  const has = (snake, camel) => out[snake] != null || out[camel] != null;
+  if (['yarn', 'llama3', 'longrope'].includes(type) && !has('original_max_position_embeddings', 'originalMaxPositionEmbeddings'))
+    out.original_max_position_embeddings = context;
+  if (type === 'dynamic' && !has('max_position_embeddings', 'maxPositionEmbeddings')) out.max_position_embeddings = context;
+  return out;
+}
