@@ -124,10 +124,7 @@ struct HeadStats {
 void band_stats(const float* S, int i0, int i1, idx ld, HeadStats& st) {
   for (int i = i0; i < i1; ++i) {
     const float* p = S + (i - i0) * ld;
-    double e = 0;
-    for (int j = 0; j <= i; ++j)
-      if (p[j] > 0) e -= p[j] * std::log(static_cast<double>(p[j]));
-    st.entropy += e;
+    st.entropy += kernels::row_entropy(p, i + 1);
     st.sink += p[0];
   }
 }
