@@ -31,45 +31,21 @@ struct Reference {
 
 bool have_numpy() { return std::system("/usr/bin/python3 -c 'import numpy' >/dev/null 2>&1") == 0; }
 
-// The reference's output for one case, cached in the temp directory under a hash of everything it reads
-// (reference.py, the story, the model and tokenizer files, the arguments): the simd, scalar and ASan suites
-// share one run of the float64 forward (about 6 s at T = 2048) instead of three.
+// The reference's output for one case. reference.py --cache keeps it in the temp directory under a hash of
+// everything it reads: the simd, scalar and ASan suites and Jest share one run of the float64 forward.
 std::string reference_output(const std::string& scaling, int T) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("posenc-lm-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string out = (dir / (scaling + "-" + std::to_string(T) + ".txt")).string();
   std::ostringstream cmd;
   cmd << "/usr/bin/python3 " << source_dir() << "/tests/lm/reference.py " << stories_dir() << "/stories260K.bin "
-      << stories_dir() << "/tok512.bin " << source_dir() << "/tests/lm/story.txt ";
-  std::ostringstream args;
-  args << " --scaling " << scaling << " --factor 4 --original 512 --length " << T << " --logits-rows 0," << T / 2 << ","
-       << T - 1;
-  uint64_t h = 1469598103934665603ull;  // FNV-1a over the inputs
-  const auto mix = [&h](const std::string& s) {
-    for (const unsigned char c : s) h = (h ^ c) * 1099511628211ull;
-  };
-  mix(read_text(source_dir() + "/tests/lm/reference.py"));
-  mix(read_text(source_dir() + "/tests/lm/story.txt"));
-  mix(read_text(stories_dir() + "/stories260K.bin"));
-  mix(read_text(stories_dir() + "/tok512.bin"));
-  mix(args.str());
-  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "posenc-lm-reference";
-  std::filesystem::create_directories(dir);
-  char name[32];
-  std::snprintf(name, sizeof name, "%016llx.txt", static_cast<unsigned long long>(h));
-  const std::filesystem::path out = dir / name;
-  if (!std::filesystem::exists(out)) {
-    // Written under a name of this process, then renamed: suites running at once never read half a file.
-    const std::filesystem::path part = dir / (std::string(name) + "." + std::to_string(::getpid()));
-    const std::string command = cmd.str() + part.string() + args.str();
-    const int status = std::system(command.c_str());
-    EXPECT_EQ(status, 0) << command;
-    std::error_code ec;
-    if (status != 0) {
-      std::filesystem::remove(part, ec);
-      return "";
-    }
-    std::filesystem::rename(part, out, ec);
-    EXPECT_FALSE(ec) << ec.message();
-  }
-  return read_text(out.string());
+      << stories_dir() << "/tok512.bin " << source_dir() << "/tests/lm/story.txt " << out << " --scaling " << scaling
+      << " --factor 4 --original 512 --length " << T << " --logits-rows 0," << T / 2 << "," << T - 1 << " --cache "
+      << (std::filesystem::temp_directory_path() / "posenc-lm-reference").string();
+  EXPECT_EQ(std::system(cmd.str().c_str()), 0) << cmd.str();
+  std::string text = read_text(out);
+  std::filesystem::remove_all(dir);
+  return text;
 }
 
 Reference run_reference(const std::string& scaling, int T) {

@@ -34,9 +34,10 @@ const maxDiff = (a, b) => a.reduce((m, x, i) => Math.max(m, Math.abs(x - b[i])),
 /** tests/lm/reference.py on the story: {tokens, nll} for `scaling` at length T. */
 function reference(scaling, T) {
   const out = join(dir, `ref-${scaling}-${T}.txt`);
+  // the arguments test_lm_reference.cpp gives (logits rows included), so that --cache finds the native suites' runs
   const args = [join(root, 'tests/lm/reference.py'), fileURLToPath(new URL('stories260K.bin', SHARED)), fileURLToPath(new URL('tok512.bin', SHARED)),
-    join(root, 'tests/lm/story.txt'), out, '--length', String(T), '--scaling', scaling];
-  if (scaling !== 'none') args.push('--factor', '4', '--original', '512');
+    join(root, 'tests/lm/story.txt'), out, '--length', String(T), '--scaling', scaling, '--factor', '4', '--original', '512',
+    '--logits-rows', `0,${Math.floor(T / 2)},${T - 1}`, '--cache', join(tmpdir(), 'posenc-lm-reference')];
   execFileSync('/usr/bin/python3', args);
   const lines = Object.fromEntries(readFileSync(out, 'utf8').trim().split('\n').map((l) => { const [k, ...xs] = l.split(' '); return [k, xs.map(Number)]; }));
   return lines;
