@@ -29,6 +29,7 @@ import { scalingWords } from './rope-figure.js';
 import { drawRetrieval } from './views/retrieval.js';
 import { loadResults, headerWords, rowWords } from './views/claims.js';
 import { createYourRope } from './views/your-rope.js';
+import { createLmView } from './views/lm-view.js';
 
 const $ = (sel) => document.querySelector(sel);
 const state = readState();
@@ -272,6 +273,7 @@ function redrawStatic() {
   drawT5(pe, $('#t5 canvas'), $('#t5 .notice'));
   redrawSpectrum();
   yourRope?.draw();
+  lmView?.draw();
   trainer && [...trainer.runs].forEach(([enc, r]) => trainView.update(enc, r));
   invalidate();
 }
@@ -424,11 +426,13 @@ function dataFor(view) {
     }
     case 'retrieval': return retrievalData;
     case 'your-rope': return yourRope?.data();
+    case 'your-model': return lmView?.data();
     default: return {};
   }
 }
 let retrievalData = null;
 let yourRope = null;
+let lmView = null;
 
 async function main() {
   // The hero figure first: the shipped sweep needs no wasm, so it is drawn while the module loads.
@@ -470,6 +474,8 @@ async function main() {
   sweepView = createSweepView($('#sweep-rows'), client, { onVisible: () => invalidate() });
   hero.setClient(client);
   yourRope = createYourRope(pe, $('#your-rope'), state, { onChange: saveUrl });
+  lmView = createLmView($('#your-model .lm-host'), { state, onChange: saveUrl, api: () => Promise.resolve(pe),
+    onNotice: (message) => { $('#status').textContent = message; } });
   bindControls();
   const sweepExport = createSweepExporter({ client, trainer, state, grid, view: controller.viewOf, lut: lutFor(interpolateViridis),
     style: () => getComputedStyle(document.documentElement) });
@@ -486,7 +492,7 @@ async function main() {
   trainer && [...trainer.runs].forEach(([enc, r]) => trainView.update(enc, r));
   invalidate();
   retrievalData = drawRetrieval(shippedResults, $('#retrieval .retrieval-grid'), $('#retrieval-note'), $('#retrieval .notice'));
-  window.posenc = { state, client, trainer, controller, perf, grid, setLength, setPlay, dataFor, exportSweep: sweepExport.run,
+  window.posenc = { state, client, trainer, controller, perf, grid, setLength, setPlay, dataFor, exportSweep: sweepExport.run, lmView,
     /** Draw every row now, on screen or not (rows off screen otherwise wait until they come into view). */
     drawAll: () => sweepView.draw({ ...state }, grid(), true),
     exportView: (id, format) => exportView(document.getElementById(id), format, () => dataFor(id)) };

@@ -1,0 +1,137 @@
+// "Your model, past its context" in Chromium, Firefox and WebKit, with the real stories260K model (../shared, served
+// by the test server under /test-models/ only here; skipped with a notice where it is missing):
+//  - the reader types the model's two addresses (real key events) and presses Enter: the model's facts show, the
+//    perplexity figure draws five scalings (pixels on the canvas, not a blank one), the heads' maps and the
+//    statistics against length draw, and the sentences carry the figure's numbers;
+//  - dragging the factor slider with the mouse changes the numbers;
+//  - a model posenc refuses (a Gemma config beside a .safetensors file the test writes) shows one readable sentence.
+// Screenshots at 1400 and 390 px wide go to the tmp screenshot dir.
+import { jest } from '@jest/globals';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { useEngine, startServer, docsShot } from './harness.js';
+
+jest.setTimeout(600000);
+const ENGINES = ['chromium', 'firefox', 'webkit'];
+const MODELS = fileURLToPath(new URL('../../../shared/models/', import.meta.url));
+const have = existsSync(join(MODELS, 'stories260K/stories260K.bin'));
+if (!have) console.log('skipped (no ../shared/models/stories260K here): the language-model view in the browsers');
+
+// A model posenc refuses by architecture: a Gemma 3 config.json beside a (tiny, well-formed) .safetensors file.
+function refusedDir() {
+  const dir = mkdtempSync(join(tmpdir(), 'posenc-lm-refused-'));
+  writeFileSync(join(dir, 'config.json'), JSON.stringify({ model_type: 'gemma3_text', hidden_size: 64, intermediate_size: 128,
+    num_hidden_layers: 2, num_attention_heads: 4, num_key_value_heads: 2, head_dim: 16, vocab_size: 32, max_position_embeddings: 512, rms_norm_eps: 1e-6, rope_theta: 10000 }));
+  const header = Buffer.from(JSON.stringify({ __metadata__: {} }).padEnd(16, ' '));
+  const size = Buffer.alloc(8);
+  size.writeBigUInt64LE(BigInt(header.length));
+  writeFileSync(join(dir, 'model.safetensors'), Buffer.concat([size, header]));
+  return dir;
+}
+
+const view = (page) => page.evaluate(() => {
+  const host = document.querySelector('#your-model .lm-host');
+  const c = host.querySelector('canvas.lm-ppl');
+  const inked = (canvas) => {
+    if (!canvas.width) return 0;
+    const d = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
+    const colours = new Set();
+    for (let i = 0; i < d.length; i += 16) colours.add((d[i] << 16) | (d[i + 1] << 8) | d[i + 2]);
+    return colours.size;
+  };
+  const data = posenc.dataFor('your-model');
+  return {
+    series: Number(c.dataset.series ?? 0), scalings: c.dataset.scalings ?? '', colours: inked(c),
+    mapsHeads: Number(host.querySelector('canvas.lm-maps').dataset.heads ?? 0), mapColours: inked(host.querySelector('canvas.lm-maps')),
+    statPoints: Number(host.querySelector('canvas.lm-stats').dataset.points ?? 0),
+    words: host.querySelector('.lm-ppl-words').textContent, statsWords: host.querySelector('.lm-stats-words').textContent,
+    facts: host.querySelector('.lm-facts').textContent, busy: !host.querySelector('.lm-busy').hidden,
+    error: host.querySelector('.lm-error').hidden ? '' : host.querySelector('.lm-error').textContent,
+    factor: posenc.state.lmFactor, url: location.search,
+    yarnPast: data ? (() => { const n = data.nll.yarn; const ctx = data.settings.context; if (!n) return null;
+      const xs = n.slice(ctx - 1); return Math.exp(xs.reduce((a, b) => a + b, 0) / xs.length); })() : null,
+  };
+});
+
+// Types `text` into the focused element with real key events.
+async function type(page, text) {
+  for (const ch of text) await page.press(ch === ' ' ? ' ' : ch);
+}
+
+(have ? describe.each(ENGINES) : describe.skip.each(ENGINES))('%s', (engine) => {
+  const env = useEngine(engine, { serve: false });
+  let server, refused;
+  beforeAll(async () => {
+    refused = refusedDir();
+    server = await startServer({ recordErrors: engine === 'webkit', mounts: { '/test-models/': MODELS, '/test-refused/': refused } });
+  });
+  afterAll(async () => {
+    await server?.close();
+    rmSync(refused, { recursive: true, force: true });
+  });
+
+  test('stories260K by its addresses: five scalings drawn, the heads and the statistics; the factor slider changes the numbers; a refused model says why', async () => {
+    const page = await env.newPage();
+    await page.setViewport(1400, 1000);
+    await page.goto(`${server.url}/app/?play=0`);
+    await page.waitFor(() => document.body.dataset.ready === 'true', { what: 'the page', timeout: 120000 });
+    await page.click('#your-model input[name=lm-url]');
+    await type(page, '/test-models/stories260K/stories260K.bin /test-models/stories260K/tok512.bin');
+    await page.press('Enter');
+    await page.waitFor(() => {
+      const h = document.querySelector('#your-model .lm-host');
+      return Number(h.querySelector('canvas.lm-ppl').dataset.series) === 5 && Number(h.querySelector('canvas.lm-stats').dataset.points) >= 3 &&
+        h.querySelector('.lm-busy').hidden;
+    }, { what: 'the figure', timeout: 300000, interval: 250 });
+    const first = await view(page);
+    expect(first.error).toBe('');
+    expect(first.scalings).toBe('none,linear,dynamic,yarn,llama3');
+    expect(first.colours).toBeGreaterThan(20); // lines in five colours, axes and text: not a blank canvas
+    expect(first.mapsHeads).toBe(8);
+    expect(first.mapColours).toBeGreaterThan(20);
+    expect(first.facts).toMatch(/260,032 parameters, 5 layers, 8 query heads sharing 4 key-value heads/);
+    expect(first.facts).toMatch(/original context.*training context/);
+    expect(first.words).toMatch(/With no scaling, perplexity is [\d.]+ over the first 512 tokens/);
+    expect(first.statsWords).toMatch(/attention entropy (rises|falls|stays near) from [\d.]+ nats at 512 tokens to [\d.]+ at 2,048/);
+    expect(first.url).toContain('modelUrl=%2Ftest-models%2Fstories260K%2Fstories260K.bin');
+    const shot = await page.screenshot('lm-view-1400');
+    if (engine === 'chromium') {
+      await page.evaluate(() => document.querySelector('#your-model').scrollIntoView());
+      writeFileSync(docsShot('your-model.png'), await page.png());
+    }
+    expect(shot).toBeTruthy();
+
+    // The factor: a real drag of the slider's thumb from 4 to about 8.
+    await page.dragRange('#your-model input[name=lm-factor]', 8);
+    await page.waitFor((f) => posenc.state.lmFactor !== f, { arg: first.factor, what: 'the factor to change' });
+    await page.waitFor(() => {
+      const h = document.querySelector('#your-model .lm-host');
+      return Number(h.querySelector('canvas.lm-ppl').dataset.series) === 5 && h.querySelector('.lm-busy').hidden &&
+        Number(h.querySelector('canvas.lm-stats').dataset.points) >= 3;
+    }, { what: 'the figure at the new factor', timeout: 300000, interval: 250 });
+    const second = await view(page);
+    expect(second.factor).toBeGreaterThan(first.factor);
+    expect(second.yarnPast).not.toBeCloseTo(first.yarnPast, 3);
+    expect(second.words).not.toBe(first.words);
+    expect(second.words).toContain(`with factor ${second.factor}`);
+
+    await page.setViewport(390, 900);
+    await page.evaluate(() => posenc.lmView.draw());
+    await page.evaluate(() => document.querySelector('#your-model canvas.lm-ppl').scrollIntoView());
+    await page.screenshot('lm-view-390');
+
+    // A model posenc refuses: the reader sees one sentence naming why.
+    await page.setViewport(1400, 1000);
+    await page.click('#your-model .lm-other');
+    await page.evaluate(() => { const i = document.querySelector('#your-model input[name=lm-url]'); i.value = ''; i.focus(); });
+    await type(page, '/test-refused/model.safetensors');
+    await page.press('Enter');
+    await page.waitFor(() => !document.querySelector('#your-model .lm-error').hidden, { what: 'the error', timeout: 60000 });
+    const bad = await view(page);
+    expect(bad.error).toMatch(/^This model cannot be used: config\.json: model_type "gemma3_text" is not one posenc runs/);
+    await page.screenshot('lm-view-refused');
+    expect(await page.errors()).toEqual([]);
+  });
+});
