@@ -4,12 +4,12 @@
 
 const CACHE = 'posenc-models-v1';
 
+// A cache operation that has not settled within `ms` is given up (the download goes on without the cache).
+const settleWithin = (promise, ms = 3000) => Promise.race([promise.catch(() => null), new Promise((r) => setTimeout(() => r(null), ms))]);
+
 const openCache = async () => {
-  try {
-    return globalThis.caches ? await caches.open(CACHE) : null; // (only in secure contexts: https and localhost)
-  } catch {
-    return null; // storage refused (private mode, quota): fetch without it
-  }
+  if (!globalThis.caches) return null; // (only in secure contexts: https and localhost)
+  return settleWithin(caches.open(CACHE)); // null: storage refused (private mode, quota): fetch without it
 };
 
 const label = (u) => decodeURIComponent(new URL(u, globalThis.location?.href ?? 'https://x.invalid/').pathname.split('/').pop());
@@ -49,7 +49,7 @@ async function readBody(res, onBytes, signal) {
  * onProgress({file, loaded, total}) as it goes (total null when the server gives no length).
  */
 export async function fetchFile(url, { signal, optional = false, onProgress = () => {}, cache = null } = {}) {
-  const hit = cache && await cache.match(url).catch(() => null);
+  const hit = cache && await settleWithin(cache.match(url));
   if (hit) {
     const b = new Uint8Array(await hit.arrayBuffer());
     onProgress({ file: label(url), loaded: b.length, total: b.length, cached: true });
@@ -70,7 +70,7 @@ export async function fetchFile(url, { signal, optional = false, onProgress = ()
     loaded += n;
     onProgress({ file: label(url), loaded, total });
   }, signal);
-  if (cache) await cache.put(url, new Response(bytes, { headers: { 'content-type': 'application/octet-stream' } })).catch(() => {});
+  if (cache) await settleWithin(cache.put(url, new Response(bytes, { headers: { 'content-type': 'application/octet-stream' } })), 10000);
   return bytes;
 }
 

@@ -97,10 +97,10 @@ export function classifyFiles(files) {
     else if (role && !roles[role]) roles[role] = f;
     else ignored.push(f.name);
   }
+  if (shards.length && !roles.index) throw new RangeError(`${shards.length} .safetensors files but no model.safetensors.index.json to say which tensor is in which: drop it too`);
   if (!roles.model && !roles.index) {
     const what = files.length ? files.map((f) => f.name).join(', ') : 'nothing';
     throw new RangeError(`no model file among ${what}: drop a .gguf, a llama2.c .bin (with its tokenizer.bin), or a .safetensors file with its config.json and tokenizer.json`);
   }
-  if (shards.length && !roles.index) throw new RangeError(`${shards.length} .safetensors files but no model.safetensors.index.json to say which tensor is in which: drop it too`);
   return { roles, shards, ignored };
 }

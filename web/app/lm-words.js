@@ -2,6 +2,7 @@
 // written in advance: which scaling does best, and whether entropy rises, is read off the results).
 import { SCALING_NAMES, rangePerplexity, meanOf } from './lm-plan.js';
 
+const nameOf = (t) => (t === 'none' ? 'no scaling' : SCALING_NAMES[t]);
 const p3 = (x) => (x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2));
 const count = (n) => n.toLocaleString('en-US');
 
@@ -28,9 +29,12 @@ export function perplexityWords(series, { context, length, factor }) {
   if (length > context && types.length > 1) {
     const ranked = types.filter((t) => split[t].past != null).sort((a, b) => split[a].past - split[b].past);
     const best = ranked[0], worst = ranked.at(-1);
-    out.push(`Past the context, with factor ${factor}, ${SCALING_NAMES[best]} does best (${p3(split[best].past)}) and ` +
-      `${SCALING_NAMES[worst]} worst (${p3(split[worst].past)}).`);
+    out.push(`Past the context, with factor ${factor}, ${nameOf(best)} does best (${p3(split[best].past)}) and ` +
+      `${nameOf(worst)} worst (${p3(split[worst].past)}).`);
   }
+  const dyn = series.dynamic, base = series.none;
+  if (dyn && base && dyn.length === base.length && dyn.every((x, i) => Math.abs(x - base[i]) < 1e-6))
+    out.push('Dynamic NTK scales only once the input outgrows the original context, so here its line lies on no scaling\'s.');
   if (none && types.length > 1) {
     const moved = types.filter((t) => t !== 'none').map((t) => [t, split[t].inside / none.inside]).sort((a, b) => Math.abs(Math.log(b[1])) - Math.abs(Math.log(a[1])));
     const [t, r] = moved[0];

@@ -340,54 +340,70 @@ export function createLmView(host, { state, onChange = () => {}, api, styleRoot 
   });
 
   // ---------- computing: one forward at a time in the Worker, cancellable between forwards ----------
-  let gen = 0, busyTimer = 0;
+  // One loop runs the forwards the current settings still need, re-planning after each (a slider dragged through
+  // eight values leaves no queue of stale forwards: at most the one in flight finishes, and is kept).
+  let gen = 0, busyTimer = 0, running = false, cancelled = -1;
+  let run = { gen: -1, t0: 0, done: 0, count: 0 };
   function cancelCompute() {
-    gen++;
+    cancelled = gen;
     clearTimeout(busyTimer);
     busy.hidden = true;
   }
   busyCancel.addEventListener('click', () => {
     cancelCompute();
-    busyText.textContent = '';
     statsWordsP.textContent += ' (Stopped: what is drawn is what was computed before.)';
   });
 
-  async function compute() {
+  function compute() {
     if (!info || !ids) return;
-    const my = ++gen, mg = modelGen;
-    const s = settings();
-    const jobs = planForwards(s).filter((j) => !results.has(j.key));
+    gen++;
     draw();
-    clearTimeout(busyTimer);
-    if (!jobs.length) {
-      busy.hidden = true;
-      return;
-    }
-    const total = jobs.reduce((a, j) => a + j.cost, 0);
-    let done = 0;
-    const t0 = performance.now();
-    busyTimer = setTimeout(() => { if (my === gen) busy.hidden = false; }, 300); // only for what takes longer than that
+    if (!running) loop();
+  }
+
+  async function loop() {
+    running = true;
     try {
-      for (const [i, j] of jobs.entries()) {
-        if (my !== gen) return;
-        busyBar.value = done / total;
-        busyText.textContent = `forward ${i + 1} of ${jobs.length}: ${SCALING_NAMES[j.type]} over ${count(j.length)} tokens` +
-          `${j.stats ? ', with attention statistics' : ''} · ${((performance.now() - t0) / 1000).toFixed(1)} s`;
-        const r = await request('forward', { tokens: ids.slice(0, j.length), context: s.context, scaling: j.scaling, stats: j.stats,
-          mapLayer: j.mapLayer, mapPx: Math.min(64, j.length) });
-        if (mg !== modelGen) return;
+      for (;;) {
+        if (!info || !ids || cancelled === gen) break;
+        const my = gen, mg = modelGen, s = settings();
+        const todo = planForwards(s).filter((j) => !results.has(j.key));
+        if (run.gen !== my) {
+          clearTimeout(busyTimer);
+          run = { gen: my, t0: performance.now(), doneCost: 0, done: 0, count: todo.length };
+          busyTimer = setTimeout(() => { if (run.gen === gen && running && cancelled !== gen) busy.hidden = false; }, 300); // only past 300 ms
+        }
+        if (!todo.length) {
+          host.dataset.computeMs = String(Math.round(performance.now() - run.t0));
+          break;
+        }
+        const j = todo[0];
+        busyBar.value = run.doneCost / (run.doneCost + todo.reduce((a, x) => a + x.cost, 0));
+        busyText.textContent = `forward ${run.done + 1} of ${run.done + todo.length}: ${SCALING_NAMES[j.type]} over ${count(j.length)} tokens` +
+          `${j.stats ? ', with attention statistics' : ''} · ${((performance.now() - run.t0) / 1000).toFixed(1)} s`;
+        let r;
+        try {
+          r = await request('forward', { tokens: ids.slice(0, j.length), context: s.context, scaling: j.scaling, stats: j.stats,
+            mapLayer: j.mapLayer, mapPx: Math.min(64, j.length) });
+        } catch (e) {
+          if (my === gen) {
+            showError(`The forward failed: ${e.message}`);
+            cancelled = gen;
+          }
+          continue;
+        }
+        if (mg !== modelGen) continue;
         results.set(j.key, r);
-        done += j.cost;
-        if (my === gen) draw();
+        if (run.gen === my) {
+          run.doneCost += j.cost;
+          run.done++;
+        }
+        draw();
       }
-      if (my === gen) host.dataset.computeMs = String(Math.round(performance.now() - t0));
-    } catch (e) {
-      if (my === gen) showError(`The forward failed: ${e.message}`);
     } finally {
-      if (my === gen) {
-        clearTimeout(busyTimer);
-        busy.hidden = true;
-      }
+      running = false;
+      clearTimeout(busyTimer);
+      busy.hidden = true;
     }
   }
 
