@@ -194,3 +194,40 @@ async function figure(page, what) {
     expect(await page.errors()).toEqual([]);
   });
 });
+
+// The file picker (a real click on "choose files", the files given to the browser's chooser), then Cancel while the
+// forwards at 8× the context run: the progress goes away and nothing more is computed. Chromium only (Playwright's
+// file chooser); the model's files are never put in the URL.
+(have ? describe : describe.skip)('chromium: files and cancel', () => {
+  const env = useEngine('chromium', { serve: false });
+  let server;
+  beforeAll(async () => {
+    server = await startServer({ mounts: { '/test-models/': MODELS } });
+  });
+  afterAll(() => server?.close());
+
+  test('picked files load; Cancel stops the forwards and hides the progress', async () => {
+    const page = await env.newPage();
+    await page.setViewport(1400, 1000);
+    await page.goto(`${server.url}/app/?play=0&lmTimes=8`);
+    await page.waitFor(() => document.body.dataset.ready === 'true', { what: 'the page', timeout: 120000 });
+    await page.evaluate(() => document.querySelector('#your-model .lm-drop').scrollIntoView({ block: 'center' }));
+    const [chooser] = await Promise.all([page.raw.waitForEvent('filechooser'), page.click('#your-model .lm-drop label')]);
+    await chooser.setFiles([join(MODELS, 'stories260K/stories260K.bin'), join(MODELS, 'stories260K/tok512.bin')]);
+    await page.waitFor(() => !document.querySelector('#your-model .lm-busy').hidden, { what: 'the progress', timeout: 120000 });
+    const during = await page.evaluate(() => document.querySelector('#your-model .lm-busy-text').textContent);
+    expect(during).toMatch(/^forward \d of 9: .* over 4,096 tokens/);
+    await page.click('#your-model .lm-busy-cancel');
+    await page.waitFor(() => document.querySelector('#your-model .lm-busy').hidden, { what: 'the progress to go', timeout: 30000 });
+    const series = await page.evaluate(() => Number(document.querySelector('#your-model canvas.lm-ppl').dataset.series ?? 0));
+    await new Promise((r) => setTimeout(r, 6000)); // a forward at 4,096 tokens takes seconds here: none may start after Cancel
+    const after = await page.evaluate(() => ({ series: Number(document.querySelector('#your-model canvas.lm-ppl').dataset.series ?? 0),
+      busy: !document.querySelector('#your-model .lm-busy').hidden, url: location.search, stopped: document.querySelector('#your-model .lm-ppl-words').textContent }));
+    expect(after.series).toBeLessThanOrEqual(series + 1); // the forward in flight at Cancel may still land
+    expect(after.series).toBeLessThan(5);
+    expect(after.busy).toBe(false);
+    expect(after.stopped).toMatch(/Stopped/);
+    expect(after.url).not.toContain('modelUrl'); // a local file is never put in the URL
+    expect(await page.errors()).toEqual([]);
+  });
+});

@@ -2,7 +2,7 @@
 // (web/app/lm-sources.js), what is computed and how it is bucketed (web/app/lm-plan.js), and that the
 // sentences follow the numbers given (web/app/lm-words.js): swap the numbers and the words swap too.
 import { fetchPlan, classifyFiles, hfRepo, SUGGESTED } from '../../web/app/lm-sources.js';
-import { planForwards, bucketPerplexity, rangePerplexity, statLengths, maxTimes, lengthFor, scalingBlock, nllKeys, statsKey } from '../../web/app/lm-plan.js';
+import { planForwards, bucketPerplexity, rangePerplexity, statLengths, maxTimes, lengthFor, scalingBlock, nllKeys, mapsKey, statsKey, findNll } from '../../web/app/lm-plan.js';
 import { perplexityWords, statsWords } from '../../web/app/lm-words.js';
 import { isModelUrl } from '../../web/app/state.js';
 
@@ -65,20 +65,36 @@ test('lengths: the context times 1 to 8 within the passage; statistics at 1, 2, 
   expect(statLengths(300, 512)).toEqual([300]);
 });
 
-test('the plan: four plain forwards, the chosen scaling with statistics and maps, then its shorter statistics; keys find them', () => {
+test('the plan: five plain forwards (the chosen scaling with the maps), then its statistics shortest first; keys find them', () => {
   const s = { type: 'yarn', factor: 4, length: 2048, context: 512, layer: 0 };
   const jobs = planForwards(s);
   expect(jobs.map((j) => [j.type, j.length, j.stats, j.mapLayer])).toEqual([['none', 2048, false, null], ['linear', 2048, false, null],
-    ['dynamic', 2048, false, null], ['llama3', 2048, false, null], ['yarn', 2048, true, 0], ['yarn', 512, true, null], ['yarn', 1024, true, null]]);
+    ['dynamic', 2048, false, null], ['yarn', 2048, false, 0], ['llama3', 2048, false, null], ['yarn', 512, true, null], ['yarn', 1024, true, null],
+    ['yarn', 2048, true, null]]);
   expect(jobs[0].scaling).toBeNull();
-  expect(jobs[3].scaling).toEqual({ rope_type: 'llama3', factor: 4, low_freq_factor: 1, high_freq_factor: 4 });
+  expect(jobs[4].scaling).toEqual({ rope_type: 'llama3', factor: 4, low_freq_factor: 1, high_freq_factor: 4 });
   expect(scalingBlock('yarn', 8)).toEqual({ rope_type: 'yarn', factor: 8 });
-  expect(nllKeys(s, 'yarn', 'yarn')).toContain(jobs[4].key);
+  expect(nllKeys(s, 'yarn', 'yarn')).toContain(jobs[3].key);
+  expect(mapsKey(s, 'yarn')).toBe(jobs[3].key);
   expect(nllKeys(s, 'none', 'yarn')).toEqual([jobs[0].key]);
   expect(statsKey(s, 'yarn', 512)).toBe(jobs[5].key);
   // none does not depend on the factor: its forward is shared between factors
   expect(planForwards({ ...s, factor: 8 })[0].key).toBe(jobs[0].key);
   expect(planForwards({ ...s, factor: 8 })[1].key).not.toBe(jobs[1].key);
+  // choosing another scaling reuses the losses already computed for it
+  expect(nllKeys({ ...s }, 'linear', 'linear')).toContain(jobs[1].key);
+});
+
+test('a shorter length reuses the start of a longer forward, except for dynamic NTK', () => {
+  const long = { type: 'yarn', factor: 4, length: 4096, context: 512, layer: 0 };
+  const results = new Map(planForwards(long).filter((j) => !j.stats).map((j) => [j.key, { nll: Float32Array.from({ length: 4095 }, (_, i) => i) }]));
+  const short = { ...long, length: 1024 };
+  expect(Array.from(findNll(results, short, 'none'))).toEqual(Array.from({ length: 1023 }, (_, i) => i));
+  expect(findNll(results, short, 'llama3')).toHaveLength(1023);
+  expect(findNll(results, short, 'dynamic')).toBeNull();
+  expect(findNll(results, { ...short, factor: 8 }, 'yarn')).toBeNull();
+  expect(findNll(results, { ...short, factor: 8 }, 'none')).toHaveLength(1023);
+  expect(findNll(results, { ...short, context: 256 }, 'none')).toBeNull();
 });
 
 test('perplexity by bucket and by range is exp of the mean loss', () => {

@@ -29,28 +29,44 @@ export function statLengths(length, context) {
 const key = (kind, type, factor, length, context, extra = '') => `${kind}|${type}|${type === 'none' ? 1 : factor}|${length}|${context}|${extra}`;
 
 /**
- * The forwards for the current settings, cheapest first where it matters: each scaling's loss at the chosen length
- * (the chosen scaling's with statistics and the chosen layer's maps), then the chosen scaling's statistics at
- * shorter lengths. Each: {key, type, length, scaling, stats, mapLayer, cost} (cost ~ length², for progress).
+ * The forwards for the current settings, in the order the figure wants them: each scaling's loss at the chosen length
+ * (the chosen scaling's with the chosen layer's maps: a map costs little), then the chosen scaling's attention
+ * statistics at each length, shortest first (a forward with statistics costs several plain ones).
+ * Each: {key, type, length, scaling, stats, mapLayer, cost} (cost ~ length², for progress).
  */
 export function planForwards({ type, factor, length, context, layer }) {
-  const jobs = [];
-  for (const t of ROPE_SCALINGS) {
-    if (t === type) continue;
-    jobs.push({ key: key('nll', t, factor, length, context), type: t, length, scaling: scalingBlock(t, factor), stats: false, mapLayer: null });
-  }
-  jobs.push({ key: key('all', type, factor, length, context, layer), type, length, scaling: scalingBlock(type, factor), stats: true, mapLayer: layer });
-  for (const n of statLengths(length, context).slice(0, -1))
+  const jobs = ROPE_SCALINGS.map((t) => ({ key: key('nll', t, factor, length, context, t === type ? `map${layer}` : ''), type: t, length,
+    scaling: scalingBlock(t, factor), stats: false, mapLayer: t === type ? layer : null }));
+  for (const n of statLengths(length, context))
     jobs.push({ key: key('stats', type, factor, n, context), type, length: n, scaling: scalingBlock(type, factor), stats: true, mapLayer: null });
-  for (const j of jobs) j.cost = (j.length / 1024) ** 2 * (j.stats ? 3 : 1) + j.length / 1024;
+  for (const j of jobs) j.cost = (j.length / 1024) ** 2 * (j.stats ? 4 : 1) + j.length / 1024;
   return jobs;
 }
 
-/** Where a result for (kind, type, length) lives among computed jobs: the loss of any job for that scaling and length. */
+/** Where the loss of scaling `t` at the settings' length may be found (computed with the maps or without). */
 export const nllKeys = ({ factor, length, context, layer }, t, type) =>
-  [key('nll', t, factor, length, context), ...(t === type ? [key('all', t, factor, length, context, layer)] : [])];
-export const statsKey = ({ factor, length, context, layer }, type, n) =>
-  (n === length ? key('all', type, factor, n, context, layer) : key('stats', type, factor, n, context));
+  [key('nll', t, factor, length, context, ''), ...(t === type ? [key('nll', t, factor, length, context, `map${layer}`)] : [])];
+/**
+ * The loss of scaling `t` at the settings' length from `results` (a Map of computed forwards by key): its own forward,
+ * or, for every scaling but dynamic NTK (whose frequencies follow the input's length), the first part of a longer one
+ * (a causal model's loss at position i does not depend on what follows). null when none is computed.
+ */
+export function findNll(results, s, t) {
+  for (const k of nllKeys(s, t, s.type)) if (results.has(k)) return results.get(k).nll;
+  if (t === 'dynamic') return null;
+  const prefix = `nll|${t}|${t === 'none' ? 1 : s.factor}|`;
+  for (const [k, r] of results) {
+    if (!k.startsWith(prefix)) continue;
+    const [, , , n, ctx] = k.split('|');
+    if (Number(ctx) === s.context && Number(n) > s.length) return r.nll.subarray(0, s.length - 1);
+  }
+  return null;
+}
+
+/** Where the chosen scaling's maps are. */
+export const mapsKey = ({ factor, length, context, layer }, type) => key('nll', type, factor, length, context, `map${layer}`);
+/** Where the statistics of scaling `type` at length `n` are. */
+export const statsKey = ({ factor, context }, type, n) => key('stats', type, factor, n, context);
 
 /**
  * Perplexity by position bucket: `nll` (nll[i] predicts token i+1) in `count` equal buckets of positions 1..T-1.

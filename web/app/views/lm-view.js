@@ -7,7 +7,7 @@
 import { startWorker } from '../workers.js';
 import { SUGGESTED, fetchPlan, classifyFiles } from '../lm-sources.js';
 import { fetchModel, readDropped } from '../lm-fetch.js';
-import { planForwards, nllKeys, statsKey, statLengths, maxTimes, lengthFor, SCALING_NAMES } from '../lm-plan.js';
+import { planForwards, findNll, mapsKey, statsKey, statLengths, maxTimes, lengthFor, SCALING_NAMES } from '../lm-plan.js';
 import { perplexityWords, statsWords, statPoint } from '../lm-words.js';
 import { drawPerplexity, drawHeads, drawStats } from './lm-plots.js';
 import { PASSAGE } from '../lm-passage.js';
@@ -351,7 +351,7 @@ export function createLmView(host, { state, onChange = () => {}, api, styleRoot 
   }
   busyCancel.addEventListener('click', () => {
     cancelCompute();
-    statsWordsP.textContent += ' (Stopped: what is drawn is what was computed before.)';
+    draw();
   });
 
   function compute() {
@@ -367,7 +367,7 @@ export function createLmView(host, { state, onChange = () => {}, api, styleRoot 
       for (;;) {
         if (!info || !ids || cancelled === gen) break;
         const my = gen, mg = modelGen, s = settings();
-        const todo = planForwards(s).filter((j) => !results.has(j.key));
+        const todo = planForwards(s).filter((j) => !results.has(j.key) && !(j.mapLayer == null && !j.stats && findNll(results, s, j.type)));
         if (run.gen !== my) {
           clearTimeout(busyTimer);
           run = { gen: my, t0: performance.now(), doneCost: 0, done: 0, count: todo.length };
@@ -412,12 +412,12 @@ export function createLmView(host, { state, onChange = () => {}, api, styleRoot 
     const s = settings();
     const series = {};
     for (const t of ROPE_SCALINGS) {
-      const k = nllKeys(s, t, s.type).find((x) => results.has(x));
-      if (k) series[t] = results.get(k).nll;
+      const nll = findNll(results, s, t);
+      if (nll) series[t] = nll;
     }
     drawPerplexity(pplCanvas, series, { context: s.context, length: s.length, chosen: s.type });
-    pplWords.textContent = perplexityWords(series, s);
-    const all = results.get(statsKey(s, s.type, s.length));
+    pplWords.textContent = perplexityWords(series, s) + (cancelled === gen ? ' (Stopped: what is drawn is what was computed before.)' : '');
+    const all = results.get(mapsKey(s, s.type));
     const label = s.type === 'none' ? 'no scaling' : `${SCALING_NAMES[s.type]} ×${s.factor}`;
     if (all?.maps) {
       drawHeads(mapsCanvas, { maps: all.maps, peaks: all.peaks, px: all.px, heads: info.config.heads });
@@ -433,6 +433,7 @@ export function createLmView(host, { state, onChange = () => {}, api, styleRoot 
     drawStats(statsCanvas, points, { context: s.context });
     statsWordsP.textContent = statsWords(points, s);
     host.dataset.series = String(Object.keys(series).length);
+    if (Object.keys(series).length === ROPE_SCALINGS.length && run.gen === gen && run.figureMs == null) host.dataset.figureMs = String(run.figureMs = Math.round(performance.now() - run.t0));
   }
 
   // ---------- start: a model named in the state is fetched once the view is on screen ----------
@@ -455,8 +456,7 @@ export function createLmView(host, { state, onChange = () => {}, api, styleRoot 
     data() {
       if (!info || !ids) return null;
       const s = settings();
-      const series = Object.fromEntries(ROPE_SCALINGS.map((t) => [t, nllKeys(s, t, s.type).map((k) => results.get(k)).find(Boolean)])
-        .filter(([, r]) => r).map(([t, r]) => [t, Array.from(r.nll)]));
+      const series = Object.fromEntries(ROPE_SCALINGS.map((t) => [t, findNll(results, s, t)]).filter(([, nll]) => nll).map(([t, nll]) => [t, Array.from(nll)]));
       return { config: info.config, contextSource: info.contextSource, settings: s, tokens: ids.length, nll: series };
     },
     destroy() {
