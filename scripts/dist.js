@@ -3,7 +3,7 @@
 //   dist/posenc.js            the library (ES module; fetches its .wasm from dist/assets/)
 //   dist/posenc.single.js     the library with both .wasm builds inlined (no .wasm to serve)
 //   dist/explorer.js          <posenc-explorer>, the web component (the library in dist/assets/)
-//   dist/assets/{sweep,train}-worker.js  its two Workers, self-contained, at stable paths
+//   dist/assets/{sweep,train,lm}-worker.js  its Workers, self-contained, at stable paths
 //   dist/*.d.ts               the hand-written TypeScript declarations (types/)
 //   dist/app/, dist/embed.html  the full explorer and the iframe embed page
 //   dist/standalone.html      one file, works from file:// (everything inlined; the sweep runs on the main thread)
@@ -69,7 +69,7 @@ function noFetchedAssets() {
  * - no bare `process` (the Emscripten glue tests `typeof process`): Parcel takes that for Node's
  *   global and pulls in a polyfill.
  */
-const WORKER_FILES = { './sweep-worker.js': './sweep-worker.js', '../lib/train-worker.js': './train-worker.js' };
+const WORKER_FILES = { './sweep-worker.js': './sweep-worker.js', '../lib/train-worker.js': './train-worker.js', './lm-worker.js': './lm-worker.js' };
 const CHECKPOINTS = 'posenc-checkpoints-index'; // a placeholder, external during the build
 /** With `wasmBeside`, the .wasm references are left to run time too (a Worker given a compiled module never fetches it). */
 function packageReferences({ wasmBeside = false } = {}) {
@@ -134,6 +134,7 @@ export async function buildDist({ root, at }) {
   // 0. The Workers, self-contained (a user's bundler copies each as one file).
   await buildWorker({ at, out, entry: 'web/app/sweep-worker.js', name: 'sweep-worker.js' });
   await buildWorker({ at, out, entry: 'web/lib/train-worker.js', name: 'train-worker.js' });
+  await buildWorker({ at, out, entry: 'web/app/lm-worker.js', name: 'lm-worker.js' });
 
   // 1. The library, the component and the pages, sharing chunks.
   await build({
