@@ -4,10 +4,11 @@
 //    perplexity figure draws five scalings (pixels on the canvas, not a blank one), the heads' maps and the
 //    statistics against length draw, and the sentences carry the figure's numbers;
 //  - dragging the factor slider with the mouse changes the numbers;
-//  - a model posenc refuses (a Gemma config beside a .safetensors file the test writes) shows one readable sentence.
+//  - models posenc refuses (a Gemma config beside a .safetensors file, and the GGUF with a Q4_K tensor, both written by
+//    the test in the tmp dir) show one readable sentence each: the API's message.
 // Screenshots at 1400 and 390 px wide go to the tmp screenshot dir.
 import { jest } from '@jest/globals';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -19,7 +20,36 @@ const MODELS = fileURLToPath(new URL('../../../shared/models/', import.meta.url)
 const have = existsSync(join(MODELS, 'stories260K/stories260K.bin'));
 if (!have) console.log('skipped (no ../shared/models/stories260K here): the language-model view in the browsers');
 
-// A model posenc refuses by architecture: a Gemma 3 config.json beside a (tiny, well-formed) .safetensors file.
+// The GGUF with its first tensor's type rewritten to `type` (12: Q4_K), its data left as it was.
+function retypeFirstTensor(file, type) {
+  const b = Buffer.from(readFileSync(file));
+  let o = 8;
+  const tensors = Number(b.readBigUInt64LE(o)), kvs = Number(b.readBigUInt64LE(o + 8));
+  o += 16;
+  expect(tensors).toBeGreaterThan(0);
+  const skipString = () => { o += 8 + Number(b.readBigUInt64LE(o)); };
+  const SIZE = { 0: 1, 1: 1, 2: 2, 3: 2, 4: 4, 5: 4, 6: 4, 7: 1, 10: 8, 11: 8, 12: 8 };
+  const skipValue = (t) => {
+    if (t === 8) return skipString();
+    if (t !== 9) return void (o += SIZE[t]);
+    const et = b.readUInt32LE(o), n = Number(b.readBigUInt64LE(o + 4));
+    o += 12;
+    for (let i = 0; i < n; i++) skipValue(et);
+  };
+  for (let i = 0; i < kvs; i++) {
+    skipString();
+    const t = b.readUInt32LE(o);
+    o += 4;
+    skipValue(t);
+  }
+  skipString();
+  o += 4 + 8 * b.readUInt32LE(o);
+  b.writeUInt32LE(type, o);
+  return b;
+}
+
+// Models posenc refuses: by architecture (a Gemma 3 config.json beside a tiny, well-formed .safetensors file), and
+// by quantisation (stories260K's GGUF with a Q4_K tensor).
 function refusedDir() {
   const dir = mkdtempSync(join(tmpdir(), 'posenc-lm-refused-'));
   writeFileSync(join(dir, 'config.json'), JSON.stringify({ model_type: 'gemma3_text', hidden_size: 64, intermediate_size: 128,
@@ -30,6 +60,7 @@ function refusedDir() {
   writeFileSync(join(dir, 'model.safetensors'), Buffer.concat([size, header]));
   writeFileSync(join(dir, 'tokenizer.json'), JSON.stringify({ model: { type: 'BPE', vocab: {}, merges: [] } }));
   writeFileSync(join(dir, 'tokenizer_config.json'), '{}');
+  writeFileSync(join(dir, 'q4k.gguf'), retypeFirstTensor(join(MODELS, 'stories260K/stories260K.gguf'), 12));
   return dir;
 }
 
@@ -156,6 +187,12 @@ async function figure(page, what) {
     const bad = await view(page);
     expect(bad.error).toMatch(/^This model cannot be used: config\.json: model_type "gemma3_text" is not one posenc runs/);
     await page.screenshot('lm-view-refused');
+    await page.evaluate(() => { document.querySelector('#your-model input[name=lm-url]').value = ''; });
+    await focusUrl(page);
+    await type(page, '/test-refused/q4k.gguf');
+    await page.press('Enter');
+    await page.waitFor(() => /Q4_K/.test(document.querySelector('#your-model .lm-error').textContent), { what: 'the Q4_K error', timeout: 60000 });
+    expect((await view(page)).error).toBe('This model cannot be used: tensor token_embd.weight has type Q4_K, which posenc does not read (F32, F16, BF16, Q8_0)');
     expect(await page.errors()).toEqual([]);
   });
 });
