@@ -214,7 +214,7 @@ async function figure(page, what) {
     rmSync(pages, { recursive: true, force: true });
   });
 
-  test('view="model" with a model-url loads the GGUF, flags its converter-default context and draws five scalings', async () => {
+  test('view="model" with a model-url loads the GGUF, flags its converter-default context and draws five scalings; the corrected context applies', async () => {
     const page = await env.newPage();
     await page.setViewport(1000, 900);
     await page.goto(`${server.url}/test-page/element.html`);
@@ -228,6 +228,23 @@ async function figure(page, what) {
     expect(got.facts).toMatch(/the file says 2,048, a converter's default/);
     expect(got.words).toMatch(/^At 2,048 tokens the passage stays within the original context of 2,048: perplexity [\d.]+ with no scaling\./);
     await page.screenshot('lm-element');
+
+    // The reader corrects the context to the training one (real keys in the number field): the figure follows it.
+    await page.evaluate(() => {
+      const i = document.querySelector('posenc-explorer').shadowRoot.querySelector('input[name=lm-context]');
+      i.select();
+      i.focus();
+    });
+    await page.raw.keyboard.type('512');
+    await page.press('Enter');
+    await page.press('Tab'); // (the change event fires on commit; Tab commits in every engine)
+    const fixed = await page.waitFor(() => {
+      const root = document.querySelector('posenc-explorer').shadowRoot;
+      const w = root.querySelector('.lm-ppl-words').textContent;
+      return root.querySelector('.lm-busy').hidden && /original context of 512/.test(w) ? w : null;
+    }, { what: 'the figure at context 512', timeout: 120000, interval: 250 });
+    expect(fixed).toMatch(/^At 512 tokens the passage stays within the original context of 512: perplexity [\d.]+ with no scaling\./);
+    expect(await page.evaluate(() => document.querySelector('posenc-explorer').lmContext)).toBe(512);
     expect(await page.errors()).toEqual([]);
   });
 });
@@ -243,7 +260,7 @@ async function figure(page, what) {
   });
   afterAll(() => server?.close());
 
-  test('picked files load; Cancel stops the forwards and hides the progress', async () => {
+  test('picked files load; Cancel stops the forwards and hides the progress; the reader\'s own text is used', async () => {
     const page = await env.newPage();
     await page.setViewport(1400, 1000);
     await page.goto(`${server.url}/app/?play=0&lmTimes=8`);
@@ -265,6 +282,19 @@ async function figure(page, what) {
     expect(after.busy).toBe(false);
     expect(after.stopped).toMatch(/Stopped/);
     expect(after.url).not.toContain('modelUrl'); // a local file is never put in the URL
+
+    // The reader's own text (typed), used with a click: the passage is re-tokenised and the figure redrawn.
+    await page.click('#your-model .lm-passage summary');
+    await page.evaluate(() => { const t = document.querySelector('#your-model textarea.lm-text'); t.value = ''; t.focus(); });
+    await page.raw.keyboard.type('The cat sat on the mat. The dog ran to the park and played with a red ball all day long.');
+    await page.click('#your-model .lm-passage button');
+    const own = await page.waitFor(() => {
+      const h = document.querySelector('#your-model .lm-host');
+      return Number(h.querySelector('canvas.lm-ppl').dataset.series) === 5 && h.querySelector('.lm-busy').hidden
+        ? { facts: h.querySelector('.lm-facts').textContent, words: h.querySelector('.lm-ppl-words').textContent } : null;
+    }, { what: 'the figure over the typed text', timeout: 120000, interval: 250 });
+    expect(own.facts).toMatch(/the passage: \d+ tokens \(your text\); it reaches less than one context/);
+    expect(own.words).toMatch(/^At \d+ tokens the passage stays within the original context of 512/);
     expect(await page.errors()).toEqual([]);
   });
 });
