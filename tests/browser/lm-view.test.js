@@ -260,7 +260,7 @@ async function figure(page, what) {
   });
   afterAll(() => server?.close());
 
-  test('picked files load; Cancel stops the forwards and hides the progress; the reader\'s own text is used', async () => {
+  test('picked files load; Cancel stops the forwards and hides the progress; the reader\'s own text is used; a dropped GGUF loads', async () => {
     const page = await env.newPage();
     await page.setViewport(1400, 1000);
     await page.goto(`${server.url}/app/?play=0&lmTimes=8`);
@@ -295,6 +295,19 @@ async function figure(page, what) {
     }, { what: 'the figure over the typed text', timeout: 120000, interval: 250 });
     expect(own.facts).toMatch(/the passage: \d+ tokens \(your text\); it reaches less than one context/);
     expect(own.words).toMatch(/^At \d+ tokens the passage stays within the original context of 512/);
+
+    // A GGUF dropped on the drop zone (a drop event carrying the file: Playwright cannot drag a file from the desktop).
+    await page.click('#your-model .lm-other');
+    const dataTransfer = await page.raw.evaluateHandle(async () => {
+      const dt = new DataTransfer();
+      const bytes = await (await fetch('/test-models/stories260K/stories260K.gguf')).arrayBuffer();
+      dt.items.add(new File([bytes], 'stories260K.gguf'));
+      return dt;
+    });
+    await page.raw.dispatchEvent('#your-model .lm-drop', 'drop', { dataTransfer });
+    await page.waitFor(() => /GGUF: 292,800 parameters/.test(document.querySelector('#your-model .lm-facts').textContent) &&
+      !document.querySelector('#your-model .lm-model').hidden, { what: 'the dropped GGUF', timeout: 60000 });
+    expect(await page.evaluate(() => location.search)).not.toContain('modelUrl');
     expect(await page.errors()).toEqual([]);
   });
 });
