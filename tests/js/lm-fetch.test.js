@@ -79,3 +79,12 @@ test('cancel stops a download half-way with an AbortError', async () => {
   await expect(p).rejects.toMatchObject({ name: 'AbortError' });
   expect(Math.max(...seen)).toBeLessThan(400);
 });
+
+test('the served page may connect only to its own origin, Hugging Face and the download hosts Hugging Face lists', async () => {
+  const { CSP, MODEL_HOSTS } = await import('../../scripts/serve.js');
+  const connect = CSP.split('; ').find((d) => d.startsWith('connect-src ')).split(' ').slice(1);
+  expect(connect).toEqual(["'self'", ...MODEL_HOSTS.map((h) => `https://${h}`)]);
+  expect(MODEL_HOSTS).toEqual(expect.arrayContaining(['huggingface.co', 'cas-bridge.xethub.hf.co', 'cdn-lfs.hf.co']));
+  expect(MODEL_HOSTS.every((h) => h === 'huggingface.co' || h.endsWith('.hf.co'))).toBe(true);
+  expect(connect.some((s) => s.includes('*'))).toBe(false); // named hosts only, no wildcard
+});
