@@ -94,9 +94,16 @@ async function type(page, text) {
   for (const ch of text) await page.press(ch);
 }
 
+// The section scrolled to, and its code loaded (the page fetches it when the section nears the screen).
+async function viewReady(page) {
+  await page.evaluate(() => document.querySelector('#your-model').scrollIntoView());
+  await page.waitFor(() => document.querySelector('#your-model input[name=lm-url]'), { what: 'the view' });
+}
+
 // The address field focused (in the page: a mouse click in WebKit could land while the page above still lays out, and
 // the keys then went to the drop zone); the keys typed into it are real key events.
 async function focusUrl(page) {
+  await viewReady(page);
   await page.evaluate(() => {
     const i = document.querySelector('#your-model input[name=lm-url]');
     i.scrollIntoView({ block: 'center' });
@@ -265,6 +272,7 @@ async function figure(page, what) {
     await page.setViewport(1400, 1000);
     await page.goto(`${server.url}/app/?play=0&lmTimes=8`);
     await page.waitFor(() => document.body.dataset.ready === 'true', { what: 'the page', timeout: 120000 });
+    await viewReady(page);
     await page.evaluate(() => document.querySelector('#your-model .lm-drop').scrollIntoView({ block: 'center' }));
     const [chooser] = await Promise.all([page.raw.waitForEvent('filechooser'), page.click('#your-model .lm-drop label')]);
     await chooser.setFiles([join(MODELS, 'stories260K/stories260K.bin'), join(MODELS, 'stories260K/tok512.bin')]);

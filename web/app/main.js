@@ -29,7 +29,6 @@ import { scalingWords } from './rope-figure.js';
 import { drawRetrieval } from './views/retrieval.js';
 import { loadResults, headerWords, rowWords } from './views/claims.js';
 import { createYourRope } from './views/your-rope.js';
-import { createLmView } from './views/lm-view.js';
 
 const $ = (sel) => document.querySelector(sel);
 const state = readState();
@@ -474,8 +473,17 @@ async function main() {
   sweepView = createSweepView($('#sweep-rows'), client, { onVisible: () => invalidate() });
   hero.setClient(client);
   yourRope = createYourRope(pe, $('#your-rope'), state, { onChange: saveUrl });
-  lmView = createLmView($('#your-model .lm-host'), { state, onChange: saveUrl, api: () => Promise.resolve(pe),
-    onNotice: (message) => { $('#status').textContent = message; } });
+  // "Your model, past its context": its code is fetched when the section comes near the screen (a reader who never
+  // scrolls there pays nothing for it)
+  new IntersectionObserver((entries, seen) => {
+    if (!entries.some((e) => e.isIntersecting)) return;
+    seen.disconnect();
+    import('./views/lm-view.js').then(({ createLmView }) => {
+      lmView = createLmView($('#your-model .lm-host'), { state, onChange: saveUrl, api: () => Promise.resolve(pe),
+        onNotice: (message) => { $('#status').textContent = message; } });
+      if (window.posenc) window.posenc.lmView = lmView;
+    }, (e) => { $('#your-model .lm-host').textContent = `This part of the page could not be loaded: ${e.message}`; });
+  }, { rootMargin: '600px' }).observe($('#your-model'));
   bindControls();
   const sweepExport = createSweepExporter({ client, trainer, state, grid, view: controller.viewOf, lut: lutFor(interpolateViridis),
     style: () => getComputedStyle(document.documentElement) });

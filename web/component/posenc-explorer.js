@@ -20,7 +20,6 @@ import { NAMES, taskName } from '../app/meta.js';
 import { createArrivals, createWake } from '../app/arrivals.js';
 import { sharedApi, sharedLoadOptions, sweepPool, checkpointSource, explorerLink, onNotice } from './engine.js';
 import { CSS } from './styles.js';
-import { createLmView } from '../app/views/lm-view.js';
 
 export { configure } from './engine.js';
 /** A checkpoint source fetching `index.json` and the files from a directory URL, for configure({ checkpoints }). */
@@ -134,11 +133,15 @@ export class PosencExplorer extends ElementBase {
     host.setAttribute('part', 'model');
     root.replaceChildren(host);
     adoptStyles(root);
-    this.lmView = createLmView(host, { state: this.state, api: sharedApi, styleRoot: root, onNotice: (m) => console.warn(`<posenc-explorer> ${m}`) });
+    this.lmView = true; // (being loaded: the view's code is fetched only by an element that shows it)
+    import('../app/views/lm-view.js').then(({ createLmView }) => {
+      if (!this.lmView) return; // removed meanwhile
+      this.lmView = createLmView(host, { state: this.state, api: sharedApi, styleRoot: root, onNotice: (m) => console.warn(`<posenc-explorer> ${m}`) });
+    }, (e) => { host.textContent = `The model view could not be loaded: ${e.message}`; });
   }
 
   disconnectedCallback() {
-    this.lmView?.destroy();
+    this.lmView?.destroy?.();
     this.lmView = null;
     this.observer?.disconnect();
     document.removeEventListener('visibilitychange', this.onVisibility);
@@ -156,7 +159,7 @@ export class PosencExplorer extends ElementBase {
     const before = this.state;
     this.readAttributes();
     if (this.lmView) {
-      if (this.state.modelUrl.join(' ') !== before.modelUrl.join(' ') && this.state.modelUrl.length) this.lmView.loadUrls(this.state.modelUrl);
+      if (this.state.modelUrl.join(' ') !== before.modelUrl.join(' ') && this.state.modelUrl.length) this.lmView.loadUrls?.(this.state.modelUrl);
       return;
     }
     if (!this.started) return;
