@@ -97,7 +97,7 @@ async function type(page, text) {
 // The section scrolled to, and its code loaded (the page fetches it when the section nears the screen).
 async function viewReady(page) {
   await page.evaluate(() => document.querySelector('#your-model').scrollIntoView());
-  await page.waitFor(() => document.querySelector('#your-model input[name=lm-url]'), { what: 'the view' });
+  await page.waitFor(() => Boolean(document.querySelector('#your-model input[name=lm-url]')), { what: 'the view' });
 }
 
 // The address field focused (in the page: a mouse click in WebKit could land while the page above still lays out, and
