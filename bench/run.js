@@ -8,12 +8,13 @@
 //  4. runs the same suite in headless Chromium (bench/page.html), and measures the
 //     explorer's per-frame work at T = 512 (bench/explorer.js);
 //     plus the profile of the forward pass (bench/profile_forward.cpp) and onnxruntime-web (bench/ort.js);
+//     a real language model's prefill against llama.cpp in wasm (@wllama/wllama) and `npm run model` (bench/lm.js);
 //     what the sample blog post transfers (bench/page-weight.js), and training in the page against
 //     Node plus the time to learned (bench/train-page.js, in its own process: minutes);
 //  5. writes bench/results.json, prints the tables, and regenerates the README's
 //     "Sizes and speed" table, docs/performance.md and docs/figures/bench-*.svg.
 //
-//   node bench/run.js [--only rope,qkt,...] [--no-browser] [--no-native] [--no-sweep] [--reuse-sweep] [--no-ort]
+//   node bench/run.js [--only rope,qkt,...] [--no-browser] [--no-native] [--no-sweep] [--reuse-sweep] [--no-ort] [--no-lm]
 //                     [--no-browser-suite] [--no-train-page] [--out file]   (--no-browser-suite: the explorer in Chromium, not the kernel suite)
 //     --reuse-sweep: skip the time / memory sweep and keep the previous run's (from bench/results.json,
 //     its date and load recorded; its tfjs column dropped, since that run may have timed another layout)
@@ -33,6 +34,7 @@ import { TOLERANCE, SWEEP_LENGTHS } from './lib/cases.js';
 import { summarise, printTables } from './lib/summary.js';
 import { measureExplorer } from './explorer.js';
 import { runOrt } from './ort.js';
+import { runLmBench } from './lm.js';
 import { measurePost } from './page-weight.js';
 
 const root = new URL('..', import.meta.url).pathname;
@@ -190,6 +192,7 @@ const node = await nodeSuite();
 results.native = binary ? nativeSuite(binary, node.outputs) : null;
 results.profile = !only || only.includes('profile') ? profileForward() : null;
 results.ort = flag('no-ort') || (only && !only.includes('ort')) ? null : await runOrt(log);
+results.lm = flag('no-lm') || (only && !only.includes('lm')) ? null : await runLmBench(log);
 delete node.outputs;
 results.node = node;
 results.chromium = flag('no-browser') || flag('no-browser-suite') ? null : await browserSuite();

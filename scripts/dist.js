@@ -82,13 +82,30 @@ function packageReferences({ wasmBeside = false } = {}) {
       let out = code.replace(/new URL\((['"])(\.{1,2}\/[\w/.-]+\.js)\1,\s*import\.meta\.url\)/g, (m, q, path) =>
         WORKER_FILES[path] ? `new URL(/* @vite-ignore */ ${JSON.stringify(WORKER_FILES[path])}, import.meta.url)` : m);
       out = out.replace(/import\((['"])\.\.\/checkpoints\/index\.js\1\)/g, `import(${JSON.stringify(CHECKPOINTS)})`);
-      if (wasmBeside) out = out.replace(/new URL\((['"])(?:\.\.\/wasm\/)?(posenc-(?:simd|scalar)\.wasm)\1,\s*import\.meta\.url\)/g,
+      if (wasmBeside) out = out.replace(/new URL\((['"])(?:\.\.\/wasm\/)?(posenc-(?:lm-)?(?:simd|scalar)\.wasm)\1,\s*import\.meta\.url\)/g,
         (_, q, name) => `new URL(/* @vite-ignore */ ${JSON.stringify(`./${name}`)}, import.meta.url)`);
       if (/[\\/]web[\\/]wasm[\\/][^/\\]+\.mjs$/.test(id)) out = out.replace(/(?<![.\w$])process(?![\w$])/g, 'globalThis.process');
       return out === code ? null : { code: out, map: null };
     },
     renderChunk: (code) => (code.includes(CHECKPOINTS)
       ? code.replace(new RegExp(`(["'\`])${CHECKPOINTS}\\1`, 'g'), '"../checkpoints/index.js"') : null),
+  };
+}
+
+/**
+ * For the builds that are one file each (posenc.single.js, standalone.html, the two Workers): index.js's lazy
+ * import of the language models (lm.js, its module's glue and the tokenizer library) becomes a refusal that
+ * says where they are, so none of it is inlined where it is never used; the language models' .wasm is
+ * fetched on demand by the library ('posenc'), never inlined.
+ */
+const NO_LM = '\0posenc-no-language-models';
+function noLanguageModels() {
+  return {
+    name: 'posenc-no-language-models',
+    enforce: 'pre',
+    resolveId: (id, importer) => (id === './lm.js' && /[\\/]web[\\/]lib[\\/]index\.js$/.test(importer ?? '') ? NO_LM : null),
+    load: (id) => (id === NO_LM ? `export const loadLanguageModelApi = () => Promise.reject(new RangeError(
+  "loadLanguageModel: this one-file build of posenc has no language-model module (a separate file, fetched on demand): import { loadPosenc } from 'posenc' to use it"));\n` : null),
   };
 }
 
@@ -99,7 +116,7 @@ async function buildOneFile({ root, at, out, entry }) {
   const tmp = join(out, 'one-file-tmp');
   await build({
     ...common(root),
-    plugins: [inlineAssets(at), noFetchedAssets(), packageReferences()],
+    plugins: [inlineAssets(at), noFetchedAssets(), noLanguageModels(), packageReferences()],
     build: {
       outDir: tmp, emptyOutDir: true, target: 'es2022', minify: true, assetsInlineLimit: 0,
       copyPublicDir: false, reportCompressedSize: false,
@@ -112,11 +129,14 @@ async function buildOneFile({ root, at, out, entry }) {
   return code;
 }
 
-/** A Worker script as one self-contained ES module at dist/assets/<name> (its .wasm beside it), at a stable path. */
-async function buildWorker({ at, out, entry, name }) {
+/**
+ * A Worker script as one self-contained ES module at dist/assets/<name> (its .wasm beside it), at a stable path.
+ * `languageModels`: the language models' JS goes in it too (the language model's Worker), its .wasm beside it.
+ */
+async function buildWorker({ at, out, entry, name, languageModels = false }) {
   await build({
     ...common(at('web')),
-    plugins: [packageReferences({ wasmBeside: true })],
+    plugins: [...(languageModels ? [] : [noLanguageModels()]), packageReferences({ wasmBeside: true })],
     build: {
       outDir: join(out, 'assets'), emptyOutDir: false, target: 'es2022', minify: true, assetsInlineLimit: 0, modulePreload: false,
       copyPublicDir: false, reportCompressedSize: false,
@@ -134,7 +154,7 @@ export async function buildDist({ root, at }) {
   // 0. The Workers, self-contained (a user's bundler copies each as one file).
   await buildWorker({ at, out, entry: 'web/app/sweep-worker.js', name: 'sweep-worker.js' });
   await buildWorker({ at, out, entry: 'web/lib/train-worker.js', name: 'train-worker.js' });
-  await buildWorker({ at, out, entry: 'web/app/lm-worker.js', name: 'lm-worker.js' });
+  await buildWorker({ at, out, entry: 'web/app/lm-worker.js', name: 'lm-worker.js', languageModels: true });
 
   // 1. The library, the component and the pages, sharing chunks.
   await build({

@@ -99,7 +99,7 @@ function table(nll, context) {
 async function main() {
   const a = parseArgs(process.argv.slice(2));
   const root = new URL('..', import.meta.url).pathname;
-  if (!existsSync(join(root, 'web/wasm/posenc-simd.wasm'))) { // the first run builds the module (minutes, once)
+  if (!existsSync(join(root, 'web/wasm/posenc-lm-simd.wasm'))) { // the first run builds the modules (minutes, once)
     const r = spawnSync('bash', ['scripts/setup.sh', 'wasm'], { cwd: root, stdio: ['ignore', 2, 2] });
     if (r.status !== 0) fail('the wasm build failed (run bash scripts/setup.sh wasm to see why)');
   }

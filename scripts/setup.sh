@@ -72,8 +72,10 @@ wasm_build simd
 wasm_build scalar
 mkdir -p web/wasm
 for v in simd scalar; do
-  for ext in mjs wasm; do
-    cmp -s "build/wasm-$v/posenc-$v.$ext" "web/wasm/posenc-$v.$ext" || cp "build/wasm-$v/posenc-$v.$ext" web/wasm/
+  for name in "posenc-$v" "posenc-lm-$v"; do  # the page's module, and the language models' (loaded on demand)
+    for ext in mjs wasm; do
+      cmp -s "build/wasm-$v/$name.$ext" "web/wasm/$name.$ext" || cp "build/wasm-$v/$name.$ext" web/wasm/
+    done
   done
 done
 # the encoding registry and config schema, read from the module (web/wasm/registry.js)

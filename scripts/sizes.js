@@ -17,6 +17,8 @@ const glue = inAssets(/^posenc-simd-.*\.js$/).slice(0, 1); // the main-thread co
 const library = ['posenc.js', 'assets/posenc.js', ...inAssets(/^lib-.*\.js$/)];
 const component = ['explorer.js', 'assets/explorer.js', ...inAssets(/^(posenc-explorer|controller|gifenc)-.*\.js$|^(sweep|train)-worker\.js$/)];
 const checkpoints = readdirSync(`${dist}checkpoints`).map((f) => `checkpoints/${f}`);
+// The language models: a module of their own, fetched by the first loadLanguageModel (SIMD build).
+const languageModels = ['assets/posenc-lm-simd.wasm', ...inAssets(/^posenc-lm-simd-.*\.js$/).slice(0, 1), ...inAssets(/^lm-.*\.js$/)];
 
 const groups = [
   ['`posenc-simd.wasm`', ['assets/posenc-simd.wasm']],
@@ -25,6 +27,8 @@ const groups = [
   ['JS library', library],
   ['**`import \'posenc\'`: SIMD module + glue + library**', ['assets/posenc-simd.wasm', ...glue, ...library]],
   ['`<posenc-explorer>`: component, its Workers, d3 and gifenc (JS only)', component],
+  ['language models, on demand: `posenc-lm-simd.wasm` + glue + their code', languageModels],
+  ['`tokenizer.json` reader (@huggingface/tokenizers), on demand', inAssets(/^tokenizers-.*\.js$/)],
   ['`posenc.single.js` (both .wasm inlined)', ['posenc.single.js']],
   ['`standalone.html` (everything inlined, 7 checkpoints)', ['standalone.html']],
   [`shipped checkpoints (${checkpoints.filter((f) => f.endsWith('.ckpt')).length})`, checkpoints],

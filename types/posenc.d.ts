@@ -173,6 +173,8 @@ export interface LoadOptions {
   /**
    * As in Emscripten: called with the file name (`'posenc-simd.wasm'` or
    * `'posenc-scalar.wasm'`), returns where to fetch it. Ignored when `wasmUrl` is given.
+   * Also asked for the language models' module (`'posenc-lm-simd.wasm'` or `'posenc-lm-scalar.wasm'`)
+   * when {@link Posenc.loadLanguageModel} first needs it, unless `lmWasmUrl` is given.
    */
   locateFile?: (file: WasmFileName) => string | URL;
   /**
@@ -186,6 +188,12 @@ export interface LoadOptions {
    * Pass the `build` that compileWasm returned with it.
    */
   wasmModule?: WebAssembly.Module;
+  /**
+   * Where to fetch the language models' `.wasm` (a module of its own, fetched only by the first
+   * {@link Posenc.loadLanguageModel} call, in the same build as the page's module; default: next to
+   * its glue, or `locateFile`'s answer). In Node a `file:` URL or an absolute file path.
+   */
+  lmWasmUrl?: string | URL;
 }
 
 /**
@@ -197,8 +205,8 @@ export interface LoadOptions {
  */
 export declare function compileWasm(options?: LoadOptions): Promise<{ module: WebAssembly.Module; build: Build }>;
 
-/** File names of the two wasm builds, as passed to {@link LoadOptions.locateFile}. */
-export type WasmFileName = 'posenc-simd.wasm' | 'posenc-scalar.wasm';
+/** File names of the wasm builds (the page's module and the language models'), as passed to {@link LoadOptions.locateFile}. */
+export type WasmFileName = 'posenc-simd.wasm' | 'posenc-scalar.wasm' | 'posenc-lm-simd.wasm' | 'posenc-lm-scalar.wasm';
 
 /**
  * Loads and instantiates the wasm module. Each call instantiates a new module; share the
@@ -1170,9 +1178,9 @@ export interface Posenc {
   readonly build: Build;
   /** The SIMD instruction set the kernels were compiled for (e.g. `'sse4.1'` = wasm SIMD128, or `'scalar'`). */
   readonly simdArch: string;
-  /** Bytes currently allocated in the wasm heap (for leak checks). */
+  /** Bytes currently allocated in the wasm heaps (for leak checks): the page module's, plus the language models' once loaded. */
   heapBytes(): number;
-  /** Size of the wasm memory in bytes. */
+  /** Size of the wasm memories in bytes (the same two). */
   memoryBytes(): number;
 
   /**
@@ -1262,10 +1270,14 @@ export interface Posenc {
   readonly encodings: readonly EncodingInfo[];
   /**
    * A real, trained language model (Llama or Qwen2 architecture) from the bytes of its files, for its loss by
-   * position and attention past its context, with any HF RoPE scaling (asynchronous: an HF tokenizer's code is
-   * imported when a tokenizer.json is given). Call {@link LanguageModel.delete} when done.
+   * position and attention past its context, with any HF RoPE scaling. The language models run in a wasm module
+   * of their own, fetched and instantiated by the first call ({@link LoadOptions.lmWasmUrl}); an HF tokenizer's
+   * code is imported when a tokenizer.json is given. Call {@link LanguageModel.delete} when done.
    * @throws {TypeError|RangeError} naming the file and the problem (truncated, lying sizes, an unsupported
-   *   dtype or architecture by name, NaN weights); nothing is left allocated.
+   *   dtype or architecture by name, NaN weights); nothing is left allocated. A RangeError from `posenc/single`,
+   *   which has no language-model module.
+   * @throws {Error} the language models' `.wasm` could not be fetched or instantiated (the message has the URL);
+   *   the next call tries again.
    */
   loadLanguageModel(files: LanguageModelFiles): Promise<LanguageModel>;
   /** A seeded batch generator. */

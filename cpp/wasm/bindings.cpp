@@ -4,10 +4,8 @@
 // the JS library rethrows as TypeError / RangeError. No exception ever
 // escapes into JS (that would surface as a bare number and leak).
 #include <emscripten/bind.h>
-#include <malloc.h>
 
 #include <cstdint>
-#include <string>
 
 #include "bindings_common.hpp"
 #include "posenc/alibi.hpp"
@@ -16,17 +14,12 @@
 #include "posenc/learned.hpp"
 #include "posenc/rope.hpp"
 #include "posenc/shaw.hpp"
-#include "posenc/simd.hpp"
 #include "posenc/sinusoidal.hpp"
 #include "posenc/t5.hpp"
 
 namespace {
 
 using namespace posenc::wasm;
-
-std::string last_error() { return last_error_message(); }
-std::string simd_arch() { return posenc::simd::arch_name(); }
-double heap_bytes() { return static_cast<double>(mallinfo().uordblks); }
 
 int sinusoidal(ptr out, int length, int dim, double base, bool concat, bool t2t, int start) {
   return guard([&] {
@@ -125,9 +118,6 @@ int pool_attention(ptr maps, int count, int T, int px, ptr pooled, ptr peaks) {
 
 EMSCRIPTEN_BINDINGS(posenc) {
   using emscripten::function;
-  function("lastError", &last_error);
-  function("simdArch", &simd_arch);
-  function("heapBytes", &heap_bytes);
   function("sinusoidal", &sinusoidal);
   function("learnedLookup", &learned_lookup);
   function("shawIndex", &shaw_index);

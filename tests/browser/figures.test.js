@@ -56,7 +56,9 @@ describe.each(ENGINES)('%s', (engine) => {
     expect(await page.evaluate(() => document.querySelector('.sweep-row[data-encoding=rope] .source').textContent)).toBe('(shipped checkpoint)');
     await page.waitFor(() => document.querySelector('#your-rope canvas.wavelengths').dataset.xAxis, { what: "Your model's RoPE drawn" });
 
-    // 1. axes and legends
+    // 1. axes and legends (the retrieval heatmaps are drawn once opened: retrieval.test.js opens them with a click)
+    await page.evaluate(() => { document.querySelector('#retrieval details.retrieval-maps').open = true; });
+    await page.waitFor(() => document.querySelectorAll('#retrieval .retrieval-grid canvas').length > 0, { what: 'the retrieval heatmaps' });
     const charts = await page.evaluate(chartsInPage, HEATMAPS);
     expect(charts.length).toBeGreaterThanOrEqual(12);
     for (const c of charts) {

@@ -1,6 +1,8 @@
-// The SIMD module loads in a real browser page and computes what Node computes.
+// The SIMD module loads in a real browser page and computes what Node computes; so does the language models'
+// module, fetched only when a model is loaded.
 import { useBrowser } from './harness.js';
 import { loadPosenc } from '../../web/lib/index.js';
+import { tinyLlama2c, expectedLm, LM_TOKENS } from '../package/consumer.js';
 
 const browser = useBrowser();
 
@@ -25,5 +27,33 @@ test('headless Chromium loads the SIMD build and matches Node', async () => {
   const x = new Float32Array(4 * 8).map((_, i) => Math.sin(i));
   const node = pe.applyRope(x, { length: 4, dim: 8, layout: 'half', positions: [0, 1, 100, 1000000] });
   result.rope.forEach((v, i) => expect(v).toBeCloseTo(node[i], 6));
+  expect(page.errors).toEqual([]);
+});
+
+test("the language models' module is fetched only by loadLanguageModel, runs under the page's CSP in both builds, and matches Node", async () => {
+  const page = await browser.newPage();
+  const requested = [];
+  page.on('request', (r) => requested.push(new URL(r.url()).pathname));
+  await page.goto(`${browser.url}/app/blank.html`);
+  const result = await page.evaluate(async ({ model, tokens }) => {
+    const { loadPosenc } = await import('/lib/index.js');
+    const out = {};
+    for (const build of ['simd', 'scalar']) {
+      const pe = await loadPosenc({ build });
+      out[`${build}Before`] = performance.getEntriesByType('resource').map((e) => e.name).filter((n) => /posenc-lm-[a-z]+\.wasm$/.test(n)).length;
+      const lm = await pe.loadLanguageModel({ model: new Uint8Array(model) });
+      out[build] = Array.from(lm.forward(tokens).nll);
+      out[`${build}Error`] = (() => { try { lm.forward([1]); } catch (e) { return `${e.name}: ${e.message}`; } })();
+      lm.delete();
+    }
+    return out;
+  }, { model: Array.from(tinyLlama2c()), tokens: LM_TOKENS });
+  expect([result.simdBefore, result.scalarBefore]).toEqual([0, 1]); // none before the first call (the scalar's page module loads after the SIMD's)
+  expect(requested.filter((p) => /posenc-lm-(simd|scalar)\.wasm$/.test(p)).map((p) => p.split('/').pop())).toEqual(['posenc-lm-simd.wasm', 'posenc-lm-scalar.wasm']);
+  for (const build of ['simd', 'scalar']) {
+    const node = await expectedLm(build);
+    expect(result[build].map((x, i) => Math.abs(x - node[i]) < 1e-6)).toEqual(node.map(() => true));
+    expect(result[`${build}Error`]).toBe('RangeError: tokens must hold 2 to 131072 ids (got 1)');
+  }
   expect(page.errors).toEqual([]);
 });

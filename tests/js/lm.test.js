@@ -4,7 +4,8 @@
 //    safetensors (Q and K permuted as HF's conversion does) with a config.json and a tokenizer.json;
 //  - tiny random models the test writes as safetensors (Qwen2 biases, untied, head_dim 64, partial rotary)
 //    against a plain float64 forward written here;
-//  - hostile files and arguments: a TypeError or RangeError naming the problem, nothing leaks, the module works.
+//  - hostile files and arguments: a TypeError or RangeError naming the problem, nothing leaks, the module works;
+//  - the language models' own wasm module: fetched only by the first loadLanguageModel, in the page module's build.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -277,6 +278,31 @@ test('hostile files and arguments: a TypeError or RangeError naming the problem;
   const heap = pe.heapBytes();
   await pass();
   expect(pe.heapBytes()).toBe(heap);
+});
+
+test('the language models have a wasm module of their own, fetched by the first loadLanguageModel; a failed fetch names the URL and is retried', async () => {
+  // The page's module carries none of the language-model bindings (their names are strings in the .wasm).
+  const has = (f) => readFileSync(join(root, 'web/wasm', f)).includes('lmForward');
+  expect(['posenc-simd', 'posenc-scalar', 'posenc-lm-simd', 'posenc-lm-scalar'].map((f) => has(`${f}.wasm`))).toEqual([false, false, true, true]);
+  const { model, config } = tinyFiles(tinyModel({ seed: 5, dim: 16, layers: 1, heads: 2, kvHeads: 1, headDim: 8, hidden: 16, vocab: 11, bias: false, tied: true, partial: 1, theta: 1e4 }));
+  for (const build of ['simd', 'scalar']) {
+    const asked = [];
+    const fresh = await loadPosenc({ build, locateFile: (f) => { asked.push(f); return join(root, 'web/wasm', f); } });
+    const memory = fresh.memoryBytes();
+    expect(asked).toEqual([`posenc-${build}.wasm`]); // nothing of the language models yet
+    const [a, b] = await Promise.all([fresh.loadLanguageModel({ model, config }), fresh.loadLanguageModel({ model, config })]);
+    expect(asked).toEqual([`posenc-${build}.wasm`, `posenc-lm-${build}.wasm`]); // one module for both calls, in the page's build
+    expect(fresh.memoryBytes()).toBeGreaterThan(memory); // a second wasm memory
+    expect(Array.from(a.forward([1, 2, 3]).nll)).toEqual(Array.from(b.forward([1, 2, 3]).nll));
+    a.delete();
+    b.delete();
+  }
+  const lost = await loadPosenc({ lmWasmUrl: join(dir, 'missing.wasm') });
+  for (let i = 0; i < 2; i++) await expect(lost.loadLanguageModel({ model, config })).rejects.toThrow(/could not load the wasm module from .*missing\.wasm/);
+  expect(Array.from(lost.alibiSlopes(2))).toEqual([0.0625, 0.00390625]); // the page's module is untouched
+  await expect(loadPosenc({ lmWasmUrl: 5 })).rejects.toThrow(new TypeError('lmWasmUrl must be a string or a URL (got number)'));
+  const moved = await loadPosenc({ lmWasmUrl: new URL(`../../web/wasm/posenc-lm-${lost.build}.wasm`, import.meta.url) });
+  (await moved.loadLanguageModel({ model, config })).delete();
 });
 
 sharedTest('npm run model: the JSON and the table, and exit status 2 with one line for a bad file or argument', () => {

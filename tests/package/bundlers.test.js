@@ -2,17 +2,19 @@
 // (or documented one-line) setup: webpack 5, esbuild, Rollup 4, Parcel 2, Vite 5 and
 // the project's own Vite. For each, two pages:
 //  - a library page: `import { loadPosenc } from 'posenc'` rotates by RoPE in both
-//    builds and matches a float64 reference in headless Chromium;
+//    builds and matches a float64 reference in headless Chromium, without downloading
+//    the language models' module; then a language model's forward, which fetches it, gives
+//    the numbers this repository's library gives;
 //  - an explorer page: `import 'posenc/explorer'` and one element, which draws its
 //    maps from the shipped checkpoints, with its sweep in a Worker (no main-thread
 //    fallback notice), and no request of the page fails.
-// What each bundler needed, and the gzip size of what it wrote, is printed for the README.
+// What each bundler needed, and the gzip size of what each page downloaded, is printed for the README.
 import { jest } from '@jest/globals';
 import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { launchBrowser } from '../browser/harness.js';
-import { root, CASES, expectRope, computeModule, run, files, packAndInstall, serve, poll, htmlPage } from './consumer.js';
+import { root, CASES, expectRope, computeModule, expectedLm, run, files, packAndInstall, serve, poll, htmlPage } from './consumer.js';
 
 jest.setTimeout(240000);
 
@@ -41,13 +43,13 @@ const BUNDLERS = {
     },
   },
   esbuild: {
-    setup: 'copy `dist/assets/{sweep,train}-worker.js`, `dist/assets/*.wasm` next to the bundle and `dist/checkpoints/` beside it; ' +
-      "`configure({ checkpoints: './checkpoints/' })`",
+    setup: '`--splitting` (the language models\' code stays out of the page\'s bundle); copy `dist/assets/{sweep,train}-worker.js`, ' +
+      "`dist/assets/*.wasm` next to the bundle and `dist/checkpoints/` beside it; `configure({ checkpoints: './checkpoints/' })`",
     explorerPrelude: "import { configure } from 'posenc/explorer';\nconfigure({ checkpoints: './checkpoints/' });\n",
     build(dir, project) {
-      const log = run(bin('esbuild', 'bin/esbuild'), ['main.js', '--bundle', '--format=esm', '--minify', '--outdir=out'], { cwd: dir });
+      const log = run(bin('esbuild', 'bin/esbuild'), ['main.js', '--bundle', '--splitting', '--format=esm', '--minify', '--outdir=out'], { cwd: dir });
       const assets = join(dist(project), 'assets');
-      for (const f of ['sweep-worker.js', 'train-worker.js', 'posenc-simd.wasm', 'posenc-scalar.wasm']) cpSync(join(assets, f), join(dir, 'out', f));
+      for (const f of ['sweep-worker.js', 'train-worker.js', ...LM_WASM, 'posenc-simd.wasm', 'posenc-scalar.wasm']) cpSync(join(assets, f), join(dir, 'out', f));
       cpSync(join(dist(project), 'checkpoints'), join(dir, 'out/checkpoints'), { recursive: true });
       return log;
     },
@@ -75,6 +77,8 @@ export default { input: 'main.js', output: { dir: 'out', format: 'es' }, plugins
   },
 };
 
+const LM_WASM = ['posenc-lm-simd.wasm', 'posenc-lm-scalar.wasm'];
+
 // The element a blog post would hold: the defaults have shipped checkpoints.
 const ELEMENT = '<posenc-explorer encodings="rope,alibi" autoplay></posenc-explorer>';
 
@@ -95,13 +99,14 @@ afterAll(() => {
   if (work) rmSync(work, { recursive: true, force: true });
 });
 
-/** Writes a page's source for a bundler, builds it, and returns {out, log, gzip}. */
+/** Writes a page's source for a bundler, builds it, and returns {out, log, built}. */
 function buildPage(name, page) {
   const b = BUNDLERS[name];
   const dir = join(project, `${name}-${page}`);
   mkdirSync(dir, { recursive: true });
   const main = page === 'library'
-    ? `import { compute } from '../rope-main.mjs';
+    ? `import { compute, lmCheck } from '../rope-main.mjs';
+window.lmCheck = lmCheck;
 const out = document.getElementById('out');
 Promise.all([compute('simd'), compute('scalar')]).then((r) => { out.textContent = JSON.stringify(r); },
   (e) => { out.textContent = 'error: ' + (e && e.message); });
@@ -115,15 +120,30 @@ Promise.all([compute('simd'), compute('scalar')]).then((r) => { out.textContent 
   const log = b.build(dir, project);
   const out = join(dir, 'out');
   if (!reader) writeFileSync(join(out, 'index.html'), htmlPage(body, 'main.js', { classic: b.html === 'classic' }));
-  const built = files(out);
-  // What the page ships, gzip: every script and the SIMD .wasm (the scalar one, whatever the bundler
-  // named it, loads only without SIMD), not counting the checkpoints (fetched as needed).
+  return { out, log, built: files(out) };
+}
+
+/** Serves a page's build, recording every file the server sends (the page's and its Workers' requests). */
+async function serveRecorded(out) {
+  const served = new Set();
+  const site = await serve(out, (res, pathname) => served.add(decodeURIComponent(pathname).replace(/^\//, '')));
+  return { ...site, served };
+}
+
+/**
+ * Gzip bytes of the scripts and .wasm files among `paths` (served from `out`), not counting the scalar .wasm,
+ * which a page loads only without wasm SIMD (the library page asks for both builds), nor the checkpoints.
+ */
+function gzipOf(out, project, paths) {
   const scalar = readFileSync(join(dist(project), 'assets/posenc-scalar.wasm'));
-  // The Worker scripts count only for the explorer page (esbuild's setup copies them for both).
-  const shipped = built.filter((f) => (/\.m?js$/.test(f) && (page === 'explorer' || !/(sweep|train)-worker\.js$/.test(f))) ||
-    (/\.wasm$/.test(f) && !readFileSync(join(out, f)).equals(scalar)));
-  const gzip = shipped.reduce((sum, f) => sum + gzipSync(readFileSync(join(out, f))).length, 0);
-  return { out, log, built, gzip };
+  return [...paths].filter((f) => /\.m?js$/.test(f) || (/\.wasm$/.test(f) && !readFileSync(join(out, f)).equals(scalar)))
+    .reduce((sum, f) => sum + gzipSync(readFileSync(join(out, f))).length, 0);
+}
+
+/** Which of `paths` are the language models' .wasm, whatever the bundler named them. */
+function lmWasm(out, project, paths) {
+  const lm = LM_WASM.map((f) => readFileSync(join(dist(project), 'assets', f)));
+  return [...paths].filter((f) => /\.wasm$/.test(f) && lm.some((b) => readFileSync(join(out, f)).equals(b)));
 }
 
 /** Node built-ins, Node globals and stubs must not reach a browser bundle. */
@@ -139,20 +159,23 @@ function nodeLeaks(out, built) {
 
 const summary = [];
 afterAll(() => {
-  if (summary.length) console.log(['| bundler | setup | library page | explorer page | gzip (library / explorer) |', '|---|---|---|---|---|',
-    ...summary.map((r) => `| ${r.name} | ${BUNDLERS[r.name].setup} | ${r.library} | ${r.explorer} | ${r.gzip} |`)].join('\n'));
+  if (summary.length) console.log(['| bundler | setup | library page | explorer page | gzip downloaded (library / explorer) | language models, on demand |',
+    '|---|---|---|---|---|---|',
+    ...summary.map((r) => `| ${r.name} | ${BUNDLERS[r.name].setup} | ${r.library} | ${r.explorer} | ${r.gzip} | ${r.lm} |`)].join('\n'));
 });
 
 describe.each(Object.keys(BUNDLERS))('%s', (name) => {
-  const row = { name, library: 'not run', explorer: 'not run', gzip: '' };
+  const row = { name, library: 'not run', explorer: 'not run', gzip: '', lm: '' };
   beforeAll(() => summary.push(row));
   let lib, exp;
 
-  test('the library page builds with no Node built-in and computes RoPE like float64 in Chromium, both builds', async () => {
+  test('the library page builds with no Node built-in, computes RoPE like float64 in Chromium in both builds, ' +
+    'and fetches the language models\' module only for a language model', async () => {
     lib = buildPage(name, 'library');
     expect(nodeLeaks(lib.out, lib.built)).toEqual([]);
     expect(lib.built.some((f) => /posenc-simd[^/]*\.wasm$/.test(f) || /\.wasm$/.test(f))).toBe(true);
-    const site = await serve(lib.out);
+    expect(lmWasm(lib.out, project, lib.built).length).toBeGreaterThanOrEqual(1); // the bundler copied it
+    const site = await serveRecorded(lib.out);
     const page = await browser.newPage();
     try {
       await page.goto(site.url);
@@ -162,9 +185,22 @@ describe.each(Object.keys(BUNDLERS))('%s', (name) => {
       expect([simd.build, scalar.build]).toEqual(['simd', 'scalar']);
       for (const r of [simd, scalar]) CASES.forEach((c, i) => expectRope(r.results[i], c));
       expect(page.errors).toEqual([]);
-      expect(lib.gzip).toBeLessThan(170 * 1024); // the README's budget for module + glue + library
+      // What a page that never loads a language model downloads: none of the language models' module.
+      const pageFiles = new Set(site.served);
+      expect(lmWasm(lib.out, project, pageFiles)).toEqual([]);
+      const gzip = gzipOf(lib.out, project, pageFiles);
+      expect(gzip).toBeLessThan(170 * 1024); // the README's budget for module + glue + library
+      // A language model: its module is fetched now, and its forward gives this repository's numbers.
+      const lm = await page.evaluate(() => window.lmCheck('simd'));
+      expect([lm.build, lm.format]).toEqual(['simd', 'llama2c']);
+      const want = await expectedLm('simd');
+      expect(lm.nll.map((x, i) => Math.abs(x - want[i]) < 1e-6)).toEqual(want.map(() => true));
+      const lmFiles = [...site.served].filter((f) => !pageFiles.has(f));
+      expect(lmWasm(lib.out, project, lmFiles)).toHaveLength(1);
+      expect(page.errors).toEqual([]);
       row.library = 'works';
-      row.gzip = `${(lib.gzip / 1024).toFixed(0)} KB`;
+      row.gzip = `${(gzip / 1024).toFixed(0)} KB`;
+      row.lm = `${(gzipOf(lib.out, project, lmFiles) / 1024).toFixed(0)} KB`;
     } finally {
       await page.close(); // an open explorer keeps animating and would slow every later page
       await site.close();
@@ -174,7 +210,7 @@ describe.each(Object.keys(BUNDLERS))('%s', (name) => {
   test('the explorer page builds, and its element draws from the shipped checkpoints with its sweep in a Worker', async () => {
     exp = buildPage(name, 'explorer');
     expect(nodeLeaks(exp.out, exp.built)).toEqual([]);
-    const site = await serve(exp.out);
+    const site = await serveRecorded(exp.out);
     const page = await browser.newPage();
     try {
       const failed = [];
@@ -208,8 +244,9 @@ describe.each(Object.keys(BUNDLERS))('%s', (name) => {
       expect(workers.length).toBeGreaterThanOrEqual(1); // the sweep ran in a Worker, not on the page's thread
       expect(failed).toEqual([]);
       expect(page.errors.filter((e) => !/Failed to load resource/.test(e))).toEqual([]);
+      expect(lmWasm(exp.out, project, site.served)).toEqual([]);
       row.explorer = 'works';
-      row.gzip += ` / ${(exp.gzip / 1024).toFixed(0)} KB`;
+      row.gzip += ` / ${(gzipOf(exp.out, project, site.served) / 1024).toFixed(0)} KB`;
     } finally {
       await page.close(); // an open explorer keeps animating and would slow every later page
       await site.close();

@@ -51,7 +51,24 @@ export function expectRope(values, c) {
   return worst;
 }
 
-// The code a user writes, shared by the Node and the bundler checks.
+/**
+ * A tiny llama2.c checkpoint (dim 8, 1 layer, 2 heads, vocab 16, tied embeddings) with weights from a fixed
+ * formula: enough for the language models' module to run a real forward in a user's build. Self-contained
+ * (it is also written into the user's code as text).
+ */
+export function tinyLlama2c() {
+  const [D, F, L, H, KV, V, S] = [8, 16, 1, 2, 2, 16, 16];
+  const hd = D / H, kv = KV * hd;
+  const n = V * D + L * D + L * D * D + 2 * L * D * kv + L * D * D + L * D + 3 * L * F * D + D + S * hd;
+  const bytes = new Uint8Array(28 + 4 * n), view = new DataView(bytes.buffer);
+  [D, F, L, H, KV, V, S].forEach((x, i) => view.setInt32(4 * i, x, true));
+  for (let i = 0; i < n; i++) view.setFloat32(28 + 4 * i, 0.5 * Math.sin(0.7 * i + 0.3), true);
+  return bytes;
+}
+export const LM_TOKENS = [1, 5, 9, 3, 2, 7, 7, 0];
+
+// The code a user writes, shared by the Node and the bundler checks: RoPE from the page's module, and
+// (only when called) a forward of a language model, which loads the language models' module.
 export const computeModule = (entry) => `import { loadPosenc } from '${entry}';
 const CASES = ${JSON.stringify(CASES)};
 const X = Float32Array.from(${JSON.stringify(X)});
@@ -59,7 +76,29 @@ export async function compute(build) {
   const pe = await loadPosenc({ build });
   return { build: pe.build, results: CASES.map((c) => Array.from(pe.applyRope(X, c))) };
 }
+const tinyLlama2c = ${tinyLlama2c.toString()};
+export async function lmCheck(build) {
+  const pe = await loadPosenc({ build });
+  const lm = await pe.loadLanguageModel({ model: tinyLlama2c() });
+  try {
+    return { build: pe.build, format: lm.config.format, nll: Array.from(lm.forward(${JSON.stringify(LM_TOKENS)}).nll) };
+  } finally {
+    lm.delete();
+  }
+}
 `;
+
+/** What lmCheck must give: the same forward through this repository's library (same .wasm: the same numbers). */
+export async function expectedLm(build) {
+  const { loadPosenc } = await import('../../web/lib/index.js');
+  const pe = await loadPosenc({ build });
+  const lm = await pe.loadLanguageModel({ model: tinyLlama2c() });
+  try {
+    return Array.from(lm.forward(LM_TOKENS).nll);
+  } finally {
+    lm.delete();
+  }
+}
 
 export function run(cmd, args, options = {}) {
   const r = spawnSync(cmd, args, { encoding: 'utf8', timeout: 180000, ...options });

@@ -2,7 +2,8 @@
 // project, then
 //  - its contents (what ships, what must not, sizes printed for the release note);
 //  - Node: `import 'posenc'` and `'posenc/single'` rotate by RoPE (both builds)
-//    and match a float64 reference;
+//    and match a float64 reference; 'posenc' runs a language model in its own module
+//    (the numbers of this repository's library), 'posenc/single' refuses one by name;
 //  - TypeScript: the `types` conditions of the exports map resolve (bundler and
 //    node16 resolution) to declarations that are not `any`, with and without the DOM lib;
 //  - Node: `require('posenc')` works on the Node versions `engines` admits, and importing
@@ -14,7 +15,7 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
-import { root, CASES, expectRope, computeModule, run, packAndInstall } from './consumer.js';
+import { root, CASES, expectRope, computeModule, expectedLm, run, packAndInstall } from './consumer.js';
 
 const kb = (n) => `${(n / 1024).toFixed(1)} KB`;
 
@@ -44,6 +45,7 @@ describe('the tarball', () => {
     expect(paths.filter((p) => /^dist\/checkpoints\/.+\.ckpt$/.test(p)).length).toBeGreaterThan(0);
     expect(paths.filter((p) => /^dist\/(.+\/)?posenc-simd\.wasm$/.test(p))).toHaveLength(1);
     expect(paths.filter((p) => /^dist\/(.+\/)?posenc-scalar\.wasm$/.test(p))).toHaveLength(1);
+    for (const build of ['simd', 'scalar']) expect(paths.filter((p) => new RegExp(`^dist/(.+/)?posenc-lm-${build}\\.wasm$`).test(p))).toHaveLength(1);
     // No sources, build trees, installed modules or tests.
     const stray = paths.filter((p) => /(^|\/)(node_modules|build|tests?|cpp|web)\//.test(p) || /\.(test\.js|cpp|hpp|o|a)$/.test(p));
     expect(stray).toEqual([]);
@@ -69,7 +71,8 @@ describe('the tarball', () => {
       : paths.has(t.replace(/^\.\//, '')));
     for (const t of targets) expect([t, ships(t)]).toEqual([t, true]);
     for (const key of ['./sweep-worker.js', './train-worker.js', './checkpoints/*']) expect(Object.keys(pkg.exports)).toContain(key);
-    for (const key of ['.', './single', './explorer', './posenc-simd.wasm', './posenc-scalar.wasm', './package.json'])
+    for (const key of ['.', './single', './explorer', './posenc-simd.wasm', './posenc-scalar.wasm', './posenc-lm-simd.wasm', './posenc-lm-scalar.wasm',
+      './package.json'])
       expect(Object.keys(pkg.exports)).toContain(key);
     expect(Object.keys(pkg.dependencies ?? {})).toEqual([]);
     expect(Object.keys(pkg.peerDependencies ?? {})).toEqual([]);
@@ -96,6 +99,26 @@ console.log(JSON.stringify(out));
     }
     console.log(`Node: worst |error| against float64 per entry and build: ${JSON.stringify(worst)}`);
     // The .wasm export resolves to a file that ships.
+    expect(existsSync(fileURLToPath(out.wasm))).toBe(true);
+  });
+
+  test("'posenc' runs a language model in its own module, both builds; 'posenc/single' refuses one, naming 'posenc'", async () => {
+    writeFileSync(join(project, 'rope-main.mjs'), computeModule('posenc'));
+    writeFileSync(join(project, 'rope-single.mjs'), computeModule('posenc/single'));
+    writeFileSync(join(project, 'lm-run.mjs'), `import * as main from './rope-main.mjs';
+import * as single from './rope-single.mjs';
+const out = { simd: await main.lmCheck('simd'), scalar: await main.lmCheck('scalar') };
+out.single = await single.lmCheck('simd').then(() => 'loaded', (e) => e.constructor.name + ': ' + e.message);
+out.wasm = import.meta.resolve('posenc/posenc-lm-simd.wasm');
+console.log(JSON.stringify(out));
+`);
+    const out = JSON.parse(run(process.execPath, ['lm-run.mjs'], { cwd: project }));
+    for (const build of ['simd', 'scalar']) {
+      const want = await expectedLm(build);
+      expect([out[build].build, out[build].format]).toEqual([build, 'llama2c']);
+      expect(out[build].nll.map((x, i) => Math.abs(x - want[i]) < 1e-6)).toEqual(want.map(() => true));
+    }
+    expect(out.single).toMatch(/^RangeError: loadLanguageModel: this one-file build of posenc has no language-model module.*from 'posenc'/);
     expect(existsSync(fileURLToPath(out.wasm))).toBe(true);
   });
 

@@ -8,9 +8,8 @@ import { NAMES } from './meta.js';
 import { cssVar, fitCanvas } from './heatmap.js';
 import { drawMapsCanvas } from './sweep-view.js';
 import { pct } from './results-words.js';
+import { encodingColours } from './palette.js';
 
-// 12 distinguishable colours (Tableau 10 + 2), one per encoding in registry order.
-const PALETTE = ['#4e79a7', '#f28e2b', '#e15759', '#76b7b2', '#59a14f', '#edc948', '#b07aa1', '#ff9da7', '#9c755f', '#7b4fc9', '#17becf', '#8c564b'];
 
 /**
  * A line per encoding: the shipped points (when the row's model is the shipped checkpoint), extended past them by
@@ -43,7 +42,7 @@ export function valueAt(points, L) {
 export function createHero(root, { client: given = null, encodingsAll, onPick, onLength }) {
   let client = given;
   const canvas = root.querySelector('canvas.hero-chart'), legend = root.querySelector('.hero-legend'), maps = root.querySelector('.hero-maps');
-  const colour = Object.fromEntries(encodingsAll.map((e, i) => [e, PALETTE[i % PALETTE.length]]));
+  const colour = encodingColours(encodingsAll);
   let geom = null, last = null, shipped = {}, sources = () => false, floor = null, values = new Map();
   const figures = new Map();
 

@@ -26,7 +26,7 @@ import { drawAlibi } from './views/alibi.js';
 import { drawT5 } from './views/t5.js';
 import { drawSpectrum } from './views/spectrum.js';
 import { scalingWords } from './rope-figure.js';
-import { drawRetrieval } from './views/retrieval.js';
+import { createRetrieval } from './views/retrieval.js';
 import { loadResults, headerWords, rowWords } from './views/claims.js';
 import { createYourRope } from './views/your-rope.js';
 
@@ -273,6 +273,7 @@ function redrawStatic() {
   redrawSpectrum();
   yourRope?.draw();
   lmView?.draw();
+  retrieval?.redraw();
   trainer && [...trainer.runs].forEach(([enc, r]) => trainView.update(enc, r));
   invalidate();
 }
@@ -423,13 +424,13 @@ function dataFor(view) {
       const rel = Array.from({ length: 321 }, (_, i) => i - 160);
       return { relative: rel, bidirectional: Array.from(pe.t5Bucket(rel)), causal: Array.from(pe.t5Bucket(rel, { bidirectional: false })) };
     }
-    case 'retrieval': return retrievalData;
+    case 'retrieval': return retrieval?.data() ?? null;
     case 'your-rope': return yourRope?.data();
     case 'your-model': return lmView?.data();
     default: return {};
   }
 }
-let retrievalData = null;
+let retrieval = null;
 let yourRope = null;
 let lmView = null;
 
@@ -499,7 +500,8 @@ async function main() {
     r.seed === 0 && (r.scaling ?? 'none') === 'none' && !r.variant && !r.finetune) ?? null : null));
   trainer && [...trainer.runs].forEach(([enc, r]) => trainView.update(enc, r));
   invalidate();
-  retrievalData = drawRetrieval(shippedResults, $('#retrieval .retrieval-grid'), $('#retrieval-note'), $('#retrieval .notice'));
+  retrieval = createRetrieval($('#retrieval'), state, { encodingsAll: ENCODINGS, onChange: saveUrl });
+  retrieval.setResults(shippedResults);
   window.posenc = { state, client, trainer, controller, perf, grid, setLength, setPlay, dataFor, exportSweep: sweepExport.run, lmView,
     /** Draw every row now, on screen or not (rows off screen otherwise wait until they come into view). */
     drawAll: () => sweepView.draw({ ...state }, grid(), true),

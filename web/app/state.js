@@ -68,6 +68,8 @@ export const SCHEMA = {
   lmTimes: oneOf(4, [1, 2, 3, 4, 5, 6, 7, 8]),
   lmContext: int(0, 0, 131072),
   lmLayer: int(1, 1, 128),
+  // lost in the middle: the input length of the depth lines (0: the longest measured)
+  retrievalLength: int(0, 0, 2048),
   // page
   theme: oneOf('auto', ['auto', 'light', 'dark']),
   perf: flag(false),

@@ -8,7 +8,6 @@ import { createEncodings } from './encodings.js';
 import { createModelApi } from './model.js';
 import { createTaskApi } from './tasks.js';
 import { createTrainer } from './train.js';
-import { createLanguageModelApi } from './lm.js';
 
 export { simdSupported, compileWasm };
 export { ROPE_TYPES } from './scaling.js';
@@ -18,21 +17,43 @@ export { ENCODINGS, ENCODING_INFO, CONFIG_SCHEMA, OPTIMIZER_SCHEMA, OPTIMIZER_KE
 export { TASKS } from './tasks.js';
 
 /**
+ * The language models run in a module of their own (posenc-lm-*.wasm, with lm.js), imported and
+ * instantiated on the first loadLanguageModel call, in the page module's build; a failed load is retried
+ * on the next call. Until then a page downloads none of it.
+ */
+function lazyLanguageModels(options) {
+  let pending = null, loaded = null;
+  const api = () => (pending ??= import('./lm.js').then((m) => m.loadLanguageModelApi(options)).then(
+    (a) => (loaded = a),
+    (e) => {
+      pending = null;
+      throw e;
+    }));
+  return {
+    loadLanguageModel: async (files) => (await api()).loadLanguageModel(files),
+    heapBytes: () => (loaded ? loaded.mod.heapBytes() : 0),
+    memoryBytes: () => (loaded ? loaded.mod.HEAPU8.length : 0),
+  };
+}
+
+/**
  * Load the module. Resolves to an object with the encoding functions.
- * @param {object} [options] see loader.js: build ('auto'|'simd'|'scalar'), wasmUrl, locateFile, wasmBinary
+ * @param {object} [options] see loader.js: build ('auto'|'simd'|'scalar'), wasmUrl, locateFile, wasmBinary, wasmModule;
+ *   lmWasmUrl: where the language models' .wasm is (default: locateFile's answer, else next to its glue)
  */
 export async function loadPosenc(options = {}) {
   if (options === null || typeof options !== 'object') throw new TypeError('loadPosenc options must be an object');
   const { mod, flavour } = await instantiate(options);
   const models = createModelApi(mod);
   const tasks = createTaskApi(mod);
+  const lm = lazyLanguageModels({ build: flavour, wasmUrl: options.lmWasmUrl, locateFile: options.locateFile });
   return Object.freeze({
     build: flavour,
     simdArch: mod.simdArch(),
-    /** Bytes currently allocated in the wasm heap (for leak checks). */
-    heapBytes: () => mod.heapBytes(),
-    /** Size of the wasm memory in bytes. */
-    memoryBytes: () => mod.HEAPU8.length,
+    /** Bytes currently allocated in the wasm heaps (for leak checks): the page module's, plus the language models' once loaded. */
+    heapBytes: () => mod.heapBytes() + lm.heapBytes(),
+    /** Size of the wasm memories in bytes (the same two). */
+    memoryBytes: () => mod.HEAPU8.length + lm.memoryBytes(),
     ...createEncodings(mod),
     createModel: models.createModel,
     loadModel: models.loadModel,
@@ -41,6 +62,7 @@ export async function loadPosenc(options = {}) {
     encodings: mod.encodingList(),
     ...tasks,
     ...createTrainer(mod, tasks),
-    ...createLanguageModelApi(mod),
+    /** A real language model from its files (lm.js); the first call loads the language models' module. */
+    loadLanguageModel: lm.loadLanguageModel,
   });
 }

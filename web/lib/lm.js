@@ -15,6 +15,7 @@ import { describeArchitecture } from './rope-config.js';
 import { parseSafetensorsHeader, parseSafetensorsIndex, WEIGHT_DTYPES } from './safetensors.js';
 import { createHfTokenizer } from './hf-tokenizer.js';
 import { plainJson } from './json-guard.js';
+import { loadLmModule } from './lm-module.js';
 
 // cpp/wasm/bindings_lm.cpp's config slots, and the core's enums, in their order.
 const SLOTS = ['arch', 'source', 'dim', 'hiddenDim', 'layers', 'heads', 'kvHeads', 'vocabSize', 'headDim', 'rotaryDim',
@@ -43,6 +44,15 @@ export function sniffFormat(bytes) {
   if (b.length >= 4 && b[0] === 0x47 && b[1] === 0x47 && b[2] === 0x55 && b[3] === 0x46) return 'gguf';
   if (b.length >= 9 && b[8] === 0x7b && b[4] === 0 && b[5] === 0 && b[6] === 0 && b[7] === 0) return 'safetensors';
   return 'llama2c';
+}
+
+/**
+ * The language models' module (options: {build, wasmUrl, locateFile}, lm-module.js) with the API on it:
+ * {mod, loadLanguageModel}. index.js imports this file, and so the module, on the first loadLanguageModel.
+ */
+export async function loadLanguageModelApi(options) {
+  const mod = await loadLmModule(options);
+  return { mod, ...createLanguageModelApi(mod) };
 }
 
 export function createLanguageModelApi(mod) {

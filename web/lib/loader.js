@@ -21,15 +21,20 @@ const nodeProcess = globalThis.process;
 const isNode = typeof nodeProcess === 'object' && nodeProcess.versions != null && nodeProcess.versions.node != null &&
   typeof window === 'undefined' && typeof importScripts === 'undefined';
 
-const glue = {
-  simd: () => import('../wasm/posenc-simd.mjs'),
-  scalar: () => import('../wasm/posenc-scalar.mjs'),
-};
-// Literal `new URL(…, import.meta.url)`s, which bundlers (Vite, webpack 5,
-// Parcel, esbuild with a plugin) recognise and copy the .wasm for.
-const wasmUrls = {
-  simd: () => new URL('../wasm/posenc-simd.wasm', import.meta.url),
-  scalar: () => new URL('../wasm/posenc-scalar.wasm', import.meta.url),
+// The page's module. The language models' module (posenc-lm-*) is described the same way in lm-module.js,
+// which only the lazily imported language-model code reaches.
+const PAGE = {
+  name: 'posenc',
+  glue: {
+    simd: () => import('../wasm/posenc-simd.mjs'),
+    scalar: () => import('../wasm/posenc-scalar.mjs'),
+  },
+  // Literal `new URL(…, import.meta.url)`s, which bundlers (Vite, webpack 5,
+  // Parcel, esbuild with a plugin) recognise and copy the .wasm for.
+  wasmUrls: {
+    simd: () => new URL('../wasm/posenc-simd.wasm', import.meta.url),
+    scalar: () => new URL('../wasm/posenc-scalar.wasm', import.meta.url),
+  },
 };
 
 async function readNodeFile(url) {
@@ -38,7 +43,7 @@ async function readNodeFile(url) {
   return nodeProcess.getBuiltinModule('fs/promises').readFile(url);
 }
 
-const OPTIONS = ['build', 'wasmUrl', 'locateFile', 'wasmBinary', 'wasmModule'];
+const OPTIONS = ['build', 'wasmUrl', 'locateFile', 'wasmBinary', 'wasmModule', 'lmWasmUrl'];
 
 /** Checks loadPosenc's options: TypeError for a wrong kind of value, RangeError for a value out of its set. */
 function checkOptions(options) {
@@ -46,8 +51,8 @@ function checkOptions(options) {
     if (!OPTIONS.includes(key)) throw new TypeError(`loadPosenc: unknown option ${JSON.stringify(key)} (allowed: ${OPTIONS.join(', ')})`);
   const { build, wasmUrl, locateFile, wasmBinary } = options;
   if (build !== undefined && typeof build !== 'string') throw new TypeError(`build must be a string: 'auto', 'simd' or 'scalar' (got ${typeof build})`);
-  if (wasmUrl !== undefined && typeof wasmUrl !== 'string' && !(wasmUrl instanceof URL))
-    throw new TypeError(`wasmUrl must be a string or a URL (got ${typeof wasmUrl})`);
+  for (const [name, url] of [['wasmUrl', wasmUrl], ['lmWasmUrl', options.lmWasmUrl]])
+    if (url !== undefined && typeof url !== 'string' && !(url instanceof URL)) throw new TypeError(`${name} must be a string or a URL (got ${typeof url})`);
   if (locateFile !== undefined && typeof locateFile !== 'function')
     throw new TypeError(`locateFile must be a function (file: string) => string (got ${typeof locateFile})`);
   if (wasmBinary !== undefined && !(wasmBinary instanceof ArrayBuffer) && !ArrayBuffer.isView(wasmBinary))
@@ -63,19 +68,19 @@ function toUrl(url) {
   return url;
 }
 
-/** Which build `options` ask for, and where its .wasm is. */
-function locate(options) {
+/** Which build `options` ask for, and where the .wasm of module `spec` is. */
+function locate(options, spec = PAGE) {
   checkOptions(options);
   const build = options.build ?? 'auto';
   if (!['auto', 'simd', 'scalar'].includes(build))
     throw new RangeError(`build must be one of 'auto', 'simd', 'scalar' (got ${String(build)})`);
   const flavour = build === 'auto' ? (simdSupported() ? 'simd' : 'scalar') : build;
   if (flavour === 'simd' && !simdSupported()) throw new RangeError("build 'simd' was asked for, but this engine has no wasm SIMD");
-  const file = `posenc-${flavour}.wasm`;
+  const file = `${spec.name}-${flavour}.wasm`;
   // Given the module or its bytes, no URL is formed at all (a bundler may have left none: Parcel
   // rewrites the literal into a lookup that only works inside its own bundles).
   const given = options.wasmModule || options.wasmBinary;
-  const url = options.wasmUrl ?? (options.locateFile ? options.locateFile(file) : given ? null : wasmUrls[flavour]());
+  const url = options.wasmUrl ?? (options.locateFile ? options.locateFile(file) : given ? null : spec.wasmUrls[flavour]());
   return { flavour, url: url === null ? null : toUrl(url) };
 }
 
@@ -115,9 +120,10 @@ export async function compileWasm(options = {}) {
  * @param {(file: string) => string} [options.locateFile] as in Emscripten
  * @param {ArrayBuffer|Uint8Array} [options.wasmBinary] the .wasm bytes, if you already have them
  * @param {WebAssembly.Module} [options.wasmModule] a compiled module (compileWasm) of the same build
+ * @param {object} [spec] which module: the page's (default), or lm-module.js's
  */
-export async function instantiate(options = {}) {
-  const { flavour, url } = locate(options);
+export async function instantiate(options = {}, spec = PAGE) {
+  const { flavour, url } = locate(options, spec);
   const moduleArgs = { print: () => {}, printErr: (s) => console.warn(`posenc: ${s}`) };
   let instantiateFailed = new Promise(() => {}); // rejects if a given wasmModule cannot be instantiated
   if (options.wasmModule) {
@@ -128,11 +134,12 @@ export async function instantiate(options = {}) {
       };
     });
   } else if (options.wasmBinary) moduleArgs.wasmBinary = options.wasmBinary;
-  else if (isNode && String(url).startsWith('file:')) moduleArgs.wasmBinary = await readNodeFile(new URL(String(url)));
   // Always given, so the glue never forms its own default URL either.
-  moduleArgs.locateFile = () => String(url ?? `posenc-${flavour}.wasm`);
-  const { default: create } = await glue[flavour]();
+  moduleArgs.locateFile = () => String(url ?? `${spec.name}-${flavour}.wasm`);
+  const { default: create } = await spec.glue[flavour]();
   try {
+    if (!moduleArgs.wasmBinary && !options.wasmModule && isNode && String(url).startsWith('file:'))
+      moduleArgs.wasmBinary = await readNodeFile(new URL(String(url))); // a missing file is named like a failed fetch
     const mod = await Promise.race([create(moduleArgs), instantiateFailed]);
     return { mod, flavour };
   } catch (e) {
