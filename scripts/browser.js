@@ -56,8 +56,8 @@ function injectRecorder(res) {
  * The project's static server on a free loopback port. `recordErrors`: every HTML page gets the error recorder
  * (scripts/engines.js ERROR_RECORDER) as its first script, for engines whose driver reports no page errors (WebKit).
  */
-export async function startServer({ recordErrors = false } = {}) {
-  const inner = createServer();
+export async function startServer({ recordErrors = false, mounts } = {}) {
+  const inner = createServer({ mounts });
   const server = recordErrors ? http.createServer((req, res) => {
     if (req.url === ERROR_RECORDER_PATH) {
       res.writeHead(200, { 'content-type': 'text/javascript', 'cache-control': 'no-cache' });

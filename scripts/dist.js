@@ -3,7 +3,7 @@
 //   dist/posenc.js            the library (ES module; fetches its .wasm from dist/assets/)
 //   dist/posenc.single.js     the library with both .wasm builds inlined (no .wasm to serve)
 //   dist/explorer.js          <posenc-explorer>, the web component (the library in dist/assets/)
-//   dist/assets/{sweep,train}-worker.js  its two Workers, self-contained, at stable paths
+//   dist/assets/{sweep,train,lm}-worker.js  its Workers, self-contained, at stable paths
 //   dist/*.d.ts               the hand-written TypeScript declarations (types/)
 //   dist/app/, dist/embed.html  the full explorer and the iframe embed page
 //   dist/standalone.html      one file, works from file:// (everything inlined; the sweep runs on the main thread)
@@ -69,7 +69,7 @@ function noFetchedAssets() {
  * - no bare `process` (the Emscripten glue tests `typeof process`): Parcel takes that for Node's
  *   global and pulls in a polyfill.
  */
-const WORKER_FILES = { './sweep-worker.js': './sweep-worker.js', '../lib/train-worker.js': './train-worker.js' };
+const WORKER_FILES = { './sweep-worker.js': './sweep-worker.js', '../lib/train-worker.js': './train-worker.js', './lm-worker.js': './lm-worker.js' };
 const CHECKPOINTS = 'posenc-checkpoints-index'; // a placeholder, external during the build
 /** With `wasmBeside`, the .wasm references are left to run time too (a Worker given a compiled module never fetches it). */
 function packageReferences({ wasmBeside = false } = {}) {
@@ -82,7 +82,7 @@ function packageReferences({ wasmBeside = false } = {}) {
       let out = code.replace(/new URL\((['"])(\.{1,2}\/[\w/.-]+\.js)\1,\s*import\.meta\.url\)/g, (m, q, path) =>
         WORKER_FILES[path] ? `new URL(/* @vite-ignore */ ${JSON.stringify(WORKER_FILES[path])}, import.meta.url)` : m);
       out = out.replace(/import\((['"])\.\.\/checkpoints\/index\.js\1\)/g, `import(${JSON.stringify(CHECKPOINTS)})`);
-      if (wasmBeside) out = out.replace(/new URL\((['"])(?:\.\.\/wasm\/)?(posenc-(?:simd|scalar)\.wasm)\1,\s*import\.meta\.url\)/g,
+      if (wasmBeside) out = out.replace(/new URL\((['"])(?:\.\.\/wasm\/)?(posenc-(?:lm-)?(?:simd|scalar)\.wasm)\1,\s*import\.meta\.url\)/g,
         (_, q, name) => `new URL(/* @vite-ignore */ ${JSON.stringify(`./${name}`)}, import.meta.url)`);
       if (/[\\/]web[\\/]wasm[\\/][^/\\]+\.mjs$/.test(id)) out = out.replace(/(?<![.\w$])process(?![\w$])/g, 'globalThis.process');
       return out === code ? null : { code: out, map: null };
@@ -129,11 +129,14 @@ async function buildOneFile({ root, at, out, entry }) {
   return code;
 }
 
-/** A Worker script as one self-contained ES module at dist/assets/<name> (its .wasm beside it), at a stable path. */
-async function buildWorker({ at, out, entry, name }) {
+/**
+ * A Worker script as one self-contained ES module at dist/assets/<name> (its .wasm beside it), at a stable path.
+ * `languageModels`: the language models' JS goes in it too (the language model's Worker), its .wasm beside it.
+ */
+async function buildWorker({ at, out, entry, name, languageModels = false }) {
   await build({
     ...common(at('web')),
-    plugins: [noLanguageModels(), packageReferences({ wasmBeside: true })],
+    plugins: [...(languageModels ? [] : [noLanguageModels()]), packageReferences({ wasmBeside: true })],
     build: {
       outDir: join(out, 'assets'), emptyOutDir: false, target: 'es2022', minify: true, assetsInlineLimit: 0, modulePreload: false,
       copyPublicDir: false, reportCompressedSize: false,
@@ -151,6 +154,7 @@ export async function buildDist({ root, at }) {
   // 0. The Workers, self-contained (a user's bundler copies each as one file).
   await buildWorker({ at, out, entry: 'web/app/sweep-worker.js', name: 'sweep-worker.js' });
   await buildWorker({ at, out, entry: 'web/lib/train-worker.js', name: 'train-worker.js' });
+  await buildWorker({ at, out, entry: 'web/app/lm-worker.js', name: 'lm-worker.js', languageModels: true });
 
   // 1. The library, the component and the pages, sharing chunks.
   await build({

@@ -13,10 +13,21 @@ const root = new URL('..', import.meta.url).pathname;
 const port = Number(process.env.PORT ?? 8080);
 const host = process.env.HOST ?? '127.0.0.1';
 
+// Where the reader's browser may fetch a language model from ("Your model, past its context"): Hugging Face, and
+// the hosts its `resolve` downloads redirect to. Hugging Face publishes them at https://huggingface.co/.well-known/meta.json
+// (lfsDomains, cdnDomains); files in Xet storage are served to plain HTTP clients by its Git LFS bridge,
+// cas-bridge.xethub.hf.co (https://huggingface.co/docs/hub/xet/legacy-git-lfs). Xet's own client hosts
+// (transfer.xethub*) are not needed: a browser downloads through the bridge.
+export const MODEL_HOSTS = ['huggingface.co', 'cas-bridge.xethub.hf.co', 'cdn-lfs.hf.co', 'cdn-lfs-us-1.hf.co', 'cdn-lfs-eu-1.hf.co',
+  'aws.cdn.hf.co', 'us.aws.cdn.hf.co', 'us-east-1.aws.cdn.hf.co', 'us-west-2.aws.cdn.hf.co', 'eu-west-3.aws.cdn.hf.co',
+  'ap-southeast-1.aws.cdn.hf.co', 'us.gcp.cdn.hf.co', 'us-east1.us.gcp.cdn.hf.co', 'us-central1.us.gcp.cdn.hf.co',
+  'us-west4.us.gcp.cdn.hf.co', 'europe-west4.us.gcp.cdn.hf.co', 'asia-southeast1.us.gcp.cdn.hf.co'];
+
 // Strict: scripts only from this origin, wasm compiled but never eval'd JS, no
-// plugins, no inline script. The page, the component and the module all run
-// under it (tests/browser/csp.test.js).
+// plugins, no inline script, network only to this origin and the model hosts. The page, the component and the
+// module all run under it (tests/browser/csp.test.js).
 export const CSP = ["default-src 'self'", "script-src 'self' 'wasm-unsafe-eval'", "style-src 'self' 'unsafe-inline'",
+  `connect-src 'self' ${MODEL_HOSTS.map((h) => `https://${h}`).join(' ')}`,
   "img-src 'self' data: blob:", "object-src 'none'", "base-uri 'none'", "form-action 'self'"].join('; ');
 
 const headers = (res, path) => {
@@ -111,10 +122,19 @@ function compress(req, res) {
   };
 }
 
-/** `compress`: send compressible files brotli/gzip-compressed when the client accepts it (default true). */
-export function createServer({ compress: compressed = true } = {}) {
+/**
+ * `compress`: send compressible files brotli/gzip-compressed when the client accepts it (default true).
+ * `mounts`: extra {'/prefix/': directory} to serve (tests only: the shared test models).
+ */
+export function createServer({ compress: compressed = true, mounts: extra = {} } = {}) {
+  const extraMounts = Object.entries(extra).map(([prefix, dir]) => [prefix, sirv(dir, { dev: true, setHeaders: headers })]);
   return http.createServer((req, res) => {
     if (compressed) compress(req, res);
+    for (const [prefix, serve] of extraMounts) {
+      if (!req.url.startsWith(prefix)) continue;
+      req.url = req.url.slice(prefix.length - 1);
+      return serve(req, res, () => notFound(res));
+    }
     if (req.url.startsWith('/node_modules/')) {
       req.url = req.url.slice('/node_modules'.length);
       return modules(req, res, () => notFound(res));

@@ -14,8 +14,11 @@ import type { Encoding, LoadOptions, TaskName } from './posenc.js';
 
 /** RoPE scalings the element can apply to the trained RoPE model ('none': as trained). */
 export type ExplorerRopeScaling = 'none' | 'linear' | 'dynamic' | 'yarn' | 'llama3';
-/** `'sweep'`: attention maps and accuracy/loss curves; `'maps'` or `'curves'` alone. */
-export type ExplorerView = 'sweep' | 'maps' | 'curves';
+/**
+ * `'sweep'`: attention maps and accuracy/loss curves; `'maps'` or `'curves'` alone; `'model'`: a language model
+ * (attribute `model-url`) past its context, with five RoPE scalings.
+ */
+export type ExplorerView = 'sweep' | 'maps' | 'curves' | 'model';
 
 /** One computed point of the length sweep ({@link PosencExplorer.results}). */
 export interface SweepPoint {

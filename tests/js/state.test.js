@@ -4,7 +4,7 @@
 // values, huge strings and prototype names. A bad value gives exactly the
 // page's defaults; good values round-trip; no input adds keys or touches
 // Object.prototype.
-import { readState, toSearch, coerce, fixUp, SCHEMA } from '../../web/app/state.js';
+import { readState, toSearch, coerce, fixUp, isModelUrl, SCHEMA } from '../../web/app/state.js';
 import { mulberry32 } from './reference.js';
 
 const DEFAULTS = readState('');
@@ -25,6 +25,8 @@ function outOfRange(spec) {
     case 'enum': return spec.values.flatMap((v) => [`${v}x`, `x${v}`, String(v).toUpperCase() === String(v) ? `${v}0` : String(v).toUpperCase(), ` ${v}`, `${v},${v}`]);
     case 'bool': return ['yes', 'no', '2', '-1', 'TRUE', 'False', 'on'];
     case 'set': return ['rotary', 'ROPE', 'rope ', 'nope,also-not'];
+    case 'urls': return ['http://example.com/a.gguf', '//evil.example/x.gguf', 'https://u:p@evil.example/a.bin', 'file:///etc/passwd',
+      'data:text/plain,1', 'blob:https://x.example/1', '/a"b', '/<svg>', 'https://a.example/1 https://a.example/2 /3 /4 /5'];
     default: return [];
   }
 }
@@ -41,11 +43,13 @@ test.each(KEYS)('%s: every hostile or out-of-range value gives the defaults', (k
 test.each(KEYS)('%s: every allowed boundary value is kept and round-trips through the URL', (key) => {
   const spec = SCHEMA[key];
   const good = { int: [spec.min, spec.max], num: [spec.min, spec.max, (spec.min + spec.max) / 2], enum: spec.values, bool: [true, false],
-    set: [spec.values?.slice(0, 1), spec.values?.slice(-2), spec.values] }[spec.type];
+    set: [spec.values?.slice(0, 1), spec.values?.slice(-2), spec.values],
+    urls: [[], ['https://huggingface.co/karpathy/tinyllamas/resolve/main/stories260K/stories260K.bin'],
+      ['https://huggingface.co/a/b/resolve/main/m.bin', 'https://huggingface.co/a/b/resolve/main/tok%20512.bin', '/models/x.gguf', '/y']] }[spec.type];
   for (const value of good) {
     // Cross-field constraints (layer < layers, head < heads, length within the sweep) take the largest setting.
     const base = { layers: 4, heads: 8, trainLength: 128, sweepFactor: 16 };
-    const state = readState(q({ ...base, [key]: spec.type === 'set' ? value.join(',') : String(value) }));
+    const state = readState(q({ ...base, [key]: spec.type === 'set' ? value.join(',') : spec.type === 'urls' ? value.join(' ') : String(value) }));
     expect(state[key]).toEqual(key in base && key !== 'length' ? value : fixUp({ ...state, [key]: value })[key]);
     expect(readState(toSearch(state))).toEqual(state);
   }
@@ -67,6 +71,7 @@ test('random strings for every key at once: the state always satisfies the schem
         enum: () => spec.values.includes(v),
         bool: () => typeof v === 'boolean',
         set: () => Array.isArray(v) && (v.length > 0 || spec.def.length === 0) && v.every((x) => spec.values.includes(x)) && new Set(v).size === v.length,
+        urls: () => Array.isArray(v) && v.length <= spec.max && v.every(isModelUrl),
       }[spec.type]();
       if (!ok) throw new Error(`${q(params)} gave ${key} = ${JSON.stringify(v)}`);
     }

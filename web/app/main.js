@@ -272,6 +272,7 @@ function redrawStatic() {
   drawT5(pe, $('#t5 canvas'), $('#t5 .notice'));
   redrawSpectrum();
   yourRope?.draw();
+  lmView?.draw();
   retrieval?.redraw();
   trainer && [...trainer.runs].forEach(([enc, r]) => trainView.update(enc, r));
   invalidate();
@@ -425,11 +426,13 @@ function dataFor(view) {
     }
     case 'retrieval': return retrieval?.data() ?? null;
     case 'your-rope': return yourRope?.data();
+    case 'your-model': return lmView?.data();
     default: return {};
   }
 }
 let retrieval = null;
 let yourRope = null;
+let lmView = null;
 
 async function main() {
   // The hero figure first: the shipped sweep needs no wasm, so it is drawn while the module loads.
@@ -471,6 +474,17 @@ async function main() {
   sweepView = createSweepView($('#sweep-rows'), client, { onVisible: () => invalidate() });
   hero.setClient(client);
   yourRope = createYourRope(pe, $('#your-rope'), state, { onChange: saveUrl });
+  // "Your model, past its context": its code is fetched when the section comes near the screen (a reader who never
+  // scrolls there pays nothing for it)
+  new IntersectionObserver((entries, seen) => {
+    if (!entries.some((e) => e.isIntersecting)) return;
+    seen.disconnect();
+    import('./views/lm-view.js').then(({ createLmView }) => {
+      lmView = createLmView($('#your-model .lm-host'), { state, onChange: saveUrl, api: () => Promise.resolve(pe),
+        onNotice: (message) => { $('#status').textContent = message; } });
+      if (window.posenc) window.posenc.lmView = lmView;
+    }, (e) => { $('#your-model .lm-host').textContent = `This part of the page could not be loaded: ${e.message}`; });
+  }, { rootMargin: '600px' }).observe($('#your-model'));
   bindControls();
   const sweepExport = createSweepExporter({ client, trainer, state, grid, view: controller.viewOf, lut: lutFor(interpolateViridis),
     style: () => getComputedStyle(document.documentElement) });
@@ -488,7 +502,7 @@ async function main() {
   invalidate();
   retrieval = createRetrieval($('#retrieval'), state, { encodingsAll: ENCODINGS, onChange: saveUrl });
   retrieval.setResults(shippedResults);
-  window.posenc = { state, client, trainer, controller, perf, grid, setLength, setPlay, dataFor, exportSweep: sweepExport.run,
+  window.posenc = { state, client, trainer, controller, perf, grid, setLength, setPlay, dataFor, exportSweep: sweepExport.run, lmView,
     /** Draw every row now, on screen or not (rows off screen otherwise wait until they come into view). */
     drawAll: () => sweepView.draw({ ...state }, grid(), true),
     exportView: (id, format) => exportView(document.getElementById(id), format, () => dataFor(id)) };

@@ -13,6 +13,9 @@ const num = (def, min, max) => ({ type: 'num', def, min, max });
 const oneOf = (def, values) => ({ type: 'enum', def, values });
 const flag = (def) => ({ type: 'bool', def });
 const subset = (def, values) => ({ type: 'set', def, values });
+// Up to `max` web addresses (https, or a path on the page's own origin), space-separated in the URL. A local file is
+// never one: it cannot be named in a link.
+const urls = (max) => ({ type: 'urls', def: [], max });
 
 export const SCHEMA = {
   // experiment
@@ -56,6 +59,15 @@ export const SCHEMA = {
   // "Your model's RoPE": a shipped config (or 'pasted': the pasted text is not put in the URL) and the layer type shown
   ropeModel: oneOf('llama-3.1-8b', [...SHIPPED_IDS, 'pasted']),
   ropeLayerType: int(0, 0, 7),
+  // "Your model, past its context": the model's file addresses (empty: none loaded, or a local file), the scaling
+  // whose attention is shown, the factor every scaling uses, the length as a multiple of the original context, the
+  // original context when the reader corrects it (0: the file's), the layer whose heads are drawn (1-based)
+  modelUrl: urls(4),
+  lmScaling: oneOf('yarn', ROPE_SCALINGS),
+  lmFactor: num(4, 1, 32),
+  lmTimes: oneOf(4, [1, 2, 3, 4, 5, 6, 7, 8]),
+  lmContext: int(0, 0, 131072),
+  lmLayer: int(1, 1, 128),
   // lost in the middle: the input length of the depth lines (0: the longest measured)
   retrievalLength: int(0, 0, 2048),
   // page
@@ -84,14 +96,31 @@ function parse(spec, raw) {
       const parts = [...new Set(raw.split(',').filter((p) => spec.values.includes(p)))];
       return parts.length ? parts : [...spec.def];
     }
+    case 'urls': {
+      const parts = raw.trim().split(/\s+/).filter(Boolean);
+      return parts.length <= spec.max && parts.every(isModelUrl) ? parts : [...spec.def];
+    }
     default:
       return spec.def;
+  }
+}
+
+/** A model file's address the page may fetch: https (any host the page's CSP allows), or a path on its own origin. */
+export function isModelUrl(u) {
+  if (typeof u !== 'string' || u.length > 2000) return false;
+  if (u.startsWith('/')) return /^\/[\w.~%/-]*$/.test(u) && !u.startsWith('//');
+  try {
+    const url = new URL(u);
+    return url.protocol === 'https:' && !url.username && !url.password;
+  } catch {
+    return false;
   }
 }
 
 function format(spec, value) {
   if (spec.type === 'bool') return value ? '1' : '0';
   if (spec.type === 'set') return value.join(',');
+  if (spec.type === 'urls') return value.join(' ');
   return String(value);
 }
 
@@ -102,6 +131,7 @@ export function coerce(key, value) {
   const spec = Object.hasOwn(SCHEMA, key) ? SCHEMA[key] : null; // not 'toString' or '__proto__'
   if (!spec) throw new RangeError(`unknown state key ${String(key)}`);
   if (spec.type === 'set') return parse(spec, [].concat(value).join(','));
+  if (spec.type === 'urls') return parse(spec, [].concat(value).join(' '));
   // A boolean from a checkbox; anything else is parsed as the URL would be ('false' is false).
   return parse(spec, spec.type === 'bool' && typeof value === 'boolean' ? format(spec, value) : String(value));
 }
@@ -127,6 +157,7 @@ export function allowed(key) {
     case 'num': return `a number from ${spec.min} to ${spec.max}`;
     case 'enum': return `one of ${spec.values.join(', ')}`;
     case 'bool': return '1, 0, true or false';
+    case 'urls': return `up to ${spec.max} space-separated https addresses`;
     default: return `a comma-separated list of ${spec.values.join(', ')}`;
   }
 }
@@ -138,7 +169,7 @@ export function rejected(search) {
     const spec = SCHEMA[key];
     if (!spec) continue;
     const v = parse(spec, raw);
-    const ok = spec.type === 'set' ? raw.split(',').every((p) => spec.values.includes(p)) : format(spec, v) === String(raw) ||
+    const ok = spec.type === 'urls' ? format(spec, v) === raw.trim().split(/\s+/).filter(Boolean).join(' ') : spec.type === 'set' ? raw.split(',').every((p) => spec.values.includes(p)) : format(spec, v) === String(raw) ||
       (spec.type !== 'enum' && spec.type !== 'bool' && Number(raw) === v);
     if (!ok) out.push(`${key}: ${JSON.stringify(raw.slice(0, 40))} is not ${allowed(key)}; using ${format(spec, v)}`);
   }

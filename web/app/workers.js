@@ -17,16 +17,18 @@
 // never know which of the three it is.
 import { createSweepCore } from './sweep-core.js';
 import { createTrainCore } from '../lib/train-core.js';
+import { createLmCore } from './lm-core.js';
 
 // Literal `new URL('…', import.meta.url)`s: bundlers recognise these and copy the files
 // (scripts/dist.js points them at the self-contained scripts of dist/assets/).
 const SCRIPTS = {
   sweep: () => new URL('./sweep-worker.js', import.meta.url),
   train: () => new URL('../lib/train-worker.js', import.meta.url),
+  lm: () => new URL('./lm-worker.js', import.meta.url),
 };
-const DESCRIPTION = { sweep: 'sweep', train: 'training' };
+const DESCRIPTION = { sweep: 'sweep', train: 'training', lm: 'language model' };
 
-const settings = { mode: 'auto', urls: { sweep: null, train: null }, training: null, sweepWorkers: null };
+const settings = { mode: 'auto', urls: { sweep: null, train: null, lm: null }, training: null, sweepWorkers: null };
 
 /**
  * `mode`: 'auto' | true (always try a Worker) | false (always this thread); `sweep`/`train`: script URLs;
@@ -131,7 +133,7 @@ async function explain(kind, url, cause) {
 const TIMEOUT_MS = 20000; // a Worker that has not started by then is given up
 
 /**
- * Start `kind` ('sweep' | 'train'). `api()` gives a promise of the page's posenc API, used only when
+ * Start `kind` ('sweep' | 'train' | 'lm'). `api()` gives a promise of the page's posenc API, used only when
  * the handler runs on this thread. `onFallback(message)` says why, when it does.
  */
 export function startWorker(kind, { api, onFallback = () => {} }) {
@@ -150,7 +152,7 @@ export function startWorker(kind, { api, onFallback = () => {} }) {
   function inline() {
     if (dead) return;
     const post = (data) => setTimeout(() => dead || emit(new MessageEvent('message', { data })), 0);
-    const handle = kind === 'sweep' ? sweepHandler(api, post) : createTrainCore(() => api(), post);
+    const handle = kind === 'sweep' ? sweepHandler(api, post) : kind === 'lm' ? createLmCore(() => api(), post) : createTrainCore(() => api(), post);
     impl = { post: (data) => setTimeout(() => dead || handle(data), 0), terminate() {} };
     flush();
   }

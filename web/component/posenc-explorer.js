@@ -112,6 +112,7 @@ export class PosencExplorer extends ElementBase {
 
   connectedCallback() {
     this.readAttributes();
+    if (this.getAttribute('view') === 'model') return this.startModel();
     this.observer = new IntersectionObserver((entries) => {
       this.visible = entries.some((e) => e.isIntersecting);
       if (this.visible && !this.started) this.start();
@@ -121,7 +122,27 @@ export class PosencExplorer extends ElementBase {
     document.addEventListener('visibilitychange', this.onVisibility);
   }
 
+  /**
+   * view="model": "Your model, past its context" instead of the sweep, with the model at model-url (its files'
+   * addresses, space-separated) fetched once the element is on screen, or a drop zone and suggestions without one.
+   */
+  startModel() {
+    if (this.lmView) return;
+    const root = this.shadowRoot;
+    const host = document.createElement('div');
+    host.setAttribute('part', 'model');
+    root.replaceChildren(host);
+    adoptStyles(root);
+    this.lmView = true; // (being loaded: the view's code is fetched only by an element that shows it)
+    import('../app/views/lm-view.js').then(({ createLmView }) => {
+      if (!this.lmView) return; // removed meanwhile
+      this.lmView = createLmView(host, { state: this.state, api: sharedApi, styleRoot: root, onNotice: (m) => console.warn(`<posenc-explorer> ${m}`) });
+    }, (e) => { host.textContent = `The model view could not be loaded: ${e.message}`; });
+  }
+
   disconnectedCallback() {
+    this.lmView?.destroy?.();
+    this.lmView = null;
     this.observer?.disconnect();
     document.removeEventListener('visibilitychange', this.onVisibility);
     cancelAnimationFrame(this.raf);
@@ -137,6 +158,10 @@ export class PosencExplorer extends ElementBase {
     if (!this.state) return; // not connected yet
     const before = this.state;
     this.readAttributes();
+    if (this.lmView) {
+      if (this.state.modelUrl.join(' ') !== before.modelUrl.join(' ') && this.state.modelUrl.length) this.lmView.loadUrls?.(this.state.modelUrl);
+      return;
+    }
     if (!this.started) return;
     if (experimentChanged(before, this.state)) this.experiment();
     else this.requestAll();
@@ -153,13 +178,14 @@ export class PosencExplorer extends ElementBase {
     for (const p of problems) console.warn(`<posenc-explorer> ${p}`);
     this.state = state;
     this.timeline = createTimeline(this.state);
-    this.$('.rows').style.setProperty('--rows', String(state.encodings.length)); // its height before it starts (styles.js)
+    this.$('.rows')?.style.setProperty('--rows', String(state.encodings.length)); // its height before it starts (styles.js)
     this.updateLink();
   }
 
   /** The "open in the explorer" link (settings may change until the element starts: see configure()). */
   updateLink() {
     const a = this.$('.open');
+    if (!a) return; // view="model" has no link
     const search = toSearch(this.state);
     const link = this.started && explorerLink(search); // decided when the element starts (see configure())
     a.hidden = !link;
@@ -332,7 +358,7 @@ export class PosencExplorer extends ElementBase {
 
 // Properties reflect attributes (trainLength <-> train-length). Reading gives the validated value (the default
 // when the attribute is absent or not allowed); setting writes the attribute.
-const VIEWS = ['sweep', 'maps', 'curves'];
+const VIEWS = ['sweep', 'maps', 'curves', 'model'];
 const toAttribute = (v) => (Array.isArray(v) ? v.join(',') : typeof v === 'boolean' ? (v ? '1' : '0') : String(v));
 function reflect(name, get, set) {
   Object.defineProperty(PosencExplorer.prototype, name, { configurable: true, enumerable: true, get, set });

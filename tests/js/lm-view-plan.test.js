@@ -1,0 +1,129 @@
+// The pure parts of "Your model, past its context": which addresses and dropped files make a model
+// (web/app/lm-sources.js), what is computed and how it is bucketed (web/app/lm-plan.js), and that the
+// sentences follow the numbers given (web/app/lm-words.js): swap the numbers and the words swap too.
+import { fetchPlan, classifyFiles, hfRepo, SUGGESTED } from '../../web/app/lm-sources.js';
+import { planForwards, bucketPerplexity, rangePerplexity, statLengths, maxTimes, lengthFor, scalingBlock, nllKeys, mapsKey, statsKey, findNll } from '../../web/app/lm-plan.js';
+import { perplexityWords, statsWords } from '../../web/app/lm-words.js';
+import { isModelUrl } from '../../web/app/state.js';
+
+const HF = 'https://huggingface.co';
+
+test('every suggested model has addresses the state accepts and a plan', () => {
+  for (const m of SUGGESTED) {
+    expect(m.urls.every(isModelUrl)).toBe(true);
+    expect(() => fetchPlan(m.urls)).not.toThrow();
+  }
+});
+
+test('a repository address fetches config, tokenizer and the weights (the index first, else model.safetensors)', () => {
+  expect(hfRepo(`${HF}/HuggingFaceTB/SmolLM2-135M`)).toEqual({ repo: 'HuggingFaceTB/SmolLM2-135M', rev: 'main' });
+  expect(hfRepo(`${HF}/a/b/tree/v2`)).toEqual({ repo: 'a/b', rev: 'v2' });
+  expect(hfRepo(`${HF}/a/b/resolve/main/x.bin`)).toBeNull();
+  expect(hfRepo('https://evil.example/a/b')).toBeNull();
+  const plan = fetchPlan([`${HF}/HuggingFaceTB/SmolLM2-135M`]);
+  expect(plan.map((p) => p.role)).toEqual(['config', 'tokenizer', 'tokenizerConfig', 'index']);
+  expect(plan[3].orElse).toEqual({ role: 'model', url: `${HF}/HuggingFaceTB/SmolLM2-135M/resolve/main/model.safetensors` });
+  expect(plan[0]).toEqual({ role: 'config', url: `${HF}/HuggingFaceTB/SmolLM2-135M/resolve/main/config.json` });
+});
+
+test('file addresses: a GGUF alone, a .bin with its tokenizer, a .safetensors with its neighbours', () => {
+  expect(fetchPlan(['/m/x.gguf'])).toEqual([{ role: 'model', url: '/m/x.gguf' }]);
+  expect(() => fetchPlan(['/m/x.gguf', '/m/tok.bin'])).toThrow(/carries its own tokenizer/);
+  expect(fetchPlan(['/m/model.bin', '/m/tok512.bin'])).toEqual([{ role: 'tokenizer', url: '/m/tok512.bin' }, { role: 'model', url: '/m/model.bin' }]);
+  expect(fetchPlan(['/m/model.bin'])).toEqual([{ role: 'model', url: '/m/model.bin' }]);
+  expect(() => fetchPlan(['/m/model.bin', '/m/config.json'])).toThrow(/its tokenizer\.bin/);
+  const st = fetchPlan([`${HF}/o/r/resolve/main/model.safetensors`]);
+  expect(st.map((p) => [p.role, p.url.split('/').pop(), !!p.optional])).toEqual([['config', 'config.json', false],
+    ['tokenizer', 'tokenizer.json', true], ['tokenizerConfig', 'tokenizer_config.json', true], ['model', 'model.safetensors', false]]);
+  expect(() => fetchPlan(['/m/readme.txt'])).toThrow(/readme\.txt is not a model file posenc reads/);
+  expect(() => fetchPlan([])).toThrow(/no model address/);
+});
+
+test('dropped files: roles by name, two .bin files split into model and tokenizer, shards need their index', () => {
+  const f = (name, size = 10) => ({ name, size });
+  const two = classifyFiles([f('stories260K.bin', 1000), f('tok512.bin', 6)]);
+  expect([two.roles.model.name, two.roles.tokenizer.name]).toEqual(['stories260K.bin', 'tok512.bin']);
+  const bySize = classifyFiles([f('a.bin', 5), f('b.bin', 500)]);
+  expect([bySize.roles.model.name, bySize.roles.tokenizer.name]).toEqual(['b.bin', 'a.bin']);
+  const hf = classifyFiles([f('model.safetensors'), f('config.json'), f('tokenizer.json'), f('tokenizer_config.json'), f('README.md')]);
+  expect(Object.keys(hf.roles).sort()).toEqual(['config', 'model', 'tokenizer', 'tokenizerConfig']);
+  expect(hf.ignored).toEqual(['README.md']);
+  const sharded = classifyFiles([f('model-00001-of-00002.safetensors'), f('model-00002-of-00002.safetensors'), f('model.safetensors.index.json'), f('config.json')]);
+  expect(sharded.shards.map((x) => x.name)).toHaveLength(2);
+  expect(() => classifyFiles([f('model-00001-of-00002.safetensors'), f('model-00002-of-00002.safetensors')])).toThrow(/index\.json/);
+  expect(() => classifyFiles([f('notes.txt')])).toThrow(/no model file among notes\.txt/);
+});
+
+test('lengths: the context times 1 to 8 within the passage; statistics at 1, 2, 4, 8 contexts up to the length', () => {
+  expect(maxTimes(4503, 512)).toBe(8);
+  expect(maxTimes(4503, 2048)).toBe(2);
+  expect(maxTimes(300, 512)).toBe(1);
+  expect(lengthFor(4, 4503, 512)).toBe(2048);
+  expect(lengthFor(1, 300, 512)).toBe(300);
+  expect(statLengths(2048, 512)).toEqual([512, 1024, 2048]);
+  expect(statLengths(1536, 512)).toEqual([512, 1024, 1536]);
+  expect(statLengths(300, 512)).toEqual([300]);
+});
+
+test('the plan: five plain forwards (the chosen scaling with the maps), then its statistics shortest first; keys find them', () => {
+  const s = { type: 'yarn', factor: 4, length: 2048, context: 512, layer: 0 };
+  const jobs = planForwards(s);
+  expect(jobs.map((j) => [j.type, j.length, j.stats, j.mapLayer])).toEqual([['none', 2048, false, null], ['linear', 2048, false, null],
+    ['dynamic', 2048, false, null], ['yarn', 2048, false, 0], ['llama3', 2048, false, null], ['yarn', 512, true, null], ['yarn', 1024, true, null],
+    ['yarn', 2048, true, null]]);
+  expect(jobs[0].scaling).toBeNull();
+  expect(jobs[4].scaling).toEqual({ rope_type: 'llama3', factor: 4, low_freq_factor: 1, high_freq_factor: 4 });
+  expect(scalingBlock('yarn', 8)).toEqual({ rope_type: 'yarn', factor: 8 });
+  expect(nllKeys(s, 'yarn', 'yarn')).toContain(jobs[3].key);
+  expect(mapsKey(s, 'yarn')).toBe(jobs[3].key);
+  expect(nllKeys(s, 'none', 'yarn')).toEqual([jobs[0].key]);
+  expect(statsKey(s, 'yarn', 512)).toBe(jobs[5].key);
+  // none does not depend on the factor: its forward is shared between factors
+  expect(planForwards({ ...s, factor: 8 })[0].key).toBe(jobs[0].key);
+  expect(planForwards({ ...s, factor: 8 })[1].key).not.toBe(jobs[1].key);
+  // choosing another scaling reuses the losses already computed for it
+  expect(nllKeys({ ...s }, 'linear', 'linear')).toContain(jobs[1].key);
+});
+
+test('a shorter length reuses the start of a longer forward, except for dynamic NTK', () => {
+  const long = { type: 'yarn', factor: 4, length: 4096, context: 512, layer: 0 };
+  const results = new Map(planForwards(long).filter((j) => !j.stats).map((j) => [j.key, { nll: Float32Array.from({ length: 4095 }, (_, i) => i) }]));
+  const short = { ...long, length: 1024 };
+  expect(Array.from(findNll(results, short, 'none'))).toEqual(Array.from({ length: 1023 }, (_, i) => i));
+  expect(findNll(results, short, 'llama3')).toHaveLength(1023);
+  expect(findNll(results, short, 'dynamic')).toBeNull();
+  expect(findNll(results, { ...short, factor: 8 }, 'yarn')).toBeNull();
+  expect(findNll(results, { ...short, factor: 8 }, 'none')).toHaveLength(1023);
+  expect(findNll(results, { ...short, context: 256 }, 'none')).toBeNull();
+});
+
+test('perplexity by bucket and by range is exp of the mean loss', () => {
+  const nll = Float32Array.from({ length: 63 }, (_, i) => (i < 31 ? Math.log(2) : Math.log(8)));
+  const b = bucketPerplexity(nll, 2);
+  expect(b.map((x) => [x.from, x.to])).toEqual([[1, 32], [32, 64]]);
+  expect(b[0].ppl).toBeCloseTo(2, 5);
+  expect(b[1].ppl).toBeCloseTo(8, 5);
+  expect(rangePerplexity(nll, 1, 32)).toBeCloseTo(2, 5);
+  expect(rangePerplexity(nll, 32, 64)).toBeCloseTo(8, 5);
+  expect(rangePerplexity(nll, 70, 80)).toBeNull();
+});
+
+test('the sentences name the scaling the numbers favour, and change when the numbers do', () => {
+  const mk = (inside, past) => Float32Array.from({ length: 2047 }, (_, i) => Math.log(i < 511 ? inside : past));
+  const s = { context: 512, length: 2048, factor: 4 };
+  const a = perplexityWords({ none: mk(3, 12), linear: mk(20, 25), yarn: mk(3.05, 5) }, s);
+  expect(a).toBe('With no scaling, perplexity is 3.00 over the first 512 tokens (the original context) and 12.0 past it, up to token 2,048. ' +
+    'Past the context, with factor 4, YaRN does best (5.00) and linear (PI) worst (25.0). Inside the context, linear (PI) moves perplexity ' +
+    'the most: 20.0 against 3.00 with none, the price of changing angles the model was trained on.');
+  const b = perplexityWords({ none: mk(3, 4), linear: mk(3.02, 25), yarn: mk(3.05, 5) }, s);
+  expect(b).toMatch(/no scaling does best \(4\.00\)/);
+  expect(b).toMatch(/every scaling computed stays within 5% of no scaling/);
+  expect(perplexityWords({ none: mk(3, 3) }, { context: 512, length: 400, factor: 4 })).toMatch(/^At 400 tokens the passage stays within the original context of 512/);
+  expect(perplexityWords({ none: mk(3, 3), dynamic: mk(3, 3) }, { context: 512, length: 400, factor: 4 })).toMatch(/its line lies on no scaling's/);
+  expect(perplexityWords({ none: mk(3, 3), dynamic: mk(3, 3.5) }, s)).not.toMatch(/lies on/);
+  expect(statsWords([{ length: 512, entropy: 2.2, sink: 0.02 }, { length: 2048, entropy: 2.5, sink: 0.005 }], { type: 'yarn', factor: 4 }))
+    .toBe('Averaged over layers and heads, with YaRN ×4: attention entropy rises from 2.20 nats at 512 tokens to 2.50 at 2,048 (uniform attention ' +
+      'over 2,048 keys would be 7.62); the mass on the first token falls from 2.0% to 0.5%.');
+  expect(statsWords([{ length: 512, entropy: 2.5, sink: 0.02 }, { length: 2048, entropy: 2.2, sink: 0.0201 }], { type: 'none', factor: 4 }))
+    .toMatch(/with no scaling: attention entropy falls .* stays near from 2\.0% to 2\.0%/);
+});

@@ -1,0 +1,45 @@
+// The language model's handler, in its Worker (lm-worker.js) or, where no Worker can start, on the page's thread
+// (workers.js runs it there): it holds one model (pe.loadLanguageModel) and answers one message at a time.
+//   {type: 'load', id, files}            -> {type: 'loaded', id, info} (the model's facts)
+//   {type: 'encode', id, text}           -> {type: 'encoded', id, ids}
+//   {type: 'forward', id, tokens, context, scaling, stats, mapLayer, mapPx}
+//                                        -> {type: 'forward', id, nll, entropy, sink, maps, peaks, px, ms}
+// Any failure answers {type: 'error', id, message}: the API's own message (a TypeError or RangeError naming the problem).
+export function createLmCore(api, post) {
+  let lm = null;
+  const answer = (type, id, body, transfer = []) => post({ type, id, ...body }, transfer);
+  const run = {
+    async load({ files }) {
+      lm?.delete();
+      lm = null;
+      const pe = await api();
+      lm = await pe.loadLanguageModel(files);
+      const { config, context, contextSource, hasTokenizer, tokenizerNote } = lm;
+      return { info: { config: { ...config }, context, contextSource, hasTokenizer, tokenizerNote } };
+    },
+    encode({ text }) {
+      if (!lm) throw new RangeError('no model is loaded');
+      return { ids: Int32Array.from(lm.encode(text)) };
+    },
+    forward({ tokens, context, scaling, stats, mapLayer, mapPx }) {
+      if (!lm) throw new RangeError('no model is loaded');
+      lm.context = context;
+      const t0 = performance.now();
+      const opts = { scaling, stats };
+      if (mapLayer != null) Object.assign(opts, { mapLayer, mapPx });
+      const r = lm.forward(tokens, opts);
+      return { nll: r.nll, entropy: r.entropy, sink: r.sink, maps: r.maps, peaks: r.peaks, px: r.px, ms: performance.now() - t0 };
+    },
+  };
+  const reply = { load: 'loaded', encode: 'encoded', forward: 'forward' };
+  return async (data) => {
+    if (!data || !run[data.type]) return;
+    try {
+      const body = await run[data.type](data);
+      const transfer = Object.values(body).filter((x) => ArrayBuffer.isView(x)).map((x) => x.buffer);
+      answer(reply[data.type], data.id, body, transfer);
+    } catch (e) {
+      answer('error', data.id, { message: e?.message ?? String(e), name: e?.name });
+    }
+  };
+}

@@ -1,0 +1,97 @@
+// What "Your model, past its context" computes, as plain data (no DOM, no wasm): the scaling blocks, the lengths,
+// the forwards to run (in the order the figure wants them), and the perplexity by position bucket.
+import { ROPE_SCALINGS } from './state.js';
+
+export const SCALING_NAMES = { none: 'none', linear: 'linear (PI)', dynamic: 'dynamic NTK', yarn: 'YaRN', llama3: 'Llama 3' };
+
+/**
+ * The HF rope_scaling block of `type` at `factor` (null for none). The original context comes from the model's
+ * (settable) context, which the API fills in for the keys left out; Llama 3 takes Llama 3.1's band factors.
+ */
+export function scalingBlock(type, factor) {
+  if (type === 'none') return null;
+  if (type === 'llama3') return { rope_type: 'llama3', factor, low_freq_factor: 1, high_freq_factor: 4 };
+  return { rope_type: type, factor };
+}
+
+/** The longest length, as a multiple of the context, the passage allows (1 to 8; 1 when it is shorter than one context). */
+export const maxTimes = (tokens, context) => Math.max(1, Math.min(8, Math.floor(tokens / context)));
+
+/** The length the figure is computed at: `times` the context, within the passage (at least 2 tokens). */
+export const lengthFor = (times, tokens, context) => Math.max(2, Math.min(tokens, times * context));
+
+/** The lengths attention entropy and sink mass are measured at: the context times 1, 2, 4, 8 up to `length`, and `length`. */
+export function statLengths(length, context) {
+  const out = [1, 2, 4, 8].map((k) => k * context).filter((n) => n < length && n >= 2);
+  return [...out, length];
+}
+
+const key = (kind, type, factor, length, context, extra = '') => `${kind}|${type}|${type === 'none' ? 1 : factor}|${length}|${context}|${extra}`;
+
+/**
+ * The forwards for the current settings, in the order the figure wants them: each scaling's loss at the chosen length
+ * (the chosen scaling's with the chosen layer's maps: a map costs little), then the chosen scaling's attention
+ * statistics at each length, shortest first (a forward with statistics costs several plain ones).
+ * Each: {key, type, length, scaling, stats, mapLayer, cost} (cost ~ length², for progress).
+ */
+export function planForwards({ type, factor, length, context, layer }) {
+  const jobs = ROPE_SCALINGS.map((t) => ({ key: key('nll', t, factor, length, context, t === type ? `map${layer}` : ''), type: t, length,
+    scaling: scalingBlock(t, factor), stats: false, mapLayer: t === type ? layer : null }));
+  for (const n of statLengths(length, context))
+    jobs.push({ key: key('stats', type, factor, n, context), type, length: n, scaling: scalingBlock(type, factor), stats: true, mapLayer: null });
+  for (const j of jobs) j.cost = (j.length / 1024) ** 2 * (j.stats ? 4 : 1) + j.length / 1024;
+  return jobs;
+}
+
+/** Where the loss of scaling `t` at the settings' length may be found (computed with the maps or without). */
+export const nllKeys = ({ factor, length, context, layer }, t, type) =>
+  [key('nll', t, factor, length, context, ''), ...(t === type ? [key('nll', t, factor, length, context, `map${layer}`)] : [])];
+/**
+ * The loss of scaling `t` at the settings' length from `results` (a Map of computed forwards by key): its own forward,
+ * or, for every scaling but dynamic NTK (whose frequencies follow the input's length), the first part of a longer one
+ * (a causal model's loss at position i does not depend on what follows). null when none is computed.
+ */
+export function findNll(results, s, t) {
+  for (const k of nllKeys(s, t, s.type)) if (results.has(k)) return results.get(k).nll;
+  if (t === 'dynamic') return null;
+  const prefix = `nll|${t}|${t === 'none' ? 1 : s.factor}|`;
+  for (const [k, r] of results) {
+    if (!k.startsWith(prefix)) continue;
+    const [, , , n, ctx] = k.split('|');
+    if (Number(ctx) === s.context && Number(n) > s.length) return r.nll.subarray(0, s.length - 1);
+  }
+  return null;
+}
+
+/** Where the chosen scaling's maps are. */
+export const mapsKey = ({ factor, length, context, layer }, type) => key('nll', type, factor, length, context, `map${layer}`);
+/** Where the statistics of scaling `type` at length `n` are. */
+export const statsKey = ({ factor, context }, type, n) => key('stats', type, factor, n, context);
+
+/**
+ * Perplexity by position bucket: `nll` (nll[i] predicts token i+1) in `count` equal buckets of positions 1..T-1.
+ * [{from, to, ppl}] with `from`/`to` token positions (to exclusive).
+ */
+export function bucketPerplexity(nll, count = 32) {
+  const n = nll.length, b = Math.max(1, Math.min(count, Math.floor(n / 8)));
+  const out = [];
+  for (let k = 0; k < b; k++) {
+    const lo = Math.floor((k * n) / b), hi = Math.floor(((k + 1) * n) / b);
+    let s = 0;
+    for (let i = lo; i < hi; i++) s += nll[i];
+    out.push({ from: lo + 1, to: hi + 1, ppl: Math.exp(s / Math.max(1, hi - lo)) });
+  }
+  return out;
+}
+
+/** Perplexity over the predicted positions [from, to) (token positions; nll[i] predicts position i+1); null if none. */
+export function rangePerplexity(nll, from, to) {
+  const lo = Math.max(0, from - 1), hi = Math.min(nll.length, to - 1);
+  if (hi <= lo) return null;
+  let s = 0;
+  for (let i = lo; i < hi; i++) s += nll[i];
+  return Math.exp(s / (hi - lo));
+}
+
+/** The mean over layers and heads of a [layers*heads] statistic. */
+export const meanOf = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;

@@ -1,0 +1,64 @@
+// The sentences under "Your model, past its context", computed from the numbers drawn beside them (never a claim
+// written in advance: which scaling does best, and whether entropy rises, is read off the results).
+import { SCALING_NAMES, rangePerplexity, meanOf } from './lm-plan.js';
+
+const nameOf = (t) => (t === 'none' ? 'no scaling' : SCALING_NAMES[t]);
+const p3 = (x) => (x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2));
+const count = (n) => n.toLocaleString('en-US');
+
+/** Perplexity inside the original context and past it, per scaling: {type: {inside, past}} (past null when length <= context). */
+export function splitPerplexity(series, context, length) {
+  return Object.fromEntries(Object.entries(series).map(([t, nll]) => [t, {
+    inside: rangePerplexity(nll, 1, Math.min(context, length)), past: length > context ? rangePerplexity(nll, context, length) : null }]));
+}
+
+/** Words for the perplexity figure: `series` {type: nll} (the scalings computed so far). */
+export function perplexityWords(series, { context, length, factor }) {
+  const split = splitPerplexity(series, context, length);
+  const types = Object.keys(split);
+  if (!types.length) return '';
+  const out = [];
+  const none = split.none;
+  if (length <= context) {
+    out.push(`At ${count(length)} tokens the passage stays within the original context of ${count(context)}` +
+      (none ? `: perplexity ${p3(none.inside)} with no scaling.` : '.'));
+  } else if (none) {
+    out.push(`With no scaling, perplexity is ${p3(none.inside)} over the first ${count(context)} tokens (the original context) and ` +
+      `${p3(none.past)} past it, up to token ${count(length)}.`);
+  }
+  if (length > context && types.length > 1) {
+    const ranked = types.filter((t) => split[t].past != null).sort((a, b) => split[a].past - split[b].past);
+    const best = ranked[0], worst = ranked.at(-1);
+    out.push(`Past the context, with factor ${factor}, ${nameOf(best)} does best (${p3(split[best].past)}) and ` +
+      `${nameOf(worst)} worst (${p3(split[worst].past)}).`);
+  }
+  const dyn = series.dynamic, base = series.none;
+  if (dyn && base && dyn.length === base.length && dyn.every((x, i) => Math.abs(x - base[i]) < 1e-6))
+    out.push('Dynamic NTK scales only once the input outgrows the original context, so here its line lies on no scaling\'s.');
+  if (none && types.length > 1) {
+    const moved = types.filter((t) => t !== 'none').map((t) => [t, split[t].inside / none.inside]).sort((a, b) => Math.abs(Math.log(b[1])) - Math.abs(Math.log(a[1])));
+    const [t, r] = moved[0];
+    out.push(Math.abs(r - 1) < 0.05
+      ? `Inside the context every scaling computed stays within 5% of no scaling.`
+      : `Inside the context, ${SCALING_NAMES[t]} moves perplexity the most: ${p3(split[t].inside)} against ${p3(none.inside)} with none` +
+        `${r > 1 ? ', the price of changing angles the model was trained on' : ''}.`);
+  }
+  return out.join(' ');
+}
+
+const direction = (a, b, rel = 0.03) => (Math.abs(b - a) <= rel * Math.max(Math.abs(a), 1e-9) ? 'stays near' : b > a ? 'rises' : 'falls');
+
+/** Words for attention entropy and sink mass against length: `points` [{length, entropy, sink}] (means over layers and heads). */
+export function statsWords(points, { type, factor }) {
+  if (!points.length) return '';
+  const a = points[0], b = points.at(-1);
+  const how = type === 'none' ? 'with no scaling' : `with ${SCALING_NAMES[type]} ×${factor}`;
+  if (points.length === 1)
+    return `At ${count(a.length)} tokens, ${how}, attention entropy averages ${a.entropy.toFixed(2)} nats and the first token draws ${(100 * a.sink).toFixed(1)}% of the attention.`;
+  return `Averaged over layers and heads, ${how}: attention entropy ${direction(a.entropy, b.entropy)} from ${a.entropy.toFixed(2)} nats at ` +
+    `${count(a.length)} tokens to ${b.entropy.toFixed(2)} at ${count(b.length)} (uniform attention over ${count(b.length)} keys would be ` +
+    `${Math.log(b.length).toFixed(2)}); the mass on the first token ${direction(a.sink, b.sink, 0.05)} from ${(100 * a.sink).toFixed(1)}% to ${(100 * b.sink).toFixed(1)}%.`;
+}
+
+/** One point of the statistics plot from a forward's per-layer-and-head arrays. */
+export const statPoint = (length, r) => ({ length, entropy: meanOf(r.entropy), sink: meanOf(r.sink) });

@@ -1,0 +1,470 @@
+// "Your model, past its context": a real language model (loaded from the reader's files or fetched by the reader's
+// browser) run over a passage longer than its context, with no scaling and with PI, dynamic NTK, YaRN and Llama 3
+// side by side (perplexity by position), the chosen scaling's attention per head, and attention entropy and
+// first-token mass against length. The forwards run in a Worker (lm-worker.js) through the JS API
+// (pe.loadLanguageModel); this module only plans (lm-plan.js), fetches (lm-fetch.js), draws (lm-plots.js) and words
+// (lm-words.js). Used by the page's section and by <posenc-explorer view="model">.
+import { startWorker } from '../workers.js';
+import { SUGGESTED, fetchPlan, classifyFiles } from '../lm-sources.js';
+import { fetchModel, readDropped } from '../lm-fetch.js';
+import { planForwards, findNll, mapsKey, statsKey, statLengths, maxTimes, lengthFor, SCALING_NAMES } from '../lm-plan.js';
+import { perplexityWords, statsWords, statPoint } from '../lm-words.js';
+import { drawPerplexity, drawHeads, drawStats } from './lm-plots.js';
+import { PASSAGE } from '../lm-passage.js';
+import { coerce, ROPE_SCALINGS } from '../state.js';
+import { adoptLmStyles } from '../lm-styles.js';
+
+const FORMATS = { llama2c: 'llama2.c checkpoint', gguf: 'GGUF', safetensors: 'Hugging Face safetensors' };
+const MB = (n) => `${(n / 1e6).toFixed(n < 1e7 ? 2 : 1)} MB`;
+const count = (n) => n.toLocaleString('en-US');
+
+function el(tag, props = {}, ...children) {
+  const e = Object.assign(document.createElement(tag), props);
+  e.append(...children.filter((c) => c != null));
+  return e;
+}
+
+/** Every ArrayBuffer under `files` (to transfer to the Worker). */
+const buffersOf = (files) => [...new Set(Object.values(files).flatMap((x) => (ArrayBuffer.isView(x) ? [x.buffer]
+  : x && typeof x === 'object' ? Object.values(x).filter(ArrayBuffer.isView).map((b) => b.buffer) : [])))];
+
+/**
+ * Builds the view into `host` (an element, empty). `state`: the page's state object (its lm* keys and modelUrl are
+ * read and written here); `onChange()`: the state changed (save the URL); `api()`: the page's posenc API, used only
+ * when no Worker can start; `styleRoot`: where the view's stylesheet goes (the document or a shadow root).
+ */
+export function createLmView(host, { state, onChange = () => {}, api, styleRoot = document, onNotice = () => {} }) {
+  adoptLmStyles(styleRoot);
+  host.classList.add('lm');
+  // ---------- the source: suggestions, an address, a drop zone ----------
+  const urlInput = el('input', { type: 'text', name: 'lm-url', spellcheck: false, autocomplete: 'off',
+    placeholder: 'https://huggingface.co/… (a .gguf, a .bin and its tokenizer, or a repository)' });
+  urlInput.setAttribute('aria-label', 'model file addresses, separated by spaces');
+  const urlForm = el('form', { className: 'lm-url' }, urlInput, el('button', { type: 'submit', textContent: 'Load' }));
+  const fileInput = el('input', { type: 'file', multiple: true, className: 'lm-file' });
+  const pickLabel = el('label', {}, 'choose files', fileInput);
+  const drop = el('div', { className: 'lm-drop', tabIndex: 0 }, 'Drop the model\'s files here, or ', pickLabel,
+    ' (a .gguf; a llama2.c .bin with its tokenizer.bin; or .safetensors with config.json and tokenizer.json). They stay on this computer.');
+  const suggested = el('ul', { className: 'lm-suggested' }, ...SUGGESTED.map((m) => {
+    const b = el('button', { type: 'button', textContent: m.name });
+    b.addEventListener('click', () => {
+      urlInput.value = m.urls.join(' ');
+      loadUrls(m.urls);
+    });
+    return el('li', {}, b, el('span', { className: 'what', textContent: m.what }), el('code', { textContent: m.urls.join(' ') }));
+  }));
+  const loadBar = el('progress', { max: 1, value: 0 });
+  const loadText = el('span', { className: 'lm-load-text' });
+  const loadCancel = el('button', { type: 'button', textContent: 'Cancel', className: 'lm-load-cancel' });
+  const loading = el('div', { className: 'lm-row lm-loading', hidden: true }, loadBar, loadText, loadCancel);
+  loading.setAttribute('role', 'status');
+  const error = el('p', { className: 'lm-error', hidden: true });
+  error.setAttribute('role', 'alert');
+  const source = el('div', { className: 'lm-source' },
+    el('p', { textContent: 'Load a Llama-architecture model (Llama, Mistral, Qwen2): pick a public one, give the addresses of its files, or drop the files. ' +
+      'Your browser fetches or reads them; nothing is uploaded anywhere.' }),
+    suggested, urlForm, drop);
+
+  // ---------- the model: facts, controls, figures ----------
+  const facts = el('ul', { className: 'lm-facts' });
+  const contextInput = el('input', { type: 'number', name: 'lm-context', min: 2, max: 131072, step: 1 });
+  contextInput.setAttribute('aria-label', 'original context in tokens');
+  const typeSelect = el('select', { name: 'lm-scaling' }, ...ROPE_SCALINGS.map((t) => new Option(SCALING_NAMES[t], t)));
+  const factorInput = el('input', { type: 'range', name: 'lm-factor', min: 1, max: 16, step: 0.5 });
+  const factorOut = el('output');
+  const timesInput = el('input', { type: 'range', name: 'lm-times', min: 1, max: 8, step: 1 });
+  const timesOut = el('output');
+  const layerSelect = el('select', { name: 'lm-layer' });
+  const other = el('button', { type: 'button', textContent: 'Another model', className: 'lm-other' });
+  const controls = el('div', { className: 'lm-row controls' },
+    el('label', {}, 'factor s ', factorInput, ' ', factorOut),
+    el('label', {}, 'length ', timesInput, ' ', timesOut),
+    el('label', {}, 'attention of ', typeSelect),
+    el('label', {}, 'layer ', layerSelect), other);
+  const passageText = el('textarea', { rows: 6, className: 'lm-text', spellcheck: false });
+  passageText.setAttribute('aria-label', 'the passage');
+  const useText = el('button', { type: 'button', textContent: 'Use this text' });
+  const defaultText = el('button', { type: 'button', textContent: 'Back to the story' });
+  const passage = el('details', { className: 'lm-passage' }, el('summary', { textContent: 'The passage: a story written for this page, or your own text' }),
+    passageText, el('div', { className: 'lm-row' }, useText, defaultText));
+  const busyBar = el('progress', { max: 1, value: 0 });
+  const busyText = el('span', { className: 'lm-busy-text' });
+  const busyCancel = el('button', { type: 'button', textContent: 'Cancel', className: 'lm-busy-cancel' });
+  const busy = el('div', { className: 'lm-row lm-busy', hidden: true }, busyBar, busyText, busyCancel);
+  busy.setAttribute('role', 'status');
+  const pplCanvas = el('canvas', { className: 'lm-ppl' });
+  pplCanvas.setAttribute('role', 'img');
+  pplCanvas.setAttribute('aria-label', 'perplexity by token position, one line per scaling, the original context marked');
+  const pplWords = el('p', { className: 'lm-words lm-ppl-words' });
+  pplWords.setAttribute('aria-live', 'polite');
+  const mapsCanvas = el('canvas', { className: 'lm-maps' });
+  mapsCanvas.setAttribute('role', 'img');
+  mapsCanvas.setAttribute('aria-label', 'attention of each head of the chosen layer, pooled to a small map');
+  const statsCanvas = el('canvas', { className: 'lm-stats' });
+  statsCanvas.setAttribute('role', 'img');
+  statsCanvas.setAttribute('aria-label', 'attention entropy and the attention on the first token against length');
+  const statsWordsP = el('p', { className: 'lm-words lm-stats-words' });
+  const mapsCaption = el('p', { className: 'lm-words lm-maps-caption' });
+  const model = el('div', { className: 'lm-model', hidden: true }, facts, controls, passage, busy, pplCanvas, pplWords,
+    el('div', { className: 'lm-pair' }, el('div', {}, mapsCaption, mapsCanvas), statsCanvas), statsWordsP);
+  host.append(source, loading, error, model);
+
+  // ---------- the Worker ----------
+  let worker = null, nextId = 1;
+  const pending = new Map();
+  function request(type, body = {}, transfer = []) {
+    if (!worker) {
+      worker = startWorker('lm', { api, onFallback: onNotice });
+      worker.onmessage = ({ data }) => {
+        const p = pending.get(data?.id);
+        if (!p) return;
+        pending.delete(data.id);
+        if (data.type === 'error') p.reject(Object.assign(new Error(data.message), { kind: data.name }));
+        else p.resolve(data);
+      };
+    }
+    return new Promise((resolve, reject) => {
+      const id = nextId++;
+      pending.set(id, { resolve, reject });
+      worker.postMessage({ type, id, ...body }, transfer);
+    });
+  }
+
+  // ---------- loading ----------
+  let info = null, ids = null, customText = null, results = new Map(), modelGen = 0, loadAbort = null;
+  const showError = (msg) => {
+    error.textContent = msg;
+    error.hidden = !msg;
+  };
+  function showLoading(on) {
+    loading.hidden = !on;
+    if (!on) loadText.textContent = '';
+  }
+  loadCancel.addEventListener('click', () => loadAbort?.abort());
+
+  async function load(getFiles, urls) {
+    loadAbort?.abort();
+    cancelCompute();
+    const abort = (loadAbort = new AbortController());
+    showError('');
+    loadBar.removeAttribute('value');
+    loadText.textContent = 'starting…';
+    showLoading(true);
+    try {
+      const files = await getFiles(abort.signal);
+      if (abort.signal.aborted) throw new DOMException('cancelled', 'AbortError');
+      loadBar.removeAttribute('value');
+      loadText.textContent = 'reading the model…';
+      const gen = ++modelGen;
+      info = null;
+      const { info: got } = await request('load', { files }, buffersOf(files));
+      if (gen !== modelGen) return;
+      if (!got.hasTokenizer) throw new RangeError(`this model has no tokenizer: ${got.tokenizerNote}`);
+      info = got;
+      results = new Map();
+      state.modelUrl = urls;
+      if (state.lmContext && state.lmContext === info.config.context) state.lmContext = 0;
+      onChange();
+      await encode();
+      showModel();
+      compute();
+    } catch (e) {
+      info = null;
+      model.hidden = true;
+      source.hidden = false;
+      showError(e?.name === 'AbortError' ? 'Loading was cancelled.' : `This model cannot be used: ${e?.message ?? e}`);
+    } finally {
+      if (loadAbort === abort) loadAbort = null;
+      showLoading(false);
+    }
+  }
+
+  function loadUrls(urls) {
+    let plan;
+    try {
+      urls = urls.map((u) => u.trim()).filter(Boolean);
+      if (urls.length > 4) throw new RangeError('give at most 4 addresses');
+      const bad = urls.find((u) => coerce('modelUrl', [u]).length !== 1);
+      if (bad) throw new RangeError(`${bad.slice(0, 80)} is not an https address (or a path on this site)`);
+      plan = fetchPlan(urls);
+    } catch (e) {
+      showError(`This model cannot be used: ${e.message}`);
+      return Promise.resolve();
+    }
+    return load((signal) => fetchModel(plan, { signal, onProgress: ({ file, loaded, total, done, count: n, cached }) => {
+      loadBar.max = total ?? 1;
+      if (total) loadBar.value = loaded;
+      else loadBar.removeAttribute('value');
+      loadText.textContent = `${file}: ${MB(loaded)}${total ? ` of ${MB(total)}` : ''}${cached ? ' (from this browser\'s cache)' : ''}` +
+        (n > 1 ? ` · file ${Math.min(done + 1, n)} of ${n}` : '');
+    } }), urls);
+  }
+
+  function loadFiles(list) {
+    let picked;
+    try {
+      picked = classifyFiles([...list]);
+    } catch (e) {
+      showError(`This model cannot be used: ${e.message}`);
+      return Promise.resolve();
+    }
+    const total = [...Object.values(picked.roles), ...picked.shards].reduce((s, f) => s + f.size, 0);
+    return load(async () => {
+      loadText.textContent = `reading ${MB(total)} from your files…`;
+      return readDropped(picked);
+    }, []); // a local file is never put in the URL
+  }
+
+  urlForm.addEventListener('submit', (ev) => {
+    ev.preventDefault();
+    loadUrls(urlInput.value.split(/\s+/));
+  });
+  fileInput.addEventListener('change', () => fileInput.files.length && loadFiles(fileInput.files));
+  drop.addEventListener('dragover', (ev) => {
+    ev.preventDefault();
+    drop.classList.add('over');
+  });
+  drop.addEventListener('dragleave', () => drop.classList.remove('over'));
+  drop.addEventListener('drop', (ev) => {
+    ev.preventDefault();
+    drop.classList.remove('over');
+    if (ev.dataTransfer?.files?.length) loadFiles(ev.dataTransfer.files);
+  });
+  drop.addEventListener('keydown', (ev) => {
+    if (ev.key === 'Enter' || ev.key === ' ') {
+      ev.preventDefault();
+      fileInput.click();
+    }
+  });
+  other.addEventListener('click', () => {
+    cancelCompute();
+    source.hidden = false;
+    urlInput.focus();
+  });
+
+  // ---------- the passage ----------
+  async function encode() {
+    const { ids: got } = await request('encode', { text: customText ?? PASSAGE });
+    ids = got;
+  }
+  useText.addEventListener('click', async () => {
+    const t = passageText.value;
+    if (!info) return;
+    customText = t === PASSAGE ? null : t;
+    await retokenise();
+  });
+  defaultText.addEventListener('click', async () => {
+    customText = null;
+    passageText.value = PASSAGE;
+    if (info) await retokenise();
+  });
+  async function retokenise() {
+    cancelCompute();
+    try {
+      await encode();
+      if (ids.length < 2) throw new RangeError('the passage must hold at least two tokens');
+      results = new Map();
+      showError('');
+      showModel();
+      compute();
+    } catch (e) {
+      showError(`This passage cannot be used: ${e.message}`);
+    }
+  }
+  passageText.value = PASSAGE;
+
+  // ---------- settings ----------
+  const contextOf = () => state.lmContext || info.config.context;
+  function settings() {
+    const context = contextOf();
+    const top = maxTimes(ids.length, context);
+    const times = Math.min(state.lmTimes, top);
+    return { type: state.lmScaling, factor: state.lmFactor, context, times, top, length: lengthFor(times, ids.length, context),
+      layer: Math.min(state.lmLayer, info.config.layers) - 1 };
+  }
+
+  function showModel() {
+    const c = info.config;
+    source.hidden = true;
+    model.hidden = false;
+    const flag = info.contextSource === 'converter default'
+      ? el('span', { className: 'lm-flag', textContent: ` the file says ${count(c.context)}, a converter's default rather than the context the model was trained at: set the real one if you know it` })
+      : el('span', { textContent: info.contextSource === 'trained' ? ' (the training context, from the file)' : ' (from the file)' });
+    contextInput.value = String(contextOf());
+    const s = settings();
+    facts.replaceChildren(
+      el('li', { textContent: `${c.arch === 'qwen2' ? 'Qwen2' : 'Llama'} architecture, ${FORMATS[c.format] ?? c.format}: ${count(c.parameters)} parameters, ` +
+        `${c.layers} layers, ${c.heads} query heads sharing ${c.kvHeads} key-value heads, head dim ${c.headDim} (${c.rotaryDim} rotated), vocabulary ${count(c.vocabSize)}` }),
+      el('li', { textContent: `RoPE base θ = ${count(c.ropeTheta)}, ${c.layout === 'half' ? 'half-split' : 'interleaved'} pairs (from the format)` }),
+      el('li', {}, 'original context ', contextInput, ' tokens', flag),
+      el('li', { textContent: `the passage: ${count(ids.length)} tokens (${customText == null ? 'a story written for this page' : 'your text'})` +
+        (s.top < 8 ? `; it reaches ${ids.length >= s.context ? `${s.top}× the context` : 'less than one context'}, so the lengths stop there` : '') }));
+    layerSelect.replaceChildren(...Array.from({ length: c.layers }, (_, l) => new Option(String(l + 1), String(l + 1))));
+    syncControls();
+  }
+
+  function syncControls() {
+    const s = settings();
+    typeSelect.value = s.type;
+    factorInput.value = String(s.factor);
+    factorOut.value = `×${s.factor}`;
+    timesInput.max = String(s.top);
+    timesInput.disabled = s.top === 1;
+    timesInput.value = String(s.times);
+    timesOut.value = `${count(s.length)} tokens (${+(s.length / s.context).toFixed(2)}× the context)`;
+    layerSelect.value = String(s.layer + 1);
+  }
+
+  const onSetting = (key, value) => {
+    state[key] = coerce(key, value);
+    onChange();
+    syncControls();
+    compute();
+  };
+  typeSelect.addEventListener('change', () => onSetting('lmScaling', typeSelect.value));
+  factorInput.addEventListener('input', () => onSetting('lmFactor', factorInput.value));
+  timesInput.addEventListener('input', () => onSetting('lmTimes', timesInput.value));
+  layerSelect.addEventListener('change', () => onSetting('lmLayer', layerSelect.value));
+  contextInput.addEventListener('change', () => {
+    const n = Number(contextInput.value);
+    if (!Number.isInteger(n) || n < 2 || n > 131072) {
+      showError(`The original context must be a whole number of tokens from 2 to 131,072 (got ${contextInput.value || 'nothing'}).`);
+      contextInput.value = String(contextOf());
+      return;
+    }
+    showError('');
+    state.lmContext = n === info.config.context ? 0 : n;
+    onChange();
+    showModel();
+    compute();
+  });
+
+  // ---------- computing: one forward at a time in the Worker, cancellable between forwards ----------
+  // One loop runs the forwards the current settings still need, re-planning after each (a slider dragged through
+  // eight values leaves no queue of stale forwards: at most the one in flight finishes, and is kept).
+  let gen = 0, busyTimer = 0, running = false, cancelled = -1;
+  let run = { gen: -1, t0: 0, done: 0, count: 0 };
+  function cancelCompute() {
+    cancelled = gen;
+    clearTimeout(busyTimer);
+    busy.hidden = true;
+  }
+  busyCancel.addEventListener('click', () => {
+    cancelCompute();
+    draw();
+  });
+
+  function compute() {
+    if (!info || !ids) return;
+    gen++;
+    draw();
+    if (!running) loop();
+  }
+
+  async function loop() {
+    running = true;
+    try {
+      for (;;) {
+        if (!info || !ids || cancelled === gen) break;
+        const my = gen, mg = modelGen, s = settings();
+        const todo = planForwards(s).filter((j) => !results.has(j.key) && !(j.mapLayer == null && !j.stats && findNll(results, s, j.type)));
+        if (run.gen !== my) {
+          clearTimeout(busyTimer);
+          run = { gen: my, t0: performance.now(), doneCost: 0, done: 0, count: todo.length };
+          busyTimer = setTimeout(() => { if (run.gen === gen && running && cancelled !== gen) busy.hidden = false; }, 300); // only past 300 ms
+        }
+        if (!todo.length) {
+          host.dataset.computeMs = String(Math.round(performance.now() - run.t0));
+          break;
+        }
+        const j = todo[0];
+        busyBar.value = run.doneCost / (run.doneCost + todo.reduce((a, x) => a + x.cost, 0));
+        busyText.textContent = `forward ${run.done + 1} of ${run.done + todo.length}: ${SCALING_NAMES[j.type]} over ${count(j.length)} tokens` +
+          `${j.stats ? ', with attention statistics' : ''} · ${((performance.now() - run.t0) / 1000).toFixed(1)} s`;
+        let r;
+        try {
+          r = await request('forward', { tokens: ids.slice(0, j.length), context: s.context, scaling: j.scaling, stats: j.stats,
+            mapLayer: j.mapLayer, mapPx: Math.min(64, j.length) });
+        } catch (e) {
+          if (my === gen) {
+            showError(`The forward failed: ${e.message}`);
+            cancelled = gen;
+          }
+          continue;
+        }
+        if (mg !== modelGen) continue;
+        results.set(j.key, r);
+        if (run.gen === my) {
+          run.doneCost += j.cost;
+          run.done++;
+        }
+        draw();
+      }
+    } finally {
+      running = false;
+      clearTimeout(busyTimer);
+      busy.hidden = true;
+    }
+  }
+
+  function draw() {
+    if (!info || !ids || model.hidden) return;
+    const s = settings();
+    const series = {};
+    for (const t of ROPE_SCALINGS) {
+      const nll = findNll(results, s, t);
+      if (nll) series[t] = nll;
+    }
+    drawPerplexity(pplCanvas, series, { context: s.context, length: s.length, chosen: s.type });
+    pplWords.textContent = perplexityWords(series, s) + (cancelled === gen ? ' (Stopped: what is drawn is what was computed before.)' : '');
+    const all = results.get(mapsKey(s, s.type));
+    const label = s.type === 'none' ? 'no scaling' : `${SCALING_NAMES[s.type]} ×${s.factor}`;
+    if (all?.maps) {
+      drawHeads(mapsCanvas, { maps: all.maps, peaks: all.peaks, px: all.px, heads: info.config.heads });
+      mapsCaption.textContent = `Layer ${s.layer + 1}'s ${info.config.heads} heads over ${count(s.length)} tokens with ${label}, pooled to ` +
+        `${all.px} × ${all.px}: row a query, column a key, brighter more attention (square-root scale, each head to its own peak).`;
+    } else {
+      mapsCanvas.getContext('2d').clearRect(0, 0, mapsCanvas.width, mapsCanvas.height);
+      mapsCanvas.dataset.heads = '0';
+      mapsCaption.textContent = `Layer ${s.layer + 1}'s heads with ${label}: not computed yet.`;
+    }
+    const points = statLengths(s.length, s.context).map((n) => [n, results.get(statsKey(s, s.type, n))]).filter(([, r]) => r?.entropy)
+      .map(([n, r]) => statPoint(n, r));
+    drawStats(statsCanvas, points, { context: s.context });
+    statsWordsP.textContent = statsWords(points, s);
+    host.dataset.series = String(Object.keys(series).length);
+    if (Object.keys(series).length === ROPE_SCALINGS.length && run.gen === gen && run.figureMs == null) host.dataset.figureMs = String(run.figureMs = Math.round(performance.now() - run.t0));
+  }
+
+  // ---------- start: a model named in the state is fetched once the view is on screen ----------
+  urlInput.value = state.modelUrl.join(' ');
+  let started = false;
+  const observer = new IntersectionObserver((entries) => {
+    if (started || !entries.some((e) => e.isIntersecting)) return;
+    started = true;
+    observer.disconnect();
+    if (state.modelUrl.length) loadUrls(state.modelUrl);
+  });
+  observer.observe(host);
+
+  return {
+    /** Redraw (after a resize or a theme change). */
+    draw,
+    loadUrls,
+    loadFiles,
+    /** What the view shows, for tests and export: the model's facts, the settings and the computed series. */
+    data() {
+      if (!info || !ids) return null;
+      const s = settings();
+      const series = Object.fromEntries(ROPE_SCALINGS.map((t) => [t, findNll(results, s, t)]).filter(([, nll]) => nll).map(([t, nll]) => [t, Array.from(nll)]));
+      return { config: info.config, contextSource: info.contextSource, settings: s, tokens: ids.length, nll: series };
+    },
+    destroy() {
+      observer.disconnect();
+      loadAbort?.abort();
+      cancelCompute();
+      worker?.terminate();
+      worker = null;
+    },
+  };
+}
