@@ -31,19 +31,18 @@ export function attentionSection(results) {
   const tasks = tasksOf(results).filter((t) => rowsOf(results, t).some((row) => row.runs.some((r) => headMean(r, T, 'entropy') != null)));
   const probe = results.checkpointProbe;
   if (!tasks.length && !probe) return lines;
-  const sinkFromRuns = tasks.some((t) => rowsOf(results, t).some((row) => row.runs.some((r) => headMean(r, T, 'sink') != null)));
   out('## Attention against length');
   out();
   out(`Attention entropy in nats (−Σ p ln p over the keys a query attends to, averaged over the query rows and every head and layer, ` +
     `on ${results.config.evaluation?.attentionSequences ?? 'a few'} evaluation sequences per length), and the sink: the attention mass on the first token ` +
     `(BOS), averaged over the query rows after it and every head. Uniform attention over L keys has entropy ln L ` +
     `(${Ls.map((L) => `${f2(Math.log(L))} at ${L / T}×`).join(', ')}); the mean over query rows of uniform causal attention is lower. ` +
-    `Entropy is averaged over every seed of a row; the sink ${sinkFromRuns ? 'likewise' : probe ? `comes from the shipped checkpoints (${probe.weights}), which the training run did not record it for` : 'was not recorded'}.`);
+    `Entropy is averaged over every seed of a row; so is the sink where the runs recorded it${probe ? `, else it comes from the row’s shipped checkpoint (${probe.weights})` : ''}; — where neither has it.`);
   out();
   for (const task of tasks) {
     const rows = rowsOf(results, task).filter((row) => !row.finetune);
-    const sinkOf = (row, L) => (sinkFromRuns ? rowHeadMean(row, L, 'sink')
-      : row.variant ? null : probeRun(results, task, row.encoding)?.lengths.find((l) => l.length === L)?.sink ?? null);
+    const sinkOf = (row, L) => rowHeadMean(row, L, 'sink') ??
+      (row.variant ? null : probeRun(results, task, row.encoding)?.lengths.find((l) => l.length === L)?.sink ?? null);
     const hasSink = rows.some((row) => sinkOf(row, T) != null);
     out(`| ${task} | ${Ls.map((L) => `entropy ${L / T}×`).join(' | ')}${hasSink ? ` | ${Ls.map((L) => `sink ${L / T}×`).join(' | ')}` : ''} |`);
     out(`|---|${Ls.map(() => '---:').join('|')}${hasSink ? `|${Ls.map(() => '---:').join('|')}` : ''}|`);

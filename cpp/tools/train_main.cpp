@@ -69,6 +69,7 @@
 #include <fstream>
 #include <iterator>
 #include <mutex>
+#include <optional>
 #include <regex>
 #include <sstream>
 #include <string>
@@ -334,7 +335,9 @@ Row make_row(const Model& model, SweepResult s, std::string variant) {
 }
 
 // A copy of `trained` fine-tuned with the RoPE override `scaling` at finetune_factor x length.
-Model finetune(const Config& c, const Model& trained, const TaskOptions& to, int seed, const RopeScaling& scaling) {
+// Unset `scaling`: the plain fine-tune (no interpolation), Chen et al.'s control.
+Model finetune(const Config& c, const Model& trained, const TaskOptions& to, int seed,
+               const std::optional<RopeScaling>& scaling) {
   SaveOptions exact;
   exact.weights = WeightFormat::Float32;  // a copy of the float32 weights, not the shipped float16 ones
   const std::vector<uint8_t> bytes = save_checkpoint(trained, exact);
@@ -415,15 +418,18 @@ RunResult run_one(const Config& c, const RunSpec& spec) {
       so.scaling = s;
       r.rows.push_back(make_row(model, sweep(model, to, so), spec.variant));
     }
-    if (c.finetune_steps > 0) {  // PI and YaRN fine-tuned at finetune_factor x T
-      for (SweepScaling s : {SweepScaling::Linear, SweepScaling::Yarn}) {
-        RopeScaling rs;
-        rs.factor = static_cast<double>(c.finetune_factor);
-        if (s == SweepScaling::Linear) {
-          rs.type = RopeType::Linear;
-        } else {
-          rs.type = RopeType::Yarn;
-          rs.original_max_position_embeddings = T;
+    if (c.finetune_steps > 0) {  // PI and YaRN fine-tuned at finetune_factor x T, then the plain fine-tune (no scaling)
+      for (SweepScaling s : {SweepScaling::Linear, SweepScaling::Yarn, SweepScaling::None}) {
+        std::optional<RopeScaling> rs;
+        if (s != SweepScaling::None) {
+          rs.emplace();
+          rs->factor = static_cast<double>(c.finetune_factor);
+          if (s == SweepScaling::Linear) {
+            rs->type = RopeType::Linear;
+          } else {
+            rs->type = RopeType::Yarn;
+            rs->original_max_position_embeddings = T;
+          }
         }
         Model ft = finetune(c, model, to, spec.seed, rs);
         SweepOptions fso = so;
@@ -762,7 +768,10 @@ std::string results_json(const Config& c, const std::vector<RunResult>& runs, do
     << " (Chen et al. 2023), evaluated with that factor at every length\"}"
     << ",{\"encoding\":\"rope\",\"variant\":\"finetuned\",\"scaling\":\"yarn\",\"note\":\"YaRN with factor "
     << c.finetune_factor << ", fine-tuned " << c.finetune_steps << " steps at " << c.finetune_factor * c.length
-    << ", evaluated with that factor at every length\"}]";
+    << ", evaluated with that factor at every length\"}"
+    << ",{\"encoding\":\"rope\",\"variant\":\"finetuned\",\"scaling\":\"none\",\"note\":\"plain RoPE fine-tuned "
+    << c.finetune_steps << " steps at " << c.finetune_factor * c.length
+    << " with no interpolation (Chen et al. 2023's control), evaluated plain\"}]";
   j << ",\"finetune\":{\"factor\":" << c.finetune_factor << ",\"length\":" << c.finetune_factor * c.length
     << ",\"steps\":" << c.finetune_steps << ",\"batch\":" << std::max(1, c.batch / c.finetune_factor)
     << ",\"lr\":" << num_exact(c.finetune_lr) << ",\"minLr\":" << num_exact(c.finetune_lr / 10)
