@@ -6,7 +6,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import {
   RULES, MULTIPLES, pct, pct1, tasksOf, taskInfo, floorOf, rowsOf, seedValues, verdict, verdictLabel, verdictSentence,
-  changedVerdicts, gridTasks, gridsOf, depthEffect, gradientSentence, allVerdicts, lengthFloorChanges, floorText, trainingStops,
+  changedVerdicts, gridTasks, gridsOf, depthEffect, gradientSentence, allVerdicts, lengthFloorChanges, floorText, trainingStops, nearTheLine,
 } from '../web/app/results-words.js';
 import { literature, changedLiterature } from '../web/app/literature.js';
 import { attentionSection } from './results-md-attention.js';
@@ -248,6 +248,33 @@ export function render(results) {
   out();
 
   for (const line of attentionSection(results)) out(line);
+
+  const near = nearTheLine(results);
+  if (near.length) {
+    out('## Rows that need more seeds');
+    out();
+    out(`Verdicts that sit near a rule’s line (kept within ${pct(RULES.nearLine)} points of a level’s threshold, seeds that disagree, or one learned seed): ` +
+      `${near.length} rows. Each needs 5 or more seeds before its verdict is cited.`);
+    out();
+    for (const n of near) out(`- ${n.row}, ${n.task} (${n.seeds} seeds): ${n.why.join('; ')}.`);
+    out();
+    const byTask = new Map();
+    for (const n of near) byTask.set(n.task, new Set([...(byTask.get(n.task) ?? []), n.encoding]));
+    const seeds = Math.max(...near.map((n) => n.seeds)), extra = Math.max(0, 5 - seeds);
+    if (extra) {
+      out(`The runs that add seeds ${seeds}–${seeds + extra - 1} to them (no other run is repeated; without the RoPE scalings, whose rows keep their ${seeds} seeds), then the merge into results.json:`);
+      out();
+      out('```');
+      for (const [task, encs] of byTask) {
+        const variants = near.some((n) => n.task === task && n.variant) ? '' : ' --no-variants';
+        out(`build/native/posenc_train --out /tmp/seeds-${task} --tasks ${task} --encodings ${[...encs].join(',')} --first-seed ${seeds} --seeds ${extra} --no-scalings${variants}`);
+        out(`node scripts/results-merge.js /tmp/seeds-${task}/docs/results.json`);
+      }
+      out('node scripts/results-md.js && node scripts/page-results.js');
+      out('```');
+      out();
+    }
+  }
 
   out('## Closing note: what changed, and which results held');
   out();

@@ -111,6 +111,7 @@ struct Config {
   bool quick = false;
   bool check_reproducible = false;
   int seeds = 3;
+  int first_seed = 0;  // --first-seed: seeds first_seed .. first_seed + seeds - 1 (more seeds for a few rows)
   std::vector<TaskKind> tasks = {TaskKind::Copy, TaskKind::Reverse, TaskKind::Retrieval, TaskKind::KthRetrieval,
                                  TaskKind::Markov};
   std::vector<Encoding> encodings = registered_encodings();
@@ -724,7 +725,7 @@ std::string probe_json(const Config& c) {
 std::string results_json(const Config& c, const std::vector<RunResult>& runs, double seconds) {
   std::ostringstream j;
   std::vector<int> seeds(c.seeds);
-  for (int i = 0; i < c.seeds; ++i) seeds[i] = i;
+  for (int i = 0; i < c.seeds; ++i) seeds[i] = c.first_seed + i;
   j << "{\n\"version\":2,\n\"config\":{";
   j << "\"trainLength\":" << c.length << ",\"evalLengths\":" << ints(eval_lengths(c)) << ",\"seeds\":" << ints(seeds);
   ModelConfig probe = model_config(c, Encoding::Rope, task_options(TaskKind::Copy), 0, c.rope_base);
@@ -847,10 +848,11 @@ int run_all(const Config& c) {
   std::vector<RunSpec> specs;
   for (TaskKind t : c.tasks)
     for (Encoding e : c.encodings) {
-      for (int s = 0; s < c.seeds; ++s)
+      for (int s = c.first_seed; s < c.first_seed + c.seeds; ++s)
         specs.push_back({t, e, s, "", e == Encoding::RandomRope ? c.rope_base_random : c.rope_base});
       if (e == Encoding::Rope && c.variants)
-        for (int s = 0; s < c.seeds; ++s) specs.push_back({t, e, s, "base10000", c.rope_base_variant});
+        for (int s = c.first_seed; s < c.first_seed + c.seeds; ++s)
+          specs.push_back({t, e, s, "base10000", c.rope_base_variant});
     }
   std::vector<RunResult> results(specs.size());
   std::atomic<std::size_t> next{0};
@@ -1006,6 +1008,7 @@ void usage(FILE* f) {
                "  --out DIR            writes DIR/web/checkpoints/<task>-<encoding>.ckpt and DIR/docs/results.json (.)\n"
                "  --quick              a short configuration for tests (copy; rope, alibi; 1 seed; 60 steps)\n"
                "  --seeds N            seeds 0..N-1 per task and encoding (3)\n"
+               "  --first-seed S       seeds S..S+N-1 instead (more seeds for a few rows; merge with scripts/results-merge.js)\n"
                "  --tasks LIST         comma-separated: copy,reverse,retrieval,kth_retrieval,markov (all)\n"
                "  --encodings LIST     comma-separated: %s (all)\n"
                "  --jobs N             runs trained in parallel (2); results do not depend on it\n"
@@ -1087,6 +1090,8 @@ int main(int argc, char** argv) {
         c.check_every = integer(1, 1000000);
       } else if (k == "--seeds") {
         c.seeds = integer(1, 1000);
+      } else if (k == "--first-seed") {
+        c.first_seed = integer(0, 1000);
       } else if (k == "--jobs") {
         c.jobs = integer(1, 64);
         pass_through.pop_back();

@@ -174,3 +174,17 @@ describe('the header states the early stop, and the attention section reports en
     expect(attentionSection(r).join('\n')).toContain('| alibi | 80 → 50 | 60 → 80 | 40 → 70 |');
   });
 });
+
+describe('rows near a rule\'s line are listed with the runs that add seeds', () => {
+  test('a kept share moved next to a threshold puts the row on the list, with the command for it', () => {
+    const r = base();
+    const near = (x) => W.nearTheLine(x).find((n) => n.task === 'copy' && n.row === 'alibi');
+    expect(near(r)).toBeUndefined(); // alibi copy keeps (0.7 - 0.125) / 0.875 = 66%: 16 points from the 50% line
+    for (const x of rows(r, (y) => y.task === 'copy' && y.encoding === 'alibi')) x.lengths[2].accuracy = 0.6;
+    const k = kept(1, 0.6, 0.125); // 54%
+    expect(near(r).why).toEqual([`kept ${Math.round(100 * k)}% is within 10 points of the “moderate” line (50%)`]);
+    const md = render(r);
+    expect(md).toContain(`- alibi, copy (3 seeds): kept ${Math.round(100 * k)}% is within 10 points of the “moderate” line (50%).`);
+    expect(md).toMatch(/build\/native\/posenc_train --out \/tmp\/seeds-copy --tasks copy --encodings [a-z_,]*alibi[a-z_,]* --first-seed 3 --seeds 2 --no-scalings/);
+  });
+});

@@ -12,6 +12,7 @@ export const RULES = Object.freeze({
   disagree: 0.15, // seeds disagree when their values span more than 15 points, or when some learned and some did not
   gradient: 0.1, // a depth effect is a difference of more than 10 points between depths
   paperMargin: 0.1, // literature rules: "more than" means by more than 10 points (or 10% in perplexity)
+  nearLine: 0.1, // a verdict within 10 points of a level's threshold "sits near the line": it needs more seeds
   floorMargin: 0.1, // a seed gets a verdict only when its 1x score beats the floor by more than 10 points (loss: 10% of the floor's)
 });
 export const LEVELS = ['none', 'limited', 'moderate', 'good'];
@@ -270,6 +271,25 @@ export function lengthFloorChanges(results) {
     const flat = { ...info, floors: info.floors.filter((f) => !f.byLength) };
     return rowsOf(results, task).map((row) => ({ task, row: row.name, now: verdict(results, row, info), old: verdict(results, row, flat) }))
       .filter((x) => x.now.level !== x.old.level || (x.now.kept == null) !== (x.old.kept == null));
+  });
+}
+
+/**
+ * The rows whose verdict sits near a rule's line and so needs more seeds (issue 28: 5 or more): the mean kept share
+ * within RULES.nearLine of a level's threshold, seeds in different levels or some not learned, or a verdict that rests on one learned
+ * seed. [{task, row, encoding, variant, seeds, why}] in table order.
+ */
+export function nearTheLine(results) {
+  const lines = [['limited', RULES.limited], ['moderate', RULES.moderate], ['good', RULES.good]];
+  return allVerdicts(results).flatMap((v) => {
+    const why = [];
+    if (v.learnedSeeds === 1) why.push(`the verdict rests on 1 learned seed of ${v.seeds}`);
+    if (v.kept != null) {
+      const near = lines.filter(([, x]) => Math.abs(v.kept - x) < RULES.nearLine);
+      if (near.length) why.push(`kept ${pct(v.kept)}% is within ${pct(RULES.nearLine)} points of the “${near[0][0]}” line (${pct(near[0][1])}%)`);
+    }
+    if (v.split && v.learnedSeeds > 1) why.push(`its seeds disagree (${perSeedText(v)})`);
+    return why.length ? [{ task: v.task, row: v.row.name, encoding: v.row.encoding, variant: v.row.variant, seeds: v.seeds, why }] : [];
   });
 }
 
