@@ -281,7 +281,7 @@ export function lengthFloorChanges(results) {
  */
 export function nearTheLine(results) {
   const lines = [['limited', RULES.limited], ['moderate', RULES.moderate], ['good', RULES.good]];
-  return allVerdicts(results).flatMap((v) => {
+  return allVerdicts(results).filter((v) => !v.row.finetune).flatMap((v) => { // (a fine-tuned row's seeds are its trained model's)
     const why = [];
     if (v.learnedSeeds === 1) why.push(`the verdict rests on 1 learned seed of ${v.seeds}`);
     if (v.kept != null) {
