@@ -184,7 +184,22 @@ describe('rows near a rule\'s line are listed with the runs that add seeds', () 
     const k = kept(1, 0.6, 0.125); // 54%
     expect(near(r).why).toEqual([`kept ${Math.round(100 * k)}% is within 10 points of the “moderate” line (50%)`]);
     const md = render(r);
-    expect(md).toContain(`- alibi, copy (3 seeds): kept ${Math.round(100 * k)}% is within 10 points of the “moderate” line (50%).`);
+    expect(md).toContain(`- alibi, copy (3 seeds): kept ${Math.round(100 * k)}% is within 10 points of the “moderate” line (50%); 95% interval of the kept share ${Math.round(100 * k)}% to ${Math.round(100 * k)}% (3 learned seeds).`);
     expect(md).toMatch(/build\/native\/posenc_train --out \/tmp\/seeds-copy --tasks copy --encodings [a-z_,]*alibi[a-z_,]* --first-seed 3 --seeds 2 --no-scalings/);
   });
+});
+
+test('the 95% interval of a near-line row is a t interval over its learned seeds; a row with more seeds says so in the header', () => {
+  const r = base();
+  for (const x of rows(r, (y) => y.task === 'copy' && y.encoding === 'alibi')) x.lengths[2].accuracy = [0.5, 0.6, 0.7][x.seed];
+  const ks = [0.5, 0.6, 0.7].map((a) => kept(1, a, 0.125)), m = ks.reduce((a, b) => a + b) / 3;
+  const sd = Math.sqrt(ks.reduce((a, k) => a + (k - m) ** 2, 0) / 2), h = 4.303 * sd / Math.sqrt(3);
+  const n = W.nearTheLine(r).find((x) => x.task === 'copy' && x.row === 'alibi');
+  expect(n.ci.low).toBeCloseTo(m - h, 12);
+  expect(n.ci.high).toBeCloseTo(m + h, 12);
+  expect(render(r)).toContain(`95% interval of the kept share ${Math.round(100 * (m - h))}% to ${Math.round(100 * (m + h))}% (3 learned seeds)`);
+  expect(render(r)).toContain('3 seeds each, with');
+  for (const seed of [3, 4]) r.runs.push({ ...run('copy', 'alibi', seed, [1, 0.9, 0.6, 0.4]), variant: '', finetune: null, learned: true });
+  expect(render(r)).toContain('3 seeds each, 5 for 1 rows near a rule’s line (listed below)');
+  expect(render(r)).toContain('- alibi, copy (5 seeds)');
 });

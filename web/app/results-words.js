@@ -289,8 +289,18 @@ export function nearTheLine(results) {
       if (near.length) why.push(`kept ${pct(v.kept)}% is within ${pct(RULES.nearLine)} points of the “${near[0][0]}” line (${pct(near[0][1])}%)`);
     }
     if (v.split && v.learnedSeeds > 1) why.push(`its seeds disagree (${perSeedText(v)})`);
-    return why.length ? [{ task: v.task, row: v.row.name, encoding: v.row.encoding, variant: v.row.variant, seeds: v.seeds, why }] : [];
+    return why.length ? [{ task: v.task, row: v.row.name, encoding: v.row.encoding, variant: v.row.variant, seeds: v.seeds, why, ci: keptInterval(v) }] : [];
   });
+}
+
+// Two-sided 95% quantiles of Student's t for 1 .. 10 degrees of freedom (a table of the distribution).
+const T95 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228];
+/** A 95% confidence interval of a verdict's mean kept share over its learned seeds (t interval), or null under 2 seeds. */
+export function keptInterval(v) {
+  const ks = v.perSeed.filter((p) => p.learned && p.kept != null).map((p) => p.kept);
+  if (ks.length < 2 || ks.length > T95.length + 1) return null;
+  const h = T95[ks.length - 2] * sd(ks) / Math.sqrt(ks.length);
+  return { low: mean(ks) - h, high: mean(ks) + h, seeds: ks.length };
 }
 
 export function verdictLabel(v) {
