@@ -121,6 +121,9 @@ describe('Peng: wins counted only where both numbers are above the floor', () =>
     expect(p.verdict).toBe('agrees');
     expect(p.text).toContain(`copy ntk ${Math.round(100 * kept(1, 0.9, 0.125))}% vs ${Math.round(100 * kept(1, 0.5, 0.125))}%`);
     expect(p.text).toContain('better on 2 of 2');
+    // more seeds of plain RoPE (merged in later) do not enter a comparison with scalings that lack them
+    for (const seed of [3, 4]) m.runs.push({ ...run('copy', 'rope', seed, [1, 0.95, 0.9, 0.9]), variant: '', finetune: null, learned: true });
+    expect(paper(m, 'peng2023').text).toBe(p.text);
   });
 });
 

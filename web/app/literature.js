@@ -18,6 +18,8 @@ const cellAt = (row, L, field) => {
 };
 const findRow = (results, task, pred, opts) => rowsOf(results, task, opts).find(pred);
 const lossTask = (results) => tasksOf(results).find((t) => taskInfo(results, t).metric === 'loss');
+/** `row` restricted to the seeds `other` has. */
+const onSeedsOf = (row, other) => ({ ...row, runs: row.runs.filter((r) => other.runs.some((o) => o.seed === r.seed)) });
 const plainRow = (results, task, enc) => findRow(results, task, (r) => r.encoding === enc && !r.variant);
 
 export const VERDICTS = ['agrees', 'does not agree', 'not tested faithfully here', 'not tested here', 'not measured'];
@@ -294,12 +296,13 @@ export const PAPERS = [
       const T = results.config.trainLength, parts = [], skipped = [];
       let wins = 0, total = 0;
       for (const task of tasksOf(results)) {
-        const info = taskInfo(results, task), base = plainRow(results, task, 'rope');
-        if (!base) continue;
-        const kb = meanKept(results, base, 2 * T, info), ab = aboveFloor(results, base, 2 * T, info);
+        const info = taskInfo(results, task), plain = plainRow(results, task, 'rope');
+        if (!plain) continue;
         for (const sc of ['ntk', 'yarn']) {
           const row = findRow(results, task, (r) => r.encoding === 'rope' && !r.variant && r.scaling === sc && !r.finetune, { scaled: true });
           if (!row) continue;
+          const base = onSeedsOf(plain, row); // the same trained models (plain RoPE may have more seeds than its scalings)
+          const kb = meanKept(results, base, 2 * T, info), ab = aboveFloor(results, base, 2 * T, info);
           const ks = meanKept(results, row, 2 * T, info), as = aboveFloor(results, row, 2 * T, info);
           const margin = RULES.floorMargin;
           if (!(ab > margin && as > margin)) {
