@@ -30,7 +30,7 @@ const thousands = (x) => String(Math.round(x)).replace(/\B(?=(\d{3})+(?!\d))/g, 
 /** ", 5 for 14 rows": rows trained on more seeds than the configuration's (merged in by scripts/results-merge.js). */
 function moreSeeds(results, seeds) {
   const counts = tasksOf(results).flatMap((t) => rowsOf(results, t).map((row) => row.runs.length)).filter((n) => n > seeds);
-  return counts.length ? `, ${Math.max(...counts)} for ${counts.length} rows near a rule’s line (listed below)` : '';
+  return counts.length ? `, ${Math.max(...counts)} for ${counts.length} rows (added where a verdict sat near a rule’s line)` : '';
 }
 
 /** "a budget of 5000 steps and an early stop …: 155 of 180 runs stopped early (median 1,900 steps; all runs: median 2,000)". */

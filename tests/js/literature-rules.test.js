@@ -203,6 +203,6 @@ test('the 95% interval of a near-line row is a t interval over its learned seeds
   expect(render(r)).toContain(`95% interval of the kept share ${Math.round(100 * (m - h))}% to ${Math.round(100 * (m + h))}% (3 learned seeds)`);
   expect(render(r)).toContain('3 seeds each, with');
   for (const seed of [3, 4]) r.runs.push({ ...run('copy', 'alibi', seed, [1, 0.9, 0.6, 0.4]), variant: '', finetune: null, learned: true });
-  expect(render(r)).toContain('3 seeds each, 5 for 1 rows near a rule’s line (listed below)');
+  expect(render(r)).toContain('3 seeds each, 5 for 1 rows (added where a verdict sat near a rule’s line)');
   expect(render(r)).toContain('- alibi, copy (5 seeds)');
 });
