@@ -27,6 +27,21 @@ const claimLevels = (c) => (c === 'partial' ? ['limited', 'moderate'] : [c]);
 const f2 = (x) => (x == null ? 'n/a' : x.toFixed(2));
 const thousands = (x) => String(Math.round(x)).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 
+/**
+ * The experiments added after the main run: the plain fine-tune rows (from a rerun of the RoPE runs, whose
+ * time they carry), the runs of seeds beyond config.seeds, and the shipped checkpoints' probe.
+ */
+function addedRuns(results) {
+  const base = new Set(results.config.seeds ?? []), time = (rs) => rs.reduce((a, r) => a + (r.trainSeconds ?? 0) + (r.evalSeconds ?? 0), 0);
+  const plainTune = results.runs.filter((r) => r.finetune && (r.scaling ?? 'none') === 'none');
+  const extra = results.runs.filter((r) => !base.has(r.seed) && (r.scaling ?? 'none') === 'none' && !r.finetune);
+  const out = [];
+  if (plainTune.length) out.push({ what: 'RoPE fine-tuned without interpolation (Chen et al.’s control), from a rerun of the RoPE runs with all their scalings and fine-tunes', runs: plainTune.length, seconds: time(plainTune) });
+  if (extra.length) out.push({ what: `more seeds (${[...new Set(extra.map((r) => r.seed))].sort((a, b) => a - b).join(', ')}) for the rows near a rule’s line, without the RoPE scalings`, runs: extra.length, seconds: time(extra) });
+  if (results.checkpointProbe?.seconds != null) out.push({ what: 'the shipped checkpoints’ probe (sink mass, log-length logit scaling; no training)', runs: results.checkpointProbe.runs.length, seconds: results.checkpointProbe.seconds });
+  return out;
+}
+
 /** ", 5 for 14 rows": rows trained on more seeds than the configuration's (merged in by scripts/results-merge.js). */
 function moreSeeds(results, seeds) {
   const counts = tasksOf(results).flatMap((t) => rowsOf(results, t).map((row) => row.runs.length)).filter((n) => n > seeds);
@@ -307,6 +322,14 @@ export function render(results) {
       `${c.now.kept == null ? '' : ` (${pct(c.now.kept)}% kept)`}: accuracy above the ${floorText(results, c.now.info)}.`);
   }
   if (byFloor.length) out();
+  const added = addedRuns(results);
+  if (added.length) {
+    out('Experiments added to this results.json after the main run (seconds: each run’s own wall time, summed over its runs; one thread a run, ' +
+      'so on an idle machine this is its CPU time, on a shared one more):');
+    out();
+    for (const a of added) out(`- ${a.what}: ${a.runs} runs, ${Math.round(a.seconds)} s.`);
+    out();
+  }
   const litChanged = changedLiterature(results);
   out(`Literature verdicts under the rules above against the rules they had before (same floors): ${litChanged.length} change.`);
   out();

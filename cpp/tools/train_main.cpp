@@ -682,6 +682,7 @@ std::string tasks_json(const Config& c) {
 // first-token (sink) mass averaged over every head. No training. A JSON object on one line a
 // checkpoint, as results.json's "checkpointProbe" member (scripts/results-probe.js puts it there).
 std::string probe_json(const Config& c) {
+  const auto t0 = Clock::now();
   std::string j = "\"checkpointProbe\":{\"weights\":\"seed 0, int8 and float16 weights\",\"attentionSequences\":" +
                   std::to_string(c.attention_sequences) + ",\"logLengthScaling\":\"attention q.k logits x ln(L) / ln(trainLength) for L > trainLength\",\"runs\":[";
   bool first = true;
@@ -719,7 +720,7 @@ std::string probe_json(const Config& c) {
       }
       j += "}";
     }
-  return j + "\n]}";
+  return j + "\n],\"seconds\":" + num(seconds_since(t0)) + "}";
 }
 
 std::string results_json(const Config& c, const std::vector<RunResult>& runs, double seconds) {

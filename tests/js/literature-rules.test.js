@@ -206,3 +206,13 @@ test('the 95% interval of a near-line row is a t interval over its learned seeds
   expect(render(r)).toContain('3 seeds each, 5 for 1 rows (added where a verdict sat near a rule’s line)');
   expect(render(r)).toContain('- alibi, copy (5 seeds)');
 });
+
+test('the closing note gives the runs and seconds of each experiment added after the main run', () => {
+  const r = base();
+  expect(render(r)).not.toContain('Experiments added to this results.json');
+  for (const seed of [3, 4]) r.runs.push({ ...run('copy', 'alibi', seed, [1, 0.9, 0.6, 0.4]), variant: '', finetune: null, learned: true, trainSeconds: 10 + seed, evalSeconds: 2 });
+  r.checkpointProbe = { weights: 'seed 0', runs: [], seconds: 61.4 };
+  const md = render(r);
+  expect(md).toContain(`- more seeds (3, 4) for the rows near a rule’s line, without the RoPE scalings: 2 runs, ${13 + 14 + 4} s.`);
+  expect(md).toContain('- the shipped checkpoints’ probe (sink mass, log-length logit scaling; no training): 0 runs, 61 s.');
+});
