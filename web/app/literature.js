@@ -214,7 +214,8 @@ export const PAPERS = [
       if (!main.length) return { verdict: 'not tested here', text: 'no depth grid of a task that needs position (the content-only control cannot show it)' };
       const rows = main.flatMap((task) => {
         const info = taskInfo(results, task), Lmax = Math.max(...(results.runs.find((r) => r.task === task && r.grid)?.grid.lengths ?? [0]));
-        return rowsOf(results, task).map((row) => ({ name: row.name, ...uShape(results, row, Lmax, info) })).filter((x) => x.seeds > 0);
+        return rowsOf(results, task).filter((row) => !row.finetune) // models trained at T only
+          .map((row) => ({ name: row.name, ...uShape(results, row, Lmax, info) })).filter((x) => x.seeds > 0);
       });
       const testable = rows.filter((x) => x.testable), u = testable.filter((x) => x.u);
       const one = rows.filter((x) => !x.testable).map((x) => x.name);
