@@ -822,7 +822,8 @@ std::string results_json(const Config& c, const std::vector<RunResult>& runs, do
         j << ",\n \"grid\":{\"depths\":" << nums(s.grid_depths) << ",\"lengths\":" << ints(s.grid_lengths)
           << ",\"accuracy\":" << list(s.grid_accuracy, [](const std::vector<double>& row) { return nums(row); })
           << "}";
-      if (!r.checkpoint.empty() && s.scaling == "none") j << ",\"checkpoint\":" << str(checkpoint_name(r.spec));
+      if (!r.checkpoint.empty() && s.scaling == "none" && row.finetune_steps == 0)  // the trained model itself, not a fine-tuned copy
+        j << ",\"checkpoint\":" << str(checkpoint_name(r.spec));
       j << "}";
     }
   j << "\n]\n}\n";
