@@ -7,6 +7,8 @@ cd "$(dirname "$0")/.."
 bash scripts/setup.sh all
 start=$(date +%s)
 build/native/posenc_train --out . "$@"
+# tasks (floors at each length) and checkpointProbe (the shipped checkpoints: sink mass, log-length scaling): no training
+node scripts/results-refresh.js
 node scripts/results-md.js
 node scripts/figures.js
 # The page reads its words about results, the measured grids and the list of shipped checkpoints from

@@ -303,6 +303,9 @@ void Model::Impl::check_position_options(const ForwardOptions& opt) const {
 
 void Model::Impl::prepare_position_tables(int T_, const ForwardOptions& opt) {
   check_position_options(opt);
+  const float a = opt.attention_logit_scale;
+  if (!(std::isfinite(a) && a > 0.0f)) range_error("attentionLogitScale", "a finite number > 0", format_number(a));
+  scale = a / std::sqrt(static_cast<float>(hd));  // the q.k scale of this forward (and its backward)
   enc->prepare(*this, T_, opt);
 }
 

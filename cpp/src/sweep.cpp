@@ -107,6 +107,7 @@ void run_sequences(Model& model, const int32_t* tokens, const int32_t* targets, 
           HeadStats& acc = (*heads)[static_cast<std::size_t>(l) * c.heads + h];
           acc.entropy += s.entropy;
           acc.distance += s.distance;
+          acc.sink += s.sink;
         }
     }
     if (dynamic_train_length > 0) {
@@ -190,12 +191,14 @@ void SweepOptions::validate() const {
   if (s < 0 || s >= kSweepScalingCount)
     range_error("scaling", "one of 'none', 'linear', 'ntk', 'dynamic', 'yarn'", std::to_string(s));
   if (scaling == SweepScaling::Dynamic) require_positive("dynamicFactor", dynamic_factor);
+  if (log_length_scaling && scaling == SweepScaling::Dynamic)
+    range_error("logLengthScaling", "false with scaling 'dynamic' (its per-position forwards do not take it)", "true");
 }
 
 HeadStats attention_head_stats(const float* map, int T) {
   HeadStats r;
   if (T <= 0) return r;
-  double entropy = 0.0, distance = 0.0;
+  double entropy = 0.0, distance = 0.0, sink = 0.0;
   for (int i = 0; i < T; ++i) {
     const float* row = map + static_cast<std::size_t>(i) * T;
     double e = 0.0, d = 0.0;
@@ -206,9 +209,11 @@ HeadStats attention_head_stats(const float* map, int T) {
     }
     entropy += e;
     distance += d;
+    if (i > 0) sink += row[0];
   }
   r.entropy = entropy / T;
   r.distance = distance / T;
+  r.sink = T > 1 ? sink / (T - 1) : 0.0;
   return r;
 }
 
@@ -243,6 +248,8 @@ SweepResult sweep(Model& model, const TaskOptions& task, const SweepOptions& opt
   const int train_length = options.train_length > 0 ? options.train_length : model.trained_length();
   if (options.scaling != SweepScaling::None && train_length < 1)
     range_error("trainLength", "set (or a trained model) for a RoPE scaling", "0");
+  if (options.log_length_scaling && train_length < 2)
+    range_error("trainLength", "at least 2 (or a trained model) for logLengthScaling", std::to_string(train_length));
 
   TaskOptions eval_task = task;
   eval_task.variable_length = false;
@@ -254,6 +261,15 @@ SweepResult sweep(Model& model, const TaskOptions& task, const SweepOptions& opt
     if (options.fixed_rope_scaling) return options.fixed_rope_scaling;
     return sweep_rope_scaling(options.scaling, L, std::max(train_length, 1), options.dynamic_factor);
   };
+  // The forward options at length L: the RoPE override, and the log-length logit scale past train_length.
+  auto forward_options_at = [&](int L) {
+    ForwardOptions fo;
+    fo.rope_scaling = scaling_at(L);
+    if (options.log_length_scaling && L > train_length)
+      fo.attention_logit_scale =
+          static_cast<float>(std::log(static_cast<double>(L)) / std::log(static_cast<double>(train_length)));
+    return fo;
+  };
   auto per_position_dynamic = [&](int L) {
     return !options.fixed_rope_scaling && options.scaling == SweepScaling::Dynamic && L > train_length;
   };
@@ -261,8 +277,7 @@ SweepResult sweep(Model& model, const TaskOptions& task, const SweepOptions& opt
   result.scaling = sweep_scaling_name(options.scaling);
   const int L_layers = c.layers, H = c.heads, bins = options.position_bins;
   for (int L : options.lengths) {
-    ForwardOptions fo;
-    fo.rope_scaling = scaling_at(L);
+    const ForwardOptions fo = forward_options_at(L);
     const int dynamic_T = per_position_dynamic(L) ? train_length : 0;
     TaskGenerator gen(eval_task, sweep_seed(options.seed, L, -1));
     const int S = options.sequences;
@@ -304,6 +319,7 @@ SweepResult sweep(Model& model, const TaskOptions& task, const SweepOptions& opt
       for (HeadStats& h : heads) {
         h.entropy /= options.attention_sequences;
         h.distance /= options.attention_sequences;
+        h.sink /= options.attention_sequences;
       }
       r.heads = std::move(heads);
     }
@@ -320,8 +336,7 @@ SweepResult sweep(Model& model, const TaskOptions& task, const SweepOptions& opt
       TaskOptions t = eval_task;
       t.depth = options.grid_depths[d];
       for (int L : options.lengths) {
-        ForwardOptions fo;
-        fo.rope_scaling = scaling_at(L);
+        const ForwardOptions fo = forward_options_at(L);
         TaskGenerator gen(t, sweep_seed(options.seed, L, static_cast<int>(d)));
         std::vector<int32_t> tokens(static_cast<std::size_t>(S) * L), targets(tokens.size());
         gen.sample(S, L, tokens.data(), targets.data());

@@ -8,7 +8,7 @@
 //                [--layers N] [--heads N] [--d-model N] [--mlp-ratio N] [--finetune-steps N]
 //                [--random-length N] [--rope-base X]
 //                [--eval-sequences N] [--grid-sequences N] [--no-scalings] [--no-variants]
-//                [--check-reproducible]
+//                [--check-reproducible] [--print-tasks] [--probe-checkpoints]
 //
 // Defaults (the full run): 5 tasks x every registered encoding x seeds 0,1,2, plus RoPE at base
 // 10000 (variant "base10000"); d_model 32, 3 layers, 4 heads, MLP ratio 3 (~35k parameters);
@@ -48,7 +48,7 @@
 //                 finalTrainAccuracy, finalTrainLoss,
 //                 lengths: [ { length, accuracy, loss, scored, oracleAccuracy, oracleLoss,
 //                              untrainedPositions, accuracyByPosition: [16 numbers or null],
-//                              heads: [ {layer, head, entropy, distance} ... ] } ... ],
+//                              heads: [ {layer, head, entropy, distance, sink} ... ] } ... ],
 //                 grid: { depths, lengths, accuracy: [[per depth, per length]] }   (retrieval only)
 //                 checkpoint: "web/checkpoints/<task>-<encoding>.ckpt"  (seed 0, scaling "none") } ] }
 //   Rows with scaling != "none" reuse the trained RoPE model of the same seed (no retraining),
@@ -69,6 +69,7 @@
 #include <fstream>
 #include <iterator>
 #include <mutex>
+#include <optional>
 #include <regex>
 #include <sstream>
 #include <string>
@@ -110,6 +111,7 @@ struct Config {
   bool quick = false;
   bool check_reproducible = false;
   int seeds = 3;
+  int first_seed = 0;  // --first-seed: seeds first_seed .. first_seed + seeds - 1 (more seeds for a few rows)
   std::vector<TaskKind> tasks = {TaskKind::Copy, TaskKind::Reverse, TaskKind::Retrieval, TaskKind::KthRetrieval,
                                  TaskKind::Markov};
   std::vector<Encoding> encodings = registered_encodings();
@@ -334,7 +336,9 @@ Row make_row(const Model& model, SweepResult s, std::string variant) {
 }
 
 // A copy of `trained` fine-tuned with the RoPE override `scaling` at finetune_factor x length.
-Model finetune(const Config& c, const Model& trained, const TaskOptions& to, int seed, const RopeScaling& scaling) {
+// Unset `scaling`: the plain fine-tune (no interpolation), Chen et al.'s control.
+Model finetune(const Config& c, const Model& trained, const TaskOptions& to, int seed,
+               const std::optional<RopeScaling>& scaling) {
   SaveOptions exact;
   exact.weights = WeightFormat::Float32;  // a copy of the float32 weights, not the shipped float16 ones
   const std::vector<uint8_t> bytes = save_checkpoint(trained, exact);
@@ -415,15 +419,18 @@ RunResult run_one(const Config& c, const RunSpec& spec) {
       so.scaling = s;
       r.rows.push_back(make_row(model, sweep(model, to, so), spec.variant));
     }
-    if (c.finetune_steps > 0) {  // PI and YaRN fine-tuned at finetune_factor x T
-      for (SweepScaling s : {SweepScaling::Linear, SweepScaling::Yarn}) {
-        RopeScaling rs;
-        rs.factor = static_cast<double>(c.finetune_factor);
-        if (s == SweepScaling::Linear) {
-          rs.type = RopeType::Linear;
-        } else {
-          rs.type = RopeType::Yarn;
-          rs.original_max_position_embeddings = T;
+    if (c.finetune_steps > 0) {  // PI and YaRN fine-tuned at finetune_factor x T, then the plain fine-tune (no scaling)
+      for (SweepScaling s : {SweepScaling::Linear, SweepScaling::Yarn, SweepScaling::None}) {
+        std::optional<RopeScaling> rs;
+        if (s != SweepScaling::None) {
+          rs.emplace();
+          rs->factor = static_cast<double>(c.finetune_factor);
+          if (s == SweepScaling::Linear) {
+            rs->type = RopeType::Linear;
+          } else {
+            rs->type = RopeType::Yarn;
+            rs->original_max_position_embeddings = T;
+          }
         }
         Model ft = finetune(c, model, to, spec.seed, rs);
         SweepOptions fso = so;
@@ -544,6 +551,42 @@ Score markov_floor(const Config& c, const EvalBatch& e, bool bigram) {
   return s;
 }
 
+// Copy and Reverse: the bag-of-tokens floor at each evaluation length. A predictor that ignores
+// position and knows only the multiset of the input symbols x1 .. xh predicts the most frequent one
+// (the first of equal counts) at every scored position; its loss is that of the input's own symbol
+// frequencies (add-1/2 smoothing over the n symbols). Scored on the sweep's own sequences at L
+// (sweep_seed(eval_seed, L, -1), c.eval_sequences of them, full length), so it grows from chance
+// toward 1 as the input gets shorter and falls toward chance as it gets longer.
+Score bag_floor(const Config& c, TaskKind k, int L) {
+  TaskOptions t = task_options(k);
+  t.variable_length = false;
+  const int S = c.eval_sequences, n = t.symbols;
+  std::vector<int32_t> tok(static_cast<std::size_t>(S) * L), tgt(tok.size());
+  TaskGenerator g(t, sweep_seed(c.eval_seed, L, -1));
+  g.sample(S, L, tok.data(), tgt.data());
+  Score s;
+  long long scored = 0;
+  std::vector<int> count(n);
+  for (int b = 0; b < S; ++b) {
+    const int32_t* x = tok.data() + static_cast<std::size_t>(b) * L;
+    const int32_t* y = tgt.data() + static_cast<std::size_t>(b) * L;
+    std::fill(count.begin(), count.end(), 0);
+    int h = 0;
+    for (int i = 1; i < L && x[i] != kTokenSep; ++i, ++h) ++count[x[i] - kFirstSymbol];
+    const int mode = static_cast<int>(std::max_element(count.begin(), count.end()) - count.begin());
+    for (int i = 0; i < L; ++i) {
+      if (y[i] < 0) continue;
+      const int v = y[i] - kFirstSymbol;
+      s.accuracy += v == mode ? 1 : 0;
+      s.loss -= std::log((count[v] + 0.5) / (h + 0.5 * n));
+      ++scored;
+    }
+  }
+  s.accuracy /= static_cast<double>(scored);
+  s.loss /= static_cast<double>(scored);
+  return s;
+}
+
 std::string task_meta_json(const Config& c, TaskKind k) {
   const TaskOptions to = task_options(k);
   const EvalBatch e = eval_batch(c, k);
@@ -599,6 +642,19 @@ std::string task_meta_json(const Config& c, TaskKind k) {
       break;
     }
   }
+  if (k == TaskKind::Copy || k == TaskKind::Reverse) {
+    std::string by;
+    Score at_T;
+    for (int L : eval_lengths(c)) {
+      const Score b = bag_floor(c, k, L);
+      if (L == c.length) at_T = b;
+      by += (by.empty() ? "" : ",") + std::string("{\"length\":") + std::to_string(L) + "," + score_json(b) + "}";
+    }
+    floors += ",{\"name\":\"bag\"," + score_json(at_T) +
+              ",\"note\":\"bag of tokens: the most frequent input symbol predicted at every answer position, "
+              "measured on the evaluation sequences at each length\","
+              "\"byLength\":[" + by + "]}";
+  }
   floors += "]";
   std::string j = "{\"role\":" + str(role) + ",\"needsPosition\":" + (needs ? "true" : "false") +
                   ",\"what\":" + str(what) + ",\"cannot\":" + str(cannot) + ",\"metric\":" +
@@ -612,10 +668,65 @@ std::string task_meta_json(const Config& c, TaskKind k) {
   return j + "}";
 }
 
+// results.json's "tasks" member, one task a line (--print-tasks prints it alone).
+std::string tasks_json(const Config& c) {
+  std::string j = "\"tasks\":{";
+  for (std::size_t i = 0; i < c.tasks.size(); ++i)
+    j += (i ? ",\n" : "\n") + str(task_name(c.tasks[i])) + ":" + task_meta_json(c, c.tasks[i]);
+  return j + "}";
+}
+
+// --probe-checkpoints: the shipped checkpoints (DIR/web/checkpoints/<task>-<encoding>.ckpt, seed 0,
+// int8 + float16 weights) through the evaluation sweep, plain and with log-length logit scaling
+// (SweepOptions::log_length_scaling), with per-length accuracy, loss, and the attention entropy and
+// first-token (sink) mass averaged over every head. No training. A JSON object on one line a
+// checkpoint, as results.json's "checkpointProbe" member (scripts/results-probe.js puts it there).
+std::string probe_json(const Config& c) {
+  const auto t0 = Clock::now();
+  std::string j = "\"checkpointProbe\":{\"weights\":\"seed 0, int8 and float16 weights\",\"attentionSequences\":" +
+                  std::to_string(c.attention_sequences) + ",\"logLengthScaling\":\"attention q.k logits x ln(L) / ln(trainLength) for L > trainLength\",\"runs\":[";
+  bool first = true;
+  for (TaskKind k : c.tasks)
+    for (Encoding e : c.encodings) {
+      const fs::path file = fs::path(c.out) / checkpoint_name({k, e, 0, "", 0.0});
+      std::ifstream in(file, std::ios::binary);
+      if (!in) throw Error(ErrorKind::Range, "no checkpoint " + file.string());
+      const std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      Model model = load_checkpoint(bytes.data(), bytes.size());
+      const TaskOptions to = task_options(k);
+      SweepOptions so;
+      so.lengths = eval_lengths(c);
+      so.train_length = c.length;
+      so.sequences = k == TaskKind::Retrieval || k == TaskKind::KthRetrieval ? 4 * c.eval_sequences : c.eval_sequences;
+      so.attention_sequences = std::min(c.attention_sequences, so.sequences);
+      so.grid_depths.clear();
+      so.seed = c.eval_seed;
+      j += std::string(first ? "\n" : ",\n") + "{\"task\":" + str(task_name(k)) + ",\"encoding\":" + str(encoding_name(e));
+      first = false;
+      for (bool log_scaled : {false, true}) {
+        so.log_length_scaling = log_scaled;
+        const SweepResult r = sweep(model, to, so);
+        j += log_scaled ? ",\"logLength\":[" : ",\"lengths\":[";
+        for (std::size_t i = 0; i < r.lengths.size(); ++i) {
+          const LengthResult& l = r.lengths[i];
+          double entropy = 0, sink = 0;
+          for (const HeadStats& h : l.heads) entropy += h.entropy, sink += h.sink;
+          const double nh = static_cast<double>(std::max<std::size_t>(1, l.heads.size()));
+          j += (i ? ",{" : "{") + std::string("\"length\":") + std::to_string(l.length) + ",\"accuracy\":" +
+               num(l.accuracy) + ",\"loss\":" + num(l.loss) + ",\"entropy\":" + num(entropy / nh) +
+               ",\"sink\":" + num(sink / nh) + "}";
+        }
+        j += "]";
+      }
+      j += "}";
+    }
+  return j + "\n],\"seconds\":" + num(seconds_since(t0)) + "}";
+}
+
 std::string results_json(const Config& c, const std::vector<RunResult>& runs, double seconds) {
   std::ostringstream j;
   std::vector<int> seeds(c.seeds);
-  for (int i = 0; i < c.seeds; ++i) seeds[i] = i;
+  for (int i = 0; i < c.seeds; ++i) seeds[i] = c.first_seed + i;
   j << "{\n\"version\":2,\n\"config\":{";
   j << "\"trainLength\":" << c.length << ",\"evalLengths\":" << ints(eval_lengths(c)) << ",\"seeds\":" << ints(seeds);
   ModelConfig probe = model_config(c, Encoding::Rope, task_options(TaskKind::Copy), 0, c.rope_base);
@@ -659,15 +770,15 @@ std::string results_json(const Config& c, const std::vector<RunResult>& runs, do
     << " (Chen et al. 2023), evaluated with that factor at every length\"}"
     << ",{\"encoding\":\"rope\",\"variant\":\"finetuned\",\"scaling\":\"yarn\",\"note\":\"YaRN with factor "
     << c.finetune_factor << ", fine-tuned " << c.finetune_steps << " steps at " << c.finetune_factor * c.length
-    << ", evaluated with that factor at every length\"}]";
+    << ", evaluated with that factor at every length\"}"
+    << ",{\"encoding\":\"rope\",\"variant\":\"finetuned\",\"scaling\":\"none\",\"note\":\"plain RoPE fine-tuned "
+    << c.finetune_steps << " steps at " << c.finetune_factor * c.length
+    << " with no interpolation (Chen et al. 2023's control), evaluated plain\"}]";
   j << ",\"finetune\":{\"factor\":" << c.finetune_factor << ",\"length\":" << c.finetune_factor * c.length
     << ",\"steps\":" << c.finetune_steps << ",\"batch\":" << std::max(1, c.batch / c.finetune_factor)
     << ",\"lr\":" << num_exact(c.finetune_lr) << ",\"minLr\":" << num_exact(c.finetune_lr / 10)
     << ",\"warmup\":" << std::max(1, c.finetune_steps / 10) << "}";
-  j << ",\"jobs\":" << c.jobs << ",\"seconds\":" << num(seconds) << "},\n\"tasks\":{";
-  for (std::size_t i = 0; i < c.tasks.size(); ++i)
-    j << (i ? ",\n" : "\n") << str(task_name(c.tasks[i])) << ":" << task_meta_json(c, c.tasks[i]);
-  j << "},\n\"runs\":[\n";
+  j << ",\"jobs\":" << c.jobs << ",\"seconds\":" << num(seconds) << "},\n" << tasks_json(c) << ",\n\"runs\":[\n";
   bool first = true;
   for (const RunResult& r : runs)
     for (const Row& row : r.rows) {
@@ -701,7 +812,8 @@ std::string results_json(const Config& c, const std::vector<RunResult>& runs, do
           << ",\"accuracyByPosition\":" << nums(l.accuracy_by_position) << ",\"heads\":"
           << list(l.heads, [](const HeadStats& h) {
                return "{\"layer\":" + std::to_string(h.layer) + ",\"head\":" + std::to_string(h.head) +
-                      ",\"entropy\":" + num(h.entropy) + ",\"distance\":" + num(h.distance) + "}";
+                      ",\"entropy\":" + num(h.entropy) + ",\"distance\":" + num(h.distance) +
+                      ",\"sink\":" + num(h.sink) + "}";
              })
           << "}";
       }
@@ -710,7 +822,8 @@ std::string results_json(const Config& c, const std::vector<RunResult>& runs, do
         j << ",\n \"grid\":{\"depths\":" << nums(s.grid_depths) << ",\"lengths\":" << ints(s.grid_lengths)
           << ",\"accuracy\":" << list(s.grid_accuracy, [](const std::vector<double>& row) { return nums(row); })
           << "}";
-      if (!r.checkpoint.empty() && s.scaling == "none") j << ",\"checkpoint\":" << str(checkpoint_name(r.spec));
+      if (!r.checkpoint.empty() && s.scaling == "none" && row.finetune_steps == 0)  // the trained model itself, not a fine-tuned copy
+        j << ",\"checkpoint\":" << str(checkpoint_name(r.spec));
       j << "}";
     }
   j << "\n]\n}\n";
@@ -737,10 +850,11 @@ int run_all(const Config& c) {
   std::vector<RunSpec> specs;
   for (TaskKind t : c.tasks)
     for (Encoding e : c.encodings) {
-      for (int s = 0; s < c.seeds; ++s)
+      for (int s = c.first_seed; s < c.first_seed + c.seeds; ++s)
         specs.push_back({t, e, s, "", e == Encoding::RandomRope ? c.rope_base_random : c.rope_base});
       if (e == Encoding::Rope && c.variants)
-        for (int s = 0; s < c.seeds; ++s) specs.push_back({t, e, s, "base10000", c.rope_base_variant});
+        for (int s = c.first_seed; s < c.first_seed + c.seeds; ++s)
+          specs.push_back({t, e, s, "base10000", c.rope_base_variant});
     }
   std::vector<RunResult> results(specs.size());
   std::atomic<std::size_t> next{0};
@@ -896,6 +1010,7 @@ void usage(FILE* f) {
                "  --out DIR            writes DIR/web/checkpoints/<task>-<encoding>.ckpt and DIR/docs/results.json (.)\n"
                "  --quick              a short configuration for tests (copy; rope, alibi; 1 seed; 60 steps)\n"
                "  --seeds N            seeds 0..N-1 per task and encoding (3)\n"
+               "  --first-seed S       seeds S..S+N-1 instead (more seeds for a few rows; merge with scripts/results-merge.js)\n"
                "  --tasks LIST         comma-separated: copy,reverse,retrieval,kth_retrieval,markov (all)\n"
                "  --encodings LIST     comma-separated: %s (all)\n"
                "  --jobs N             runs trained in parallel (2); results do not depend on it\n"
@@ -903,7 +1018,10 @@ void usage(FILE* f) {
                "  --no-variants        skip the rope base-10000 variant runs\n"
                "  --finetune-steps N   PI/YaRN fine-tune steps at 4x the length (200; 0 = none)\n"
                "  --check-every N      early-stop check interval in steps (100)\n"
-               "  --check-reproducible run twice (--jobs 1, --jobs 2) into DIR/a and DIR/b and compare\n",
+               "  --check-reproducible run twice (--jobs 1, --jobs 2) into DIR/a and DIR/b and compare\n"
+               "  --print-tasks        print results.json's \"tasks\" (chance, floors, oracle, target) and exit: no training\n"
+               "  --probe-checkpoints  print the shipped checkpoints' sweep (entropy, sink mass, log-length logit\n"
+               "                       scaling) as results.json's \"checkpointProbe\" and exit: no training\n",
                registered_names().c_str());
 }
 
@@ -912,6 +1030,7 @@ void usage(FILE* f) {
 int main(int argc, char** argv) {
   Config c;
   std::vector<std::string> pass_through;  // flags forwarded by --check-reproducible
+  std::string print;                      // --print-tasks, --probe-checkpoints
   try {
     // --quick first, so explicit flags override its values whatever their order.
     for (int i = 1; i < argc; ++i)
@@ -957,6 +1076,10 @@ int main(int argc, char** argv) {
         pass_through.pop_back();
       } else if (k == "--check-reproducible") {
         c.check_reproducible = true;
+      } else if (k == "--print-tasks") {
+        print = "tasks";
+      } else if (k == "--probe-checkpoints") {
+        print = "probe";
       } else if (k == "--no-scalings") {
         c.scalings = false;
         pass_through.push_back(k);
@@ -969,6 +1092,8 @@ int main(int argc, char** argv) {
         c.check_every = integer(1, 1000000);
       } else if (k == "--seeds") {
         c.seeds = integer(1, 1000);
+      } else if (k == "--first-seed") {
+        c.first_seed = integer(0, 1000);
       } else if (k == "--jobs") {
         c.jobs = integer(1, 64);
         pass_through.pop_back();
@@ -1019,6 +1144,10 @@ int main(int argc, char** argv) {
     }
     if (c.tasks.empty() || c.encodings.empty()) range_error("--tasks/--encodings", "non-empty lists", "[]");
     if (c.warmup > c.steps) c.warmup = c.steps / 10;
+    if (print == "tasks" || print == "probe") {  // no training: results.json members, to stdout
+      std::printf("%s\n", (print == "tasks" ? tasks_json(c) : probe_json(c)).c_str());
+      return 0;
+    }
     if (c.check_reproducible) return check_reproducible(c, pass_through);
     return run_all(c);
   } catch (const Error& e) {

@@ -486,6 +486,45 @@ std::vector<float> attention_of(Model& m, const std::vector<int32_t>& tok, int T
   return m.attention_maps();
 }
 
+// attention_logit_scale a: in the first layer (whose input does not depend on it) every attention logit of an
+// encoding without a bias is a times the plain one, so log(p_ij / p_i0) is a times the plain log-ratio; a = 1 is
+// the plain forward bit for bit; a bad scale is a RangeError naming it, and the model still works after it.
+TEST(model_attention, LogitScaleMultipliesTheFirstLayersLogits) {
+  for (Encoding e : {Encoding::None, Encoding::Rope}) {
+    Model m(small_config(e));
+    const int T = 20;
+    const auto tok = random_tokens(T, 11, 4);
+    posenc::ForwardOptions plain;
+    plain.want_attention = true;
+    const auto base = attention_of(m, tok, T, plain);
+    posenc::ForwardOptions one = plain;
+    one.attention_logit_scale = 1.0f;
+    EXPECT_EQ(attention_of(m, tok, T, one), base);
+    posenc::ForwardOptions scaled = plain;
+    scaled.attention_logit_scale = 2.5f;
+    const auto s = attention_of(m, tok, T, scaled);
+    const int H = small_config(e).heads;
+    double worst = 0, moved = 0;
+    for (int h = 0; h < H; ++h)  // layer 0: maps [0, h]
+      for (int i = 1; i < T; ++i)
+        for (int j = 1; j <= i; ++j) {
+          const std::size_t row = (static_cast<std::size_t>(h) * T + i) * T;
+          const double want = 2.5 * std::log(double(base[row + j]) / base[row]);
+          const double got = std::log(double(s[row + j]) / s[row]);
+          worst = std::max(worst, std::fabs(got - want));
+          moved = std::max(moved, std::fabs(got - std::log(double(base[row + j]) / base[row])));
+        }
+    EXPECT_LT(worst, 2e-4) << posenc::encoding_name(e);
+    EXPECT_GT(moved, 1e-2) << posenc::encoding_name(e);
+    for (float bad : {0.0f, -1.0f, std::nanf(""), INFINITY}) {
+      posenc::ForwardOptions o;
+      o.attention_logit_scale = bad;
+      ExpectError([&] { m.forward(tok.data(), 1, T, o); }, posenc::ErrorKind::Range, "attentionLogitScale");
+    }
+    EXPECT_EQ(attention_of(m, tok, T, plain), base);  // still works, and the scale did not stick
+  }
+}
+
 TEST(model_rope, LinearFactorOneIsPlainAndFactorTwoChangesAttention) {
   for (auto layout : {posenc::RopeLayout::Half, posenc::RopeLayout::Interleaved}) {
     ModelConfig c = small_config(Encoding::Rope);

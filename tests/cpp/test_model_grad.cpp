@@ -96,8 +96,8 @@ Batch make_batch(uint64_t seed, int B, int T, int unscored_prefix) {
 }
 
 // Mean cross-entropy over scored positions, in double, from forward()'s logits.
-double loss_double(Model& m, const Batch& b) {
-  const float* logits = m.forward(b.tokens.data(), b.B, b.T);
+double loss_double(Model& m, const Batch& b, const posenc::ForwardOptions& o = {}) {
+  const float* logits = m.forward(b.tokens.data(), b.B, b.T, o);
   double sum = 0;
   int n = 0;
   for (int i = 0; i < b.B * b.T; ++i) {
@@ -127,7 +127,7 @@ constexpr double kAbs = 1e-4;  // absolute floor: float forward noise / eps
 // up to `per_tensor` entries of every tensor (always including its largest-gradient
 // entry). Returns the mismatches; `largest` gets each tensor's largest |gradient|.
 std::vector<Mismatch> check_gradients(Model& m, const Batch& b, const std::vector<float>& analytic, int per_tensor,
-                                      std::vector<double>* largest = nullptr) {
+                                      std::vector<double>* largest = nullptr, const posenc::ForwardOptions& o = {}) {
   std::vector<Mismatch> bad;
   posenc::Rng pick(5);
   float* p = m.parameters();
@@ -144,9 +144,9 @@ std::vector<Mismatch> check_gradients(Model& m, const Batch& b, const std::vecto
       float& w = p[t.offset + i];
       const float saved = w;
       w = static_cast<float>(saved + kEps);
-      const double up = loss_double(m, b);
+      const double up = loss_double(m, b, o);
       w = static_cast<float>(saved - kEps);
-      const double down = loss_double(m, b);
+      const double down = loss_double(m, b, o);
       w = saved;
       // the step actually taken in float
       const double h = (double(static_cast<float>(saved + kEps)) - double(static_cast<float>(saved - kEps)));
@@ -157,6 +157,27 @@ std::vector<Mismatch> check_gradients(Model& m, const Batch& b, const std::vecto
     }
   }
   return bad;
+}
+
+// The attention logit scale (ForwardOptions::attention_logit_scale) is part of the function the backward
+// differentiates: with a scale of 1.7 every tensor still matches finite differences of the scaled loss, for an
+// encoding with no bias (RoPE) and one with a per-distance bias that the scale leaves alone (ALiBi).
+TEST(ModelGradientLogitScale, EveryTensorMatchesFiniteDifferencesWithAScale) {
+  for (Encoding e : {Encoding::Rope, Encoding::Alibi}) {
+    GradCase c{"logit-scale", e};
+    Model m(tiny_config(c));
+    randomize(m, 3);
+    const Batch b = make_batch(4, c.B, c.T, 0);
+    posenc::ForwardOptions o;
+    o.attention_logit_scale = 1.7f;
+    const posenc::LossResult r = m.forward_backward(b.tokens.data(), b.targets.data(), b.B, b.T, o);
+    EXPECT_NEAR(r.loss, loss_double(m, b, o), 1e-5);
+    EXPECT_GT(std::fabs(loss_double(m, b, o) - loss_double(m, b)), 1e-3);  // the scale changes the function
+    const std::vector<float> analytic(m.gradients(), m.gradients() + m.num_parameters());
+    for (const auto& x : check_gradients(m, b, analytic, 8, nullptr, o))
+      ADD_FAILURE() << posenc::encoding_name(e) << ": " << x.tensor << "[" << x.index << "] analytic " << x.analytic
+                    << " numeric " << x.numeric;
+  }
 }
 
 class ModelGradient : public ::testing::TestWithParam<GradCase> {};

@@ -71,6 +71,19 @@ SweepOptions options(std::vector<int> lengths) {
   return o;
 }
 
+// The sequences the sweep evaluates at length L (full length, its generator seed).
+struct EvalBatch {
+  std::vector<int32_t> tokens, targets;
+};
+EvalBatch sweep_batch(TaskOptions t, const SweepOptions& o, int L) {
+  t.variable_length = false;
+  TaskGenerator g(t, posenc::sweep_seed(o.seed, L, -1));
+  EvalBatch b{std::vector<int32_t>(static_cast<std::size_t>(o.sequences) * L), {}};
+  b.targets.resize(b.tokens.size());
+  g.sample(o.sequences, L, b.tokens.data(), b.targets.data());
+  return b;
+}
+
 // ---------------------------------------------------------------------------
 
 TEST(sweep, AttentionHeadStatsOnHandMadeMaps) {
@@ -99,6 +112,14 @@ TEST(sweep, AttentionHeadStatsOnHandMadeMaps) {
   const posenc::HeadStats sp = posenc::attention_head_stats(prev.data(), T);
   EXPECT_EQ(sp.entropy, 0.0);
   EXPECT_NEAR(sp.distance, (T - 1.0) / T, 1e-12);
+  // sink: the mass on token 0 averaged over rows 1 .. T-1 (row 0 left out): hand-made rows .5 and .25
+  EXPECT_NEAR(s.sink, (0.5 + 0.25) / 2.0, 1e-7);
+  double us = 0;
+  for (int i = 1; i < T; ++i) us += 1.0 / (i + 1);
+  EXPECT_NEAR(su.sink, us / (T - 1), 1e-6);
+  EXPECT_NEAR(sp.sink, 1.0 / (T - 1), 1e-12);  // only row 1 looks at token 0
+  const float one = 1.0f;
+  EXPECT_EQ(posenc::attention_head_stats(&one, 1).sink, 0.0);
 }
 
 TEST(sweep, ScorePosition) {
@@ -347,17 +368,56 @@ TEST(sweep, FixedRopeScalingAppliesAtEveryLength) {
   const SweepResult r = posenc::sweep(m, t, o);
   for (std::size_t i = 0; i < 2; ++i) {
     const int L = o.lengths[i];
-    TaskOptions et = t;
-    et.variable_length = false;
-    TaskGenerator g(et, posenc::sweep_seed(o.seed, L, -1));
-    std::vector<int32_t> tok(static_cast<std::size_t>(o.sequences) * L), tgt(tok.size());
-    g.sample(o.sequences, L, tok.data(), tgt.data());
+    const EvalBatch b = sweep_batch(t, o, L);
+    const std::vector<int32_t>&tok = b.tokens, &tgt = b.targets;
     posenc::ForwardOptions fo;
     fo.rope_scaling = rs;
     const posenc::LossResult e = m.evaluate(tok.data(), tgt.data(), o.sequences, L, fo);
     EXPECT_NEAR(r.lengths[i].loss, e.loss, 1e-5 * (1 + e.loss)) << L;
     EXPECT_NE(static_cast<float>(r.lengths[i].loss), m.evaluate(tok.data(), tgt.data(), o.sequences, L).loss) << L;
   }
+}
+
+// Log-length logit scaling: the plain model up to the training length; past it, Model::evaluate with
+// attention_logit_scale = ln L / ln T_train on the same sequences, for an encoding with and one without a bias.
+TEST(sweep, LogLengthScalingIsTheLogitScaleOfEvaluate) {
+  const TaskOptions t = task(TaskKind::Copy);
+  for (Encoding e : {Encoding::Rope, Encoding::Alibi}) {
+    Model m = trained(e, t);
+    SweepOptions o = options({12, kTrainLength, 48});
+    const SweepResult plain = posenc::sweep(m, t, o);
+    o.log_length_scaling = true;
+    const SweepResult scaled = posenc::sweep(m, t, o);
+    for (std::size_t i = 0; i < o.lengths.size(); ++i) {
+      const int L = o.lengths[i];
+      if (L <= kTrainLength) {
+        EXPECT_EQ(scaled.lengths[i].loss, plain.lengths[i].loss) << L;
+        EXPECT_EQ(scaled.lengths[i].heads[0].entropy, plain.lengths[i].heads[0].entropy) << L;
+        continue;
+      }
+      const EvalBatch b = sweep_batch(t, o, L);
+      const std::vector<int32_t>&tok = b.tokens, &tgt = b.targets;
+      posenc::ForwardOptions fo;
+      fo.attention_logit_scale = static_cast<float>(std::log(double(L)) / std::log(double(kTrainLength)));
+      const posenc::LossResult ev = m.evaluate(tok.data(), tgt.data(), o.sequences, L, fo);
+      EXPECT_NEAR(scaled.lengths[i].loss, ev.loss, 1e-5 * (1 + ev.loss)) << L;
+      EXPECT_NE(scaled.lengths[i].loss, plain.lengths[i].loss) << L;
+      // sharper attention: lower mean entropy over the heads
+      double ep = 0, es = 0;
+      for (std::size_t h = 0; h < plain.lengths[i].heads.size(); ++h)
+        ep += plain.lengths[i].heads[h].entropy, es += scaled.lengths[i].heads[h].entropy;
+      EXPECT_LT(es, ep) << L;
+    }
+  }
+  Model m = trained(Encoding::Rope, t);
+  SweepOptions o = options({16});
+  o.log_length_scaling = true;
+  o.scaling = SweepScaling::Dynamic;
+  ExpectError([&] { posenc::sweep(m, t, o); }, posenc::ErrorKind::Range, "logLengthScaling");
+  o = options({16});
+  o.log_length_scaling = true;
+  o.train_length = 1;
+  ExpectError([&] { posenc::sweep(m, t, o); }, posenc::ErrorKind::Range, "logLengthScaling");
 }
 
 TEST(sweep, RopeScalingDefinitions) {

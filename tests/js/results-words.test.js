@@ -12,6 +12,7 @@ import { spawnSync } from 'node:child_process';
 import { render } from '../../scripts/results-md.js';
 import { pageResults } from '../../scripts/page-results.js';
 import * as W from '../../web/app/results-words.js';
+import * as Lit from '../../web/app/literature.js';
 import { headerWords, rowWords } from '../../web/app/views/claims.js';
 import { retrievalGrids, retrievalWords } from '../../web/app/views/retrieval.js';
 import { ENCODING_INFO } from '../../web/lib/index.js';
@@ -126,8 +127,8 @@ describe('v2 results: tasks, floors, learned flags, kth_retrieval, variants, fin
   });
 
   test('a content floor is used: the control\'s reaches the oracle (no verdict), kth_retrieval is read above 50%', () => {
-    expect(rowWords(r, 'retrieval', 'rope')).toContain(`${label('rope')} on retrieval: no verdict, because the content floor (100%) already reaches its 1× score`);
-    expect(md).toContain(`| — | no verdict: the content floor reaches the 1× score (above chance it keeps ${Math.round(100 * kept(1, 0.8, 0.125))}%) |`);
+    expect(rowWords(r, 'retrieval', 'rope')).toContain(`${label('rope')} on retrieval: no verdict, because the content floor (100% at 1×) reaches or comes within 10 points of its 1× score`);
+    expect(md).toContain(`| — | no verdict: the content floor reaches or comes within 10 points of the 1× score (above chance it keeps ${Math.round(100 * kept(1, 0.8, 0.125))}%) |`);
     const k = kept(1, 0.5, 0.5); // kth rope at 4x: 0.5, the content floor
     expect(rowWords(r, 'kth_retrieval', 'alibi')).toContain(`keeps ${Math.round(100 * kept(1, 0.8, 0.5))}% of its accuracy above the content floor (50%)`);
     expect(rowWords(r, 'kth_retrieval', 'rope')).toContain(`keeps ${Math.round(100 * k)}%`);
@@ -149,14 +150,17 @@ describe('v2 results: tasks, floors, learned flags, kth_retrieval, variants, fin
   });
 
   test('the literature rows compute their verdicts from the numbers', () => {
-    const lit = Object.fromEntries(W.literature(r).map((p) => [p.id, p]));
-    expect(lit.ruoss2023.verdict).toBe('agrees'); // *_random keep far more than their base
+    const lit = Object.fromEntries(Lit.literature(r).map((p) => [p.id, p]));
+    // *_random keep far more than their base; the setup is not Ruoss's, so the outcome is given in brackets
+    expect(lit.ruoss2023.verdict).toBe('not tested faithfully here (under this rule it would agree)');
     expect(lit.ruoss2023.text).toContain('rope_random');
-    expect(lit.chen2023.verdict).toBe('agrees'); // fine-tuned PI at 64 keeps 94% vs zero-shot 20%
-    expect(lit.chen2023.text).toContain(`fine-tuned ${Math.round(100 * kept(1, 0.95, 0.125))}% vs zero-shot ${Math.round(100 * kept(1, 0.3, 0.125))}%`);
-    expect(lit.liu2023.verdict).toBe('agrees'); // recency, no U, on the task that needs position
+    // no plain (no interpolation) fine-tune in the fixture: PI is not compared with the paper's control
+    expect(lit.chen2023.verdict).toBe('not tested here');
+    expect(lit.chen2023.text).toContain('copy 100% → 100%');
+    expect(lit.liu2023.verdict).toBe('does not agree'); // recency, no U, on the task that needs position
     expect(lit.press2022.verdict).toBe('agrees');
     expect(md).toContain('| Ruoss et al. 2023, randomized positions (ACL) |');
+    for (const p of Object.values(lit)) expect(md).toContain(`| ${p.differences} |`);
   });
 });
 
@@ -205,9 +209,9 @@ describe('changing a number changes the sentence that reports it', () => {
 
   test('Press: ALiBi perplexity that grows at 8x turns the row from agrees to disagrees', () => {
     const m = at(clone(base), 'markov', 'alibi', 256, 'loss', 2);
-    const p = (r) => W.literature(r).find((x) => x.id === 'press2022');
+    const p = (r) => Lit.literature(r).find((x) => x.id === 'press2022');
     expect(p(base).verdict).toBe('agrees');
-    expect(p(m).verdict).toBe('disagrees');
+    expect(p(m).verdict).toBe('does not agree');
     expect(p(m).text).toContain(`ALiBi ${Math.exp(1).toFixed(2)} → ${Math.exp(2).toFixed(2)}`);
   });
 });
@@ -235,8 +239,8 @@ test('on docs/results.json: the depth grids of the task that needs position come
   const control = docs.tasks ? withGrids.filter((t) => docs.tasks[t].role === 'control') : withGrids;
   expect(W.gridTasks(docs)).toEqual({ main: withGrids.filter((t) => !control.includes(t)), control });
   // a literature verdict is one of the four words, and its text names the numbers it rests on
-  for (const p of W.literature(docs)) {
-    expect(['agrees', 'disagrees', 'not measured', 'not comparable']).toContain(p.verdict);
+  for (const p of Lit.literature(docs)) {
+    expect(Lit.VERDICTS.some((v) => p.verdict.startsWith(v))).toBe(true);
     expect(p.text.length).toBeGreaterThan(10);
   }
 });

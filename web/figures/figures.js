@@ -67,11 +67,11 @@ function accuracyFigure(root, results) {
   const colour = rowColour(results);
   const div = root.append('div').attr('id', 'accuracy-vs-length');
   for (const task of tasksOf(results).filter((t) => taskInfo(results, t).metric === 'accuracy')) {
-    const fl = floorOf(taskInfo(results, task));
+    const info = taskInfo(results, task), fl = floorOf(info, config.trainLength); // the best floor, at each length
     const series = rowsOf(results, task).map((row) => ({ name: row.name, colour: colour(row.name), points: curve(row, config.evalLengths) }))
       .filter((s) => s.points.length);
     linePanel(div, { title: `${task}: accuracy against length`, series, lengths: config.evalLengths, trainLength: config.trainLength,
-      refs: [{ name: `${fl.accuracyName} floor`, points: config.evalLengths.map((length) => ({ length, value: fl.accuracy })) }] });
+      refs: [{ name: `${fl.accuracyName} floor`, points: config.evalLengths.map((length) => ({ length, value: floorOf(info, length).accuracy })) }] });
   }
   legend(div, colour.domain(), colour);
 }

@@ -109,6 +109,12 @@ struct ForwardOptions {
   // layer streams as without maps (evaluate then also skips the last layer's unscored queries
   // when k < L - 1). RangeError naming `attentionLayer` otherwise.
   int attention_layer = -1;
+  // Multiplies the q.k term of every attention logit, on top of 1/sqrt(head_dim): scores =
+  // attention_logit_scale * q k^T / sqrt(hd) + the encoding's bias (ALiBi, T5, Shaw, FIRE biases
+  // are not scaled). An evaluation option (e.g. log-length scaling, ln L / ln T_train; see
+  // SweepOptions::log_length_scaling); train_step takes it too, and its backward uses the same
+  // scale. RangeError naming `attentionLogitScale` unless finite and > 0.
+  float attention_logit_scale = 1.0f;
 };
 
 struct LossResult {

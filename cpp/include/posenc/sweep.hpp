@@ -63,6 +63,10 @@ struct SweepOptions {
   std::optional<RopeScaling> fixed_rope_scaling;
   int position_bins = 16;       // accuracy by relative position t / L of the predicting position
   int attention_sequences = 4;  // attention statistics averaged over this many sequences (0 = none)
+  // Log-length logit scaling at evaluation: at L > train_length every attention logit's q.k term
+  // is multiplied by ln(L) / ln(train_length) (ForwardOptions::attention_logit_scale); at
+  // L <= train_length the plain model. Needs train_length >= 2; not with scaling Dynamic.
+  bool log_length_scaling = false;
   // Retrieval and KthRetrieval only: needle depths of the depth x length grid, and sequences per cell.
   std::vector<double> grid_depths = {0.0, 0.25, 0.5, 0.75, 1.0};
   int grid_sequences = 64;
@@ -72,11 +76,15 @@ struct SweepOptions {
 // Attention statistics of one head: means over the query rows i = 0 .. T-1 of
 //   entropy_i  = -sum_j p_ij ln p_ij           (nats; 0 for row 0, at most ln(i + 1))
 //   distance_i =  sum_j p_ij (i - j)           (how far back the head looks, in tokens)
+// and the mean over the query rows i = 1 .. T-1 of
+//   sink_i     =  p_i0                         (the mass on the first token, BOS; row 0 is
+//                                               1 by causality and is left out; 0 when T = 1)
 struct HeadStats {
   int layer = 0;
   int head = 0;
   double entropy = 0.0;
   double distance = 0.0;
+  double sink = 0.0;
 };
 // One head's map: probabilities [T, T], row i = query i (entries j > i are ignored).
 HeadStats attention_head_stats(const float* map, int T);

@@ -1,0 +1,84 @@
+// The tools that change docs/results.json without retraining (issue 28): the bag-of-tokens floor that
+// `posenc_train --print-tasks` measures (against its exact expectation, computed here from the multinomial),
+// scripts/results-refresh.js's splice and scripts/results-merge.js's merge (on texts built here; nothing is
+// written to the tree).
+import { execFileSync } from 'node:child_process';
+import { splice } from '../../scripts/results-refresh.js';
+import { merge, blocksOf, runKey } from '../../scripts/results-merge.js';
+import { run } from './results-fixtures.js';
+
+const bin = new URL('../../build/native/posenc_train', import.meta.url).pathname;
+
+/** Mean and variance of M / h, M the largest count among n equally likely symbols in h draws. */
+function maxShare(h, n) {
+  const cdf = (m) => { // P(M <= m) = h! / n^h [x^h] (sum_{k<=m} x^k / k!)^n, in the variable x / n
+    let poly = [1];
+    const term = Array.from({ length: m + 1 }, (_, k) => { let t = 1; for (let i = 1; i <= k; i++) t *= 1 / (n * i); return t; });
+    for (let s = 0; s < n; s++) {
+      const next = new Array(Math.min(h, poly.length + m) + 1).fill(0);
+      poly.forEach((a, i) => term.forEach((b, k) => { if (i + k <= h) next[i + k] += a * b; }));
+      poly = next;
+    }
+    let f = 1;
+    for (let i = 2; i <= h; i++) f *= i;
+    return (poly[h] ?? 0) * f;
+  };
+  let mean = 0, sq = 0, prev = 0;
+  for (let m = 1; m <= h; m++) {
+    const c = cdf(m), p = c - prev;
+    mean += p * m;
+    sq += p * m * m;
+    prev = c;
+  }
+  return { mean: mean / h, variance: (sq - mean * mean) / (h * h) };
+}
+
+test('the bag-of-tokens floor of copy and reverse is the expected share of the most frequent input symbol, at every length', () => {
+  const out = execFileSync(bin, ['--print-tasks', '--tasks', 'copy,reverse', '--encodings', 'none', '--eval-sequences', '64'], { encoding: 'utf8' });
+  const { tasks } = JSON.parse(`{${out}}`);
+  const bag = (t) => tasks[t].floors.find((f) => f.name === 'bag');
+  expect(bag('reverse').byLength).toEqual(bag('copy').byLength); // the same draws, reversed
+  expect(bag('copy').accuracy).toBe(bag('copy').byLength.find((x) => x.length === 32).accuracy);
+  for (const { length, accuracy } of bag('copy').byLength) {
+    const h = (length - 2) / 2, { mean, variance } = maxShare(h, 8);
+    // 64 sequences: within 4 standard errors of the exact expectation
+    expect([length, Math.abs(accuracy - mean) < 4 * Math.sqrt(variance / 64) + 5e-4]).toEqual([length, true]);
+  }
+  // the floor falls as the input grows (the expectation does: 31.7% at 16 tokens, 17.3% at 256)
+  const accs = bag('copy').byLength.map((x) => x.accuracy);
+  expect(accs[0]).toBeGreaterThan(accs.at(-1) + 0.1);
+});
+
+// A results.json text as posenc_train writes it, from runs.
+const text = (runs, variants = []) => `{\n"version":2,\n"config":{"trainLength":32,"variants":${JSON.stringify(variants)}},\n"tasks":{\n"copy":{"metric":"accuracy"}},\n"runs":[\n` +
+  `${runs.map((r) => JSON.stringify(r)).join(',\n')}\n]\n}\n`;
+const runs = () => [run('copy', 'rope', 0, [1, 0.5, 0.2, 0.1]), run('copy', 'rope', 1, [1, 0.6, 0.2, 0.1]), run('copy', 'alibi', 0, [1, 0.9, 0.7, 0.4])]
+  .map((r) => ({ ...r, variant: '', trainSeconds: 1 }));
+
+test('results-refresh replaces tasks and checkpointProbe, and nothing else', () => {
+  const t = text(runs());
+  const once = splice(t, '"tasks":{\n"copy":{"metric":"accuracy","floors":[]}}', '"checkpointProbe":{"runs":[]}');
+  const parsed = JSON.parse(once);
+  expect(parsed.tasks.copy.floors).toEqual([]);
+  expect(parsed.checkpointProbe).toEqual({ runs: [] });
+  expect(parsed.runs).toEqual(JSON.parse(t).runs);
+  expect(splice(once, '"tasks":{}', '"checkpointProbe":{"runs":[1]}')).toBe(splice(t, '"tasks":{}', '"checkpointProbe":{"runs":[1]}'));
+  expect(() => splice('{"runs":[]}', '"tasks":{}', null)).toThrow('no "tasks" member');
+});
+
+test('results-merge adds new runs after their kin, checks shared ones, and refuses a partial that differs', () => {
+  const full = text(runs(), [{ encoding: 'rope', variant: 'base10000' }]);
+  const shared = { ...runs()[0], trainSeconds: 9 }; // timings may differ
+  const tuned = { ...run('copy', 'rope', 0, [0.7, 0.6, 0.3, 0.2]), variant: 'finetuned', finetune: { length: 128, steps: 200 } };
+  const m = merge(full, text([shared, tuned], [{ encoding: 'rope', variant: 'finetuned', scaling: 'none' }]));
+  expect(m.added).toEqual([runKey(tuned)]);
+  expect(m.checked).toEqual([runKey(shared)]);
+  const merged = JSON.parse(m.text);
+  expect(merged.runs.map(runKey)).toEqual([runKey(runs()[0]), runKey(tuned), runKey(runs()[1]), runKey(runs()[2])]);
+  expect(merged.config.variants.map((v) => v.variant)).toEqual(['base10000', 'finetuned']);
+  expect(blocksOf(m.text).blocks[0]).toBe(blocksOf(full).blocks[0]); // untouched runs keep their text
+  // a shared run with other numbers: refused
+  const other = { ...runs()[1] };
+  other.lengths = other.lengths.map((l) => ({ ...l, accuracy: l.accuracy / 2 }));
+  expect(() => merge(full, text([other]))).toThrow('1 run(s) in both files differ');
+});
