@@ -46,7 +46,7 @@ std::vector<int> parse_list(const std::string& s) {
 
 int main(int argc, char** argv) {
   std::string model_path = "../shared/models/stories260K/stories260K.bin", tok_path = "../shared/models/stories260K/tok512.bin",
-              text_path = "tests/lm/story.txt";
+              text_path = "web/app/lm-passage.txt";
   std::vector<int> lengths = {512, 2048};
   int runs = 5;
   posenc::bench::Cli cli(argc, argv);

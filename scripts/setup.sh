@@ -80,6 +80,7 @@ for v in simd scalar; do
 done
 # the encoding registry and config schema, read from the module (web/wasm/registry.js)
 node scripts/registry.js
+node scripts/passage.js
 
 # dist/: the npm package, the embed and standalone pages (Vite; about 2 s)
 node scripts/build-dist.js

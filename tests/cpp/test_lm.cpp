@@ -286,7 +286,7 @@ TEST(LmStories, GgufAndBinGiveTheSameTokensAndNll) {
   const Loaded g = load_gguf(s.gguf.data(), s.gguf.size());
   const Tokenizer tok = load_llama2c_tokenizer(s.tok.data(), s.tok.size(), 512);
   ASSERT_TRUE(g.tokenizer.has_value());
-  const std::string text = read_text(source_dir() + "/tests/lm/story.txt");
+  const std::string text = read_text(source_dir() + "/web/app/lm-passage.txt");
   std::vector<int32_t> ids = tok.encode(text);
   EXPECT_EQ(g.tokenizer->encode(text), ids);
   ids.resize(600);
