@@ -168,15 +168,22 @@ export function createHero(root, { client: given = null, encodingsAll, onPick, o
     ctx.lineTo(px(s.trainLength) + 0.5, box.y + box.h);
     ctx.stroke();
     if (floor) {
+      // the floor: flat, or (floor.points, e.g. copy's bag-of-tokens guess) a line through its value at each measured length
+      const pts = floor.points?.length ? floor.points.filter(([L]) => L >= x0 && L <= x1) : null;
       ctx.strokeStyle = muted;
       ctx.lineWidth = 1;
       ctx.beginPath();
-      ctx.moveTo(box.x, py(floor.accuracy) + 0.5);
-      ctx.lineTo(box.x + box.w, py(floor.accuracy) + 0.5);
+      if (pts?.length) pts.forEach(([L, a], i) => (i ? ctx.lineTo(px(L), py(a) + 0.5) : ctx.moveTo(px(L), py(a) + 0.5)));
+      else {
+        ctx.moveTo(box.x, py(floor.accuracy) + 0.5);
+        ctx.lineTo(box.x + box.w, py(floor.accuracy) + 0.5);
+      }
       ctx.stroke();
       ctx.fillStyle = muted;
       ctx.textAlign = 'left';
-      ctx.fillText(`${floor.name} guess ${Number((100 * floor.accuracy).toFixed(1))}%`, box.x + 4, py(floor.accuracy) - 5);
+      const at = pts?.length ? pts.find(([L]) => L === s.trainLength) ?? pts[0] : null;
+      const [lx, la] = at ? [px(at[0]), at[1]] : [box.x, floor.accuracy];
+      ctx.fillText(`${floor.name} guess ${Number((100 * la).toFixed(1))}%${at ? ` at T = ${at[0]}, falling with the length` : ''}`, lx + 4, py(la) - 5);
     }
     ctx.setLineDash([]);
     // lines: the picked ones on top and thicker

@@ -129,8 +129,11 @@ function heroData() {
   const info = ok ? taskInfo(shippedResults, state.task) : null, fl = info ? floorOf(info) : null;
   // a row's line is the shipped sweep while its model is (or is about to be) the shipped checkpoint
   const shippedModel = (enc) => ['checkpoint', 'untrained', undefined].includes(trainer?.runs.get(enc)?.status);
+  // the floor at each measured length (the best of chance and the task's floors there), as the story's words use it
+  const points = info ? shippedResults.config.evalLengths.map((L) => [L, floorOf(info, L)]) : [];
+  const varies = points.some(([, f]) => f.accuracy !== fl.accuracy);
   hero.setShipped(ok ? shippedSweep(shippedResults, state.task) : {}, shippedModel,
-    fl ? { accuracy: fl.accuracy, name: fl.accuracyName } : null);
+    fl ? { accuracy: fl.accuracy, name: varies ? points[0][1].accuracyName : fl.accuracyName, points: varies ? points.map(([L, f]) => [L, f.accuracy]) : null } : null);
 }
 
 function pick(enc) {

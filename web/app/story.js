@@ -28,13 +28,15 @@ const list = (xs) => (xs.length < 2 ? xs.join('') : `${xs.slice(0, -1).join(', '
 export function storySteps(results, task, names, encodings) {
   const info = taskInfo(results, task);
   if (info.metric !== 'accuracy') return [];
-  const T = results.config.trainLength, floor = floorOf(info), f = floor.accuracy;
-  const guess = `${pct1(f)}% for a ${floor.accuracyName} guess`;
+  // The floor at each length (the best of chance and the task's floors there: for copy and reverse the bag-of-tokens
+  // guess, which falls with the length), as every verdict of results.md uses it.
+  const T = results.config.trainLength, fl = (L) => floorOf(info, L);
+  const guess = (L) => `${pct1(fl(L).accuracy)}% for a ${fl(L).accuracyName} guess${L === T ? '' : ` at T = ${L}`}`;
   const sweep = shippedSweep(results, task);
   const encs = encodings.filter((e) => sweep[e]);
   if (!encs.length) return [];
   const at = (e, L) => sweep[e].find(([l]) => l === L)?.[1] ?? null;
-  const kept = (e, L) => (at(e, L) - f) / (at(e, T) - f);
+  const kept = (e, L) => (at(e, L) - fl(L).accuracy) / (at(e, T) - fl(T).accuracy);
   const name = (e) => names[e] ?? e;
   const steps = [];
 
@@ -45,7 +47,7 @@ export function storySteps(results, task, names, encodings) {
   const all = ones.every(([, a]) => a >= target);
   steps.push({ id: 'train', title: `At the training length`,
     text: `At T = ${T}, the length they were trained on, ${all ? `all ${ones.length} encodings do the task` : `${ones.filter(([, a]) => a >= target).length} of ${ones.length} encodings reach the ${pct(target)}% target`}: ` +
-      `accuracy from ${pct(ones[0][1])}% (${name(ones[0][0])}) to ${pct(ones.at(-1)[1])}% (${name(ones.at(-1)[0])}), against ${guess}.`,
+      `accuracy from ${pct(ones[0][1])}% (${name(ones[0][0])}) to ${pct(ones.at(-1)[1])}% (${name(ones.at(-1)[0])}), against ${guess(T)}.`,
     view: { length: T, picks: contrast } });
 
   // 2. at 2x, who falls to the guess (keeps less than RULES.limited of the skill above it)
@@ -55,7 +57,7 @@ export function storySteps(results, task, names, encodings) {
     const keptNames = encs.filter((e) => at(e, L2) != null && !fallen.includes(e)).sort((a, b) => at(b, L2) - at(a, L2));
     steps.push({ id: 'collapse', title: 'At twice the length',
       text: `At 2× (T = ${L2}), ${fallen.length} of ${encs.length} fall to near the guess, keeping under ${pct(RULES.limited)}% of their skill above it: ` +
-        `${list(fallen.map((e) => `${name(e)} ${pct(at(e, L2))}%`))} (${guess}).` +
+        `${list(fallen.map((e) => `${name(e)} ${pct(at(e, L2))}%`))} (${guess(L2)}).` +
         (keptNames.length ? ` Still above: ${list(keptNames.map((e) => `${name(e)} ${pct(at(e, L2))}%`))}.` : ''),
       view: { length: L2, picks: pickFour(encs, [...[...fallen].sort((a, b) => at(a, L2) - at(b, L2)).slice(0, 2), ...keptNames]) } });
   }
@@ -67,7 +69,7 @@ export function storySteps(results, task, names, encodings) {
     const has8 = gentle.every((e) => at(e, L8) != null);
     steps.push({ id: 'gentle', title: 'Degrading gently',
       text: `${list(gentle.map(name))} degrade${gentle.length > 1 ? '' : 's'} gently: at 4× (T = ${L4}) ${list(gentle.map((e) => `${pct(at(e, L4))}%`))}` +
-        `${has8 ? `, at 8× (T = ${L8}) ${list(gentle.map((e) => `${pct(at(e, L8))}%`))}` : ''}, against ${guess}` +
+        `${has8 ? `, at 8× (T = ${L8}) ${list(gentle.map((e) => `${pct(at(e, L8))}%`))}` : ''}, against ${guess(L4)}` +
         ` (kept ${list(gentle.map((e) => `${pct(kept(e, L4))}%`))} of the skill above it at 4×, “${list([...new Set(gentle.map((e) => levelOf(kept(e, L4))))])}”).`,
       view: { length: L4, picks: pickFour(encs, gentle) } });
   }
@@ -79,7 +81,7 @@ export function storySteps(results, task, names, encodings) {
   if (helped.length) {
     steps.push({ id: 'random', title: 'Training on random positions',
       text: `Trained with positions drawn at random from a longer range, ${list(helped.map(([r, b]) => `${name(b)} keeps ${pct(at(r, L2))}% at 2× instead of ${pct(at(b, L2))}%`))}` +
-        `${helped.every(([r]) => at(r, L4) != null) ? `; by 4× ${helped.length > 1 ? 'they are' : 'it is'} down to ${list(helped.map(([r]) => `${pct(at(r, L4))}%`))}` : ''} (${guess}).`,
+        `${helped.every(([r]) => at(r, L4) != null) ? `; by 4× ${helped.length > 1 ? 'they are' : 'it is'} down to ${list(helped.map(([r]) => `${pct(at(r, L4))}%`))}` : ''} (${guess(L2)}).`,
       view: { length: L2, picks: pickFour(encs, helped.flat()) } });
   }
 
@@ -90,7 +92,7 @@ export function storySteps(results, task, names, encodings) {
   if (plain && pi && accAt(pi, L2) != null && accAt(plain, L2) != null) {
     const F = tuned?.finetune?.length;
     let text = `Stretching RoPE by position interpolation, with no fine-tuning (positions divided by L/${T}), RoPE scores ${pct(accAt(pi, L2))}% at 2× and ` +
-      `${pct(accAt(pi, L4))}% at 4×, against ${pct(accAt(plain, L2))}% and ${pct(accAt(plain, L4))}% unstretched (${guess})`;
+      `${pct(accAt(pi, L4))}% at 4×, against ${pct(accAt(plain, L2))}% and ${pct(accAt(plain, L4))}% unstretched (${guess(L2)})`;
     if (tuned && accAt(tuned, F) != null && accAt(tuned, T) != null) {
       text += `; fine-tuned for ${tuned.finetune.steps} steps at T = ${F} with the factor ${F / T} fixed, it scores ${pct(accAt(tuned, F))}% there, ` +
         `and ${pct(accAt(tuned, T))}% back at T = ${T} (${pct(accAt(plain, T))}% before)`;
