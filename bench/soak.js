@@ -1,12 +1,13 @@
 // A soak: six <posenc-explorer> elements on one page in headless Chromium, played, paused and scrubbed with real
-// mouse input for a while (10 minutes by default), with the JavaScript heap of the page and of every Worker
+// mouse input for a while (10 minutes by default), and a seventh showing a real language model (view="model",
+// stories260K from ../shared/models when that folder is there) whose RoPE-scaling factor and length are dragged, with the JavaScript heap of the page and of every Worker
 // measured after a forced garbage collection at the start and at the end, and the renderer's resident memory.
 // Flat heaps mean nothing is lost per frame, per length or per scrub. Not part of `npm test` (it takes minutes).
 //   node bench/soak.js [--minutes 10] [--json FILE]
 // Needs the built package (npm run build). Uses puppeteer-core for Chromium: it gives a DevTools session per
 // Worker, where the heap of each one can be read.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sirv from 'sirv';
@@ -34,13 +35,24 @@ const ELEMENTS = [
   'encodings="alibi,learned_random" task="markov" train-length="32" sweep-factor="8" autoplay',
   'encodings="rope,fire,none" task="kth_retrieval" train-length="32" sweep-factor="4" layer="2" autoplay',
 ];
+// The real-model view: stories260K's GGUF, from ../shared/models (served here as /shared-models/), when it exists.
+const sharedModels = join(root, '../shared/models');
+const MODEL = existsSync(join(sharedModels, 'stories260K/stories260K.gguf'))
+  ? 'view="model" model-url="/shared-models/stories260K/stories260K.gguf" lm-context="512" lm-times="2"' : null;
+if (!MODEL) console.log('soak: ../shared/models/stories260K is missing: the real-model view is left out');
 const PAGE = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>posenc soak</title><link rel="icon" href="data:,">
 <script type="module" src="/dist/explorer.js"></script></head><body>
 ${ELEMENTS.map((a) => `<posenc-explorer ${a}></posenc-explorer>`).join('\n')}
+${MODEL ? `<posenc-explorer ${MODEL}></posenc-explorer>` : ''}
 </body></html>`;
 
 const files = sirv(root, { dev: true });
+const models = MODEL ? sirv(sharedModels, { dev: true }) : null;
 const server = await listen((req, res) => {
+  if (models && req.url.startsWith('/shared-models/')) {
+    req.url = req.url.slice('/shared-models'.length);
+    return models(req, res, () => { res.statusCode = 404; res.end(); });
+  }
   if (req.url === '/soak.html') {
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
     return res.end(PAGE);
@@ -98,16 +110,40 @@ const drawn = (k) => {
 const t0 = Date.now();
 await page.goto(`${server.url}/soak.html`);
 for (let k = 0; k < ELEMENTS.length; k++) await page.waitForFunction(drawn, { timeout: 180000, polling: 500 }, k);
-console.log(`soak: 6 explorers drawn in ${((Date.now() - t0) / 1000).toFixed(1)} s; ${page.workers().length} Workers`);
+// the model view: its five perplexity lines drawn (the canvas says how many series it holds)
+const modelDrawn = (k) => {
+  const el = document.querySelectorAll('posenc-explorer')[k];
+  el.scrollIntoView({ block: 'center' });
+  const c = el.shadowRoot.querySelector('canvas.lm-ppl');
+  return !!c && Number(c.dataset.series) === 5 && el.shadowRoot.querySelector('.lm-busy').hidden;
+};
+if (MODEL) await page.waitForFunction(modelDrawn, { timeout: 300000, polling: 500 }, ELEMENTS.length);
+console.log(`soak: ${ELEMENTS.length} explorers${MODEL ? ' and the model view' : ''} drawn in ${((Date.now() - t0) / 1000).toFixed(1)} s; ${page.workers().length} Workers`);
 await new Promise((r) => setTimeout(r, 3000));
 const start = { heaps: await heaps(), rss: rendererRss() };
 
 // The soak: each step picks an element, scrolls it into view and does one thing with real input.
 let rnd = 12345;
 const random = () => ((rnd = (rnd * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
-const counts = { scrub: 0, play: 0, scroll: 0 };
+const counts = { scrub: 0, play: 0, scroll: 0, model: 0 };
 const end = Date.now() + minutes * 60000;
 while (Date.now() < end) {
+  if (MODEL && random() < 1 / 7) { // the model view: drag its scaling factor or its length to a random value
+    const box = await page.evaluate((k) => {
+      const el = document.querySelectorAll('posenc-explorer')[k];
+      el.scrollIntoView({ block: 'center' });
+      const b = el.shadowRoot.querySelector(Math.random() < 0.7 ? 'input[name=lm-factor]' : 'input[name=lm-times]').getBoundingClientRect();
+      return { x: b.x, y: b.y, w: b.width, h: b.height };
+    }, ELEMENTS.length);
+    const y = box.y + box.h / 2;
+    await page.mouse.move(box.x + 6 + random() * (box.w - 12), y);
+    await page.mouse.down();
+    await page.mouse.move(box.x + 6 + random() * (box.w - 12), y, { steps: 8 });
+    await page.mouse.up();
+    counts.model++;
+    await new Promise((r) => setTimeout(r, 1500 + random() * 2000));
+    continue;
+  }
   const i = Math.floor(random() * ELEMENTS.length);
   const box = await page.evaluate((k) => {
     const el = document.querySelectorAll('posenc-explorer')[k];
@@ -134,7 +170,7 @@ while (Date.now() < end) {
   await new Promise((r) => setTimeout(r, 500 + random() * 1500));
 }
 // Everything playing again, then settled, as at the start.
-await page.evaluate(() => document.querySelectorAll('posenc-explorer').forEach((el) => el.setAttribute('play', '1')));
+await page.evaluate(() => document.querySelectorAll('posenc-explorer:not([view=model])').forEach((el) => el.setAttribute('play', '1')));
 await new Promise((r) => setTimeout(r, 3000));
 const finish = { heaps: await heaps(), rss: rendererRss() };
 
@@ -145,7 +181,7 @@ const rows = start.heaps.map((s) => {
 });
 for (const f of finish.heaps) if (!start.heaps.some((s) => s.target === f.target)) rows.push({ target: f.target, startMB: 'new', endMB: MB(f.used), deltaMB: '' });
 rows.push({ target: 'renderer resident memory', startMB: MB(start.rss), endMB: MB(finish.rss), deltaMB: MB(finish.rss - start.rss) });
-console.log(`soak: ${minutes} min, ${counts.scrub} scrubs, ${counts.play} play/pause clicks, ${counts.scroll} scrolls; ${errors.length} console errors`);
+console.log(`soak: ${minutes} min, ${counts.scrub} scrubs, ${counts.play} play/pause clicks, ${counts.scroll} scrolls, ${counts.model} drags in the model view; ${errors.length} console errors`);
 console.table(rows);
 if (errors.length) console.log(errors.slice(0, 10).join('\n'));
 if (jsonOut) writeFileSync(jsonOut, JSON.stringify({ minutes, counts, errors, rows }, null, 2));
