@@ -6,7 +6,7 @@
 //
 // Sizes: a request whose buffers would exceed kCap elements is made with null
 // buffers, and the core must refuse it (posenc::Error) rather than write.
-// fuzz-runs: 80000 (npm test's seeded run: about 20 s here)
+// fuzz-runs: 40000 (npm test's seeded run: about 10 s here)
 #include <algorithm>
 #include <cmath>
 #include <cstdint>

@@ -8,6 +8,7 @@
 // Caps keep one input fast under ASan: models up to kMaxParams parameters,
 // batches up to kMaxTokens tokens; a request over a cap is made with null
 // buffers and must be refused.
+// fuzz-runs: 10000 (npm test's seeded run: about 19 s here)
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
