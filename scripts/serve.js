@@ -124,10 +124,12 @@ function compress(req, res) {
 
 /**
  * `compress`: send compressible files brotli/gzip-compressed when the client accepts it (default true).
- * `mounts`: extra {'/prefix/': directory} to serve (tests only: the shared test models).
+ * `mounts`: extra {'/prefix/': directory, or a (req, res) handler} to serve (tests only: the shared test models, a
+ * slow download).
  */
 export function createServer({ compress: compressed = true, mounts: extra = {} } = {}) {
-  const extraMounts = Object.entries(extra).map(([prefix, dir]) => [prefix, sirv(dir, { dev: true, setHeaders: headers })]);
+  const extraMounts = Object.entries(extra).map(([prefix, dir]) =>
+    [prefix, typeof dir === 'function' ? (req, res) => { headers(res); dir(req, res); } : sirv(dir, { dev: true, setHeaders: headers })]);
   return http.createServer((req, res) => {
     if (compressed) compress(req, res);
     for (const [prefix, serve] of extraMounts) {

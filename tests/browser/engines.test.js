@@ -5,16 +5,26 @@
 //   3. the component (examples/blog-post.html: the second element waits until scrolled to) and the embed page
 //   4. dist/standalone.html from file://
 //   5. library results (pe.* calls and a model forward) equal Chromium's bit for bit
+//   6. the language-model module, fetched on demand: a tiny random Qwen2-style model's NLL (plain and YaRN) is HF's
+//      float64 forward's within 2e-4, and equals Chromium's bit for bit
 // Screenshots go to the tmp screenshot dir (screenshotDir()); the suite logs where.
 import { jest } from '@jest/globals';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { ENGINES, useEngine, screenshotDir } from './harness.js';
 import { canvasStatsInPage } from './page-helpers.js';
+import { tinyModel, tinyFiles, plainForward } from '../js/lm-tiny.js';
 
 jest.setTimeout(120000);
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const reference = {}; // Chromium's library results (the first engine), for the others to match
+// A tiny random model with Qwen2's q/k/v biases, untied embeddings and GQA 4/2, written here (its bytes go to the page).
+const tiny = tinyModel({ seed: 11, dim: 32, layers: 2, heads: 4, kvHeads: 2, headDim: 8, hidden: 48, vocab: 37, bias: true, tied: false, partial: 1, theta: 1e4 });
+const tinyIds = Array.from({ length: 48 }, (_, i) => (i * 7 + 3) % 37);
+const tinyArg = (() => {
+  const { model, config } = tinyFiles(tiny);
+  return { model: Buffer.from(model).toString('base64'), config: JSON.stringify(config), ids: tinyIds };
+})();
 const timings = {};
 
 beforeAll(() => {
@@ -236,6 +246,15 @@ describe.each(ENGINES)('%s', (engine) => {
     const sizes = Object.entries(got.simd).map(([k, v]) => `${k} ${v.length * 3 / 4 | 0} B`);
     console.log(`${engine}: library results (${sizes.join(', ')}) ${engine === 'chromium' ? 'recorded' : "equal Chromium's"}`);
   });
+
+  test("the language-model module loads on demand; its NLL is the float64 forward's, and Chromium's bit for bit", async () => {
+    const page = await env.newPage();
+    await page.goto(`${env.url}/app/?play=0&encodings=alibi`);
+    const got = await expectLmResults(page, 'simd');
+    if (engine === 'chromium') reference.lm = got;
+    else if (reference.lm) expect(got).toEqual(reference.lm);
+    console.log(`${engine}: language-model NLL (simd) ${engine === 'chromium' ? 'recorded' : "equals Chromium's"}`);
+  });
 });
 
 // WebKit with wasm SIMD switched off (JSC_useWasmSIMD=false): the loader picks the scalar build by itself.
@@ -256,7 +275,48 @@ describe('webkit without wasm SIMD', () => {
     expect(await page.evaluate(() => document.querySelector('#build').textContent)).toMatch(/scalar/);
     expect(await page.errors()).toEqual([]);
   });
+  test('the language-model module follows it to the scalar build; its NLL is the float64 forward\'s', async () => {
+    const page = await env.newPage();
+    await page.goto(`${env.url}/app/?play=0&encodings=alibi`);
+    await expectLmResults(page, 'scalar');
+  });
 });
+
+/** The tiny model's NLL from the page's language-model module (build `build`), checked against the float64 forward. */
+async function expectLmResults(page, build) {
+  const got = await page.evaluate(lmResults, tinyArg);
+  expect(got.error).toBeUndefined();
+  expect(got.build).toBe(build);
+  expect([got.before, got.after]).toEqual([false, true]); // fetched by the first loadLanguageModel, not before
+  const plain = plainForward(tiny, tinyIds);
+  const nll = got.plain;
+  expect(nll).toHaveLength(tinyIds.length - 1);
+  expect(Math.max(...nll.map((x, i) => Math.abs(x - plain[i])))).toBeLessThan(2e-4);
+  expect(got.yarn).not.toEqual(got.plain); // the scaling reached the forward
+  return got;
+}
+
+// Runs in the page: the language-model module on the tiny model's files (base64 safetensors and config.json); the
+// NLL with no scaling and with YaRN ×4 (context 16). `before`, `after`: whether a language-model .wasm had been
+// fetched before and after the first loadLanguageModel.
+async function lmResults({ model, config, ids }) {
+  const { loadPosenc } = await import('/lib/index.js');
+  const fetchedLm = () => performance.getEntriesByType('resource').some((e) => /posenc-lm-\w+\.wasm/.test(e.name));
+  try {
+    const pe = await loadPosenc();
+    const before = fetchedLm();
+    const lm = await pe.loadLanguageModel({ model: Uint8Array.from(atob(model), (c) => c.charCodeAt(0)), config });
+    lm.context = 16;
+    try {
+      return { build: pe.build, before, after: fetchedLm(), plain: Array.from(lm.forward(ids).nll), // (float32 values are exact as JSON numbers)
+        yarn: Array.from(lm.forward(ids, { scaling: { rope_type: 'yarn', factor: 4 } }).nll) };
+    } finally {
+      lm.delete();
+    }
+  } catch (e) {
+    return { error: String(e?.message ?? e) };
+  }
+}
 
 // Runs in the page: a fixed set of pe.* calls on exact inputs (decimal fractions of integers, no Math.sin: engines'
 // libm may differ) in each of `builds` ('simd', 'scalar', 'auto'), each result as the base64 of its bytes, keyed by

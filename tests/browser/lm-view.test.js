@@ -207,6 +207,15 @@ async function figure(page, what, points = 3) {
   });
 });
 
+// A download that never finishes: the model file's first 64 KB, then nothing (the request stays open until the
+// browser drops it, which `slow.closed` counts).
+const slow = { closed: 0 };
+function slowDownload(req, res) {
+  res.writeHead(200, { 'Content-Type': 'application/x-posenc-test', 'Content-Length': String(8 << 20) }); // (not compressed on the way)
+  res.write(Buffer.alloc(64 << 10));
+  req.on('close', () => { slow.closed++; });
+}
+
 // <posenc-explorer view="model" model-url="…">: the GGUF (context 2048 in its metadata, a converter's default) is
 // fetched when the element is on screen; the flag shows, and the figure draws. Chromium only (the view is the same module).
 (have ? describe : describe.skip)('chromium: the element', () => {
@@ -217,7 +226,7 @@ async function figure(page, what, points = 3) {
     writeFileSync(join(pages, 'element.html'), '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>element</title><link rel="icon" href="data:,">' +
       '<script type="module" src="/component/posenc-explorer.js"></script></head><body>' +
       '<posenc-explorer view="model" model-url="/test-models/stories260K/stories260K.gguf" lm-times="1"></posenc-explorer></body></html>');
-    server = await startServer({ mounts: { '/test-models/': MODELS, '/test-page/': pages } });
+    server = await startServer({ mounts: { '/test-models/': MODELS, '/test-page/': pages, '/slow-models/': slowDownload } });
   });
   afterAll(async () => {
     await server?.close();
@@ -255,6 +264,40 @@ async function figure(page, what, points = 3) {
     }, { what: 'the figure at context 512', timeout: 120000, interval: 250 });
     expect(fixed).toMatch(/^At 512 tokens the passage stays within the original context of 512: perplexity [\d.]+ with no scaling\./);
     expect(await page.evaluate(() => document.querySelector('posenc-explorer').lmContext)).toBe(512);
+
+    // lm-* attributes set after the start: the view follows the ones that changed; the reader's context stays.
+    await page.evaluate(() => {
+      const e = document.querySelector('posenc-explorer');
+      e.setAttribute('lm-scaling', 'linear');
+      e.setAttribute('lm-factor', '2');
+    });
+    const set = await page.waitFor(() => {
+      const e = document.querySelector('posenc-explorer'), root = e.shadowRoot;
+      const c = root.querySelector('canvas.lm-ppl'), caption = root.querySelector('.lm-maps-caption').textContent;
+      return root.querySelector('.lm-busy').hidden && Number(c.dataset.series) === 5 && /linear \(PI\) ×2/.test(caption)
+        ? { scaling: root.querySelector('select[name=lm-scaling]').value, factor: root.querySelector('input[name=lm-factor]').value,
+          context: root.querySelector('input[name=lm-context]').value, prop: [e.lmScaling, e.lmFactor, e.lmContext] } : null;
+    }, { what: 'the figure with the attributes\' scaling', timeout: 120000, interval: 250 });
+    expect(set).toEqual({ scaling: 'linear', factor: '2', context: '512', prop: ['linear', 2, 512] });
+
+    // A new model-url whose download never ends, cancelled with a real click: the browser drops the request, and the
+    // model shown stays.
+    await page.evaluate(() => document.querySelector('posenc-explorer').setAttribute('model-url', '/slow-models/stories260K.bin /slow-models/tok512.bin'));
+    const cancel = await page.waitFor(() => {
+      const root = document.querySelector('posenc-explorer').shadowRoot;
+      const text = root.querySelector('.lm-load-text').textContent, b = root.querySelector('.lm-load-cancel').getBoundingClientRect();
+      return !root.querySelector('.lm-loading').hidden && /MB of/.test(text) ? { text, x: b.x + b.width / 2, y: b.y + b.height / 2 } : null;
+    }, { what: 'the download\'s progress', timeout: 60000 });
+    expect(cancel.text).toMatch(/^(stories260K|tok512)\.bin: [\d.]+ MB of 8\.39 MB · file 1 of 2$/);
+    await page.mouseClick(Math.round(cancel.x), Math.round(cancel.y));
+    const after = await page.waitFor(() => {
+      const root = document.querySelector('posenc-explorer').shadowRoot;
+      return root.querySelector('.lm-loading').hidden && !root.querySelector('.lm-error').hidden
+        ? { error: root.querySelector('.lm-error').textContent, model: !root.querySelector('.lm-model').hidden } : null;
+    }, { what: 'the cancelled download', timeout: 30000 });
+    expect(after).toEqual({ error: 'Loading was cancelled; the model shown is unchanged.', model: true });
+    for (let i = 0; i < 50 && !slow.closed; i++) await new Promise((r) => setTimeout(r, 100));
+    expect(slow.closed).toBe(1); // (the files are fetched one after the other: the second never started)
     expect(await page.errors()).toEqual([]);
   });
 });

@@ -154,12 +154,19 @@ export class PosencExplorer extends ElementBase {
     this.controller = this.client = this.trainer = null;
   }
 
-  attributeChangedCallback() {
+  attributeChangedCallback(name) {
     if (!this.state) return; // not connected yet
     const before = this.state;
     this.readAttributes();
     if (this.lmView) {
-      if (this.state.modelUrl.join(' ') !== before.modelUrl.join(' ') && this.state.modelUrl.length) this.lmView.loadUrls?.(this.state.modelUrl);
+      // The model view keeps one state object, which its own controls change: only the attribute that changed is
+      // taken from the attributes, so the reader's other settings stay (and the element's properties show them).
+      const next = this.state, key = STATE_ATTRIBUTES[name];
+      this.state = before;
+      if (!key || JSON.stringify(next[key]) === JSON.stringify(before[key])) return;
+      if (this.lmView === true) before[key] = next[key]; // its code is loading: the view starts from this state
+      else if (key === 'modelUrl') { if (next.modelUrl.length) this.lmView.loadUrls(next.modelUrl); }
+      else this.lmView.setSettings({ [key]: next[key] });
       return;
     }
     if (!this.started) return;

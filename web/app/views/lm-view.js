@@ -33,6 +33,9 @@ const buffersOf = (files) => [...new Set(Object.values(files).flatMap((x) => (Ar
  * read and written here); `onChange()`: the state changed (save the URL); `api()`: the page's posenc API, used only
  * when no Worker can start; `styleRoot`: where the view's stylesheet goes (the document or a shadow root).
  */
+/** The state keys the view's own controls set. */
+export const LM_KEYS = ['lmScaling', 'lmFactor', 'lmTimes', 'lmContext', 'lmLayer'];
+
 export function createLmView(host, { state, onChange = () => {}, api, styleRoot = document, onNotice = () => {} }) {
   adoptLmStyles(styleRoot);
   host.classList.add('lm');
@@ -169,6 +172,11 @@ export function createLmView(host, { state, onChange = () => {}, api, styleRoot 
       showModel();
       compute();
     } catch (e) {
+      if (e?.name === 'AbortError' && info && !model.hidden) { // cancelled while downloading: the model shown stays
+        showError('Loading was cancelled; the model shown is unchanged.');
+        compute();
+        return;
+      }
       info = null;
       model.hidden = true;
       source.hidden = false;
@@ -452,6 +460,21 @@ export function createLmView(host, { state, onChange = () => {}, api, styleRoot 
     draw,
     loadUrls,
     loadFiles,
+    /**
+     * New settings from outside the view (the element's lm-* attributes changed): `next` holds any of lmScaling,
+     * lmFactor, lmTimes, lmContext and lmLayer, already coerced. Only keys that differ are taken; the view then
+     * recomputes what is missing, as after a slider.
+     */
+    setSettings(next) {
+      const changed = LM_KEYS.filter((k) => k in next && next[k] !== state[k]);
+      if (!changed.length) return;
+      for (const k of changed) state[k] = next[k];
+      onChange();
+      if (!info) return; // applied when a model is loaded
+      if (changed.includes('lmContext')) showModel();
+      else syncControls();
+      compute();
+    },
     /** What the view shows, for tests and export: the model's facts, the settings and the computed series. */
     data() {
       if (!info || !ids) return null;

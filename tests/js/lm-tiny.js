@@ -1,0 +1,93 @@
+// Tiny random Llama / Qwen2 models that the tests write themselves (HF safetensors and config.json), and HF's
+// forward over them in float64, written plainly here: it shares no code with posenc's. Plain ESM with no Node
+// imports, so the browser suites use it too (the bytes go to the page).
+import { mulberry32 } from './reference.js';
+
+const F32 = (a) => new Uint8Array(Float32Array.from(a).buffer);
+/** An HF safetensors file of F32 tensors. */
+export function safetensors(tensors) { // [{name, shape, data: number[]}] as F32
+  const header = {};
+  let at = 0;
+  for (const t of tensors) {
+    header[t.name] = { dtype: 'F32', shape: t.shape, data_offsets: [at, at + 4 * t.data.length] };
+    at += 4 * t.data.length;
+  }
+  const json = new TextEncoder().encode(JSON.stringify(header));
+  const out = new Uint8Array(8 + json.length + at);
+  new DataView(out.buffer).setBigUint64(0, BigInt(json.length), true);
+  out.set(json, 8);
+  let p = 8 + json.length;
+  for (const t of tensors) { out.set(F32(t.data), p); p += 4 * t.data.length; }
+  return out;
+}
+
+/** A tiny random model's weights (seeded). */
+export function tinyModel({ seed, dim, layers, heads, kvHeads, headDim, hidden, vocab, bias, tied, partial, theta }) {
+  const rnd = mulberry32(seed);
+  const r = (n, s = 0.3) => Array.from({ length: n }, () => (rnd() * 2 - 1) * s);
+  const p = { dim, layers, heads, kvHeads, headDim, hidden, vocab, bias, tied, rot: Math.floor(headDim * partial), theta, emb: r(vocab * dim, 1), L: [] };
+  for (let l = 0; l < layers; l++)
+    p.L.push({ an: r(dim, 0.2).map((x) => 1 + x), fn: r(dim, 0.2).map((x) => 1 + x), q: r(heads * headDim * dim), k: r(kvHeads * headDim * dim), v: r(kvHeads * headDim * dim),
+      o: r(dim * heads * headDim), bq: bias ? r(heads * headDim) : null, bk: bias ? r(kvHeads * headDim) : null, bv: bias ? r(kvHeads * headDim) : null,
+      g: r(hidden * dim), u: r(hidden * dim), d: r(dim * hidden) });
+  p.norm = r(dim, 0.2).map((x) => 1 + x);
+  p.head = tied ? null : r(vocab * dim, 1);
+  return p;
+}
+/** Its HF files: {model: safetensors bytes, config}. */
+export function tinyFiles(p) {
+  const t = [{ name: 'model.embed_tokens.weight', shape: [p.vocab, p.dim], data: p.emb }, { name: 'model.norm.weight', shape: [p.dim], data: p.norm }];
+  if (p.head) t.push({ name: 'lm_head.weight', shape: [p.vocab, p.dim], data: p.head });
+  p.L.forEach((l, i) => {
+    const n = `model.layers.${i}.`;
+    t.push({ name: `${n}input_layernorm.weight`, shape: [p.dim], data: l.an }, { name: `${n}post_attention_layernorm.weight`, shape: [p.dim], data: l.fn },
+      { name: `${n}self_attn.q_proj.weight`, shape: [p.heads * p.headDim, p.dim], data: l.q }, { name: `${n}self_attn.k_proj.weight`, shape: [p.kvHeads * p.headDim, p.dim], data: l.k },
+      { name: `${n}self_attn.v_proj.weight`, shape: [p.kvHeads * p.headDim, p.dim], data: l.v }, { name: `${n}self_attn.o_proj.weight`, shape: [p.dim, p.heads * p.headDim], data: l.o },
+      { name: `${n}mlp.gate_proj.weight`, shape: [p.hidden, p.dim], data: l.g }, { name: `${n}mlp.up_proj.weight`, shape: [p.hidden, p.dim], data: l.u },
+      { name: `${n}mlp.down_proj.weight`, shape: [p.dim, p.hidden], data: l.d });
+    if (p.bias) t.push({ name: `${n}self_attn.q_proj.bias`, shape: [p.heads * p.headDim], data: l.bq }, { name: `${n}self_attn.k_proj.bias`, shape: [p.kvHeads * p.headDim], data: l.bk },
+      { name: `${n}self_attn.v_proj.bias`, shape: [p.kvHeads * p.headDim], data: l.bv });
+  });
+  const config = { model_type: p.bias ? 'qwen2' : 'llama', hidden_size: p.dim, intermediate_size: p.hidden, num_hidden_layers: p.layers, num_attention_heads: p.heads,
+    num_key_value_heads: p.kvHeads, head_dim: p.headDim, vocab_size: p.vocab, max_position_embeddings: 64, rms_norm_eps: 1e-6, rope_theta: p.theta,
+    tie_word_embeddings: p.tied, ...(p.rot < p.headDim ? { partial_rotary_factor: p.rot / p.headDim } : {}) };
+  return { model: safetensors(t), config };
+}
+/** HF's Llama/Qwen2 forward in float64, plainly: NLL of each next token. */
+export function plainForward(p, ids) {
+  const T = ids.length, D = p.dim, hd = p.headDim, rep = p.heads / p.kvHeads;
+  const mv = (W, x, rows, b) => Array.from({ length: rows }, (_, i) => { let s = b ? b[i] : 0; for (let j = 0; j < x.length; j++) s += W[i * x.length + j] * x[j]; return s; });
+  const rms = (x, w) => { const m = Math.sqrt(x.reduce((s, v) => s + v * v, 0) / x.length + 1e-6); return x.map((v, i) => (v / m) * w[i]); };
+  const rope = (vec, pos) => { // half layout over the first rot dims of each head
+    const out = vec.slice(), half = p.rot / 2;
+    for (let h = 0; h < vec.length / hd; h++)
+      for (let i = 0; i < half; i++) {
+        const a = pos * Math.pow(p.theta, (-2 * i) / p.rot), x1 = vec[h * hd + i], x2 = vec[h * hd + half + i];
+        out[h * hd + i] = x1 * Math.cos(a) - x2 * Math.sin(a);
+        out[h * hd + half + i] = x2 * Math.cos(a) + x1 * Math.sin(a);
+      }
+    return out;
+  };
+  let xs = ids.map((id) => p.emb.slice(id * D, (id + 1) * D));
+  for (const l of p.L) {
+    const hs = xs.map((x) => rms(x, l.an));
+    const q = hs.map((x, t) => rope(mv(l.q, x, p.heads * hd, l.bq), t)), k = hs.map((x, t) => rope(mv(l.k, x, p.kvHeads * hd, l.bk), t)), v = hs.map((x) => mv(l.v, x, p.kvHeads * hd, l.bv));
+    xs = xs.map((x, t) => {
+      const att = [];
+      for (let h = 0; h < p.heads; h++) {
+        const g = Math.floor(h / rep), s = [];
+        for (let j = 0; j <= t; j++) { let d = 0; for (let i = 0; i < hd; i++) d += q[t][h * hd + i] * k[j][g * hd + i]; s.push(d / Math.sqrt(hd)); }
+        const m = Math.max(...s), e = s.map((z) => Math.exp(z - m)), z = e.reduce((a, b) => a + b, 0);
+        for (let i = 0; i < hd; i++) att.push(e.reduce((acc, w, j) => acc + (w / z) * v[j][g * hd + i], 0));
+      }
+      return mv(l.o, att, D).map((y, i) => x[i] + y);
+    });
+    xs = xs.map((x) => { const h2 = rms(x, l.fn), g = mv(l.g, h2, p.hidden), u = mv(l.u, h2, p.hidden);
+      return mv(l.d, g.map((a, i) => (a / (1 + Math.exp(-a))) * u[i]), D).map((y, i) => x[i] + y); });
+  }
+  return ids.slice(1).map((next, t) => {
+    const logits = mv(p.head ?? p.emb, rms(xs[t], p.norm), p.vocab), m = Math.max(...logits);
+    return Math.log(logits.reduce((s, z) => s + Math.exp(z - m), 0)) + m - logits[next];
+  });
+}
+
