@@ -1,10 +1,17 @@
 // posenc::lm: the model's configuration checks and from_tensors (lm.hpp). Tensors arrive in
 // GGUF's or HF's names and any supported dtype; each is checked (shape, byte count, finite) and
 // dequantised to float32, transposed to [in, out] for the matmul kernel.
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <map>
 #include <string>
+
+#ifdef __EMSCRIPTEN__
+#include <emscripten/heap.h>
+#include <malloc.h>
+#endif
 
 #include "lm_internal.hpp"
 #include "posenc/error.hpp"
@@ -135,6 +142,47 @@ class Tensors {
   }
 };
 
+// The wasm memory's maximum, and what is allocated now (the file's bytes among it). Natively no limit is checked.
+struct Room {
+  double max, used;
+};
+Room memory_room() {
+#ifdef __EMSCRIPTEN__
+  return {static_cast<double>(emscripten_get_heap_max()), static_cast<double>(mallinfo().uordblks)};
+#else
+  return {1e300, 0};
+#endif
+}
+
+std::string gigabytes(double bytes) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.2f GB", bytes / 1e9);
+  return b;
+}
+
+// Every weight is kept in float32 (4 bytes a parameter, whatever the file's dtype); loading also needs one
+// tensor's transposed copy at a time. Refused by name when that does not fit, before anything is allocated.
+void check_memory(const std::vector<TensorBytes>& list) {
+  double params = 0, largest = 0;
+  for (const TensorBytes& t : list) {
+    if (ignorable(canonical(t.name))) continue;
+    double n = 1;
+    for (const int64_t d : t.shape) n *= static_cast<double>(d);
+    params += n;
+    largest = std::max(largest, n);
+  }
+  const double need = 4 * (params + largest);
+  const Room room = memory_room();
+  if (need <= room.max - room.used) return;
+  char count[32];
+  std::snprintf(count, sizeof count, "%.0f", params);
+  std::string grouped = count;
+  for (int i = static_cast<int>(grouped.size()) - 3; i > 0; i -= 3) grouped.insert(static_cast<std::size_t>(i), ",");
+  throw Error(ErrorKind::Range, "this model has " + grouped + " parameters: posenc keeps them as float32, and loading them needs " +
+                                    gigabytes(need) + ", and this module has " + gigabytes(room.max - room.used) + " left of its " +
+                                    gigabytes(room.max) + " (the file's bytes are held in it too)");
+}
+
 }  // namespace
 
 Model from_tensors(const Config& config, const std::vector<TensorBytes>& list) {
@@ -142,6 +190,7 @@ Model from_tensors(const Config& config, const std::vector<TensorBytes>& list) {
   const Config& c = config;
   const int64_t D = c.dim, F = c.hidden_dim, V = c.vocab_size, hd = c.hd(), Q = int64_t{c.n_heads} * hd,
                 KV = int64_t{c.n_kv_heads} * hd;
+  check_memory(list);
   Tensors t(list);
   Model m;
   m.cfg_ = c;
