@@ -42,6 +42,7 @@ test('header, row and retrieval words equal what results-words computes from the
 // length and the task's floor, with the very numbers of the sweep (never attention alone); readouts do not go
 // stale; the training text states the batch trained with; the length label keeps one line.
 import { EXPERIMENT } from '../../web/app/experiment.js';
+import { taskInfo, floorNear, pct1 } from '../../web/app/results-words.js';
 
 test('row words agree with the sweep\'s numbers at every length, and the readouts and labels do not go stale', async () => {
   const page = await browser.newPage();
@@ -61,14 +62,18 @@ test('row words agree with the sweep\'s numbers at every length, and the readout
       return { e, notice: el.querySelector('.notice').textContent, measured: el.querySelector('.measured').textContent,
         now: rs.find((r) => r.length === t).accuracy, train: rs.find((r) => r.length === posenc.state.trainLength).accuracy };
     }), T);
+    // each score against copy's floor at its own length: the bag guess measured there, or (512) at 256
+    const info = taskInfo(shipped, 'copy'), f1 = floorNear(info, 32).accuracy, fT = floorNear(info, T);
+    const floorWords = `${pct1(fT.accuracy)}% for a bag guess${T === 512 ? ' (measured at T = 256)' : ''}`;
+    expect(fT.measuredAt).toBe(T === 512 ? 256 : undefined);
     for (const r of rows) {
       const pct = (x) => `${Math.round(100 * x)}%`;
       expect(r.measured).toContain(`accuracy ${pct(r.train)} at the training length 32, ${pct(r.now)} at ${T}`);
       if (r.train < 0.95) { expect(r.notice).toContain('did not learn the task'); continue; }
-      if (T === 32) { expect(r.notice).toContain(`scores accuracy ${pct(r.now)}, against 12.5% for a uniform guess`); continue; }
-      expect(r.notice).toContain(`scores accuracy ${pct(r.now)}, against ${pct(r.train)} at T = 32 and 12.5% for a uniform guess`);
-      const kept = (r.now - 0.125) / (r.train - 0.125);
-      if (r.now <= 0.125) expect(r.notice).toContain('no better than the guess');
+      if (T === 32) { expect(r.notice).toContain(`scores accuracy ${pct(r.now)}, against ${floorWords}`); continue; }
+      expect(r.notice).toContain(`scores accuracy ${pct(r.now)}, against ${pct(r.train)} at T = 32 and ${floorWords}`);
+      const kept = (r.now - fT.accuracy) / (r.train - f1);
+      if (r.now <= fT.accuracy) expect(r.notice).toContain('no better than the guess');
       else expect(r.notice).toContain(`keeps ${Math.round(100 * kept)}% of its skill`);
       expect(r.notice).not.toMatch(/focus|sharpest/);
     }

@@ -3,18 +3,26 @@
 // sentence is parsed back here and checked against the numbers it was computed from; mutations of one number
 // change the sentence (or its verdict) as they must.
 import { noticeText, measuredText, learnedAt, keptShare, yardstick } from '../../web/app/row-words.js';
-import { taskInfo, floorOf, RULES } from '../../web/app/results-words.js';
+import { taskInfo, floorOf, floorNear, RULES, pct1 } from '../../web/app/results-words.js';
 import { readFileSync } from 'node:fs';
 
 const shipped = JSON.parse(readFileSync(new URL('../../web/checkpoints/results.json', import.meta.url), 'utf8'));
-const yOf = (task) => { const info = taskInfo(shipped, task); return yardstick(info, floorOf(info)); };
+const yOf = (task) => { const info = taskInfo(shipped, task); return yardstick(info, (L) => floorNear(info, L)); };
 const copy = yOf('copy');
 const at = (length, accuracy, loss = 1) => ({ length, accuracy, loss });
 const pct = (x) => Math.round(100 * x);
 const numbers = (s) => [...s.matchAll(/(\d+(?:\.\d+)?)%/g)].map((m) => Number(m[1]));
 
-test('the copy yardstick is the task\'s uniform floor and target, from results.json', () => {
-  expect(copy).toEqual({ metric: 'accuracy', target: 0.95, floor: { accuracy: 0.125, loss: expect.any(Number), name: 'uniform' } });
+// The bag-of-tokens floor copy's results.json measured at each evaluation length (the best floor there).
+const bag = Object.fromEntries(taskInfo(shipped, 'copy').floors.find((f) => f.name === 'bag').byLength.map((x) => [x.length, x.accuracy]));
+
+test('the copy yardstick: its target, and at each length the floor measured there (or at the nearest measured length below)', () => {
+  expect([copy.metric, copy.target, copy.floor]).toEqual(['accuracy', 0.95, { accuracy: 0.125, loss: expect.any(Number), name: 'uniform' }]);
+  expect(copy.floorAt(32)).toEqual({ accuracy: bag[32], loss: expect.any(Number), name: 'bag' });
+  expect(copy.floorAt(128).accuracy).toBe(bag[128]);
+  expect(copy.floorAt(56)).toEqual({ accuracy: bag[48], loss: expect.any(Number), name: 'bag', measuredAt: 48 });
+  expect(copy.floorAt(512)).toMatchObject({ accuracy: bag[256], measuredAt: 256 });
+  expect(bag[32]).toBeGreaterThan(bag[256] + 0.05); // (it falls with the length: 27% to 17%)
 });
 
 // The shipped copy sweep at 4x (seed 0): ALiBi keeps 0.67 of 0.99 (the issue's "loses focus" case), RoPE falls to the floor.
@@ -28,11 +36,14 @@ const cases = [
 test.each(cases)('%s: the notice states the accuracy shown, the training-length accuracy and the floor, and its verdict follows the kept share', (name, a1, now) => {
   const s = noticeText(name, a1, now, 32, copy);
   const [n, t, f, kept] = numbers(s);
-  expect([n, t, f]).toEqual([pct(now.accuracy), pct(a1.accuracy), 12.5]);
+  const fL = copy.floorAt(now.length);
+  expect([n, t, f]).toEqual([pct(now.accuracy), pct(a1.accuracy), Number((100 * fL.accuracy).toFixed(1))]);
+  if (fL.measuredAt) expect(s).toContain(`for a bag guess (measured at T = ${fL.measuredAt})`);
+  else expect(s).toContain('for a bag guess:');
   expect(measuredText(a1, now, 32, copy)).toContain(`${pct(a1.accuracy)}% at the training length 32, ${pct(now.accuracy)}% at ${now.length}`);
   const k = keptShare(a1, now, copy);
-  expect(k).toBeCloseTo((now.accuracy - 0.125) / (a1.accuracy - 0.125), 12);
-  if (now.accuracy <= 0.125) expect(s).toMatch(/no better than the guess\.$/);
+  expect(k).toBeCloseTo((now.accuracy - fL.accuracy) / (a1.accuracy - bag[32]), 12); // each score above the floor at its length
+  if (now.accuracy <= fL.accuracy) expect(s).toMatch(/no better than the guess\.$/);
   else {
     expect(kept).toBe(pct(k));
     const level = k >= RULES.good ? 'still works' : k >= RULES.moderate ? 'keeps over half' : k >= RULES.limited ? 'lost most' : 'has lost it';
@@ -44,13 +55,15 @@ test.each(cases)('%s: the notice states the accuracy shown, the training-length 
 
 test('mutations: raising the accuracy shown raises the numbers and the verdict; dropping it to the floor says so', () => {
   const a1 = at(32, 0.99);
-  const low = noticeText('ALiBi', a1, at(128, 0.3), 32, copy), high = noticeText('ALiBi', a1, at(128, 0.95), 32, copy);
+  const low = noticeText('ALiBi', a1, at(128, 0.45), 32, copy), high = noticeText('ALiBi', a1, at(128, 0.95), 32, copy);
   expect(low).not.toBe(high);
   expect(low).toContain('lost most');
   expect(high).toContain('still works');
   expect(noticeText('ALiBi', a1, at(128, 0.12), 32, copy)).toMatch(/no better than the guess/);
+  expect(noticeText('ALiBi', a1, at(128, bag[128] - 0.01), 32, copy)).toMatch(/no better than the guess/); // above uniform, below the bag
   // a different floor changes the sentence
-  const other = { ...copy, floor: { ...copy.floor, accuracy: 0.5 } };
+  const info = taskInfo(shipped, 'copy');
+  const other = yardstick(info, { ...floorOf(info), accuracy: 0.5 });
   expect(noticeText('ALiBi', a1, at(128, 0.67), 32, other)).toContain('50% for a uniform guess');
   expect(noticeText('ALiBi', a1, at(128, 0.67), 32, other)).not.toBe(noticeText('ALiBi', a1, at(128, 0.67), 32, copy));
 });
@@ -58,7 +71,7 @@ test('mutations: raising the accuracy shown raises the numbers and the verdict; 
 test('a model below the target at the training length did not learn: greyed reason, no verdict about length', () => {
   const l = learnedAt(at(32, 0.41), copy, 32);
   expect(l.learned).toBe(false);
-  expect(l.reason).toBe('did not learn the task: accuracy 41% at the training length T = 32, below the 95% target (12.5% for a uniform guess)');
+  expect(l.reason).toBe(`did not learn the task: accuracy 41% at the training length T = 32, below the 95% target (${pct1(bag[32])}% for a bag guess)`);
   expect(noticeText('NoPE', at(32, 0.41), at(128, 0.2), 32, copy)).toMatch(/^What to notice: NoPE did not learn the task/);
   expect(learnedAt(at(32, 0.96), copy, 32).learned).toBe(true);
 });
@@ -66,7 +79,7 @@ test('a model below the target at the training length did not learn: greyed reas
 test('a scaled model below the target at the training length: the scaling breaks it, not "did not learn"', () => {
   const s = noticeText('RoPE', at(32, 0.25), at(128, 0.2), 32, copy, { scaled: true });
   expect(s).toBe('What to notice: with this scaling and no fine-tuning, RoPE scores accuracy 25% already at the training length T = 32, ' +
-    'against 12.5% for a uniform guess: the scaling breaks the trained model before any extrapolation.');
+    `against ${pct1(bag[32])}% for a bag guess: the scaling breaks the trained model before any extrapolation.`);
   expect(noticeText('RoPE', at(32, 0.99), at(128, 0.5), 32, copy, { scaled: true })).toContain('keeps');
 });
 
@@ -79,6 +92,6 @@ test('a loss task (markov) is read as loss against its floor', () => {
 });
 
 test('at the training length the notice states the score and the floor only', () => {
-  expect(noticeText('RoPE', at(32, 0.99), at(32, 0.99), 32, copy)).toBe('What to notice: at the training length T = 32 RoPE scores accuracy 99%, against 12.5% for a uniform guess.');
+  expect(noticeText('RoPE', at(32, 0.99), at(32, 0.99), 32, copy)).toBe(`What to notice: at the training length T = 32 RoPE scores accuracy 99%, against ${pct1(bag[32])}% for a bag guess.`);
   expect(noticeText('RoPE', at(32, 0.99), at(32, 0.99), 32, null)).toBe('');
 });

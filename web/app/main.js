@@ -17,7 +17,7 @@ import { NAMES, taskName, TASK_PHRASES } from './meta.js';
 import { createHero } from './hero.js';
 import { shippedSweep, storySteps, contrastPicks } from './story.js';
 import { yardstick } from './row-words.js';
-import { taskInfo, floorOf, tasksOf } from './results-words.js';
+import { taskInfo, floorOf, floorNear, tasksOf } from './results-words.js';
 import { EXPERIMENT as SETTINGS } from './experiment.js';
 import { embedSnippets } from './embed-snippet.js';
 import { drawSinusoid } from './views/sinusoid.js';
@@ -343,11 +343,12 @@ function bindControls() {
 let shippedResults = null;
 function showClaims() {
   $('#measured-claims').textContent = headerWords(shippedResults, state.task);
-  // the rows' words compare against the task's floor (results.json tasks[task])
+  // the rows' words compare each score against the task's floor at its length (results.json tasks[task]; at a
+  // length the shipped sweep did not measure, the floor at the nearest measured length below it, and they say so)
   sweepView.setYardstick((task) => {
     if (!shippedResults || !tasksOf(shippedResults).includes(task)) return null;
     const info = taskInfo(shippedResults, task);
-    return yardstick(info, floorOf(info));
+    return yardstick(info, (L) => floorNear(info, L));
   });
   sweepView.setOfflineWords((enc) => rowWords(shippedResults, state.task, enc));
 }

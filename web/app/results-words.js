@@ -97,6 +97,18 @@ export function floorOf(info, L) {
   return { accuracy: acc.accuracy, accuracyName: acc.name, loss: loss.loss, lossName: loss.name };
 }
 
+/**
+ * floorOf at L; where L was not measured (a length the page evaluates live), the floor at the nearest measured
+ * length at or below L (a length-dependent floor falls as the input grows, so this one is the stricter), with
+ * `measuredAt` that length. Below every measured length, the shortest one's.
+ */
+export function floorNear(info, L) {
+  const lengths = [...new Set(info.floors.flatMap((f) => f.byLength?.map((x) => x.length) ?? []))].sort((a, b) => a - b);
+  if (!lengths.length || L == null || lengths.includes(L)) return floorOf(info, L);
+  const M = lengths.filter((x) => x <= L).at(-1) ?? lengths[0];
+  return { ...floorOf(info, M), measuredAt: M };
+}
+
 /** Did this run learn its task at 1x? v2: run.learned. v1: closed RULES.learnedShare of the floor-to-oracle gap. */
 export function learnedRun(results, r, info = taskInfo(results, r.task)) {
   if (typeof r.learned === 'boolean') return r.learned;
