@@ -1,5 +1,6 @@
 // Writes the two indexes of the shipped checkpoints in web/checkpoints/ (npm run train calls it):
-//   index.json  the file names, for a checkpoint directory served anywhere (configure({ checkpoints: url }));
+//   index.json  the file names (with the page's results.json and the training curves, curves.json), for a
+//               checkpoint directory served anywhere (configure({ checkpoints: url }));
 //   index.js    each checkpoint as a literal `new URL('./file', import.meta.url)`, so that a bundler
 //               that builds a page with posenc/explorer copies them all (web/app/trainer.js imports it).
 // `--check` only compares them with the directory (a test runs it) and exits 1 when they are stale.
@@ -10,7 +11,7 @@ const dir = new URL('../web/checkpoints/', import.meta.url);
 export function indexes() {
   const files = readdirSync(dir).sort();
   const ckpts = files.filter((f) => f.endsWith('.ckpt'));
-  const json = JSON.stringify(files.filter((f) => f.endsWith('.ckpt') || f === 'results.json'));
+  const json = JSON.stringify(files.filter((f) => f.endsWith('.ckpt') || f === 'results.json' || f === 'curves.json'));
   const js = ['// Written by scripts/checkpoint-index.js from the files in this directory: do not edit.',
     '// Literal URLs, which bundlers recognise and copy.',
     'export default {',

@@ -28,8 +28,9 @@
 // Training uses variable-length Copy/Reverse/Retrieval/KthRetrieval (sizes up to the length),
 // the evaluation fills every length.
 //
-// Writes DIR/web/checkpoints/<task>-<encoding>.ckpt (seed 0 of each pair) and
-// DIR/docs/results.json (schema below). Progress lines with an ETA go to stderr.
+// Writes DIR/web/checkpoints/<task>-<encoding>.ckpt (seed 0 of each pair), their training curves in
+// DIR/web/checkpoints/curves.json (see curves_json) and DIR/docs/results.json (schema below). Progress
+// lines with an ETA go to stderr.
 //
 // Determinism: runs are independent (each has its own Model and generators, and
 // the kernels keep their scratch thread_local), their results are gathered by run
@@ -248,6 +249,30 @@ struct Row {
   std::vector<std::vector<int>> untrained;     // per length: untrained T5 buckets / learned rows used
 };
 
+// A run's training curve, as the page draws it for a shipped checkpoint (web/checkpoints/curves.json):
+// the mean training-batch loss over each `every` steps (at most kCurvePoints points), and the early stop's
+// held-out check at each check (its accuracy; markov: its loss, the number the stop rule reads).
+// Recording reads the numbers training computes anyway: the weights are the same with or without it.
+constexpr int kCurvePoints = 200;
+struct TrainingCurve {
+  int every = 1;
+  std::vector<double> loss;
+  std::vector<double> held_out;
+  void add(double batch_loss, int step, bool last) {
+    sum += batch_loss;
+    ++count;
+    if (step % every == 0 || last) {
+      loss.push_back(sum / count);
+      sum = 0;
+      count = 0;
+    }
+  }
+
+ private:
+  double sum = 0;
+  int count = 0;
+};
+
 struct RunResult {
   RunSpec spec;
   double train_seconds = 0, eval_seconds = 0;
@@ -259,6 +284,7 @@ struct RunResult {
   double final_accuracy = 0, final_loss = 0;
   std::vector<Row> rows;
   std::vector<uint8_t> checkpoint;  // seed 0 only
+  TrainingCurve curve;              // written beside the checkpoint (curves.json) for seed 0
 };
 
 double oracle_loss_of(const TaskOptions& to, const int32_t* tokens, const int32_t* targets, int B, int T) {
@@ -274,6 +300,7 @@ struct TargetCheck {
   int B = 0, T = 0;
   std::vector<int32_t> tokens, targets;
   double oracle_loss = 0;
+  double last = NAN;  // the latest check's number: accuracy (markov: loss)
   TargetCheck(const TaskOptions& to, int T_, int seed) : task(to), T(T_) {
     task.variable_length = false;
     // The retrievals score one token per sequence. With 256 check sequences (one answer: 0.39 points),
@@ -293,6 +320,7 @@ struct TargetCheck {
     constexpr int kChunk = 64;
     if (task.kind == TaskKind::Markov) {  // (64 sequences: one chunk)
       const LossResult e = model.evaluate(tokens.data(), targets.data(), B, T);
+      last = e.loss;
       return e.loss <= oracle_loss + kMarkovMargin - kStopMargin / 2;
     }
     long correct = 0, scored = 0;
@@ -302,8 +330,8 @@ struct TargetCheck {
       correct += e.correct;
       scored += e.scored;
     }
-    return scored > 0 && static_cast<double>(correct) / static_cast<double>(scored) >=
-                             std::min(1.0, accuracy_target(task.kind) + kStopMargin);
+    last = scored > 0 ? static_cast<double>(correct) / static_cast<double>(scored) : NAN;
+    return scored > 0 && last >= std::min(1.0, accuracy_target(task.kind) + kStopMargin);
   }
 };
 
@@ -370,13 +398,18 @@ RunResult run_one(const Config& c, const RunSpec& spec) {
   const int B = c.batch, T = c.length;
   std::vector<int32_t> tokens(static_cast<std::size_t>(B) * T), targets(tokens.size());
   TargetCheck check(to, T, spec.seed);
+  r.curve.every = std::max(1, (c.steps + kCurvePoints - 1) / kCurvePoints);
   const auto t0 = Clock::now();
   int step = 0;
   while (step < c.steps) {
     data.sample(B, T, tokens.data(), targets.data());
-    model.train_step(tokens.data(), targets.data(), B, T, lr_at(step, c.steps, c.warmup, c.lr, c.min_lr));
+    const LossResult e =
+        model.train_step(tokens.data(), targets.data(), B, T, lr_at(step, c.steps, c.warmup, c.lr, c.min_lr));
     ++step;
-    if (step % c.check_every == 0 && check.met(model)) {
+    const bool checked = step % c.check_every == 0, met = checked && check.met(model);
+    if (checked) r.curve.held_out.push_back(check.last);
+    r.curve.add(e.loss, step, met || step == c.steps);
+    if (met) {
       r.steps_to_target = step;
       break;
     }
@@ -475,6 +508,48 @@ std::string ints(const std::vector<int>& v) { return list(v, [](int x) { return 
 
 std::string checkpoint_name(const RunSpec& s) {
   return std::string("web/checkpoints/") + task_name(s.task) + "-" + encoding_name(s.encoding) + ".ckpt";
+}
+
+// web/checkpoints/curves.json: the training curve of each shipped checkpoint, one entry a line, keyed by
+// the checkpoint's file name (the page fetches it only where it draws a training chart). Entries of
+// checkpoints this run did not write are kept from the file already there (a partial run, e.g. --tasks copy,
+// rewrites its own), as their checkpoints are.
+std::string num3(double v) {  // 3 significant digits: a curve drawn 60 px high needs no more
+  if (!std::isfinite(v)) return "null";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g", v);
+  return buf;
+}
+std::string curve_entry(const Config& c, const RunResult& r) {
+  const TrainingCurve& k = r.curve;
+  return "\"" + fs::path(checkpoint_name(r.spec)).filename().string() + "\":{\"steps\":" + std::to_string(r.steps) +
+         ",\"stepsToTarget\":" + (r.steps_to_target > 0 ? std::to_string(r.steps_to_target) : "null") +
+         ",\"every\":" + std::to_string(k.every) + ",\"loss\":" + list(k.loss, num3) +
+         ",\"checkEvery\":" + std::to_string(c.check_every) + ",\"heldOutMetric\":" +
+         str(r.spec.task == TaskKind::Markov ? "loss" : "accuracy") + ",\"heldOut\":" + list(k.held_out, num3) + "}";
+}
+std::string curves_json(const Config& c, const std::vector<RunResult>& runs, const std::string& existing) {
+  std::vector<std::pair<std::string, std::string>> entries;  // (file name, line)
+  for (const RunResult& r : runs)
+    if (!r.checkpoint.empty()) {
+      std::string line = curve_entry(c, r);
+      entries.emplace_back(line.substr(1, line.find('"', 1) - 1), std::move(line));
+    }
+  static const std::regex kept("^(\"([^\"]+\\.ckpt)\":\\{.*\\}),?$");
+  std::istringstream in(existing);
+  for (std::string line; std::getline(in, line);) {
+    std::smatch m;
+    if (!std::regex_match(line, m, kept)) continue;
+    if (std::none_of(entries.begin(), entries.end(), [&](const auto& e) { return e.first == m[2].str(); }))
+      entries.emplace_back(m[2].str(), m[1].str());
+  }
+  std::sort(entries.begin(), entries.end());
+  std::string j =
+      "{\"version\":1,\"about\":\"per checkpoint: loss[i] is the mean training loss of steps i*every+1 .. "
+      "min((i+1)*every, steps); heldOut[i] the early stop's held-out check (heldOutMetric) at step (i+1)*checkEvery\","
+      "\n\"curves\":{\n";
+  for (std::size_t i = 0; i < entries.size(); ++i) j += entries[i].second + (i + 1 < entries.size() ? ",\n" : "\n");
+  return j + "}}\n";
 }
 
 std::string task_json(const TaskOptions& o) {
@@ -846,6 +921,8 @@ double accuracy_at(const SweepResult& s, int length) {
   return NAN;
 }
 
+std::string read_file(const fs::path& p);
+
 int run_all(const Config& c) {
   std::vector<RunSpec> specs;
   for (TaskKind t : c.tasks)
@@ -916,6 +993,16 @@ int run_all(const Config& c) {
       ckpt_bytes += r.checkpoint.size();
       ++ckpt_files;
     }
+  if (ckpt_files) {
+    const fs::path at = out / "web" / "checkpoints" / "curves.json";
+    const std::string json = curves_json(c, results, fs::exists(at) ? read_file(at) : "");
+    std::ofstream f(at, std::ios::binary);
+    f << json;
+    if (!f) {
+      std::fprintf(stderr, "posenc_train: cannot write %s\n", at.c_str());
+      return 1;
+    }
+  }
   {
     std::ofstream f(out / "docs" / "results.json", std::ios::binary);
     f << results_json(c, results, seconds);

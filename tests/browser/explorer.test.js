@@ -57,6 +57,17 @@ test('the default view starts from the shipped checkpoints, with no training nee
   const acc = await waitFor(page, () => posenc.client.fresh('rope', posenc.state.trainLength)?.accuracy,
     { timeout: 30000, what: "the RoPE checkpoint's sweep" });
   expect(acc).toBeGreaterThan(0.9); // the shipped copy-task RoPE model copies at its training length
+  // The training panel draws each checkpoint row's recorded curve (curves.json, fetched when the panel comes near)
+  const curves = JSON.parse(readFileSync(new URL('../../web/checkpoints/curves.json', import.meta.url), 'utf8')).curves;
+  await page.evaluate(() => document.querySelector('#train').scrollIntoView());
+  const drawn = await waitFor(page, (names) => {
+    const rows = names.map((e) => document.querySelector(`.train-row[data-encoding="${e}"] canvas.loss`));
+    return rows.every((c) => c.dataset.curve === 'shipped') && rows.map((c) => Number(c.dataset.points));
+  }, { arg: shipped, what: 'the shipped training curves' });
+  expect(drawn).toEqual(shipped.map((e) => curves[`copy-${e}.ckpt`].loss.length));
+  for (const s of await canvasStats(page, '.train-row canvas.loss')) expect(s.colours).toBeGreaterThan(3);
+  expect(await page.textContent('.train-row[data-encoding=rope] .tstat'))
+    .toContain(`met the held-out target at step ${curves['copy-rope.ckpt'].stepsToTarget}`);
   expect(page.errors).toEqual([]);
 });
 
@@ -66,12 +77,18 @@ test('a Worker training run lowers the loss, with progress, and stop works', asy
   await waitReady(page);
   // The page starts from the shipped checkpoints; "Retrain" trains in a Worker.
   await waitFor(page, () => ['checkpoint', 'trained'].includes(posenc.trainer.runs.get('rope').status), { what: 'RoPE to load' });
+  await page.evaluate(() => document.querySelector('#train').scrollIntoView());
+  await waitFor(page, () => document.querySelector('.train-row[data-encoding=rope] canvas.loss').dataset.curve === 'shipped',
+    { what: 'the shipped RoPE curve' });
   await page.evaluate(() => {
     posenc.trainer.retrainOne('rope');
     posenc.trainer.retrainOne('alibi');
   });
   await waitFor(page, () => posenc.trainer.runs.get('rope').status === 'trained', { timeout: 90000, what: 'RoPE training' });
   const rope = await page.evaluate(() => posenc.trainer.runs.get('rope').losses.map((p) => p[1]));
+  // the live curve replaced the shipped one in the panel
+  expect(await waitFor(page, () => { const c = document.querySelector('.train-row[data-encoding=rope] canvas.loss');
+    return c.dataset.curve === 'live' && Number(c.dataset.points); }, { what: 'the live curve' })).toBe(rope.length);
   console.log(`RoPE training loss: ${rope[0].toFixed(3)} -> ${rope.at(-1).toFixed(3)} over ${rope.length} reports`);
   expect(rope.at(-1)).toBeLessThan(rope[0] * 0.5);
   expect(await page.$eval('.train-row[data-encoding=rope] progress', (p) => p.value / p.max)).toBe(1);

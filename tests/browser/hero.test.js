@@ -2,7 +2,8 @@
 // drawn whole from the shipped sweep), its legend with each encoding's accuracy at the cursor, the picked
 // encodings' attention maps and the story's steps are all on screen without scrolling; dragging on the chart
 // moves the length; curves persist when the length moves back; a story step sets the view and states the
-// numbers story.js computes from the shipped results.
+// numbers story.js computes from the shipped results. On a phone (390 x 844) the chart and the first pair of maps
+// are on screen without scrolling.
 import { readFileSync } from 'node:fs';
 import { useBrowser, docsShot } from './harness.js';
 import { waitFor, waitReady, canvasStats } from './page-helpers.js';
@@ -83,5 +84,29 @@ test('the first screen answers the question, and its words and numbers are the s
   const words = await page.textContent('.sweep-row[data-encoding=rope] .notice');
   if (live < 0.95) expect(words).toContain('the scaling breaks the trained model before any extrapolation');
   console.log(`RoPE with linear x4 at T = 32, no fine-tuning: accuracy ${live.toFixed(3)}`);
+  expect(page.errors).toEqual([]);
+});
+
+test('on a phone (390 x 844) the first screen shows the chart and a pair of maps without scrolling', async () => {
+  const page = await browser.newPage();
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.goto(`${browser.url}/?play=0`);
+  await waitReady(page);
+  await waitFor(page, () => { const c = [...document.querySelectorAll('.hero-map canvas')]; return c.length >= 2 && c.every((x) => /accuracy \d+%/.test(x.getAttribute('aria-label'))); },
+    { timeout: 60000, what: 'the picked maps' });
+  const boxes = await page.evaluate(() => [document.querySelector('canvas.hero-chart'), ...[...document.querySelectorAll('.hero-map')].slice(0, 2)]
+    .map((e) => { const r = e.getBoundingClientRect(); return { top: r.top, bottom: r.bottom, left: r.left, right: r.right }; }));
+  expect(await page.evaluate(() => scrollY)).toBe(0);
+  for (const b of boxes) {
+    expect(b.top).toBeGreaterThanOrEqual(0);
+    expect(b.bottom).toBeLessThanOrEqual(844);
+    expect(b.right).toBeLessThanOrEqual(390);
+  }
+  const [chart, a, b] = boxes;
+  expect(chart.bottom - chart.top).toBeGreaterThan(150);
+  expect(a.top).toBe(b.top); // the pair side by side, under the chart
+  expect(a.top).toBeGreaterThanOrEqual(chart.bottom);
+  const [stats] = await canvasStats(page, '.hero-map canvas');
+  expect(stats.colours).toBeGreaterThan(8);
   expect(page.errors).toEqual([]);
 });

@@ -1,10 +1,12 @@
 // Every checkpoint that ships in web/checkpoints loads through the JS API,
 // matches its file name and config, and re-measures the number that
-// docs/results.json records for it (1x accuracy, seed 0) on fresh data.
+// docs/results.json records for it (1x accuracy, seed 0) on fresh data; its
+// training curve (curves.json) agrees with the run results.json records.
 import { readFileSync } from 'node:fs';
 import { loadPosenc } from '../../web/lib/index.js';
 import { indexes } from '../../scripts/checkpoint-index.js';
 import shippedUrls from '../../web/checkpoints/index.js';
+import { shippedCurve } from '../../web/app/shipped-curves.js';
 
 const dir = new URL('../../web/checkpoints/', import.meta.url);
 const index = JSON.parse(readFileSync(new URL('index.json', dir), 'utf8'));
@@ -57,4 +59,46 @@ test.each(files)('%s loads and reproduces its recorded 1x accuracy', (file) => {
   } finally {
     model.delete();
   }
+});
+
+// The training curves of the shipped checkpoints (curves.json, written by posenc_train beside them): one per
+// checkpoint, recorded by the run that wrote it, so they agree with what results.json records of that run.
+test('curves.json holds the training curve of exactly the checkpoints the index lists, agreeing with their runs', () => {
+  const { curves } = JSON.parse(readFileSync(new URL('curves.json', dir), 'utf8'));
+  expect(index).toContain('curves.json');
+  expect(Object.keys(curves).sort()).toEqual([...files].sort());
+  const every = Math.ceil(results.config.steps / 200); // at most 200 points over the budget
+  for (const file of files) {
+    const [task, encoding] = file.replace('.ckpt', '').split('-');
+    const run = results.runs.find((r) => r.task === task && r.encoding === encoding && r.seed === 0 && r.scaling === 'none' && !r.variant);
+    const c = curves[file];
+    const at = `${file}: `;
+    expect([at, c.steps, c.stepsToTarget, c.every, c.checkEvery]).toEqual([at, run.steps, run.stepsToTarget, every, results.config.checkEvery]);
+    expect([at, c.loss.length, c.heldOut.length]).toEqual([at, Math.ceil(run.steps / every), Math.floor(run.steps / c.checkEvery)]);
+    for (const v of [...c.loss, ...c.heldOut]) expect(Number.isFinite(v) && v >= 0).toBe(true);
+    // training lowered the loss (first window against the last) on every shipped model
+    expect(c.loss.at(-1)).toBeLessThan(c.loss[0]);
+    // the held-out check is the early stop's: its last value meets the stop rule exactly when the run stopped early
+    const { target } = results.tasks[task];
+    expect(c.heldOutMetric).toBe(task === 'markov' ? 'loss' : 'accuracy');
+    if (c.heldOutMetric === 'accuracy') {
+      // (the file's 3 significant digits: half a unit of the third, 5e-4, either way)
+      const need = Math.min(1, target + results.config.earlyStop.margin), half = 5e-4;
+      const before = c.stepsToTarget === null ? c.heldOut : c.heldOut.slice(0, -1);
+      for (const v of before) expect([at, v <= need + half]).toEqual([at, true]);
+      if (c.stepsToTarget !== null) expect([at, c.heldOut.at(-1) >= need - half]).toEqual([at, true]);
+    }
+  }
+});
+
+test('shippedCurve gives the panel each point at its step, the last at the run\'s last step', () => {
+  const curves = JSON.parse(readFileSync(new URL('curves.json', dir), 'utf8'));
+  const c = shippedCurve(curves, 'copy', 'rope');
+  const e = curves.curves['copy-rope.ckpt'];
+  expect(c.points.map(([, l]) => l)).toEqual(e.loss);
+  expect(c.points[0][0]).toBe(e.every);
+  expect(c.points.at(-1)[0]).toBe(e.steps);
+  expect(c.heldOut.at(-1)).toEqual([e.heldOut.length * e.checkEvery, e.heldOut.at(-1)]);
+  expect(shippedCurve(curves, 'copy', 'no-such-encoding')).toBeNull();
+  expect(shippedCurve(null, 'copy', 'rope')).toBeNull();
 });

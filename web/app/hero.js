@@ -158,7 +158,9 @@ export function createHero(root, { client: given = null, encodingsAll, onPick, o
       ctx.fillText(`${v}`, px(v), box.y + box.h + 30);
     }
     ctx.textAlign = 'right';
-    ctx.fillText('length T (tokens, log scale) and its multiple of the training length', box.x + box.w, box.y + box.h + 44 > h - 2 ? h - 2 : box.y + box.h + 44);
+    const axis = ['length T (tokens, log scale) and its multiple of the training length', 'length T (tokens, log scale), multiple of training']
+      .find((t) => ctx.measureText(t).width <= box.x + box.w) ?? 'length T (log scale)'; // the short one on a phone
+    ctx.fillText(axis, box.x + box.w, box.y + box.h + 44 > h - 2 ? h - 2 : box.y + box.h + 44);
     // training length and floor
     ctx.setLineDash([5, 4]);
     ctx.strokeStyle = train;
@@ -183,7 +185,11 @@ export function createHero(root, { client: given = null, encodingsAll, onPick, o
       ctx.textAlign = 'left';
       const at = pts?.length ? pts.find(([L]) => L === s.trainLength) ?? pts[0] : null;
       const [lx, la] = at ? [px(at[0]), at[1]] : [box.x, floor.accuracy];
-      ctx.fillText(`${floor.name} guess ${Number((100 * la).toFixed(1))}%${at ? ` at T = ${at[0]}, falling with the length` : ''}`, lx + 4, py(la) - 5);
+      // the long label where it fits, the short one on a narrow chart (a phone), never past the chart's edge
+      const short = `${floor.name} guess ${Number((100 * la).toFixed(1))}%${at ? ` at T = ${at[0]}` : ''}`;
+      const long = at ? `${short}, falling with the length` : short;
+      const label = lx + 4 + ctx.measureText(long).width <= box.x + box.w ? long : short;
+      ctx.fillText(label, Math.max(box.x, Math.min(lx + 4, box.x + box.w - ctx.measureText(label).width)), py(la) - 5);
     }
     ctx.setLineDash([]);
     // lines: the picked ones on top and thicker

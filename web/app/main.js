@@ -28,6 +28,7 @@ import { drawSpectrum } from './views/spectrum.js';
 import { scalingWords } from './rope-figure.js';
 import { createRetrieval } from './views/retrieval.js';
 import { loadResults, headerWords, rowWords } from './views/claims.js';
+import { loadCurves, shippedCurve } from './shipped-curves.js';
 import { createYourRope } from './views/your-rope.js';
 
 const $ = (sel) => document.querySelector(sel);
@@ -503,6 +504,17 @@ async function main() {
   trainView.setShippedInfo((enc) => (shippedMatches(shippedResults) ? shippedResults.runs.find((r) => r.task === state.task && r.encoding === enc &&
     r.seed === 0 && (r.scaling ?? 'none') === 'none' && !r.variant && !r.finetune) ?? null : null));
   trainer && [...trainer.runs].forEach(([enc, r]) => trainView.update(enc, r));
+  // The shipped checkpoints' training curves (the panel draws a checkpoint row's recorded curve): fetched when the
+  // training panel comes near the screen
+  new IntersectionObserver((entries, seen) => {
+    if (!entries.some((e) => e.isIntersecting)) return;
+    seen.disconnect();
+    loadCurves().then((curves) => {
+      if (!curves) return;
+      trainView.setShippedCurve((enc) => shippedCurve(curves, state.task, enc));
+      [...trainer.runs].forEach(([enc, r]) => trainView.update(enc, r));
+    });
+  }, { rootMargin: '600px' }).observe($('#train'));
   invalidate();
   retrieval = createRetrieval($('#retrieval'), state, { encodingsAll: ENCODINGS, onChange: saveUrl });
   retrieval.setResults(shippedResults);

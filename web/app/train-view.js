@@ -1,5 +1,5 @@
-// The training panel: per encoding a progress bar, a live loss curve, the
-// latest numbers and Stop / Retrain buttons. A run trains for a budget of
+// The training panel: per encoding a progress bar, a live loss curve (a shipped checkpoint's recorded one,
+// until a retrain replaces it), the latest numbers and Stop / Retrain buttons. A run trains for a budget of
 // steps and stops early once its held-out check meets the experiment's target;
 // a finished row says which ("learned at step N" / "not learned in N steps").
 import { NAMES } from './meta.js';
@@ -11,9 +11,19 @@ import { createArrivals, createWake } from './arrivals.js';
 const LABELS = { untrained: 'untrained', queued: 'queued', training: 'training', trained: 'trained', stopped: 'stopped',
   checkpoint: 'shipped checkpoint', error: 'error' };
 
+// What a shipped run's recorded curve says at its end: where it met the held-out target, or that it never did.
+function offlineWords(c) {
+  const [, held] = c.heldOut.at(-1) ?? [];
+  const check = held === undefined ? '' : c.heldOutMetric === 'loss' ? `, held-out loss ${held.toFixed(3)}`
+    : `, held-out accuracy ${held.toFixed(3)}`;
+  return c.stepsToTarget ? `trained offline: met the held-out target at step ${c.stepsToTarget}${check}`
+    : `trained offline: not learned in ${c.steps} steps${check}`;
+}
+
 export function createTrainView(container, { onStop, onRetrain }) {
   const rows = new Map();
   let shippedInfo = () => null;
+  let shippedCurve = () => null;
 
   const pending = new Map(); // encoding -> the newest run to show (its progress only: a new status is shown at once)
   const progress = createArrivals(); // drawn at most once per slot, in the frames the sweep view uses
@@ -47,14 +57,18 @@ export function createTrainView(container, { onStop, onRetrain }) {
     row.bar.max = Math.max(1, r.steps);
     row.bar.value = r.status === 'checkpoint' || r.status === 'trained' ? row.bar.max : r.step;
     row.stop.disabled = !(r.status === 'training' || r.status === 'queued');
-    const last = r.losses.at(-1);
+    // A shipped checkpoint shows the curve its offline run recorded (shipped-curves.js), a live run its own.
+    const shipped = r.status === 'checkpoint' && !r.losses.length ? shippedCurve(row.el.dataset.encoding) : null;
+    const losses = shipped?.points ?? r.losses;
+    const last = shipped ? null : r.losses.at(-1);
     const learned = r.status === 'trained' ? learnedWords(r) : null, held = heldOutWords(r);
     row.stat.textContent = r.status === 'error' ? `error: ${r.error}`
       : `${learned ?? LABELS[r.status]}${r.steps && r.status !== 'checkpoint' && !learned ? ` · step ${r.step}/${r.steps}` : ''}` +
-        (held ? ` · ${held}` : '') + (last ? ` · loss ${last[1].toFixed(3)} · train acc ${r.accuracy.toFixed(2)}` : '');
-    // A shipped checkpoint carries no loss curve (the offline trainer records none): no empty chart, but what the
-    // offline run recorded (results.json: the step it met the held-out target).
-    const offline = r.status === 'checkpoint' && !r.losses.length;
+        (held ? ` · ${held}` : '') + (last ? ` · loss ${last[1].toFixed(3)} · train acc ${r.accuracy.toFixed(2)}` : '') +
+        (shipped ? ` · ${offlineWords(shipped)}` : '');
+    // A shipped checkpoint whose curve this build does not ship: no empty chart, but what the offline run recorded
+    // (results.json: the step it met the held-out target).
+    const offline = r.status === 'checkpoint' && !losses.length;
     row.canvas.hidden = offline;
     row.offline.hidden = !offline;
     if (offline) {
@@ -66,19 +80,26 @@ export function createTrainView(container, { onStop, onRetrain }) {
     }
     const [w, h, ctx] = fitCanvas(row.canvas, 58, width);
     ctx.clearRect(0, 0, w, h);
-    const maxLoss = Math.ceil(Math.max(0.5, ...r.losses.map((p) => p[1])));
-    const steps = Math.max(1, r.status === 'trained' ? r.step : r.steps); // the budget while training, the steps run once done
+    const maxLoss = Math.ceil(Math.max(0.5, ...losses.map((p) => p[1])));
+    // the budget while training, the steps run once done (a shipped run: the steps it ran)
+    const steps = Math.max(1, shipped ? shipped.steps : r.status === 'trained' ? r.step : r.steps);
     drawChart(ctx, { x: 24, y: 3, w: w - 28, h: h - 26 }, {
       x: [0, steps], y: [0, maxLoss],
-      series: [{ points: r.losses, colour: cssVar('--loss', '#d9480f') }],
+      series: [{ points: losses, colour: cssVar('--loss', '#d9480f') }],
       xTicks: [0, steps], yTicks: [0, maxLoss], xLabel: 'training step', yLabel: 'loss (nats)',
     });
+    row.canvas.dataset.curve = shipped ? 'shipped' : 'live';
+    row.canvas.dataset.points = String(losses.length);
   }
 
   return {
     /** `fn(enc)`: what the offline run of a shipped checkpoint recorded ({stepsToTarget}), or null. */
     setShippedInfo(fn) {
       shippedInfo = fn;
+    },
+    /** `fn(enc)`: the recorded training curve of the shipped checkpoint (shipped-curves.js shippedCurve), or null. */
+    setShippedCurve(fn) {
+      shippedCurve = fn;
     },
     build(encodings) {
       container.replaceChildren();

@@ -5,18 +5,26 @@
 import { summarySentence, rowSentence, tasksOf } from '../results-words.js';
 import { rowLabel, taskName } from '../meta.js';
 
-/** The shipped results (the page's subset), or null when this build ships none. */
-export async function loadResults() {
+// The index of the shipped checkpoint directory (a static host has no listing), fetched once.
+let index = null;
+const shippedFiles = () => (index ??= fetch(new URL('../../checkpoints/index.json', import.meta.url))
+  .then((res) => (res.ok ? res.json() : []), () => []).then((files) => (Array.isArray(files) ? files : [])));
+
+/** A JSON file shipped beside the checkpoints (`name` as the index lists it), or null when this build ships none. */
+export async function shippedJson(name) {
   try {
-    const res = await fetch(new URL('../../checkpoints/index.json', import.meta.url));
-    const files = res.ok ? await res.json() : [];
-    if (!Array.isArray(files) || !files.includes('results.json')) return null;
-    const r = await fetch(new URL('../../checkpoints/results.json', import.meta.url));
-    const results = r.ok ? await r.json() : null;
-    return results && Array.isArray(results.runs) && results.config ? results : null;
+    if (!(await shippedFiles()).includes(name)) return null;
+    const r = await fetch(new URL(`../../checkpoints/${name}`, import.meta.url));
+    return r.ok ? await r.json() : null;
   } catch {
     return null;
   }
+}
+
+/** The shipped results (the page's subset), or null when this build ships none. */
+export async function loadResults() {
+  const results = await shippedJson('results.json');
+  return results && Array.isArray(results.runs) && results.config ? results : null;
 }
 
 const measured = (results, task) => (results && tasksOf(results).includes(task) ? task : null);
