@@ -2,7 +2,7 @@
 // floor, Markov as loss against length, the depth grids in plain words, the literature side by side, and the
 // verdicts that the floor correction changed. Every sentence is computed by web/app/results-words.js from the
 // numbers. Run by `npm run train` after training; also alone: node scripts/results-md.js [results.json] [out.md]
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import {
   RULES, MULTIPLES, pct, pct1, tasksOf, taskInfo, floorOf, rowsOf, seedValues, verdict, verdictLabel, verdictSentence,
@@ -10,6 +10,7 @@ import {
 } from '../web/app/results-words.js';
 import { literature, changedLiterature } from '../web/app/literature.js';
 import { attentionSection } from './results-md-attention.js';
+import { zeroShotSection } from './results-md-lm.js';
 
 // The seed article's comparison table (and its NoPE paragraph): what it claims per encoding. An encoding it
 // does not rate (the registry's newer ones) is shown as not rated.
@@ -69,7 +70,8 @@ function cell(results, row, L, field, fmt) {
 const accFmt = (x) => pct(x);
 const lossFmt = (x) => x.toFixed(2);
 
-export function render(results) {
+/** results.md from results.json; `zeroShot`: docs/lm-zero-shot.json's table, rendered as its own section when given. */
+export function render(results, { zeroShot = null } = {}) {
   const { config } = results;
   const T = config.trainLength;
   const lines = [];
@@ -269,6 +271,7 @@ export function render(results) {
   out();
 
   for (const line of attentionSection(results)) out(line);
+  for (const line of zeroShotSection(zeroShot)) out(line);
 
   const near = nearTheLine(results);
   if (near.length) {
@@ -344,6 +347,8 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const root = new URL('..', import.meta.url).pathname;
   const input = process.argv[2] ?? `${root}docs/results.json`;
   const output = process.argv[3] ?? `${root}docs/results.md`;
-  writeFileSync(output, render(JSON.parse(readFileSync(input, 'utf8'))));
+  const zeroShotFile = `${root}docs/lm-zero-shot.json`; // (scripts/lm-zero-shot.js: needs ../shared)
+  const zeroShot = existsSync(zeroShotFile) ? JSON.parse(readFileSync(zeroShotFile, 'utf8')) : null;
+  writeFileSync(output, render(JSON.parse(readFileSync(input, 'utf8')), { zeroShot }));
   console.log(`wrote ${output}`);
 }

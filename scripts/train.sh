@@ -9,6 +9,8 @@ start=$(date +%s)
 build/native/posenc_train --out . "$@"
 # tasks (floors at each length) and checkpointProbe (the shipped checkpoints: sink mass, log-length scaling): no training
 node scripts/results-refresh.js
+# RoPE scaling on the real stories260K model, zero shot (about 20 s; skipped without ../shared/models)
+node scripts/lm-zero-shot.js
 node scripts/results-md.js
 node scripts/figures.js
 # The page reads its words about results, the measured grids and the list of shipped checkpoints from
