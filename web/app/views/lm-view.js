@@ -7,7 +7,7 @@
 import { startWorker } from '../workers.js';
 import { SUGGESTED, fetchPlan, classifyFiles } from '../lm-sources.js';
 import { fetchModel, readDropped } from '../lm-fetch.js';
-import { planForwards, findNll, mapsKey, statsKey, statLengths, maxTimes, lengthFor, SCALING_NAMES } from '../lm-plan.js';
+import { planForwards, findNll, findStats, mapsKey, statLengths, maxTimes, lengthFor, SCALING_NAMES } from '../lm-plan.js';
 import { perplexityWords, statsWords, statPoint } from '../lm-words.js';
 import { drawPerplexity, drawHeads, drawStats } from './lm-plots.js';
 import { PASSAGE } from '../lm-passage.js';
@@ -428,7 +428,7 @@ export function createLmView(host, { state, onChange = () => {}, api, styleRoot 
       mapsCanvas.dataset.heads = '0';
       mapsCaption.textContent = `Layer ${s.layer + 1}'s heads with ${label}: not computed yet.`;
     }
-    const points = statLengths(s.length, s.context).map((n) => [n, results.get(statsKey(s, s.type, n))]).filter(([, r]) => r?.entropy)
+    const points = statLengths(s.length, s.context).map((n) => [n, findStats(results, s, s.type, n)]).filter(([, r]) => r)
       .map(([n, r]) => statPoint(n, r));
     drawStats(statsCanvas, points, { context: s.context });
     statsWordsP.textContent = statsWords(points, s);
