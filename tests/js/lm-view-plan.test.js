@@ -5,6 +5,7 @@ import { fetchPlan, classifyFiles, hfRepo, SUGGESTED } from '../../web/app/lm-so
 import { planForwards, bucketPerplexity, rangePerplexity, statLengths, maxTimes, lengthFor, scalingBlock, nllKeys, mapsKey, statsKey, findNll, findStats } from '../../web/app/lm-plan.js';
 import { perplexityWords, statsWords } from '../../web/app/lm-words.js';
 import { isModelUrl } from '../../web/app/state.js';
+import { poolSize, POOL_WEIGHT_BYTES } from '../../web/app/lm-pool.js';
 
 const HF = 'https://huggingface.co';
 
@@ -146,4 +147,11 @@ test('the sentences name the scaling the numbers favour, and change when the num
       'over 2,048 keys would be 7.62); the mass on the first token falls from 2.0% to 0.5%.');
   expect(statsWords([{ length: 512, entropy: 2.5, sink: 0.02 }, { length: 2048, entropy: 2.2, sink: 0.0201 }], { type: 'none', factor: 4 }))
     .toMatch(/with no scaling: attention entropy falls .* stays near from 2\.0% to 2\.0%/);
+});
+
+test('the Workers: one per core, 1 to 4, and one for a model whose float32 weights pass the limit', () => {
+  expect([1, 2, 3, 4, 8, 0, undefined].map((c) => poolSize(c, 1e6))).toEqual([1, 2, 3, 4, 4, 1, 1]);
+  expect(poolSize(8, POOL_WEIGHT_BYTES)).toBe(4);
+  expect(poolSize(8, POOL_WEIGHT_BYTES + 1)).toBe(1); // stories42M (168 MB as float32) gets one
+  expect(poolSize(8, NaN)).toBe(1);
 });
