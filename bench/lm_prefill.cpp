@@ -3,7 +3,8 @@
 // Prints one JSON line per (scaling, T): the best and the median of `--runs` timed runs, after
 // one warm-up run. Built natively (posenc_bench_lm) and, for wasm, the same source.
 //
-//   posenc_bench_lm [--model FILE.bin] [--tokenizer FILE] [--text FILE] [--T 512,2048] [--runs 5]
+//   posenc_bench_lm [--model FILE.bin] [--tokenizer FILE] [--text FILE] [--T 512,2048] [--runs 5] [--stats]
+// --stats: each forward also gives every head's attention entropy and first-token mass.
 // The text is tokenised and repeated to reach T tokens.
 #include <algorithm>
 #include <chrono>
@@ -49,6 +50,7 @@ int main(int argc, char** argv) {
               text_path = "web/app/lm-passage.txt";
   std::vector<int> lengths = {512, 2048};
   int runs = 5;
+  bool stats = false;
   posenc::bench::Cli cli(argc, argv);
   for (std::string flag; cli.next(flag);) {
     if (flag == "--model") model_path = cli.value();
@@ -56,6 +58,7 @@ int main(int argc, char** argv) {
     else if (flag == "--text") text_path = cli.value();
     else if (flag == "--T") lengths = parse_list(cli.value());
     else if (flag == "--runs") runs = std::max(1, std::atoi(cli.value()));
+    else if (flag == "--stats") stats = true;
     else {
       std::fprintf(stderr, "unknown flag %s\n", flag.c_str());
       return 2;
@@ -68,6 +71,7 @@ int main(int argc, char** argv) {
     const std::vector<int32_t> ids = tokenizer.encode(std::string(text.begin(), text.end()));
     for (const char* scaling : {"none", "yarn"}) {
       posenc::lm::ForwardOptions o;
+      o.head_stats = stats;
       if (std::string(scaling) == "yarn") {
         o.scaling.type = posenc::RopeType::Yarn;
         o.scaling.factor = 4;
@@ -84,9 +88,9 @@ int main(int argc, char** argv) {
         }
         std::sort(ms.begin(), ms.end());
         std::printf("{\"model\":\"%s\",\"arch\":\"%s\",\"scaling\":\"%s\",\"T\":%d,\"best_ms\":%.2f,\"median_ms\":%.2f,"
-                    "\"tokens_per_s\":%.0f}\n",
+                    "\"tokens_per_s\":%.0f,\"stats\":%s}\n",
                     model_path.substr(model_path.rfind('/') + 1).c_str(), posenc::simd::arch_name(), scaling, T, ms[0],
-                    ms[ms.size() / 2], T / ms[0] * 1000);
+                    ms[ms.size() / 2], T / ms[0] * 1000, stats ? "true" : "false");
       }
     }
   } catch (const posenc::Error& e) {

@@ -736,12 +736,14 @@ export interface LanguageModel {
    * One forward over 2..131072 token ids. `scaling`: an HF rope_scaling object (unset context keys take
    * {@link LanguageModel.context}), null for none, default the model's own.
    */
-  forward(tokens: ArrayLike<number>, options?: { scaling?: RopeScaling | null; stats?: boolean; mapLayer?: number; mapPx?: number }): {
+  forward(tokens: ArrayLike<number>, options?: { scaling?: RopeScaling | null; stats?: boolean; statsLengths?: ArrayLike<number>; mapLayer?: number; mapPx?: number }): {
     /** [T-1]: nll[i] = -log p(tokens[i+1] | tokens[0..i]). */
     nll: Float32Array;
     /** [layers*heads] mean attention entropy (nats) and mass on the first token, with stats: true. */
     entropy: Float32Array | null;
     sink: Float32Array | null;
+    /** With statsLengths: the same means over the first `length` query rows, for each length asked for. */
+    statsByLength?: { length: number; entropy: Float32Array; sink: Float32Array }[];
     /** [heads, px, px] pooled maps of mapLayer (-1 above the diagonal) and their peaks. */
     maps: Float32Array | null;
     peaks: Float32Array | null;

@@ -17,6 +17,9 @@
 // single cost here.
 // Masked entries of a diagonal block become exact zeros in P, so the P V
 // product can run over the whole block.
+// Statistics (RowStats), in the same pass: next to m and l each row keeps the tilt
+// t = sum exp(s - m) (s - m), rescaled with m as l is (t' = corr (t + l (m_old - m_new))), and its
+// first key's score s0; at the end entropy = log l - t / l and first-key mass exp(s0 - m) / l.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -45,6 +48,7 @@ struct Scratch {
   std::vector<float> q;    // one query block, times scale [kBr, d]
   std::vector<float> s;    // one score block [kBr, kBc]
   std::vector<float> m, l;  // running max and sum per query row of the block
+  std::vector<float> t, s0;  // statistics: tilt and first key's score per query row of the block
 };
 Scratch& scratch() {
   thread_local Scratch s;
@@ -83,10 +87,21 @@ void add_relative(float* s, int n, const float* row, int x0, int len) {
 }
 
 // s[j] = exp(s[j] - m) for j < n, 0 for n <= j < cols; returns the sum. s[j] - m <= kRescaleSlack.
-float exp_row(float* s, int n, int cols, float m, const detail::ExpNonposConstants& ek) {
-  const float sum = detail::exp_nonpositive_shift_sum(s, n, m, ek);
+// With tilt, adds sum_j exp(s[j] - m) (s[j] - m) to *tilt.
+float exp_row(float* s, int n, int cols, float m, const detail::ExpNonposConstants& ek, float* tilt) {
+  const float sum = tilt ? detail::exp_nonpositive_shift_sum<true>(s, n, m, ek, tilt) : detail::exp_nonpositive_shift_sum(s, n, m, ek);
   if (n < cols) std::memset(s + std::max(n, 0), 0, sizeof(float) * static_cast<std::size_t>(cols - std::max(n, 0)));
   return sum;
+}
+
+// The statistics of rows r0 .. r0 + rb from the block's m, l, tilt and first scores.
+void finish_stats(const RowStats& st, int r0, int rb, const Scratch& sc) {
+  for (int r = 0; r < rb; ++r) {
+    const float l = sc.l[r];
+    const bool any = l > 0.0f;
+    if (st.entropy) st.entropy[r0 + r] = any ? std::max(0.0f, std::log(l) - sc.t[r] / l) : 0.0f;
+    if (st.first) st.first[r0 + r] = any && sc.s0[r] != kNegInf ? std::exp(sc.s0[r] - sc.m[r]) / l : 0.0f;
+  }
 }
 
 void scale_row(float* o, int n, float k) {
@@ -99,8 +114,10 @@ void scale_row(float* o, int n, float k) {
 }  // namespace
 
 void attention_forward(const float* Q, const float* K, const float* V, float* O, int Tq, int Tk, int d, int dv,
-                       int ldo, float scale, bool causal, float alibi_slope, const RelativeBias* bias) {
+                       int ldo, float scale, bool causal, float alibi_slope, const RelativeBias* bias,
+                       const RowStats* stats) {
   if (Tq <= 0 || dv <= 0) return;
+  const bool want = stats && (stats->entropy || stats->first);
   Scratch& sc = scratch();
   const int q_off = Tk - Tq;  // query i sits at position i + q_off
   sc.kt.resize(static_cast<std::size_t>(d) * Tk);
@@ -110,6 +127,8 @@ void attention_forward(const float* Q, const float* K, const float* V, float* O,
   sc.s.resize(static_cast<std::size_t>(kBr) * kBc);
   sc.m.resize(kBr);
   sc.l.resize(kBr);
+  sc.t.resize(kBr);
+  sc.s0.resize(kBr);
   float* S = sc.s.data();
   const float* kt = sc.kt.data();
   const detail::ExpNonposConstants ek = detail::exp_nonpositive_constants();
@@ -120,9 +139,12 @@ void attention_forward(const float* Q, const float* K, const float* V, float* O,
     const int c_end = causal ? std::min(Tk, r0 + rb - 1 + q_off + 1) : Tk;
     std::fill(sc.m.begin(), sc.m.end(), kNegInf);
     std::fill(sc.l.begin(), sc.l.end(), 0.0f);
+    std::fill(sc.t.begin(), sc.t.end(), 0.0f);
+    std::fill(sc.s0.begin(), sc.s0.end(), kNegInf);
     float* Ob = O + static_cast<idx>(r0) * ldo;
     if (c_end <= 0) {  // no key visible (Tk = 0): zero output
       for (int r = 0; r < rb; ++r) std::memset(Ob + static_cast<idx>(r) * ldo, 0, sizeof(float) * dv);
+      if (want) finish_stats(*stats, r0, rb, sc);
       continue;
     }
     // scale folded into the queries once per block, instead of into every score
@@ -150,6 +172,7 @@ void attention_forward(const float* Q, const float* K, const float* V, float* O,
         if (bias)
           add_relative(s, n, bias->table + static_cast<idx>(r0 + r) * bias->row_stride, c0 - ipos + bias->offset,
                        bias->len);
+        if (want && c0 == 0) sc.s0[r] = s[0];
         const float m_old = sc.m[r];
         const float blk_max = detail::row_max(s, n);
         // Lazy rescaling: the shift m moves only when a block's maximum passes it by more than
@@ -163,11 +186,12 @@ void attention_forward(const float* Q, const float* K, const float* V, float* O,
           if (!first) {
             const float corr = m_old == kNegInf ? 0.0f : std::exp(m_old - blk_max);
             scale_row(o, dv, corr);
+            if (want) sc.t[r] = corr == 0.0f ? 0.0f : corr * (sc.t[r] + sc.l[r] * (m_old - blk_max));
             sc.l[r] *= corr;
           }
           sc.m[r] = blk_max;
         }
-        sc.l[r] += exp_row(s, n, nc, sc.m[r], ek);
+        sc.l[r] += exp_row(s, n, nc, sc.m[r], ek, want ? &sc.t[r] : nullptr);
       }
       detail::matmul_strided(S, kBc, V + static_cast<idx>(c0) * dv, dv, Ob, ldo, rb, nc, dv, !first);
     }
@@ -175,6 +199,7 @@ void attention_forward(const float* Q, const float* K, const float* V, float* O,
       const float l = sc.l[r];
       scale_row(Ob + static_cast<idx>(r) * ldo, dv, l > 0.0f ? 1.0f / l : 0.0f);
     }
+    if (want) finish_stats(*stats, r0, rb, sc);
   }
 }
 

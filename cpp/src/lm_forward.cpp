@@ -82,7 +82,7 @@ float logsumexp(const float* row, int n) {
 }
 
 struct Buffers {
-  std::vector<float> x, xn, q, k, v, qh, kh, vh, att, cos, sin, g, u, scores;
+  std::vector<float> x, xn, q, k, v, qh, kh, vh, att, cos, sin, g, u, scores, row_entropy, row_first;
 };
 
 struct Rope {
@@ -116,34 +116,18 @@ Rope make_rope(const Config& c, const RopeScaling& scaling, int T) {
   return r;
 }
 
-// Entropy, first-token mass and (optionally) the pooled picture of one head, from its probabilities
-// computed a band of query rows at a time: S [rows, i1] (row i at position i).
-struct HeadStats {
-  double entropy = 0, sink = 0, peak = 0;
-};
-void band_stats(const float* S, int i0, int i1, idx ld, HeadStats& st) {
-  for (int i = i0; i < i1; ++i) {
-    const float* p = S + (i - i0) * ld;
-    st.entropy += kernels::row_entropy(p, i + 1);
-    st.sink += p[0];
-  }
-}
-
-HeadStats head_stats(const float* q, const float* k, int T, int hd, float scale, PoolBands* bands, float* pooled,
-                     std::vector<float>& S) {
-  HeadStats st;
-  const int n_bands = bands ? bands->px : (T + kRowBlock - 1) / kRowBlock;
-  for (int b = 0; b < n_bands; ++b) {
-    const int i0 = bands ? bands->begin(b) : b * kRowBlock, i1 = bands ? bands->end(b) : std::min(T, i0 + kRowBlock);
+// The pooled picture of one head and its peak, from its probabilities computed a band of query
+// rows at a time (attention_pool_band.hpp): S [rows, i1] (row i at position i).
+float head_map(const float* q, const float* k, int T, int hd, float scale, PoolBands& bands, float* pooled,
+               std::vector<float>& S) {
+  double peak = 0;
+  for (int b = 0; b < bands.px; ++b) {
+    const int i0 = bands.begin(b), i1 = bands.end(b);
     S.resize(static_cast<std::size_t>(i1 - i0) * i1);
     kernels::attention_scores_softmax(q + static_cast<idx>(i0) * hd, k, S.data(), i1 - i0, i1, hd, scale, true, 0.0f, nullptr);
-    band_stats(S.data(), i0, i1, i1, st);
-    if (bands) st.peak += bands->pool(b, S.data(), i1, pooled + static_cast<idx>(b) * bands->px);
+    peak += bands.pool(b, S.data(), i1, pooled + static_cast<idx>(b) * bands.px);
   }
-  st.entropy /= T;
-  st.sink /= T;
-  st.peak /= T;
-  return st;
+  return static_cast<float>(peak / T);
 }
 
 void check_inputs(const Model& m, const int32_t* tokens, int T, const ForwardOptions& o) {
@@ -155,6 +139,7 @@ void check_inputs(const Model& m, const int32_t* tokens, int T, const ForwardOpt
       range_error("tokens[" + std::to_string(t) + "]", "a token id in [0, " + std::to_string(c.vocab_size - 1) + "]",
                   std::to_string(tokens[t]));
   require_int_range("map_layer", o.map_layer, -1, c.n_layers - 1);
+  for (int n : o.stats_lengths) require_int_range("stats_lengths[i]", n, 1, T);
   if (o.map_layer >= 0) require_int_range("map_px", o.map_px, 1, T);
   for (int r : o.logits_rows) require_int_range("logits_rows[i]", r, 0, T - 1);
 }
@@ -208,31 +193,42 @@ struct Forward {
     for (int g = 0; g < Hkv; ++g) rope.rotate(b.kh.data() + g * head, T);
     const float scale = 1.0f / std::sqrt(static_cast<float>(hd));
     const int group = H / Hkv;
-    for (int h = 0; h < H; ++h)  // att [T, Q]: head h at columns h*hd
+    kernels::RowStats rows{b.row_entropy.data(), b.row_first.data()};
+    for (int h = 0; h < H; ++h) {  // att [T, Q]: head h at columns h*hd
       kernels::attention_forward(b.qh.data() + h * head, b.kh.data() + (h / group) * head, b.vh.data() + (h / group) * head,
-                                 b.att.data() + static_cast<idx>(h) * hd, T, T, hd, hd, Q, scale, true, 0.0f, nullptr);
-    if (stats || map) record_heads(l, scale, group, map ? o.map_px : 0, stats);
+                                 b.att.data() + static_cast<idx>(h) * hd, T, T, hd, hd, Q, scale, true, 0.0f, nullptr,
+                                 stats ? &rows : nullptr);
+      if (stats) record_stats(l, h, o);
+    }
+    if (map) record_maps(scale, group, o.map_px);
     kernels::matmul(b.att.data(), L.wo.data(), b.x.data(), T, Q, D, true);  // x [T, D] += att @ wo
   }
 
-  void record_heads(int l, float scale, int group, int px, bool stats) {
-    const idx head = static_cast<idx>(T) * hd;
-    std::optional<PoolBands> bands;
-    if (px > 0) {
-      bands.emplace(T, px);
-      res.maps.resize(static_cast<std::size_t>(H) * px * px);
-      res.peaks.resize(H);
-    }
-    for (int h = 0; h < H; ++h) {
-      float* pooled = px > 0 ? res.maps.data() + static_cast<idx>(h) * px * px : nullptr;
-      const HeadStats st = head_stats(b.qh.data() + h * head, b.kh.data() + (h / group) * head, T, hd, scale,
-                                      bands ? &*bands : nullptr, pooled, b.scores);
-      if (stats) {
-        res.entropy[static_cast<idx>(l) * H + h] = static_cast<float>(st.entropy);
-        res.sink[static_cast<idx>(l) * H + h] = static_cast<float>(st.sink);
+  // Head h of layer l's statistics at each stats length n: means of the per-row values over rows [0, n).
+  void record_stats(int l, int h, const ForwardOptions& o) {
+    const std::size_t S = o.stats_lengths.empty() ? 1 : o.stats_lengths.size();
+    const idx LH = static_cast<idx>(c.n_layers) * H;
+    for (std::size_t s = 0; s < S; ++s) {
+      const int n = o.stats_lengths.empty() ? T : o.stats_lengths[s];
+      double e = 0, f = 0;
+      for (int i = 0; i < n; ++i) {
+        e += b.row_entropy[i];
+        f += b.row_first[i];
       }
-      if (px > 0) res.peaks[h] = static_cast<float>(st.peak);
+      res.entropy[static_cast<idx>(s) * LH + static_cast<idx>(l) * H + h] = static_cast<float>(e / n);
+      res.sink[static_cast<idx>(s) * LH + static_cast<idx>(l) * H + h] = static_cast<float>(f / n);
     }
+  }
+
+  // The chosen layer's heads pooled to px x px (their own pass: one layer of one forward).
+  void record_maps(float scale, int group, int px) {
+    const idx head = static_cast<idx>(T) * hd;
+    PoolBands bands(T, px);
+    res.maps.resize(static_cast<std::size_t>(H) * px * px);
+    res.peaks.resize(H);
+    for (int h = 0; h < H; ++h)
+      res.peaks[h] = head_map(b.qh.data() + h * head, b.kh.data() + (h / group) * head, T, hd, scale, bands,
+                              res.maps.data() + static_cast<idx>(h) * px * px, b.scores);
   }
 
   // x += W_down (silu(W_gate xn) * W_up xn), xn = rmsnorm(x), kRowBlock rows at a time
@@ -283,8 +279,11 @@ ForwardResult forward(const Model& model, const int32_t* tokens, int T, const Fo
   const Config& c = model.config();
   const Rope rope = make_rope(c, o.scaling, T);
   if (o.head_stats) {
-    f.res.entropy.assign(static_cast<std::size_t>(c.n_layers) * c.n_heads, 0.0f);
+    const std::size_t S = o.stats_lengths.empty() ? 1 : o.stats_lengths.size();
+    f.res.entropy.assign(S * c.n_layers * c.n_heads, 0.0f);
     f.res.sink.assign(f.res.entropy.size(), 0.0f);
+    f.b.row_entropy.resize(static_cast<std::size_t>(T));
+    f.b.row_first.resize(static_cast<std::size_t>(T));
   }
   f.embed(tokens);
   const std::vector<Model::Layer>& layers = Access::layers(model);

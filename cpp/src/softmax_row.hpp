@@ -79,22 +79,32 @@ inline simd::fbatch exp_nonpositive(const simd::fbatch& x, const ExpNonposConsta
 #endif
 
 // s[j] = exp(s[j] - m) for j in [0, n), m >= every s[j] (the row max, finite); returns their sum.
-inline float exp_nonpositive_shift_sum(float* s, int n, float m, const ExpNonposConstants& k) {
+// With kTilt, also adds sum_j exp(s[j] - m) (s[j] - m) to *tilt (one fma per entry more): with the
+// sum l, a row's entropy is log l - tilt / l (the streamed attention's statistics). An entry whose
+// exp is 0 adds 0 (x is clamped at -100 for it, so a -inf score gives no NaN).
+template <bool kTilt = false>
+inline float exp_nonpositive_shift_sum(float* s, int n, float m, const ExpNonposConstants& k, float* tilt = nullptr) {
   constexpr int W = static_cast<int>(simd::width);
   const simd::fbatch vm = simd::splat(m);
-  simd::fbatch vsum = simd::splat(0.0f);
+  simd::fbatch vsum = simd::splat(0.0f), vt = simd::splat(0.0f);
+  [[maybe_unused]] const simd::fbatch lo = simd::splat(-100.0f);
   int j = 0;
   for (; j + W <= n; j += W) {
-    const simd::fbatch e = exp_nonpositive(simd::load(s + j) - vm, k);
+    const simd::fbatch x = simd::load(s + j) - vm;
+    const simd::fbatch e = exp_nonpositive(x, k);
     simd::store(s + j, e);
     vsum += e;
+    if constexpr (kTilt) vt = simd::fma(e, simd::max(x, lo), vt);
   }
-  float sum = simd::reduce_add(vsum);
+  float sum = simd::reduce_add(vsum), t = 0.0f;
+  if constexpr (kTilt) t = simd::reduce_add(vt);
   for (; j < n; ++j) {
     const float x = s[j] - m;
     s[j] = x * exp_nonpositive_table[0] <= -127.0f ? 0.0f : std::exp(x);
     sum += s[j];
+    if constexpr (kTilt) t += s[j] > 0.0f ? s[j] * x : 0.0f;
   }
+  if constexpr (kTilt) *tilt += t;
   return sum;
 }
 

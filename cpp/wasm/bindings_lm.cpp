@@ -127,14 +127,16 @@ std::string lm_piece(ptr h, int id) {
   return m.tokenizer && id >= 0 && id < m.tokenizer->size() ? m.tokenizer->piece(id) : "";
 }
 
-// Outputs (JS-allocated): nll [T-1]; entropy, sink [L*H] (when stats); maps [H*px*px], peaks [H]
-// (when map_layer >= 0).
+// Outputs (JS-allocated): nll [T-1]; entropy, sink [S*L*H] (when stats; S = stats_count, or 1 for T when
+// it is 0); maps [H*px*px], peaks [H] (when map_layer >= 0).
 int lm_forward(ptr h, ptr tokens, int T, ptr scaling_slots, ptr long_factor, ptr short_factor, int factor_count,
-               bool stats, int map_layer, int map_px, ptr nll, ptr entropy, ptr sink, ptr maps, ptr peaks) {
+               bool stats, ptr stats_lengths, int stats_count, int map_layer, int map_px, ptr nll, ptr entropy, ptr sink,
+               ptr maps, ptr peaks) {
   return guard([&] {
     lm::ForwardOptions o;
     o.scaling = unpack_scaling(at<const double>(scaling_slots), long_factor, short_factor, factor_count);
     o.head_stats = stats;
+    if (stats_count > 0) o.stats_lengths.assign(at<const int32_t>(stats_lengths), at<const int32_t>(stats_lengths) + stats_count);
     o.map_layer = map_layer;
     o.map_px = map_px;
     const lm::ForwardResult r = lm::forward(handle(h).model, at<const int32_t>(tokens), T, o);

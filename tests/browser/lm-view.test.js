@@ -324,7 +324,7 @@ function slowDownload(req, res) {
     await chooser.setFiles([join(MODELS, 'stories260K/stories260K.bin'), join(MODELS, 'stories260K/tok512.bin')]);
     await page.waitFor(() => !document.querySelector('#your-model .lm-busy').hidden, { what: 'the progress', timeout: 120000 });
     const during = await page.evaluate(() => document.querySelector('#your-model .lm-busy-text').textContent);
-    expect(during).toMatch(/^forward \d of 9: .* over 4,096 tokens/);
+    expect(during).toMatch(/^forward \d of 5: .* over 4,096 tokens/);
     await page.click('#your-model .lm-busy-cancel');
     await page.waitFor(() => document.querySelector('#your-model .lm-busy').hidden, { what: 'the progress to go', timeout: 30000 });
     const series = await page.evaluate(() => Number(document.querySelector('#your-model canvas.lm-ppl').dataset.series ?? 0));

@@ -374,6 +374,26 @@ TEST(LmStories, HeadStatisticsAndPooledMaps) {
   ASSERT_EQ(r.maps.size(), 8u * 37 * 37);
   for (float p : r.maps) EXPECT_TRUE(p == -1.0f || (p >= 0.0f && p <= 1.0f));
   for (float p : r.peaks) EXPECT_TRUE(p > 0.0f && p <= 1.0f);
+
+  // Statistics at shorter lengths from the same forward: the means over the first n rows equal a
+  // forward over n tokens (a causal row does not see what follows), to float rounding; the last
+  // length's equal the default (all rows).
+  ForwardOptions at;
+  at.head_stats = true;
+  at.stats_lengths = {100, 200};
+  const ForwardResult both = forward(bin, ids.data(), 200, at);
+  ForwardOptions plain;
+  plain.head_stats = true;
+  const ForwardResult first100 = forward(bin, ids.data(), 100, plain);
+  ASSERT_EQ(both.entropy.size(), 80u);
+  for (std::size_t i = 0; i < 40; ++i) {
+    EXPECT_NEAR(both.entropy[i], first100.entropy[i], 1e-5) << i;
+    EXPECT_NEAR(both.sink[i], first100.sink[i], 1e-6) << i;
+    EXPECT_EQ(both.entropy[40 + i], r.entropy[i]) << i;
+    EXPECT_EQ(both.sink[40 + i], r.sink[i]) << i;
+  }
+  at.stats_lengths = {201};
+  EXPECT_THROW(forward(bin, ids.data(), 200, at), posenc::Error);
 }
 
 // --- Tokenizer

@@ -2,9 +2,10 @@
 // (web/app/lm-sources.js), what is computed and how it is bucketed (web/app/lm-plan.js), and that the
 // sentences follow the numbers given (web/app/lm-words.js): swap the numbers and the words swap too.
 import { fetchPlan, classifyFiles, hfRepo, SUGGESTED } from '../../web/app/lm-sources.js';
-import { planForwards, bucketPerplexity, rangePerplexity, statLengths, maxTimes, lengthFor, scalingBlock, nllKeys, mapsKey, statsKey, findNll } from '../../web/app/lm-plan.js';
+import { planForwards, bucketPerplexity, rangePerplexity, statLengths, maxTimes, lengthFor, scalingBlock, nllKeys, mapsKey, statsKey, findNll, findStats } from '../../web/app/lm-plan.js';
 import { perplexityWords, statsWords } from '../../web/app/lm-words.js';
 import { isModelUrl } from '../../web/app/state.js';
+import { poolSize, POOL_WEIGHT_BYTES } from '../../web/app/lm-pool.js';
 
 const HF = 'https://huggingface.co';
 
@@ -65,24 +66,44 @@ test('lengths: the context times 1 to 8 within the passage; statistics at 1, 2, 
   expect(statLengths(300, 512)).toEqual([300]);
 });
 
-test('the plan: five plain forwards (the chosen scaling with the maps), then its statistics shortest first; keys find them', () => {
+test('the plan: five forwards, the chosen scaling\'s with the maps and its statistics at every stat length; keys find them', () => {
   const s = { type: 'yarn', factor: 4, length: 2048, context: 512, layer: 0 };
   const jobs = planForwards(s);
   expect(jobs.map((j) => [j.type, j.length, j.stats, j.mapLayer])).toEqual([['none', 2048, false, null], ['linear', 2048, false, null],
-    ['dynamic', 2048, false, null], ['yarn', 2048, false, 0], ['llama3', 2048, false, null], ['yarn', 512, true, null], ['yarn', 1024, true, null],
-    ['yarn', 2048, true, null]]);
+    ['dynamic', 2048, false, null], ['yarn', 2048, [512, 1024, 2048], 0], ['llama3', 2048, false, null]]);
   expect(jobs[0].scaling).toBeNull();
   expect(jobs[4].scaling).toEqual({ rope_type: 'llama3', factor: 4, low_freq_factor: 1, high_freq_factor: 4 });
   expect(scalingBlock('yarn', 8)).toEqual({ rope_type: 'yarn', factor: 8 });
   expect(nllKeys(s, 'yarn', 'yarn')).toContain(jobs[3].key);
   expect(mapsKey(s, 'yarn')).toBe(jobs[3].key);
   expect(nllKeys(s, 'none', 'yarn')).toEqual([jobs[0].key]);
-  expect(statsKey(s, 'yarn', 512)).toBe(jobs[5].key);
   // none does not depend on the factor: its forward is shared between factors
   expect(planForwards({ ...s, factor: 8 })[0].key).toBe(jobs[0].key);
   expect(planForwards({ ...s, factor: 8 })[1].key).not.toBe(jobs[1].key);
   // choosing another scaling reuses the losses already computed for it
   expect(nllKeys({ ...s }, 'linear', 'linear')).toContain(jobs[1].key);
+  // dynamic NTK's frequencies follow the length: its statistics at the shorter lengths take a forward each, after the five
+  const dyn = planForwards({ ...s, type: 'dynamic' });
+  expect(dyn.map((j) => [j.type, j.length, j.stats])).toEqual([['none', 2048, false], ['linear', 2048, false], ['dynamic', 2048, [2048]],
+    ['yarn', 2048, false], ['llama3', 2048, false], ['dynamic', 512, [512]], ['dynamic', 1024, [1024]]]);
+  expect(statsKey(s, 'dynamic', 512)).toBe(dyn[5].key);
+});
+
+test('statistics are found in any forward that measured them at that length, for dynamic NTK only in one over that length', () => {
+  const s = { type: 'yarn', factor: 4, length: 2048, context: 512, layer: 0 };
+  const at = (n) => ({ length: n, entropy: Float32Array.of(n), sink: Float32Array.of(1 / n) });
+  const results = new Map([[planForwards(s)[3].key, { statsByLength: [512, 1024, 2048].map(at) }]]);
+  expect(findStats(results, s, 'yarn', 1024).entropy[0]).toBe(1024);
+  expect(findStats(results, { ...s, length: 1024, layer: 2 }, 'yarn', 512).entropy[0]).toBe(512); // a shorter length, another layer
+  expect(findStats(results, { ...s, factor: 8 }, 'yarn', 512)).toBeNull();
+  expect(findStats(results, { ...s, context: 256 }, 'yarn', 512)).toBeNull();
+  expect(findStats(results, s, 'linear', 512)).toBeNull();
+  const d = { ...s, type: 'dynamic' }, dyn = planForwards(d);
+  results.set(dyn[2].key, { statsByLength: [at(2048)] });
+  results.set(dyn[5].key, { statsByLength: [at(512)] });
+  expect(findStats(results, d, 'dynamic', 2048).entropy[0]).toBe(2048);
+  expect(findStats(results, d, 'dynamic', 512).entropy[0]).toBe(512);
+  expect(findStats(results, d, 'dynamic', 1024)).toBeNull();
 });
 
 test('a shorter length reuses the start of a longer forward, except for dynamic NTK', () => {
@@ -126,4 +147,11 @@ test('the sentences name the scaling the numbers favour, and change when the num
       'over 2,048 keys would be 7.62); the mass on the first token falls from 2.0% to 0.5%.');
   expect(statsWords([{ length: 512, entropy: 2.5, sink: 0.02 }, { length: 2048, entropy: 2.2, sink: 0.0201 }], { type: 'none', factor: 4 }))
     .toMatch(/with no scaling: attention entropy falls .* stays near from 2\.0% to 2\.0%/);
+});
+
+test('the Workers: one per core, 1 to 4, and one for a model whose float32 weights pass the limit', () => {
+  expect([1, 2, 3, 4, 8, 0, undefined].map((c) => poolSize(c, 1e6))).toEqual([1, 2, 3, 4, 4, 1, 1]);
+  expect(poolSize(8, POOL_WEIGHT_BYTES)).toBe(4);
+  expect(poolSize(8, POOL_WEIGHT_BYTES + 1)).toBe(1); // stories42M (168 MB as float32) gets one
+  expect(poolSize(8, NaN)).toBe(1);
 });

@@ -187,6 +187,16 @@ test('hostile files and arguments: a TypeError or RangeError naming the problem;
     expect(() => { lm.context = 0; }).toThrow(RangeError);
     const r = lm.forward([1, 2, 3, 4, 5], { stats: true, mapLayer: 0, mapPx: 5 });
     expect([r.nll.length, r.entropy.length, r.sink.length, r.maps.length, r.peaks.length]).toEqual([4, 2, 2, 2 * 25, 2]);
+    const by = lm.forward([1, 2, 3, 4, 5], { statsLengths: [2, 5] }).statsByLength;
+    expect(by.map((x) => [x.length, x.entropy.length, x.sink.length])).toEqual([[2, 2, 2], [5, 2, 2]]);
+    expect(Array.from(by[1].entropy)).toEqual(Array.from(r.entropy));
+    for (const [opts, type, re] of [[{ statsLengths: [6] }, RangeError, /statsLengths\[0\] must be an integer in \[1, 5\]/],
+      [{ statsLengths: [2], stats: false }, RangeError, /statsLengths needs stats/], [{ statsLengths: 'x' }, TypeError, /statsLengths/]]) {
+      let err;
+      try { lm.forward([1, 2, 3, 4, 5], opts); } catch (e) { err = e; }
+      expect([re.source, err?.constructor?.name]).toEqual([re.source, type.name]);
+      expect(err.message).toMatch(re);
+    }
     lm.delete();
     expect(() => lm.forward([1, 2])).toThrow(/deleted/);
   };

@@ -3,7 +3,8 @@
 //   {type: 'load', id, files}            -> {type: 'loaded', id, info} (the model's facts)
 //   {type: 'encode', id, text}           -> {type: 'encoded', id, ids}
 //   {type: 'forward', id, tokens, context, scaling, stats, mapLayer, mapPx}
-//                                        -> {type: 'forward', id, nll, entropy, sink, maps, peaks, px, ms}
+//                                        -> {type: 'forward', id, nll, statsByLength, maps, peaks, px, ms}
+//      (stats: false, or the lengths at which the attention statistics are wanted)
 // Any failure answers {type: 'error', id, message}: the API's own message (a TypeError or RangeError naming the problem).
 export function createLmCore(api, post) {
   let lm = null;
@@ -25,10 +26,10 @@ export function createLmCore(api, post) {
       if (!lm) throw new RangeError('no model is loaded');
       lm.context = context;
       const t0 = performance.now();
-      const opts = { scaling, stats };
+      const opts = { scaling, ...(stats ? { statsLengths: stats } : {}) };
       if (mapLayer != null) Object.assign(opts, { mapLayer, mapPx });
       const r = lm.forward(tokens, opts);
-      return { nll: r.nll, entropy: r.entropy, sink: r.sink, maps: r.maps, peaks: r.peaks, px: r.px, ms: performance.now() - t0 };
+      return { nll: r.nll, statsByLength: r.statsByLength ?? null, maps: r.maps, peaks: r.peaks, px: r.px, ms: performance.now() - t0 };
     },
   };
   const reply = { load: 'loaded', encode: 'encoded', forward: 'forward' };

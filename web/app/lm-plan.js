@@ -29,17 +29,21 @@ export function statLengths(length, context) {
 const key = (kind, type, factor, length, context, extra = '') => `${kind}|${type}|${type === 'none' ? 1 : factor}|${length}|${context}|${extra}`;
 
 /**
- * The forwards for the current settings, in the order the figure wants them: each scaling's loss at the chosen length
- * (the chosen scaling's with the chosen layer's maps: a map costs little), then the chosen scaling's attention
- * statistics at each length, shortest first (a forward with statistics costs several plain ones).
- * Each: {key, type, length, scaling, stats, mapLayer, cost} (cost ~ length², for progress).
+ * The forwards for the current settings, in the order the figure wants them: each scaling's loss at the chosen length,
+ * the chosen scaling's with the chosen layer's maps and its attention statistics at every stat length (the means over
+ * the first n query rows of the same forward: the streamed attention gives them per row, at a few per cent of a
+ * forward). Dynamic NTK's frequencies follow the input's length, so when it is the chosen scaling its statistics at
+ * the shorter lengths take a forward each, after the five.
+ * Each: {key, type, length, scaling, stats (false, or the lengths), mapLayer, cost} (cost ~ length², for progress).
  */
 export function planForwards({ type, factor, length, context, layer }) {
+  const lengths = statLengths(length, context);
   const jobs = ROPE_SCALINGS.map((t) => ({ key: key('nll', t, factor, length, context, t === type ? `map${layer}` : ''), type: t, length,
-    scaling: scalingBlock(t, factor), stats: false, mapLayer: t === type ? layer : null }));
-  for (const n of statLengths(length, context))
-    jobs.push({ key: key('stats', type, factor, n, context), type, length: n, scaling: scalingBlock(type, factor), stats: true, mapLayer: null });
-  for (const j of jobs) j.cost = (j.length / 1024) ** 2 * (j.stats ? 4 : 1) + j.length / 1024;
+    scaling: scalingBlock(t, factor), stats: t === type ? (t === 'dynamic' ? [length] : lengths) : false, mapLayer: t === type ? layer : null }));
+  if (type === 'dynamic')
+    for (const n of lengths.slice(0, -1))
+      jobs.push({ key: key('stats', type, factor, n, context), type, length: n, scaling: scalingBlock(type, factor), stats: [n], mapLayer: null });
+  for (const j of jobs) j.cost = (j.length / 1024) ** 2 + j.length / 1024;
   return jobs;
 }
 
@@ -65,8 +69,27 @@ export function findNll(results, s, t) {
 
 /** Where the chosen scaling's maps are. */
 export const mapsKey = ({ factor, length, context, layer }, type) => key('nll', type, factor, length, context, `map${layer}`);
-/** Where the statistics of scaling `type` at length `n` are. */
+/** Where dynamic NTK's statistics at a length `n` shorter than the figure's have a forward of their own. */
 export const statsKey = ({ factor, context }, type, n) => key('stats', type, factor, n, context);
+
+/**
+ * The attention statistics ({entropy, sink}, per layer and head) of scaling `type` at length `n` from `results`: from
+ * any forward of that scaling, factor and context that measured them at n (for dynamic NTK, only one over n tokens).
+ * null when none has.
+ */
+export function findStats(results, { factor, context }, type, n) {
+  const prefix = `nll|${type}|${type === 'none' ? 1 : factor}|`;
+  const own = results.get(statsKey({ factor, context }, type, n));
+  const at = (r) => r?.statsByLength?.find((x) => x.length === n) ?? null;
+  if (at(own)) return at(own);
+  for (const [k, r] of results) {
+    if (!k.startsWith(prefix)) continue;
+    const [, , , len, ctx] = k.split('|');
+    if (Number(ctx) !== context || (type === 'dynamic' && Number(len) !== n)) continue;
+    if (at(r)) return at(r);
+  }
+  return null;
+}
 
 /**
  * Perplexity by position bucket: `nll` (nll[i] predicts token i+1) in `count` equal buckets of positions 1..T-1.

@@ -214,7 +214,10 @@ export function createLanguageModelApi(mod) {
       },
       /**
        * One forward over `tokens` (2..131072 ids): nll[i] = -log p(tokens[i+1] | tokens[0..i]) ([T-1]), and with
-       * stats: true the attention entropy and the mass on the first token per layer and head ([layers*heads]);
+       * stats: true the attention entropy and the mass on the first token per layer and head ([layers*heads]),
+       * means over every query row, from the forward's own attention pass (a few per cent more time, not a second
+       * pass); with statsLengths (lengths n in [1, T]) also statsByLength: [{length, entropy, sink}], the means over
+       * the first n rows (what a forward over n tokens gives, for every scaling but dynamic NTK);
        * with mapLayer the pooled maps of that layer's heads ([heads, px, px]) and their peaks.
        * scaling: an HF rope_scaling object (unset context keys default to this model's context); null: none;
        * default: the model's own (from config.json).
@@ -222,10 +225,14 @@ export function createLanguageModelApi(mod) {
       forward(tokens, opts) {
         alive();
         const o = v.options('forward options', opts);
-        v.knownKeys('forward options', o, ['scaling', 'stats', 'mapLayer', 'mapPx']);
+        v.knownKeys('forward options', o, ['scaling', 'stats', 'statsLengths', 'mapLayer', 'mapPx']);
         const ids = v.intArray('tokens', tokens, undefined, 0, config.vocabSize - 1);
         if (ids.length < 2 || ids.length > MAX_LENGTH) throw new RangeError(`tokens must hold 2 to ${MAX_LENGTH} ids (got ${ids.length})`);
-        const stats = o.stats == null ? false : v.boolean('stats', o.stats);
+        const lengths = o.statsLengths == null ? [] : Array.from(v.intArray('statsLengths', o.statsLengths, undefined, 1, ids.length));
+        const stats = o.stats == null ? lengths.length > 0 : v.boolean('stats', o.stats);
+        if (lengths.length > 64) throw new RangeError(`statsLengths must hold at most 64 lengths (got ${lengths.length})`);
+        if (lengths.length && !stats) throw new RangeError('statsLengths needs stats: true (or stats left out)');
+        const S = lengths.length + 1; // the lengths asked for, then T
         const layer = o.mapLayer == null ? -1 : v.integer('mapLayer', o.mapLayer, 0, config.layers - 1);
         const px = layer < 0 ? 0 : o.mapPx == null ? Math.min(64, ids.length) : v.integer('mapPx', o.mapPx, 1, Math.min(1024, ids.length));
         const block = o.scaling === undefined ? defaultScaling : o.scaling;
@@ -236,12 +243,16 @@ export function createLanguageModelApi(mod) {
           const lf = sc.longFactor ? m.put('f64', sc.longFactor.length, sc.longFactor) : 0;
           const sf = sc.shortFactor ? m.put('f64', sc.shortFactor.length, sc.shortFactor) : 0;
           const count = sc.longFactor?.length ?? sc.shortFactor?.length ?? 0;
-          const pn = m.put('f32', T - 1), pe = m.put('f32', stats ? LH : 0), pk = m.put('f32', stats ? LH : 0);
+          const pl = m.put('i32', S, [...lengths, T]);
+          const pn = m.put('f32', T - 1), pe = m.put('f32', stats ? S * LH : 0), pk = m.put('f32', stats ? S * LH : 0);
           const pm = m.put('f32', layer < 0 ? 0 : config.heads * px * px), pp = m.put('f32', layer < 0 ? 0 : config.heads);
-          check(mod, mod.lmForward(h, pt, T, ps, lf, sf, count, stats, layer, px, pn, pe, pk, pm, pp));
+          check(mod, mod.lmForward(h, pt, T, ps, lf, sf, count, stats, pl, stats ? S : 0, layer, px, pn, pe, pk, pm, pp));
+          const entropy = stats ? m.take('f32', pe, S * LH) : null, sink = stats ? m.take('f32', pk, S * LH) : null;
+          const part = (x, i) => x.slice(i * LH, (i + 1) * LH);
           return {
             nll: v.finiteResult('nll', m.take('f32', pn, T - 1)),
-            entropy: stats ? m.take('f32', pe, LH) : null, sink: stats ? m.take('f32', pk, LH) : null,
+            entropy: stats ? part(entropy, S - 1) : null, sink: stats ? part(sink, S - 1) : null,
+            ...(lengths.length ? { statsByLength: lengths.map((n, i) => ({ length: n, entropy: part(entropy, i), sink: part(sink, i) })) } : {}),
             maps: layer < 0 ? null : m.take('f32', pm, config.heads * px * px), peaks: layer < 0 ? null : m.take('f32', pp, config.heads), px,
           };
         });

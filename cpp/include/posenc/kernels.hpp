@@ -50,13 +50,21 @@ struct RelativeBias {
 //   O[Tq, dv] = softmax(scale Q K^T - alibi_slope |i_pos - j| + bias, causal) V
 // Q [Tq, d], K [Tk, d], V [Tk, dv]; O rows at O + i * ldo. Query i sits at i_pos = i + (Tk - Tq);
 // requires Tq <= Tk. Equal to attention_scores_softmax followed by P @ V up to rounding.
+// stats (optional; null costs nothing): per query row i, from the same pass (no second softmax),
+// entropy[i] = -sum_j p_ij log p_ij in nats and first[i] = p_i0, the mass on the first key (each
+// pointer may be null). A row that sees no key gets 0 for both.
+struct RowStats {
+  float* entropy = nullptr;  // [Tq]
+  float* first = nullptr;    // [Tq]
+};
 void attention_forward(const float* Q, const float* K, const float* V, float* O, int Tq, int Tk, int d, int dv,
-                       int ldo, float scale, bool causal, float alibi_slope, const RelativeBias* bias);
+                       int ldo, float scale, bool causal, float alibi_slope, const RelativeBias* bias,
+                       const RowStats* stats = nullptr);
 
 // Row softmax in place. With causal, row i uses entries j <= i + (cols - rows) and zeroes the rest.
 void softmax_rows(float* S, int rows, int cols, bool causal);
 // Entropy of one probability row, -sum_j p[j] log p[j] (terms with p[j] = 0 count 0), in nats.
-// p [n]. The per-head attention statistics of the language models (lm_forward.cpp) use it.
+// p [n]. The two-pass form of attention_forward's RowStats (its tests compare the two).
 double row_entropy(const float* p, int n);
 // Backward of a row softmax: dS = P * (dP - rowsum(dP * P)). P, dP, dS: rows*cols (dS may alias dP).
 void softmax_rows_backward(const float* P, const float* dP, float* dS, int rows, int cols);

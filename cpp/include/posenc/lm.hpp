@@ -12,7 +12,8 @@
 // in wasm (2 GB maximum memory) models up to about 400 M parameters load. Activations are
 // T x (2 dim + 3 q_dim + 4 kv_dim) floats plus [64, hidden_dim] x 2 and [64, vocab] blocks: never
 // all T rows of logits, never a [T, T] attention matrix (attention is streamed; statistics and
-// maps come from bands of query rows, pooled as they are made). stories260K at T = 4096: 14 MB
+// maps come from bands of query rows, pooled as they are made; statistics from per-row values of
+// the streamed attention, 2 T floats). stories260K at T = 4096: 14 MB
 // peak resident, natively.
 #pragma once
 
@@ -182,14 +183,19 @@ struct ForwardOptions {
   // the config's context; `dynamic` uses seq_len = T (HF's behaviour for one call over the input).
   RopeScaling scaling;
   bool head_stats = false;        // per-layer, per-head attention entropy and first-token mass
+  // With head_stats: the lengths n (each in [1, T]) at which they are given, as means over the
+  // query rows [0, n) of this one forward (a causal row does not see what follows it, so for any
+  // scaling whose frequencies do not follow T this equals a forward over n tokens). Empty: {T}.
+  // They come from the streamed attention itself (kernels::RowStats), not from a second pass.
+  std::vector<int> stats_lengths;
   int map_layer = -1;             // >= 0: this layer's heads' maps pooled to map_px x map_px
   int map_px = 0;
   std::vector<int> logits_rows;   // rows whose full logits are returned (tests, sampling)
 };
 struct ForwardResult {
   std::vector<float> nll;         // [T-1]: nll[i] = -log p(tok[i+1] | tok[0..i])
-  std::vector<float> entropy;     // [L, H]: mean over query rows of -sum_j p log p (nats)
-  std::vector<float> sink;        // [L, H]: mean over query rows of p(key 0)
+  std::vector<float> entropy;     // [S, L, H]: mean over query rows of -sum_j p log p (nats), S stats lengths
+  std::vector<float> sink;        // [S, L, H]: mean over query rows of p(key 0)
   std::vector<float> maps;        // [H, px, px] (attention_pool.hpp's pixels)
   std::vector<float> peaks;       // [H]
   std::vector<float> logits;      // [logits_rows.size(), V]

@@ -1,13 +1,13 @@
 // "Your model, past its context": a real language model (loaded from the reader's files or fetched by the reader's
 // browser) run over a passage longer than its context, with no scaling and with PI, dynamic NTK, YaRN and Llama 3
 // side by side (perplexity by position), the chosen scaling's attention per head, and attention entropy and
-// first-token mass against length. The forwards run in a Worker (lm-worker.js) through the JS API
+// first-token mass against length. The forwards run in Workers (lm-pool.js, lm-worker.js) through the JS API
 // (pe.loadLanguageModel); this module only plans (lm-plan.js), fetches (lm-fetch.js), draws (lm-plots.js) and words
 // (lm-words.js). Used by the page's section and by <posenc-explorer view="model">.
-import { startWorker } from '../workers.js';
+import { createLmPool } from '../lm-pool.js';
 import { SUGGESTED, fetchPlan, classifyFiles } from '../lm-sources.js';
 import { fetchModel, readDropped } from '../lm-fetch.js';
-import { planForwards, findNll, mapsKey, statsKey, statLengths, maxTimes, lengthFor, SCALING_NAMES } from '../lm-plan.js';
+import { planForwards, findNll, findStats, mapsKey, statLengths, maxTimes, lengthFor, SCALING_NAMES } from '../lm-plan.js';
 import { perplexityWords, statsWords, statPoint } from '../lm-words.js';
 import { drawPerplexity, drawHeads, drawStats } from './lm-plots.js';
 import { PASSAGE } from '../lm-passage.js';
@@ -112,26 +112,9 @@ export function createLmView(host, { state, onChange = () => {}, api, styleRoot 
     el('div', { className: 'lm-pair' }, el('div', {}, mapsCaption, mapsCanvas), statsCanvas), statsWordsP);
   host.append(source, loading, error, model);
 
-  // ---------- the Worker ----------
-  let worker = null, nextId = 1;
-  const pending = new Map();
-  function request(type, body = {}, transfer = []) {
-    if (!worker) {
-      worker = startWorker('lm', { api, onFallback: onNotice });
-      worker.onmessage = ({ data }) => {
-        const p = pending.get(data?.id);
-        if (!p) return;
-        pending.delete(data.id);
-        if (data.type === 'error') p.reject(Object.assign(new Error(data.message), { kind: data.name }));
-        else p.resolve(data);
-      };
-    }
-    return new Promise((resolve, reject) => {
-      const id = nextId++;
-      pending.set(id, { resolve, reject });
-      worker.postMessage({ type, id, ...body }, transfer);
-    });
-  }
+  // ---------- the Workers: one, or for a small model several computing different scalings at once ----------
+  const pool = createLmPool({ api, onNotice });
+  const request = (type, body, transfer, index) => pool.request(type, body, transfer, index);
 
   // ---------- loading ----------
   let info = null, ids = null, customText = null, results = new Map(), modelGen = 0, loadAbort = null;
@@ -160,7 +143,7 @@ export function createLmView(host, { state, onChange = () => {}, api, styleRoot 
       loadText.textContent = 'reading the model…';
       const gen = ++modelGen;
       info = null;
-      const { info: got } = await request('load', { files }, buffersOf(files));
+      const { info: got } = await pool.load(files, buffersOf(files));
       if (gen !== modelGen) return;
       if (!got.hasTokenizer) throw new RangeError(`this model has no tokenizer: ${got.tokenizerNote}`);
       info = got;
@@ -347,11 +330,13 @@ export function createLmView(host, { state, onChange = () => {}, api, styleRoot 
     compute();
   });
 
-  // ---------- computing: one forward at a time in the Worker, cancellable between forwards ----------
-  // One loop runs the forwards the current settings still need, re-planning after each (a slider dragged through
-  // eight values leaves no queue of stale forwards: at most the one in flight finishes, and is kept).
+  // ---------- computing: a forward per Worker at a time, cancellable between forwards ----------
+  // One loop hands the forwards the current settings still need to the idle Workers and re-plans after each one lands
+  // (a slider dragged through eight values leaves no queue of stale forwards: at most the ones in flight finish, and
+  // are kept).
   let gen = 0, busyTimer = 0, running = false, cancelled = -1;
   let run = { gen: -1, t0: 0, done: 0, count: 0 };
+  const inFlight = new Map(); // key -> {index (the Worker), j (the job), landed (a promise of {j, r | e, my, mg, rs})}
   function cancelCompute() {
     cancelled = gen;
     clearTimeout(busyTimer);
@@ -374,36 +359,45 @@ export function createLmView(host, { state, onChange = () => {}, api, styleRoot 
     try {
       for (;;) {
         if (!info || !ids || cancelled === gen) break;
-        const my = gen, mg = modelGen, s = settings();
-        const todo = planForwards(s).filter((j) => !results.has(j.key) && !(j.mapLayer == null && !j.stats && findNll(results, s, j.type)));
+        const my = gen, mg = modelGen, rs = results, s = settings();
+        const todo = planForwards(s).filter((j) => !results.has(j.key) && !inFlight.has(j.key) &&
+          !(j.mapLayer == null && !j.stats && findNll(results, s, j.type)));
         if (run.gen !== my) {
           clearTimeout(busyTimer);
-          run = { gen: my, t0: performance.now(), doneCost: 0, done: 0, count: todo.length };
+          run = { gen: my, t0: performance.now(), doneCost: 0, done: 0 };
           busyTimer = setTimeout(() => { if (run.gen === gen && running && cancelled !== gen) busy.hidden = false; }, 300); // only past 300 ms
         }
-        if (!todo.length) {
+        if (!todo.length && !inFlight.size) {
           host.dataset.computeMs = String(Math.round(performance.now() - run.t0));
           break;
         }
-        const j = todo[0];
-        busyBar.value = run.doneCost / (run.doneCost + todo.reduce((a, x) => a + x.cost, 0));
-        busyText.textContent = `forward ${run.done + 1} of ${run.done + todo.length}: ${SCALING_NAMES[j.type]} over ${count(j.length)} tokens` +
-          `${j.stats ? ', with attention statistics' : ''} · ${((performance.now() - run.t0) / 1000).toFixed(1)} s`;
-        let r;
-        try {
-          r = await request('forward', { tokens: ids.slice(0, j.length), context: s.context, scaling: j.scaling, stats: j.stats,
-            mapLayer: j.mapLayer, mapPx: Math.min(64, j.length) });
-        } catch (e) {
-          if (my === gen) {
-            showError(`The forward failed: ${e.message}`);
+        const taken = new Set([...inFlight.values()].map((f) => f.index));
+        for (let i = 0; i < pool.size && todo.length; i++) {
+          if (taken.has(i)) continue;
+          const j = todo.shift();
+          const landed = request('forward', { tokens: ids.slice(0, j.length), context: s.context, scaling: j.scaling, stats: j.stats,
+            mapLayer: j.mapLayer, mapPx: Math.min(64, j.length) }, [], i).then((r) => ({ j, r, my, mg, rs }), (e) => ({ j, e, my, mg, rs }));
+          inFlight.set(j.key, { index: i, j, landed });
+        }
+        const flying = [...inFlight.values()].map((f) => f.j);
+        const left = [...flying, ...todo];
+        busyBar.value = run.doneCost / (run.doneCost + left.reduce((a, x) => a + x.cost, 0) || 1);
+        busyText.textContent = `forward ${run.done + 1} of ${run.done + left.length}: ${flying.map((j) => SCALING_NAMES[j.type]).join(' and ')} over ` +
+          `${count(Math.max(...flying.map((j) => j.length)))} tokens${flying.some((j) => j.stats) ? ', with attention statistics' : ''} · ` +
+          `${((performance.now() - run.t0) / 1000).toFixed(1)} s`;
+        const got = await Promise.race([...inFlight.values()].map((f) => f.landed));
+        inFlight.delete(got.j.key);
+        if (got.e) {
+          if (got.my === gen && got.rs === results) {
+            showError(`The forward failed: ${got.e.message}`);
             cancelled = gen;
           }
           continue;
         }
-        if (mg !== modelGen) continue;
-        results.set(j.key, r);
-        if (run.gen === my) {
-          run.doneCost += j.cost;
+        if (got.mg !== modelGen || got.rs !== results) continue; // another model or passage since
+        results.set(got.j.key, got.r);
+        if (run.gen === got.my) {
+          run.doneCost += got.j.cost;
           run.done++;
         }
         draw();
@@ -436,7 +430,7 @@ export function createLmView(host, { state, onChange = () => {}, api, styleRoot 
       mapsCanvas.dataset.heads = '0';
       mapsCaption.textContent = `Layer ${s.layer + 1}'s heads with ${label}: not computed yet.`;
     }
-    const points = statLengths(s.length, s.context).map((n) => [n, results.get(statsKey(s, s.type, n))]).filter(([, r]) => r?.entropy)
+    const points = statLengths(s.length, s.context).map((n) => [n, findStats(results, s, s.type, n)]).filter(([, r]) => r)
       .map(([n, r]) => statPoint(n, r));
     drawStats(statsCanvas, points, { context: s.context });
     statsWordsP.textContent = statsWords(points, s);
@@ -486,8 +480,7 @@ export function createLmView(host, { state, onChange = () => {}, api, styleRoot 
       observer.disconnect();
       loadAbort?.abort();
       cancelCompute();
-      worker?.terminate();
-      worker = null;
+      pool.terminate();
     },
   };
 }

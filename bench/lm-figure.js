@@ -1,0 +1,87 @@
+// How long "Your model, past its context" takes to compute its whole figure (five scalings' perplexity, the chosen
+// scaling's maps and its attention statistics) for stories260K at 1x, 2x, 4x and 8x its context, in headless
+// Chromium: the view's own timing (data-compute-ms: from the settings to the last forward), on a fresh page each run
+// (so each run pays the Worker's start and the wasm's tier-up, as a reader does). Not part of `npm test`.
+//   node bench/lm-figure.js [--times 1,2,4,8] [--runs 2] [--limit SECONDS] [--compare CHECKOUT] [--json FILE]
+// --compare: also the view of another checkout (its own web/wasm), runs alternating, and the ratio of the medians.
+// Needs web/wasm (scripts/setup.sh wasm) and ../shared/models/stories260K (skipped with a notice without it).
+import { existsSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { startServer, launchBrowser } from '../scripts/browser.js';
+
+const arg = (name, def) => {
+  const i = process.argv.indexOf(name);
+  return i < 0 ? def : process.argv[i + 1];
+};
+const times = arg('--times', '1,2,4,8').split(',').map(Number);
+const runs = Number(arg('--runs', 2)), limit = 1000 * Number(arg('--limit', 300));
+if (!times.every((t) => Number.isInteger(t) && t >= 1 && t <= 8) || !(Number.isInteger(runs) && runs >= 1 && runs <= 20)) {
+  console.error('lm-figure: --times takes whole numbers 1 to 8, --runs a whole number 1 to 20');
+  process.exit(2);
+}
+const MODELS = fileURLToPath(new URL('../../shared/models/', import.meta.url));
+if (!existsSync(join(MODELS, 'stories260K/stories260K.bin'))) {
+  console.log('lm-figure: skipped (no ../shared/models/stories260K here)');
+  process.exit(0);
+}
+
+// The checkouts to time: this one, and with --compare another (e.g. the main branch's), their runs alternating so
+// that both see the same machine load; the ratio is within this run.
+const other = arg('--compare', null);
+const servers = [{ name: 'this', server: await startServer({ mounts: { '/test-models/': MODELS } }) }];
+if (other) {
+  const { startServer: startOther } = await import(pathToFileURL(resolve(other, 'scripts/browser.js')).href);
+  servers.push({ name: other, server: await startOther({ mounts: { '/test-models/': MODELS } }) });
+}
+const browser = await launchBrowser();
+const model = encodeURIComponent('/test-models/stories260K/stories260K.bin /test-models/stories260K/tok512.bin');
+const median = (xs) => { const s = [...xs].sort((a, b) => a - b), h = s.length >> 1; return s.length % 2 ? s[h] : (s[h - 1] + s[h]) / 2; };
+const rows = [];
+
+async function once(url, t) {
+  const page = await browser.newPage();
+  await page.setViewportSize({ width: 1400, height: 1000 });
+  await page.goto(`${url}/app/?play=0&lmTimes=${t}&modelUrl=${model}`);
+  await page.evaluate(() => document.querySelector('#your-model').scrollIntoView());
+  for (const t0 = Date.now(); Date.now() - t0 < limit;) {
+    const v = await page.evaluate(() => {
+      const h = document.querySelector('#your-model .lm-host');
+      return h?.dataset.computeMs ? { ms: Number(h.dataset.computeMs), error: h.querySelector('.lm-error').hidden ? '' : h.querySelector('.lm-error').textContent } : null;
+    });
+    if (v) {
+      if (v.error || page.errors.length) throw new Error(`at ${t}x: ${v.error} ${page.errors.join(' ')}`);
+      const workers = page.workers().filter((w) => w.url().includes('lm-worker')).length;
+      await page.close();
+      return { ms: v.ms, workers };
+    }
+    await new Promise((res) => setTimeout(res, 100));
+  }
+  const shown = await page.evaluate(() => ['.lm-busy-text', '.lm-error', '.lm-load-text', '.lm-ppl-words']
+    .map((q) => document.querySelector(`#your-model ${q}`)?.textContent));
+  throw new Error(`no figure at ${t}x within ${limit / 1000} s: ${JSON.stringify(shown)} ${page.errors.join(' ')}`);
+}
+
+try {
+  for (const t of times) {
+    const got = servers.map(() => []);
+    let workers = servers.map(() => 0);
+    for (let r = 0; r < runs; r++)
+      for (const [i, { server }] of servers.entries()) {
+        const x = await once(server.url, t);
+        got[i].push(x.ms);
+        workers[i] = x.workers;
+      }
+    const load = +loadavg()[0].toFixed(2);
+    const row = { times: t, tokens: 512 * t, load, ...Object.fromEntries(servers.map((s, i) => [s.name, { ms: got[i], workers: workers[i] }])) };
+    rows.push(row);
+    console.log(`${t}x (${512 * t} tokens), load ${load}: ` + servers.map((s, i) => `${s.name}: ${got[i].join(', ')} ms (median ${median(got[i])}, ${workers[i]} Workers)`).join('; ') +
+      (other ? `; ratio of medians ${(median(got[1]) / median(got[0])).toFixed(2)}` : ''));
+  }
+} finally {
+  await browser.close();
+  for (const { server } of servers) await server.close();
+}
+const out = arg('--json', null);
+if (out) writeFileSync(out, JSON.stringify(rows, null, 2));

@@ -1,0 +1,82 @@
+// The language model's Workers (lm-worker.js, through workers.js): one, or for a small model up to four that each
+// hold their own copy of it, so that different scalings' forwards run at the same time on different cores. No
+// SharedArrayBuffer (a blog that embeds the view cannot set the COOP/COEP headers it needs): each Worker gets the
+// model's bytes and keeps its own float32 weights (4 bytes a parameter, as lm.hpp's policy says).
+import { startWorker } from './workers.js';
+
+/** Above this many bytes of float32 weights a model gets one Worker (a copy per Worker would cost too much memory). */
+export const POOL_WEIGHT_BYTES = 64e6;
+
+/** How many Workers: navigator.hardwareConcurrency's count, 1 to 4; 1 for a model over POOL_WEIGHT_BYTES. */
+export function poolSize(cores, weightBytes) {
+  if (!(weightBytes <= POOL_WEIGHT_BYTES)) return 1;
+  return Math.max(1, Math.min(4, Number.isInteger(cores) ? cores : 1));
+}
+
+/**
+ * A pool of language-model Workers. request(type, body, transfer, index) answers as lm-core.js does (rejecting with
+ * the API's message); load(files, buffers) loads the model into Worker 0 (the files' buffers transferred) and, for a
+ * model small enough, into the others (copies), resolving to Worker 0's answer; `size` is how many hold the model.
+ */
+export function createLmPool({ api, onNotice = () => {} }) {
+  let workers = [], nextId = 1;
+  const pending = new Map(); // id -> {resolve, reject, w}
+  function start(index) {
+    const w = startWorker('lm', { api, onFallback: index === 0 ? onNotice : () => drop(w) });
+    w.onmessage = ({ data }) => {
+      const p = pending.get(data?.id);
+      if (!p) return;
+      pending.delete(data.id);
+      if (data.type === 'error') p.reject(Object.assign(new Error(data.message), { kind: data.name }));
+      else p.resolve(data);
+    };
+    return w;
+  }
+  // A helper Worker that cannot start is not replaced by the page's thread (Worker 0 is): it is left out.
+  function drop(w) {
+    w.terminate();
+    workers = workers.filter((x) => x !== w);
+    for (const [id, p] of pending) if (p.w === w) {
+      pending.delete(id);
+      p.reject(new Error('a helper Worker could not start'));
+    }
+  }
+  function request(type, body = {}, transfer = [], index = 0) {
+    if (!workers.length) workers.push(start(0));
+    const w = workers[Math.min(index, workers.length - 1)];
+    return new Promise((resolve, reject) => {
+      const id = nextId++;
+      pending.set(id, { resolve, reject, w });
+      w.postMessage({ type, id, ...body }, transfer);
+    });
+  }
+  return {
+    get size() { return Math.max(1, workers.length); },
+    request,
+    /** `files` as the API takes them; `buffers`: their ArrayBuffers (transferred to Worker 0). */
+    async load(files, buffers) {
+      const bytes = buffers.reduce((n, b) => n + b.byteLength, 0);
+      // The file's bytes bound the float32 weights from below (F16, Q8_0 grow): checked again once the count is known.
+      const want = poolSize(globalThis.navigator?.hardwareConcurrency, bytes);
+      for (const w of workers.slice(1)) w.terminate();
+      workers = workers.length ? workers.slice(0, 1) : [start(0)];
+      for (let i = 1; i < want; i++) workers.push(start(i));
+      // Copies for the helpers (a Worker that has not started yet holds its messages, not clones of them, so the
+      // transfer to Worker 0 below would detach theirs).
+      const helpers = workers.slice(1).map((w, i) => request('load', { files: structuredClone(files) }, [], i + 1).then(() => true, () => {
+        drop(w);
+        return false;
+      }));
+      const first = await request('load', { files }, buffers, 0);
+      if (poolSize(want, first.info.config.parameters * 4) < workers.length) for (const w of workers.slice(1)) drop(w);
+      else await Promise.all(helpers);
+      return first;
+    },
+    terminate() {
+      for (const w of workers) w.terminate();
+      workers = [];
+      for (const [, p] of pending) p.reject(new Error('terminated'));
+      pending.clear();
+    },
+  };
+}
