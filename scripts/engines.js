@@ -80,6 +80,12 @@ class EnginePage {
    * the scroll, content above it may still be laying out (rows drawn as they come into view) and move it.
    */
   async click(selector, nth = 0) {
+    const b = await this.stableBox(selector, nth);
+    await this.mouseClick(Math.round(b.x + b.w / 2), Math.round(b.y + b.h / 2));
+  }
+
+  /** The element's box once it has stopped moving (scrolled into view first; see click). */
+  async stableBox(selector, nth = 0) {
     let b = await this.box(selector, nth);
     for (let i = 0; i < 20; i++) {
       await new Promise((r) => setTimeout(r, 50));
@@ -87,18 +93,18 @@ class EnginePage {
       if (!now || (now.x === b.x && now.y === b.y && now.w === b.w && now.h === b.h)) break;
       b = now;
     }
-    await this.mouseClick(Math.round(b.x + b.w / 2), Math.round(b.y + b.h / 2));
+    return b;
   }
 
   /** A real mouse move to the point (fx, fy) of the element's box (fractions of its width and height; default its centre). */
   async hover(selector, fx = 0.5, fy = 0.5, nth = 0) {
-    const b = await this.box(selector, nth);
+    const b = await this.stableBox(selector, nth);
     await this.mouseMove(Math.round(b.x + fx * b.w), Math.round(b.y + fy * b.h));
   }
 
   /** Drags a range input's thumb with the mouse (press on the thumb, move in steps, release) to about `value`. */
   async dragRange(selector, value, nth = 0) {
-    const b = await this.box(selector, nth);
+    const b = await this.stableBox(selector, nth);
     const y = Math.round(b.y + b.h / 2);
     const from = Math.round(thumbX(b, b.value)), to = Math.round(thumbX(b, value));
     await this.mouseDrag(from, to, y, 8);
