@@ -84,13 +84,18 @@ class EnginePage {
     await this.mouseClick(Math.round(b.x + b.w / 2), Math.round(b.y + b.h / 2));
   }
 
-  /** The element's box once it has stopped moving (scrolled into view first; see click). */
+  /**
+   * The element's box once it has stopped moving: scrolled into view first, then unchanged over 2 polls 120 ms
+   * apart (at most 4 s). Sections drawn as they come into view may grow above it after the scroll, and WebKit
+   * (no scroll anchoring) then moves it down; under load that can take several hundred ms.
+   */
   async stableBox(selector, nth = 0) {
     let b = await this.box(selector, nth);
-    for (let i = 0; i < 20; i++) {
-      await new Promise((r) => setTimeout(r, 50));
+    for (let i = 0, same = 0; i < 35 && same < 2; i++) {
+      await new Promise((r) => setTimeout(r, 120));
       const now = await this.evaluate(boxInPage, [selector, nth, true]);
-      if (!now || (now.x === b.x && now.y === b.y && now.w === b.w && now.h === b.h)) break;
+      if (!now) break;
+      same = now.x === b.x && now.y === b.y && now.w === b.w && now.h === b.h ? same + 1 : 0;
       b = now;
     }
     return b;

@@ -175,9 +175,12 @@ void check_memory(const std::vector<TensorBytes>& list) {
   const Room room = memory_room();
   if (need <= room.max - room.used) return;
   char count[32];
-  std::snprintf(count, sizeof count, "%.0f", params);
-  std::string grouped = count;
-  for (int i = static_cast<int>(grouped.size()) - 3; i > 0; i -= 3) grouped.insert(static_cast<std::size_t>(i), ",");
+  const int digits = std::snprintf(count, sizeof count, "%.0f", params);
+  std::string grouped;  // 217715072 -> 217,715,072
+  for (int i = 0; i < digits; ++i) {
+    if (i && (digits - i) % 3 == 0) grouped += ',';
+    grouped += count[i];
+  }
   throw Error(ErrorKind::Range, "this model has " + grouped + " parameters: posenc keeps them as float32, and loading them needs " +
                                     gigabytes(need) + ", and this module has " + gigabytes(room.max - room.used) + " left of its " +
                                     gigabytes(room.max) + " (the file's bytes are held in it too)");

@@ -172,8 +172,14 @@ async function figure(page, what, points = 3) {
     expect(shot).toBeTruthy();
 
     // The factor: a real drag of the slider's thumb from 4 to about 8.
+    const before = await page.evaluate(() => { const i = document.querySelector('#your-model input[name=lm-factor]'); const b = i.getBoundingClientRect();
+      return { value: i.value, x: b.x, y: b.y, w: b.width, h: b.height, sy: scrollY }; });
     await page.dragRange('#your-model input[name=lm-factor]', 8);
-    await page.waitFor((f) => posenc.state.lmFactor !== f, { arg: first.factor, what: 'the factor to change' });
+    await page.waitFor((f) => posenc.state.lmFactor !== f, { arg: first.factor, what: 'the factor to change' }).catch(async (e) => {
+      const after = await page.evaluate(() => { const i = document.querySelector('#your-model input[name=lm-factor]'); const b = i.getBoundingClientRect();
+        return { value: i.value, state: posenc.state.lmFactor, x: b.x, y: b.y, w: b.width, h: b.height, sy: scrollY }; });
+      throw new Error(`${e.message}: slider before ${JSON.stringify(before)}, after ${JSON.stringify(after)}`);
+    });
     await figure(page, 'the figure at the new factor', times === 4 ? 3 : 2);
     const second = await view(page);
     expect(second.factor).toBeGreaterThan(first.factor);
