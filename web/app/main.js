@@ -411,6 +411,7 @@ function frame(now) {
 }
 
 // ---------- export data ----------
+let shippedCurves = null; // the shipped checkpoints' training curves, once the training panel loaded them
 function dataFor(view) {
   const s = { ...state };
   switch (view) {
@@ -419,8 +420,13 @@ function dataFor(view) {
         client.results(enc).map((r) => ({ length: r.length, loss: r.loss, accuracy: r.accuracy, trainedLength: r.trainedLength,
           positionStatus: Array.from(r.status) }))])) };
     case 'train':
-      return { state: s, runs: Object.fromEntries([...trainer.runs].map(([enc, r]) => [enc, { status: r.status, step: r.step, steps: r.steps,
-        accuracy: r.accuracy, loss: r.losses, learned: r.learned, stepsToTarget: r.stepsToTarget, heldOut: r.heldOut }])) };
+      // a row loaded from a shipped checkpoint: the loss its offline training run recorded, as the panel draws it
+      return { state: s, runs: Object.fromEntries([...trainer.runs].map(([enc, r]) => {
+        const shipped = r.status === 'checkpoint' && !r.losses.length ? shippedCurve(shippedCurves, state.task, enc) : null;
+        return [enc, { status: r.status, step: r.step, steps: r.steps, accuracy: r.accuracy, loss: shipped?.points ?? r.losses,
+          ...(shipped ? { lossFrom: 'the shipped checkpoint\'s training run', heldOutCurve: shipped.heldOut } : {}),
+          learned: r.learned, stepsToTarget: r.stepsToTarget ?? shipped?.stepsToTarget ?? null, heldOut: r.heldOut }];
+      })) };
     case 'rope-scaling': return { state: s, ...spectrumData, rope: client.results('rope').map((r) => ({ length: r.length, accuracy: r.accuracy, loss: r.loss })) };
     case 'sinusoid': return { length: s.sinLength, dim: s.sinDim, values: Array.from(pe.sinusoidal({ length: s.sinLength, dim: s.sinDim })) };
     case 'rope': return { position: s.ropePos, invFreq: Array.from(pe.ropeFrequencies({ dim: 32 }).invFreq) };
@@ -511,6 +517,7 @@ async function main() {
     seen.disconnect();
     loadCurves().then((curves) => {
       if (!curves) return;
+      shippedCurves = curves;
       trainView.setShippedCurve((enc) => shippedCurve(curves, state.task, enc));
       [...trainer.runs].forEach(([enc, r]) => trainView.update(enc, r));
     });
