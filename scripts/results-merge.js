@@ -7,9 +7,10 @@
 // the partial was made with other settings, and nothing is written. A new run goes after the last run of its
 // task, encoding and seed (or of its task and encoding); new config.variants are added to the list.
 // --replace ENCODING is for a retrain after that encoding's code changed: the partial must hold runs of that
-// encoding only, made with the same settings (config aside from seeds, tasks, encodings, variants, jobs and
-// seconds); each of its runs replaces the run with the same key (its text as written), a new one is added as
-// above, and the encoding's runs the partial does not hold are kept. Every other byte stays.
+// encoding only, made with the same settings (config aside from seeds, tasks, encodings, variants, jobs,
+// seconds, and the options of tasks the partial did not train); each of its runs with other numbers (timings
+// aside) replaces the run with the same key (its text as written), a new one is added as above, and the
+// encoding's runs the partial does not hold or retrained to the same numbers are kept. Every other byte stays.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { isDeepStrictEqual } from 'node:util';
 import { pathToFileURL } from 'node:url';
@@ -86,7 +87,8 @@ const PER_RUN_CONFIG = ['seeds', 'tasks', 'encodings', 'variants', 'jobs', 'seco
 
 /**
  * The text with the partial's runs (all of `encoding`) in place of the runs with the same keys; `replaced` lists
- * the keys replaced, `changed` those of them whose numbers (timings aside) differ, `added` the new keys and
+ * the keys retrained, `changed` those of them whose numbers (timings aside) differ (only their text is
+ * replaced), `added` the new keys and
  * `kept` the encoding's keys the partial does not hold. Throws (nothing replaced) on a run of another encoding
  * or settings that differ.
  */
@@ -96,7 +98,10 @@ export function replace(fullText, partialText, encoding) {
   if (!runs.some((r) => r.encoding === encoding)) throw new Error(`results-merge: --replace ${encoding}: results.json has no run of that encoding`);
   const others = part.blocks.map((b) => JSON.parse(b)).filter((r) => r.encoding !== encoding);
   if (others.length) throw new Error(`results-merge: --replace ${encoding}: the partial holds ${others.length} run(s) of other encodings (${runKey(others[0])}), nothing written`);
-  const settings = (c) => Object.fromEntries(Object.entries(c).filter(([k]) => !PER_RUN_CONFIG.includes(k)));
+  // taskOptions: only those of the partial's tasks (a partial run lists the options of the tasks it trained)
+  const newOptions = configOf(partialText).taskOptions ?? {};
+  const settings = (c) => Object.fromEntries(Object.entries(c).filter(([k]) => !PER_RUN_CONFIG.includes(k))
+    .map(([k, v]) => [k, k === 'taskOptions' ? Object.fromEntries(Object.keys(newOptions).map((t) => [t, v?.[t]])) : v]));
   const oldConfig = settings(configOf(fullText)), newConfig = settings(configOf(partialText));
   const differs = Object.keys({ ...oldConfig, ...newConfig }).filter((k) => !isDeepStrictEqual(oldConfig[k], newConfig[k]));
   if (differs.length) throw new Error(`results-merge: --replace ${encoding}: the partial was trained with other settings (config.${differs.join(', config.')}), nothing written`);
@@ -110,10 +115,11 @@ export function replace(fullText, partialText, encoding) {
     }
     const i = index.get(k);
     const fields = new Set((runs[i].lengths ?? []).flatMap((l) => (l.heads ?? []).flatMap((h) => Object.keys(h))));
-    if (!isDeepStrictEqual(comparable(runs[i], fields), comparable(r, fields))) changed.push(k);
+    replaced.push(k);
+    if (isDeepStrictEqual(comparable(runs[i], fields), comparable(r, fields))) continue; // the same numbers: its text stays
+    changed.push(k);
     runs[i] = r;
     full.blocks[i] = block;
-    replaced.push(k);
   }
   const done = new Set([...replaced, ...added]);
   const kept = runs.filter((r) => r.encoding === encoding && !done.has(runKey(r))).map(runKey);

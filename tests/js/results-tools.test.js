@@ -96,12 +96,17 @@ test('results-merge --replace puts a retrained encoding\'s runs in place of the 
   expect([m.replaced, m.changed, m.added, m.kept]).toEqual([[runKey(retrained)], [runKey(retrained)], [runKey(seed2)], [runKey(runs()[1])]]);
   // the same text as if the retrained runs had been written in the first place (head, the other runs, the tail)
   expect(m.text).toBe(text([retrained, runs()[1], seed2, runs()[2]]));
-  // a run retrained to the same numbers (timings aside) is replaced, not counted as changed
+  // a run retrained to the same numbers (timings aside) keeps its text and is not counted as changed
   const same = replace(full, text([{ ...runs()[1], trainSeconds: 3 }]), 'rope');
-  expect([same.replaced.length, same.changed.length, same.kept.length]).toEqual([1, 0, 1]);
+  expect([same.replaced.length, same.changed.length, same.kept.length, same.text]).toEqual([1, 0, 1, full]);
   // refused: a run of another encoding, other settings, an encoding results.json does not have
   expect(() => replace(full, text([retrained, runs()[2]]), 'rope')).toThrow('1 run(s) of other encodings (copy|alibi||none|0)');
   expect(() => replace(full, text([retrained], [], { steps: 100 }), 'rope')).toThrow('other settings (config.steps)');
+  // the options of the partial's tasks must agree; those of tasks it did not train may be absent
+  const options = { taskOptions: { copy: { symbols: 8 }, markov: { order: 2 } } };
+  const withOptions = text(runs(), [], options);
+  expect(replace(withOptions, text([retrained], [], { taskOptions: { copy: { symbols: 8 } } }), 'rope').replaced).toEqual([runKey(retrained)]);
+  expect(() => replace(withOptions, text([retrained], [], { taskOptions: { copy: { symbols: 9 } } }), 'rope')).toThrow('config.taskOptions');
   expect(() => replace(full, text([retrained]), 'fire')).toThrow('no run of that encoding');
 });
 
