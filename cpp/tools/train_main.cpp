@@ -157,6 +157,9 @@ struct Config {
   // sequences (the same tokens per step), finetune_steps steps, lr finetune_lr with 10% warmup.
   int finetune_factor = 4, finetune_steps = 200;
   float finetune_lr = 6e-4f;
+  // --fingerprint N: each run stops after its first N steps (of the same budget and schedule) and only
+  // its parameters' hash is printed (0: off)
+  int fingerprint_steps = 0;
 };
 
 // What counts as "learned" (tasks[task].target in results.json): held-out accuracy at
@@ -285,6 +288,7 @@ struct RunResult {
   std::vector<Row> rows;
   std::vector<uint8_t> checkpoint;  // seed 0 only
   TrainingCurve curve;              // written beside the checkpoint (curves.json) for seed 0
+  uint64_t fingerprint = 0;         // --fingerprint: FNV-1a of the parameters' bits after the first N steps
 };
 
 double oracle_loss_of(const TaskOptions& to, const int32_t* tokens, const int32_t* targets, int B, int T) {
@@ -401,7 +405,7 @@ RunResult run_one(const Config& c, const RunSpec& spec) {
   r.curve.every = std::max(1, (c.steps + kCurvePoints - 1) / kCurvePoints);
   const auto t0 = Clock::now();
   int step = 0;
-  while (step < c.steps) {
+  while (step < c.steps && (c.fingerprint_steps == 0 || step < c.fingerprint_steps)) {
     data.sample(B, T, tokens.data(), targets.data());
     const LossResult e =
         model.train_step(tokens.data(), targets.data(), B, T, lr_at(step, c.steps, c.warmup, c.lr, c.min_lr));
@@ -416,6 +420,13 @@ RunResult run_one(const Config& c, const RunSpec& spec) {
   }
   r.train_seconds = seconds_since(t0);
   r.steps = step;
+  if (c.fingerprint_steps) {
+    uint64_t h = 1469598103934665603ull;
+    const auto* bytes = reinterpret_cast<const unsigned char*>(model.parameters());
+    for (std::size_t i = 0; i < model.num_parameters() * sizeof(float); ++i) h = (h ^ bytes[i]) * 1099511628211ull;
+    r.fingerprint = h;
+    return r;
+  }
   r.trained_length = model.trained_length();
   r.scored_length = model.scored_length();
 
@@ -923,7 +934,7 @@ double accuracy_at(const SweepResult& s, int length) {
 
 std::string read_file(const fs::path& p);
 
-int run_all(const Config& c) {
+std::vector<RunSpec> run_specs(const Config& c) {
   std::vector<RunSpec> specs;
   for (TaskKind t : c.tasks)
     for (Encoding e : c.encodings) {
@@ -933,6 +944,24 @@ int run_all(const Config& c) {
         for (int s = c.first_seed; s < c.first_seed + c.seeds; ++s)
           specs.push_back({t, e, s, "base10000", c.rope_base_variant});
     }
+  return specs;
+}
+
+// --fingerprint N: each run's first N steps (one at a time), one line each: task encoding[ variant] seed N hash.
+// tests/js/shipped-arithmetic.test.js compares them with the values of the code that trained the shipped
+// checkpoints; any change to the training arithmetic (kernel, float order, optimizer, data, schedule) moves them.
+int print_fingerprints(const Config& c) {
+  for (const RunSpec& spec : run_specs(c)) {
+    const RunResult r = run_one(c, spec);
+    std::printf("%s %s%s%s seed %d steps %d %016llx\n", task_name(spec.task), encoding_name(spec.encoding),
+                spec.variant.empty() ? "" : " ", spec.variant.c_str(), spec.seed, r.steps,
+                static_cast<unsigned long long>(r.fingerprint));
+  }
+  return 0;
+}
+
+int run_all(const Config& c) {
+  const std::vector<RunSpec> specs = run_specs(c);
   std::vector<RunResult> results(specs.size());
   std::atomic<std::size_t> next{0};
   std::atomic<bool> failed{false};
@@ -1108,7 +1137,9 @@ void usage(FILE* f) {
                "  --check-reproducible run twice (--jobs 1, --jobs 2) into DIR/a and DIR/b and compare\n"
                "  --print-tasks        print results.json's \"tasks\" (chance, floors, oracle, target) and exit: no training\n"
                "  --probe-checkpoints  print the shipped checkpoints' sweep (entropy, sink mass, log-length logit\n"
-               "                       scaling) as results.json's \"checkpointProbe\" and exit: no training\n",
+               "                       scaling) as results.json's \"checkpointProbe\" and exit: no training\n"
+               "  --fingerprint N      train only the first N steps of each run and print a hash of its parameters\n"
+               "                       (one line a run): a cheap check that the training arithmetic has not changed\n",
                registered_names().c_str());
 }
 
@@ -1173,6 +1204,8 @@ int main(int argc, char** argv) {
       } else if (k == "--no-variants") {
         c.variants = false;
         pass_through.push_back(k);
+      } else if (k == "--fingerprint") {
+        c.fingerprint_steps = integer(1, 1000000);
       } else if (k == "--finetune-steps") {
         c.finetune_steps = integer(0, 1000000);
       } else if (k == "--check-every") {
@@ -1235,6 +1268,7 @@ int main(int argc, char** argv) {
       std::printf("%s\n", (print == "tasks" ? tasks_json(c) : probe_json(c)).c_str());
       return 0;
     }
+    if (c.fingerprint_steps) return print_fingerprints(c);
     if (c.check_reproducible) return check_reproducible(c, pass_through);
     return run_all(c);
   } catch (const Error& e) {

@@ -4,7 +4,10 @@
 // written to the tree).
 import { execFileSync } from 'node:child_process';
 import { splice } from '../../scripts/results-refresh.js';
-import { merge, blocksOf, runKey } from '../../scripts/results-merge.js';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { merge, replace, blocksOf, runKey } from '../../scripts/results-merge.js';
 import { run } from './results-fixtures.js';
 
 const bin = new URL('../../build/native/posenc_train', import.meta.url).pathname;
@@ -50,7 +53,7 @@ test('the bag-of-tokens floor of copy and reverse is the expected share of the m
 });
 
 // A results.json text as posenc_train writes it, from runs.
-const text = (runs, variants = []) => `{\n"version":2,\n"config":{"trainLength":32,"variants":${JSON.stringify(variants)}},\n"tasks":{\n"copy":{"metric":"accuracy"}},\n"runs":[\n` +
+const text = (runs, variants = [], config = {}) => `{\n"version":2,\n"config":${JSON.stringify({ trainLength: 32, ...config, variants })},\n"tasks":{\n"copy":{"metric":"accuracy"}},\n"runs":[\n` +
   `${runs.map((r) => JSON.stringify(r)).join(',\n')}\n]\n}\n`;
 const runs = () => [run('copy', 'rope', 0, [1, 0.5, 0.2, 0.1]), run('copy', 'rope', 1, [1, 0.6, 0.2, 0.1]), run('copy', 'alibi', 0, [1, 0.9, 0.7, 0.4])]
   .map((r) => ({ ...r, variant: '', trainSeconds: 1 }));
@@ -81,4 +84,52 @@ test('results-merge adds new runs after their kin, checks shared ones, and refus
   const other = { ...runs()[1] };
   other.lengths = other.lengths.map((l) => ({ ...l, accuracy: l.accuracy / 2 }));
   expect(() => merge(full, text([other]))).toThrow('1 run(s) in both files differ');
+});
+
+test('results-merge --replace puts a retrained encoding\'s runs in place of the old ones, keeping every other byte', () => {
+  const full = text(runs());
+  const retrained = { ...runs()[0], trainSeconds: 5 };
+  retrained.lengths = retrained.lengths.map((l) => ({ ...l, accuracy: l.accuracy * 0.9 }));
+  const seed2 = { ...run('copy', 'rope', 2, [1, 0.4, 0.2, 0.1]), variant: '', trainSeconds: 1 };
+  const partial = text([retrained, seed2], [], { seeds: [0, 2], encodings: ['rope'], jobs: 2, seconds: 7 });
+  const m = replace(full, partial, 'rope');
+  expect([m.replaced, m.changed, m.added, m.kept]).toEqual([[runKey(retrained)], [runKey(retrained)], [runKey(seed2)], [runKey(runs()[1])]]);
+  // the same text as if the retrained runs had been written in the first place (head, the other runs, the tail)
+  expect(m.text).toBe(text([retrained, runs()[1], seed2, runs()[2]]));
+  // a run retrained to the same numbers (timings aside) keeps its text and is not counted as changed
+  const same = replace(full, text([{ ...runs()[1], trainSeconds: 3 }]), 'rope');
+  expect([same.replaced.length, same.changed.length, same.kept.length, same.text]).toEqual([1, 0, 1, full]);
+  // refused: a run of another encoding, other settings, an encoding results.json does not have
+  expect(() => replace(full, text([retrained, runs()[2]]), 'rope')).toThrow('1 run(s) of other encodings (copy|alibi||none|0)');
+  expect(() => replace(full, text([retrained], [], { steps: 100 }), 'rope')).toThrow('other settings (config.steps)');
+  // the options of the partial's tasks must agree; those of tasks it did not train may be absent
+  const options = { taskOptions: { copy: { symbols: 8 }, markov: { order: 2 } } };
+  const withOptions = text(runs(), [], options);
+  expect(replace(withOptions, text([retrained], [], { taskOptions: { copy: { symbols: 8 } } }), 'rope').replaced).toEqual([runKey(retrained)]);
+  expect(() => replace(withOptions, text([retrained], [], { taskOptions: { copy: { symbols: 9 } } }), 'rope')).toThrow('config.taskOptions');
+  expect(() => replace(full, text([retrained]), 'fire')).toThrow('no run of that encoding');
+});
+
+test('results-merge --replace on files: says what it replaced, writes only the results file it names; a usage error exits 2', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'posenc-merge-'));
+  try {
+    const script = new URL('../../scripts/results-merge.js', import.meta.url).pathname;
+    const full = join(dir, 'results.json'), partial = join(dir, 'partial.json');
+    const retrained = { ...runs()[2], trainSeconds: 2 };
+    retrained.lengths = retrained.lengths.map((l) => ({ ...l, loss: l.loss + 0.5 }));
+    writeFileSync(full, text(runs()));
+    writeFileSync(partial, text([retrained]));
+    const out = execFileSync('node', [script, '--replace', 'alibi', partial, full], { encoding: 'utf8' });
+    expect(out).toContain('1 runs of alibi replaced (1 with other numbers), 0 added, 0 not in the partial kept');
+    expect(readFileSync(full, 'utf8')).toBe(text([runs()[0], runs()[1], retrained]));
+    let status = 0, stderr = '';
+    try {
+      execFileSync('node', [script, '--replace'], { encoding: 'utf8', stdio: 'pipe' });
+    } catch (e) {
+      ({ status, stderr } = e);
+    }
+    expect([status, stderr.trim()]).toEqual([2, 'usage: node scripts/results-merge.js [--replace ENCODING] PARTIAL.json [results.json]']);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
