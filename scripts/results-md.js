@@ -3,6 +3,7 @@
 // verdicts that the floor correction changed. Every sentence is computed by web/app/results-words.js from the
 // numbers. Run by `npm run train` after training; also alone: node scripts/results-md.js [results.json] [out.md]
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import {
   RULES, MULTIPLES, pct, pct1, tasksOf, taskInfo, floorOf, rowsOf, seedValues, verdict, verdictLabel, verdictSentence,
@@ -347,7 +348,7 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const root = new URL('..', import.meta.url).pathname;
   const input = process.argv[2] ?? `${root}docs/results.json`;
   const output = process.argv[3] ?? `${root}docs/results.md`;
-  const zeroShotFile = `${root}docs/lm-zero-shot.json`; // (scripts/lm-zero-shot.js: needs ../shared)
+  const zeroShotFile = join(dirname(input), 'lm-zero-shot.json'); // beside the input (scripts/lm-zero-shot.js: needs ../shared)
   const zeroShot = existsSync(zeroShotFile) ? JSON.parse(readFileSync(zeroShotFile, 'utf8')) : null;
   writeFileSync(output, render(JSON.parse(readFileSync(input, 'utf8')), { zeroShot }));
   console.log(`wrote ${output}`);
