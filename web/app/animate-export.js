@@ -301,8 +301,13 @@ async function recordWebm(bitmaps, w, h, o, progress) {
     recorder.onstop = resolve;
     recorder.onerror = (ev) => reject(ev.error ?? new Error('MediaRecorder failed'));
   });
+  // The first frames are drawn once recording has begun: a frame requested before the recorder's start event can
+  // be dropped (under load the video then began at the third sweep frame). (At most 1 s: an engine that never
+  // fires it records as before.)
+  const started = new Promise((resolve) => { recorder.onstart = resolve; });
   recorder.start();
   try {
+    await Promise.race([started, sleep(1000, o.signal)]);
     // MediaRecorder timestamps frames by the clock: the frames are played at their speed (the export takes as long as the video).
     for (let i = 0; i < bitmaps.length; i++) {
       ctx.drawImage(bitmaps[i], 0, 0);
