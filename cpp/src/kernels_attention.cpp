@@ -131,19 +131,6 @@ void softmax_rows(float* S, int rows, int cols, bool causal) {
   for (int i = 0; i < rows; ++i) softmax_row(S + static_cast<size_t>(i) * cols, visible(i, rows, cols, causal), cols, ek);
 }
 
-double row_entropy(const float* p, int n) {
-  fbatch acc = simd::splat(0.0f);
-  int j = 0;
-  for (; j + W <= n; j += W) {
-    const fbatch x = simd::load(p + j);
-    acc = simd::fma(x, simd::log(x), acc);  // 0 * (finite) = 0 for p = 0
-  }
-  double e = -static_cast<double>(simd::reduce_add(acc));
-  for (; j < n; ++j)
-    if (p[j] > 0.0f) e -= static_cast<double>(p[j]) * std::log(static_cast<double>(p[j]));
-  return e;
-}
-
 void softmax_rows_backward(const float* P, const float* dP, float* dS, int rows, int cols) {
   for (int i = 0; i < rows; ++i) {
     const float* p = P + static_cast<size_t>(i) * cols;

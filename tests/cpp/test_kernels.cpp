@@ -2,7 +2,6 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <random>
 #include <vector>
 
 #include "posenc/kernels.hpp"
@@ -218,42 +217,3 @@ TEST(SimdMath, ExpNonpositiveShiftSumMatchesDouble) {
 }
 }  // namespace
 
-namespace {
-// simd::log against std::log in double over the range attention probabilities take (1e-37 .. 1), with the
-// powers of two and the sqrt(2) switch point included; and row_entropy against a double loop on softmax rows
-// (peaked, flat, with exact zeros from a causal mask, and lengths that leave a scalar tail).
-TEST(LogKernel, MatchesStdLogOverProbabilities) {
-  std::vector<float> xs = {1.0f, 0.5f, 0.25f, 1.41421356f, 1.4142137f, 0.70710677f, 1e-37f, 1e-30f, 1e-10f, 0.999999f, 3.0f, 1e5f};
-  std::mt19937 rng(7);
-  std::uniform_real_distribution<float> u(-85.0f, 0.5f);
-  for (int i = 0; i < 4000; ++i) xs.push_back(std::exp(u(rng)));
-  while (xs.size() % posenc::simd::width) xs.push_back(1.0f);
-  double worst = 0;
-  for (std::size_t i = 0; i < xs.size(); i += posenc::simd::width) {
-    float out[posenc::simd::width];
-    posenc::simd::store(out, posenc::simd::log(posenc::simd::load(xs.data() + i)));
-    for (std::size_t k = 0; k < posenc::simd::width; ++k) {
-      const double ref = std::log(static_cast<double>(xs[i + k]));
-      const double err = std::fabs(out[k] - ref) / std::max(1.0, std::fabs(ref));
-      worst = std::max(worst, err);
-      ASSERT_LT(err, 5e-7) << "log(" << xs[i + k] << ") = " << out[k] << ", double " << ref;
-    }
-  }
-  std::printf("[log kernel] worst relative error %.3g over %zu values\n", worst, xs.size());
-}
-
-TEST(LogKernel, RowEntropyMatchesADoubleLoop) {
-  for (int n : {1, 3, 7, 8, 9, 64, 333, 4096}) {
-    for (float sharp : {0.1f, 3.0f, 30.0f}) {
-      auto x = random_vec(n, n + static_cast<int>(sharp), sharp);
-      posenc::kernels::softmax_rows(x.data(), 1, n, false);
-      if (n > 4) x[n / 2] = 0.0f;  // an exact zero, as masked entries are
-      double ref = 0;
-      for (float p : x)
-        if (p > 0) ref -= static_cast<double>(p) * std::log(static_cast<double>(p));
-      const double got = posenc::kernels::row_entropy(x.data(), n);
-      EXPECT_NEAR(got, ref, 1e-5 * std::max(1.0, ref)) << "n = " << n << ", sharpness " << sharp;
-    }
-  }
-}
-}  // namespace

@@ -63,9 +63,6 @@ void attention_forward(const float* Q, const float* K, const float* V, float* O,
 
 // Row softmax in place. With causal, row i uses entries j <= i + (cols - rows) and zeroes the rest.
 void softmax_rows(float* S, int rows, int cols, bool causal);
-// Entropy of one probability row, -sum_j p[j] log p[j] (terms with p[j] = 0 count 0), in nats.
-// p [n]. The two-pass form of attention_forward's RowStats (its tests compare the two).
-double row_entropy(const float* p, int n);
 // Backward of a row softmax: dS = P * (dP - rowsum(dP * P)). P, dP, dS: rows*cols (dS may alias dP).
 void softmax_rows_backward(const float* P, const float* dP, float* dS, int rows, int cols);
 

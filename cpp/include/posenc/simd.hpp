@@ -95,29 +95,6 @@ inline fbatch exp(const fbatch& x, const ExpConstants& k) {
 }
 inline fbatch exp(const fbatch& x) { return exp(x, exp_constants()); }
 
-// Natural log of positive normal floats (and finite garbage, never NaN or inf, for 0 and denormals:
-// callers multiply by the argument, as in p log p). Written with bit operations and one division,
-// like exp above (no float <-> int conversion instruction): x = 2^e m with m in [sqrt(1/2), sqrt(2)),
-// log m = 2 atanh(s) with s = (m - 1) / (m + 1), |s| <= 0.172, by its odd series to s^9 (error below
-// 4e-10 before rounding); e is turned into a float by adding it to the bits of 1.5 * 2^23.
-inline fbatch log(const fbatch& x) {
-  using ibatch = xsimd::batch<int32_t>;
-  const ibatch bits = xsimd::bitwise_cast<ibatch>(x);
-  fbatch m = xsimd::bitwise_cast<fbatch>((bits & ibatch(0x007fffff)) | ibatch(0x3f800000));  // [1, 2)
-  const ibatch e = (bits >> 23) - ibatch(127);
-  const auto big = m > fbatch(1.41421356f);
-  m = xsimd::select(big, m * fbatch(0.5f), m);
-  const fbatch ef = xsimd::bitwise_cast<fbatch>(e + xsimd::bitwise_cast<ibatch>(fbatch(12582912.0f))) - fbatch(12582912.0f) +
-                    xsimd::select(big, fbatch(1.0f), fbatch(0.0f));
-  const fbatch s = (m - fbatch(1.0f)) / (m + fbatch(1.0f)), s2 = s * s;
-  fbatch p = fbatch(2.0f / 9);  // 2 (s + s^3/3 + ... + s^9/9), Horner in s^2
-  p = xsimd::fma(p, s2, fbatch(2.0f / 7));
-  p = xsimd::fma(p, s2, fbatch(2.0f / 5));
-  p = xsimd::fma(p, s2, fbatch(2.0f / 3));
-  p = xsimd::fma(p, s2, fbatch(2.0f));
-  return xsimd::fma(ef, fbatch(0.693147180559945f), p * s);
-}
-
 // sin on [-pi, pi] (callers reduce the angle in double first): fold into
 // [-pi/2, pi/2] with sin(x) = sin(+-pi - x), then an odd Taylor polynomial.
 // For cos, callers pass the reduced angle + pi/2.
@@ -189,7 +166,6 @@ inline SinConstants sin_constants() { return {}; }
 inline fbatch exp(const fbatch& a, const ExpConstants&) { POSENC_LANES(std::exp(a.v[i])); }
 inline fbatch exp(const fbatch& a) { POSENC_LANES(std::exp(a.v[i])); }
 inline fbatch sin_reduced(const fbatch& a, const SinConstants&) { POSENC_LANES(std::sin(a.v[i])); }
-inline fbatch log(const fbatch& a) { POSENC_LANES(a.v[i] > 0.0f ? std::log(a.v[i]) : -87.3f); }
 inline float reduce_add(const fbatch& a) { float s = 0; for (float x : a.v) s += x; return s; }
 inline float reduce_max(const fbatch& a) { float m = a.v[0]; for (float x : a.v) m = x > m ? x : m; return m; }
 inline fbatch swap_pairs(const fbatch& a) { POSENC_LANES(a.v[i ^ 1u]); }
