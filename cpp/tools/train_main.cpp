@@ -83,10 +83,12 @@
 #include "posenc/sweep.hpp"
 #include "posenc/t5.hpp"
 #include "posenc/tasks.hpp"
+#include "json_out.hpp"
 
 namespace fs = std::filesystem;
 using namespace posenc;
 using Clock = std::chrono::steady_clock;
+using namespace posenc::tools;
 
 namespace {
 
@@ -491,31 +493,6 @@ RunResult run_one(const Config& c, const RunSpec& spec) {
   if (spec.seed == 0 && spec.variant.empty()) r.checkpoint = save_checkpoint(model, SaveOptions{kShippedWeights});
   return r;
 }
-
-// ---------------------------------------------------------------------------
-// JSON (written by hand: numbers with 4 significant digits, NaN as null; the page ships
-// this file, and 4 digits are plenty for accuracies over <= 256 sequences)
-
-std::string num(double v) {
-  if (!std::isfinite(v)) return "null";
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.4g", v);
-  return buf;
-}
-std::string num_exact(double v) {  // configuration values (10000, 0.006; float settings hold 7 digits)
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.7g", v);
-  return buf;
-}
-std::string str(const std::string& s) { return "\"" + s + "\""; }
-template <class T, class F>
-std::string list(const std::vector<T>& v, F&& f) {
-  std::string s = "[";
-  for (std::size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + f(v[i]);
-  return s + "]";
-}
-std::string nums(const std::vector<double>& v) { return list(v, [](double x) { return num(x); }); }
-std::string ints(const std::vector<int>& v) { return list(v, [](int x) { return std::to_string(x); }); }
 
 std::string checkpoint_name(const RunSpec& s) {
   return std::string("web/checkpoints/") + task_name(s.task) + "-" + encoding_name(s.encoding) + ".ckpt";

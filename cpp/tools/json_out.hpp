@@ -1,0 +1,33 @@
+// JSON written by hand, shared by the experiment tools (posenc_train and the replications beside it):
+// numbers with 4 significant digits, NaN as null (the page ships these files, and 4 digits are plenty for
+// accuracies over <= 256 sequences); configuration values with 7 (float settings hold 7 digits).
+#pragma once
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+namespace posenc::tools {
+
+inline std::string num(double v) {
+  if (!std::isfinite(v)) return "null";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.4g", v);
+  return buf;
+}
+inline std::string num_exact(double v) {  // configuration values (10000, 0.006; float settings hold 7 digits)
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.7g", v);
+  return buf;
+}
+inline std::string str(const std::string& s) { return "\"" + s + "\""; }
+template <class T, class F>
+std::string list(const std::vector<T>& v, F&& f) {
+  std::string s = "[";
+  for (std::size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + f(v[i]);
+  return s + "]";
+}
+inline std::string nums(const std::vector<double>& v) { return list(v, [](double x) { return num(x); }); }
+inline std::string ints(const std::vector<int>& v) { return list(v, [](int x) { return std::to_string(x); }); }
+
+}  // namespace posenc::tools
