@@ -2,8 +2,9 @@
 // its rows and claims, web/app/views/claims.js, and the depth grids, views/retrieval.js), without the
 // per-head and per-position detail. Run by `npm run train`; also alone:
 //   node scripts/page-results.js [results.json] [out.json]
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
+import { readResults } from './results-load.js';
 
 const LENGTH_FIELDS = ['length', 'accuracy', 'loss', 'oracleAccuracy', 'oracleLoss', 'untrainedParameters'];
 const RUN_FIELDS = ['task', 'encoding', 'variant', 'scaling', 'seed', 'learned', 'finetune', 'stepsToTarget', 'grid'];
@@ -12,7 +13,7 @@ const pick = (o, keys) => Object.fromEntries(keys.filter((k) => o[k] !== undefin
 /** The page's subset of a results object. */
 export function pageResults(r) {
   return {
-    version: r.version, config: r.config, ...(r.tasks ? { tasks: r.tasks } : {}),
+    version: r.version, config: r.config, ...(r.tasks ? { tasks: r.tasks } : {}), ...(r.experiments ? { experiments: r.experiments } : {}),
     runs: r.runs.map((x) => ({ ...pick(x, RUN_FIELDS), lengths: (x.lengths ?? []).map((l) => pick(l, LENGTH_FIELDS)) })),
   };
 }
@@ -21,6 +22,6 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const root = new URL('..', import.meta.url).pathname;
   const input = process.argv[2] ?? `${root}docs/results.json`;
   const output = process.argv[3] ?? `${root}web/checkpoints/results.json`;
-  writeFileSync(output, JSON.stringify(pageResults(JSON.parse(readFileSync(input, 'utf8')))));
+  writeFileSync(output, JSON.stringify(pageResults(readResults(input))));
   console.log(`wrote ${output}`);
 }

@@ -12,6 +12,7 @@ import {
 import { literature, changedLiterature } from '../web/app/literature.js';
 import { attentionSection } from './results-md-attention.js';
 import { zeroShotSection } from './results-md-lm.js';
+import { readResults } from './results-load.js';
 
 // The seed article's comparison table (and its NoPE paragraph): what it claims per encoding. An encoding it
 // does not rate (the registry's newer ones) is shown as not rated.
@@ -350,6 +351,6 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const output = process.argv[3] ?? `${root}docs/results.md`;
   const zeroShotFile = join(dirname(input), 'lm-zero-shot.json'); // beside the input (scripts/lm-zero-shot.js: needs ../shared)
   const zeroShot = existsSync(zeroShotFile) ? JSON.parse(readFileSync(zeroShotFile, 'utf8')) : null;
-  writeFileSync(output, render(JSON.parse(readFileSync(input, 'utf8')), { zeroShot }));
+  writeFileSync(output, render(readResults(input), { zeroShot }));
   console.log(`wrote ${output}`);
 }

@@ -4,7 +4,8 @@
 // written to the tree).
 import { execFileSync } from 'node:child_process';
 import { splice } from '../../scripts/results-refresh.js';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readResults } from '../../scripts/results-load.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { merge, replace, blocksOf, runKey } from '../../scripts/results-merge.js';
@@ -129,6 +130,24 @@ test('results-merge --replace on files: says what it replaced, writes only the r
       ({ status, stderr } = e);
     }
     expect([status, stderr.trim()]).toEqual([2, 'usage: node scripts/results-merge.js [--replace ENCODING] PARTIAL.json [results.json]']);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('readResults attaches every experiments/<name>.json beside a results.json, and leaves results without them unchanged', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'posenc-load-'));
+  try {
+    const file = join(dir, 'results.json');
+    writeFileSync(file, JSON.stringify({ version: 2, runs: [] }));
+    expect(readResults(file)).toEqual({ version: 2, runs: [] });
+    mkdirSync(join(dir, 'experiments'));
+    writeFileSync(join(dir, 'experiments', 'b.json'), '{"x":2}');
+    writeFileSync(join(dir, 'experiments', 'a.json'), '{"x":1}');
+    writeFileSync(join(dir, 'experiments', 'notes.txt'), 'not json');
+    const r = readResults(file);
+    expect(r.experiments).toEqual({ a: { x: 1 }, b: { x: 2 } });
+    expect(Object.keys(r.experiments)).toEqual(['a', 'b']);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -13,12 +13,13 @@ import { render } from '../../scripts/results-md.js';
 import { pageResults } from '../../scripts/page-results.js';
 import * as W from '../../web/app/results-words.js';
 import * as Lit from '../../web/app/literature.js';
+import { readResults } from '../../scripts/results-load.js';
 import { headerWords, rowWords } from '../../web/app/views/claims.js';
 import { retrievalGrids, retrievalWords } from '../../web/app/views/retrieval.js';
 import { ENCODING_INFO } from '../../web/lib/index.js';
 
 const root = new URL('../../', import.meta.url).pathname;
-const docs = JSON.parse(readFileSync(join(root, 'docs/results.json'), 'utf8'));
+const docs = readResults(join(root, 'docs/results.json')); // with docs/experiments/*.json (scripts/results-load.js)
 const clone = (x) => JSON.parse(JSON.stringify(x));
 
 import { v1Fixture, v2Fixture, flatGrid } from './results-fixtures.js';
