@@ -246,3 +246,15 @@ test('on docs/results.json: the depth grids of the task that needs position come
     expect(p.text.length).toBeGreaterThan(10);
   }
 });
+
+test('the summary names the seeds per row as they are: one count when every row has it, the range when rows differ', () => {
+  const r = clone(docs);
+  const copyRows = W.rowsOf(r, 'copy').filter((row) => !row.variant);
+  const counts = copyRows.map((row) => row.runs.length);
+  const lo = Math.min(...counts), hi = Math.max(...counts);
+  expect(lo).toBeLessThan(hi); // the shipped results: rows near a rule's line have 5 seeds, the others 3
+  expect(W.summarySentence(r, 'copy', (row) => row.name, { only: (row) => !row.variant })).toContain(`T = ${r.config.trainLength}, ${lo}–${hi} seeds per row;`);
+  // keep seeds 0..lo-1 only: every row has lo seeds
+  r.runs = r.runs.filter((x) => x.seed < lo);
+  expect(W.summarySentence(r, 'copy', (row) => row.name, { only: (row) => !row.variant })).toContain(`T = ${r.config.trainLength}, ${lo} seeds;`);
+});

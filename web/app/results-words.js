@@ -423,8 +423,9 @@ export function summarySentence(results, task, nameOf = (row) => row.name, { tas
   const vs = rowsOf(results, task).filter(only).map((row) => verdict(results, row, info));
   if (!vs.length) return '';
   const ok = vs.filter((v) => v.kept != null).sort((a, b) => b.kept - a.kept);
-  const seeds = Math.max(...vs.map((v) => v.seeds));
-  let s = `Measured offline (${taskName}, trained at T = ${T}, ${seeds} seed${seeds > 1 ? 's' : ''}; share of the above-floor ` +
+  const lo = Math.min(...vs.map((v) => v.seeds)), hi = Math.max(...vs.map((v) => v.seeds));
+  const seeds = lo === hi ? `${hi} seed${hi > 1 ? 's' : ''}` : `${lo}–${hi} seeds per row`; // rows near a rule's line have more
+  let s = `Measured offline (${taskName}, trained at T = ${T}, ${seeds}; share of the above-floor ` +
     `${info.metric === 'loss' ? 'loss gain' : 'accuracy'} kept at ${times(m)})`;
   if (ok.length) s += `: ${nameOf(ok[0].row)} keeps the most (${pct(ok[0].kept)}%, “${ok[0].level}”) and ${nameOf(ok.at(-1).row)} the least (${pct(ok.at(-1).kept)}%, “${ok.at(-1).level}”)`;
   const not = vs.filter((v) => v.learnedSeeds < v.seeds);
