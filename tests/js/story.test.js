@@ -86,3 +86,19 @@ test('hero lines: the shipped sweep whole, extended by live points past it; a re
   expect(valueAt([[32, 1], [128, 0]], 64)).toBeCloseTo(0.5, 12); // linear in log length
   expect(valueAt([[32, 1]], 16)).toBeNull();
 });
+
+test('every length a step quotes accuracies at comes with the floor at that same length (steps 3 to 5)', () => {
+  const s = byId(shipped);
+  const atL = (L) => `${floorPct(L)} for a bag guess at T = ${L}`;
+  // step 3: 4x numbers with the 4x floor, 8x numbers with the 8x floor
+  const [four, eight] = s.gentle.text.split('; at 8×');
+  expect(four).toContain(atL(4 * T));
+  expect(eight).toContain(atL(8 * T));
+  expect(floor(8 * T)).toBeLessThan(floor(4 * T)); // the bag guess falls with the length: the two differ
+  // step 4: the 2x comparison with the 2x floor, the 4x one with the 4x floor
+  const [two, by4] = s.random.text.split('; by 4×');
+  expect(two).toContain(atL(2 * T));
+  expect(by4).toContain(atL(4 * T));
+  // step 5: both floors, each named with its length
+  expect(s.stretch.text).toContain(`a bag guess: ${floorPct(2 * T)} at T = ${2 * T}, ${floorPct(4 * T)} at T = ${4 * T}`);
+});

@@ -68,8 +68,8 @@ export function storySteps(results, task, names, encodings) {
   if (gentle.length) {
     const has8 = gentle.every((e) => at(e, L8) != null);
     steps.push({ id: 'gentle', title: 'Degrading gently',
-      text: `${list(gentle.map(name))} degrade${gentle.length > 1 ? '' : 's'} gently: at 4× (T = ${L4}) ${list(gentle.map((e) => `${pct(at(e, L4))}%`))}` +
-        `${has8 ? `, at 8× (T = ${L8}) ${list(gentle.map((e) => `${pct(at(e, L8))}%`))}` : ''}, against ${guess(L4)}` +
+      text: `${list(gentle.map(name))} degrade${gentle.length > 1 ? '' : 's'} gently: at 4× (T = ${L4}) ${list(gentle.map((e) => `${pct(at(e, L4))}%`))}, against ${guess(L4)}` +
+        `${has8 ? `; at 8× (T = ${L8}) ${list(gentle.map((e) => `${pct(at(e, L8))}%`))}, against ${guess(L8)}` : ''}` +
         ` (kept ${list(gentle.map((e) => `${pct(kept(e, L4))}%`))} of the skill above it at 4×, “${list([...new Set(gentle.map((e) => levelOf(kept(e, L4))))])}”).`,
       view: { length: L4, picks: pickFour(encs, gentle) } });
   }
@@ -81,7 +81,7 @@ export function storySteps(results, task, names, encodings) {
   if (helped.length) {
     steps.push({ id: 'random', title: 'Training on random positions',
       text: `Trained with positions drawn at random from a longer range, ${list(helped.map(([r, b]) => `${name(b)} keeps ${pct(at(r, L2))}% at 2× instead of ${pct(at(b, L2))}%`))}` +
-        `${helped.every(([r]) => at(r, L4) != null) ? `; by 4× ${helped.length > 1 ? 'they are' : 'it is'} down to ${list(helped.map(([r]) => `${pct(at(r, L4))}%`))}` : ''} (${guess(L2)}).`,
+        ` (${guess(L2)})${helped.every(([r]) => at(r, L4) != null) ? `; by 4× ${helped.length > 1 ? 'they are' : 'it is'} down to ${list(helped.map(([r]) => `${pct(at(r, L4))}%`))} (${guess(L4)})` : ''}.`,
       view: { length: L2, picks: pickFour(encs, helped.flat()) } });
   }
 
@@ -92,7 +92,8 @@ export function storySteps(results, task, names, encodings) {
   if (plain && pi && accAt(pi, L2) != null && accAt(plain, L2) != null) {
     const F = tuned?.finetune?.length;
     let text = `Stretching RoPE by position interpolation, with no fine-tuning (positions divided by L/${T}), RoPE scores ${pct(accAt(pi, L2))}% at 2× and ` +
-      `${pct(accAt(pi, L4))}% at 4×, against ${pct(accAt(plain, L2))}% and ${pct(accAt(plain, L4))}% unstretched (${guess(L2)})`;
+      `${pct(accAt(pi, L4))}% at 4×, against ${pct(accAt(plain, L2))}% and ${pct(accAt(plain, L4))}% unstretched ` +
+      `(a ${fl(L2).accuracyName} guess: ${pct1(fl(L2).accuracy)}% at T = ${L2}, ${pct1(fl(L4).accuracy)}% at T = ${L4})`;
     if (tuned && accAt(tuned, F) != null && accAt(tuned, T) != null) {
       text += `; fine-tuned for ${tuned.finetune.steps} steps at T = ${F} with the factor ${F / T} fixed, it scores ${pct(accAt(tuned, F))}% there, ` +
         `and ${pct(accAt(tuned, T))}% back at T = ${T} (${pct(accAt(plain, T))}% before)`;
