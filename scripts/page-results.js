@@ -1,6 +1,7 @@
 // docs/results.json -> web/checkpoints/results.json: the part of the results the page reads (the words of
 // its rows and claims, web/app/views/claims.js, and the depth grids, views/retrieval.js), without the
-// per-head and per-position detail. Run by `npm run train`; also alone:
+// per-head and per-position detail, and without the experiments beside results.json (docs/experiments/: results.md
+// and the literature rules read them; the page does not). Run by `npm run train`; also alone:
 //   node scripts/page-results.js [results.json] [out.json]
 import { writeFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
@@ -13,7 +14,7 @@ const pick = (o, keys) => Object.fromEntries(keys.filter((k) => o[k] !== undefin
 /** The page's subset of a results object. */
 export function pageResults(r) {
   return {
-    version: r.version, config: r.config, ...(r.tasks ? { tasks: r.tasks } : {}), ...(r.experiments ? { experiments: r.experiments } : {}),
+    version: r.version, config: r.config, ...(r.tasks ? { tasks: r.tasks } : {}),
     runs: r.runs.map((x) => ({ ...pick(x, RUN_FIELDS), lengths: (x.lengths ?? []).map((l) => pick(l, LENGTH_FIELDS)) })),
   };
 }
