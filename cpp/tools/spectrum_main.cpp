@@ -5,7 +5,9 @@
 // head_dim 32 (16 pairs) at T = 512, where base 1500 gives 3 pairs with >= 32 turns within T and a
 // slowest period of ~11.7 T (Llama 2: 21 such pairs, 13.3 T); bases 500 and 10000 on either side.
 // Per base and seed:
-//   1. pretrain plain RoPE at T on variable-length copy (every length <= T is seen);
+//   1. pretrain plain RoPE on variable-length copy (every length <= T is seen): the first 1000 of 1600 steps at
+//      128, the rest at T (a length warmup: trained at T = 512 from the start, seed 0 at base 1500 had not begun
+//      to learn after 600 steps, its loss still ln 64; at T = 128 it learned within 2000);
 //   2. zero shot at 1x, 2x, 4x T with none / linear (PI) / ntk / yarn, factor = L / T
 //      (posenc::sweep; "ntk" is HF's dynamic-NTK base at seq_len L, applied to one forward over
 //      the whole sequence: what dynamic gives without a per-token cache; see sweep.hpp);
@@ -38,6 +40,8 @@
 #include <string>
 #include <vector>
 
+#include "flags.hpp"
+#include "floors.hpp"
 #include "json_out.hpp"
 #include "posenc/checkpoint.hpp"
 #include "posenc/error.hpp"
@@ -134,43 +138,8 @@ struct Cost {
 };
 std::string cost_json(const Cost& c) { return "{\"cpuSeconds\":" + num(c.cpu) + ",\"wallSeconds\":" + num(c.wall) + "}"; }
 
-// ---------------------------------------------------------------------------
-// Floors, on the sweep's own sequences at each length
-
-struct Score {
-  double accuracy = 0, loss = 0;
-};
+using Score = FloorScore;
 std::string score_json(const Score& s) { return "{\"accuracy\":" + num(s.accuracy) + ",\"loss\":" + num(s.loss) + "}"; }
-
-// The most frequent input symbol (x1 .. xh, the first of equal counts) predicted at every answer
-// position of copy; its loss is that of the input's symbol frequencies (add-1/2 smoothing).
-Score bag_of_tokens(const TaskOptions& task, int L, int sequences, uint64_t seed) {
-  TaskOptions t = task;
-  t.variable_length = false;  // as the sweep evaluates
-  const int n = t.symbols;
-  std::vector<int32_t> tokens(static_cast<std::size_t>(sequences) * L), targets(tokens.size());
-  TaskGenerator(t, sweep_seed(seed, L, -1)).sample(sequences, L, tokens.data(), targets.data());
-  Score s;
-  long long scored = 0;
-  std::vector<int> count(n);
-  for (int b = 0; b < sequences; ++b) {
-    const int32_t* x = tokens.data() + static_cast<std::size_t>(b) * L;
-    const int32_t* y = targets.data() + static_cast<std::size_t>(b) * L;
-    std::fill(count.begin(), count.end(), 0);
-    int inputs = 0;
-    for (int i = 1; i < L && x[i] != kTokenSep; ++i, ++inputs) ++count[x[i] - kFirstSymbol];
-    const int32_t mode = kFirstSymbol + static_cast<int32_t>(std::max_element(count.begin(), count.end()) - count.begin());
-    for (int i = 0; i < L; ++i)
-      if (y[i] >= 0) {
-        s.accuracy += y[i] == mode ? 1 : 0;
-        s.loss -= std::log((count[y[i] - kFirstSymbol] + 0.5) / (inputs + 0.5 * n));
-        ++scored;
-      }
-  }
-  s.accuracy /= static_cast<double>(scored);
-  s.loss /= static_cast<double>(scored);
-  return s;
-}
 
 // ---------------------------------------------------------------------------
 // Runs
@@ -303,7 +272,7 @@ std::string experiment_json(const Config& c, const std::vector<Run>& runs, const
   const TaskOptions task = task_options(c);
   const std::vector<int> lengths = c.eval_lengths();
   std::vector<Score> bag;
-  for (int L : lengths) bag.push_back(bag_of_tokens(task, L, c.eval_sequences, c.eval_seed));
+  for (int L : lengths) bag.push_back(bag_floor(task, L, c.eval_sequences, c.eval_seed));
   const Score chance{1.0 / c.symbols, std::log(static_cast<double>(c.symbols))};
   std::ostringstream j;
   j << "{\n\"version\":1,\n\"about\":" << str("RoPE context extension in an LLM-like rotary spectrum (issue 28, item 5): "
@@ -390,16 +359,6 @@ std::string without_timings(const std::string& json) {
   return std::regex_replace(json, timing, "\"t\":0");
 }
 
-template <class T, class F>
-std::vector<T> parse_list(const std::string& s, F&& parse) {
-  std::vector<T> out;
-  std::stringstream ss(s);
-  std::string item;
-  while (std::getline(ss, item, ','))
-    if (!item.empty()) out.push_back(parse(item));
-  return out;
-}
-
 void usage(FILE* f) {
   std::fprintf(f,
                "usage: posenc_spectrum [--out DIR] [--quick] [--bases LIST] [--seeds N] [--steps N] [--batch N]\n"
@@ -438,18 +397,11 @@ int main(int argc, char** argv) {
       }
     for (int i = 1; i < argc; ++i) {
       const std::string k = argv[i];
-      auto next = [&]() -> std::string {
+      auto value = [&]() -> std::string {
         if (i + 1 >= argc) range_error(k, "a value", "nothing");
         return argv[++i];
       };
-      auto integer = [&](int lo, int hi) {
-        const std::string v = next();
-        char* end = nullptr;
-        const long x = std::strtol(v.c_str(), &end, 10);
-        if (v.empty() || *end != '\0' || x < lo || x > hi)
-          range_error(k, "an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]", v);
-        return static_cast<int>(x);
-      };
+      auto integer = [&](int lo, int hi) { return parse_int(k, value(), lo, hi); };
       if (k == "--help" || k == "-h") {
         usage(stdout);
         return 0;
@@ -457,16 +409,11 @@ int main(int argc, char** argv) {
       } else if (k == "--check-deterministic") {
         c.check = true;
       } else if (k == "--out") {
-        c.out = next();
+        c.out = value();
       } else if (k == "--bases") {
-        const std::string v = next();
-        c.bases = parse_list<double>(v, [&](const std::string& s) {
-          char* end = nullptr;
-          const double b = std::strtod(s.c_str(), &end);
-          if (*end != '\0' || !(b > 1 && b < 1e9)) range_error("--bases", "numbers in (1, 1e9)", v);
-          return b;
-        });
-        if (c.bases.empty()) range_error("--bases", "numbers in (1, 1e9)", v);
+        const std::string v = value();
+        c.bases = parse_list<double>(v, [&](const std::string& b) { return parse_number(k, b, 1, 1e9); });
+        if (c.bases.empty()) range_error(k, "a comma-separated list of numbers in (1, 1e9)", v);
       } else if (k == "--seeds") {
         c.seeds = integer(1, 100);
       } else if (k == "--steps") {
@@ -491,9 +438,7 @@ int main(int argc, char** argv) {
       } else if (k == "--d-model") {
         c.d_model = integer(2, 1024);
       } else if (k == "--lr") {
-        const std::string v = next();
-        c.lr = std::strtof(v.c_str(), nullptr);
-        if (!(c.lr > 0 && c.lr < 1)) range_error("--lr", "a number in (0, 1)", v);
+        c.lr = static_cast<float>(parse_number(k, value(), 0, 1));
         c.min_lr = c.lr / 10;
       } else if (k == "--eval-sequences") {
         c.eval_sequences = integer(1, 4096);
