@@ -40,7 +40,7 @@ export function spectrumSection(exp, results) {
   out();
   out(`The main experiment’s RoPE has ${main ? `${main.pairs} rotary pairs at T = ${main.T}` : 'a few rotary pairs'}, so PI, NTK and YaRN have almost no untrained slow band to fix there. ` +
     `Here RoPE has head_dim ${c.model.headDim} at T = ${T}: at the middle base, several pairs turn ${FAST_TURNS} times or more within T and the slowest period is over 10 T, as in Llama. ` +
-    `Each pair’s period is 2π base^(2i/head_dim); the table computes it for each setting.`);
+    `Each pair’s period is 2π base^(2i/head_dim); the table computes it for each setting. YaRN (beta_fast 32, beta_slow 1) leaves the pairs with ${FAST_TURNS} or more turns within T as they are and fully interpolates the pairs that do not turn once; its ramp mixes the rest.`);
   out();
   out('| setting | head_dim | base | T | pairs | pairs that turn within T | slowest period / T | pairs with ≥ 32 turns in T |');
   out('|---|---:|---:|---:|---:|---:|---:|---:|');
@@ -95,4 +95,11 @@ export function spectrumSection(exp, results) {
     out();
   }
   return lines;
+}
+
+/** The closing note's line for this experiment (results-md.js addedRuns): its runs and CPU seconds. */
+export function spectrumAdded(exp) {
+  const c = exp.config;
+  return { what: `the RoPE spectrum experiment (head_dim ${c.model.headDim} at T = ${c.trainLength}, ${c.bases.length} bases × ${c.seeds.length} seeds; each run pretrains, evaluates zero shot and fine-tunes three copies; CPU time on one thread, not wall time)`,
+    runs: exp.runs.length, seconds: exp.cost.total.cpuSeconds };
 }

@@ -163,6 +163,7 @@ describe('the results.md section', () => {
     expect(full).toContain('## RoPE scaling in an LLM-like spectrum');
     expect(full.indexOf('## RoPE scaling in an LLM-like spectrum')).toBeGreaterThan(full.indexOf('## The literature side by side'));
     expect(full).toContain(paper(r, 'peng2023').text);
+    expect(full).toContain('- the RoPE spectrum experiment (head_dim 32 at T = 512, 2 bases × 3 seeds; each run pretrains, evaluates zero shot and fine-tunes three copies; CPU time on one thread, not wall time): 6 runs, 720 s.');
   });
 
   test('no section without the experiment', () => {

@@ -93,7 +93,7 @@ function chenSpectrum(exp) {
     text: `spectrum experiment (${spectrumSetting(exp)}), kept at the fine-tune length ${L}: ${parts.join('; ')}; PI keeps more than 10 points more at ${wins} of ${ok.length} bases${note}` };
 }
 
-/** Peng in the spectrum: YaRN and NTK against PI and plain RoPE, per base, counted only where both are above the floor. */
+/** Peng in the spectrum: YaRN and NTK against PI and plain RoPE, per base; a pair with both rows at the floor is not counted. */
 function pengSpectrum(exp) {
   const T = exp.config.trainLength, Lft = exp.config.finetune.length, { ok, note } = learnedBases(exp);
   const longer = exp.config.evalLengths.filter((L) => L > T);
@@ -378,7 +378,7 @@ export const PAPERS = [
     differences: (results) => {
       const s = ropeSpectrum(results), exp = results.experiments?.spectrum;
       const t32 = `${s ? `head_dim ${s.headDim} at base ${s.base}, ${s.pairs} pairs of which ${s.turning} turn within T = ${results.config.trainLength} (slowest period ${s.slowest.toFixed(2)} T), so the ramp spans every pair` : 'this model'}, zero-shot only`;
-      return exp ? `the paper: Llama 2 (head_dim 128, 64 RoPE pairs, base 10000, a 4096-token context) on language modelling, where YaRN’s ramp leaves the fast pairs alone; here, ${spectrumDifferences(exp)}; NTK is applied at the full length in one forward, not per token as dynamic NTK generates; the second line, at T = ${results.config.trainLength}: ${t32}`
+      return exp ? `the paper: Llama 2 (head_dim 128, 64 RoPE pairs, base 10000, a 4096-token context) on language modelling, where YaRN’s ramp leaves the fast pairs alone; here, ${spectrumDifferences(exp)}; YaRN’s ramp (beta_fast 32, beta_slow 1) leaves the pairs with 32 or more turns within T alone and fully interpolates those that do not turn once; NTK is applied at the full length in one forward, not per token as dynamic NTK generates; the second line, at T = ${results.config.trainLength}: ${t32}`
         : `the paper: Llama 2 (head_dim 128, 64 RoPE pairs, base 10000, a 4096-token context), where YaRN’s ramp leaves the fast pairs alone and fine-tuning follows; here: ${t32}`;
     },
     rule: 'zero-shot NTK and YaRN against plain RoPE, kept at 2×, per (task, scaling) pair; a pair counts only when both rows score above the floor at 2× by more than 10 points (loss: 10% of the floor’s); agrees if most counted pairs keep more than 10 points more than plain RoPE',
