@@ -3,7 +3,7 @@
 // head_dim, base and context; every cell and sentence from the experiment's numbers.
 import { RULES, pct, pct1 } from '../web/app/results-words.js';
 import { ropeSpectrum } from '../web/app/literature.js';
-import { rotarySpectrum, LLM_SETTINGS, FAST_TURNS, spectrumFloor, cellOf, runsOf, andList, pretrainedOne } from '../web/app/spectrum.js';
+import { rotarySpectrum, LLM_SETTINGS, FAST_TURNS, spectrumFloor, cellOf, runsOf, andList, pretrainedOne, aboveFloor } from '../web/app/spectrum.js';
 
 const NAMES = { none: 'plain RoPE', linear: 'PI', ntk: 'NTK', yarn: 'YaRN' };
 const minutes = (s) => (s / 60).toFixed(1);
@@ -83,11 +83,12 @@ export function spectrumSection(exp, results) {
   const Lmax = lengths.at(-1), ok = c.bases.filter((b) => cellOf(exp, b, 'zeroShot', 'none', T).seeds > 0);
   if (ok.length) {
     const best = ok.map((b) => {
-      const cells = ['none', 'linear', 'ntk', 'yarn'].map((sc) => ({ sc, m: cellOf(exp, b, 'zeroShot', sc, Lmax).mean }));
-      const top = cells.reduce((x, y) => (y.m > x.m ? y : x));
-      return `${NAMES[top.sc]} at base ${thousands(b)} (${pct(top.m)}%)`;
+      const cells = ['none', 'linear', 'ntk', 'yarn'].map((sc) => ({ sc, cell: cellOf(exp, b, 'zeroShot', sc, Lmax) }));
+      const top = cells.reduce((x, y) => (y.cell.mean > x.cell.mean ? y : x));
+      return aboveFloor(exp, top.cell, Lmax) ? `${NAMES[top.sc]} at base ${thousands(b)} (${pct(top.cell.mean)}%)`
+        : `none above the floor at base ${thousands(b)} (at most ${pct(top.cell.mean)}%)`;
     });
-    out(`- Zero shot at ${Lmax / T}× (${Lmax} tokens), the best scaling: ${andList(best)}.`);
+    out(`- Zero shot at ${Lmax / T}× (${Lmax} tokens), the best scaling above the floor by more than ${pct(RULES.floorMargin)} points: ${andList(best)}.`);
     const keep = (sc) => ok.map((b) => `${pct(cellOf(exp, b, 'finetuned', sc, T).mean)}%`).join(' / ');
     out(`- At 1×, per base (${ok.map(thousands).join(' / ')}): before fine-tuning ${ok.map((b) => `${pct(cellOf(exp, b, 'zeroShot', 'none', T).mean)}%`).join(' / ')}; ` +
       `after fine-tuning with PI ${keep('linear')}, with YaRN ${keep('yarn')}, without interpolation ${keep('none')}.`);

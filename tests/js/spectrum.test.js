@@ -122,13 +122,13 @@ describe('Peng in the spectrum: YaRN and NTK against PI and plain, noise against
     // per base: 2x yarn/ntk vs PI/plain (4 counted), 4x yarn vs PI/plain (2), 4x ntk vs both (both at the floor: skipped),
     // fine-tuned yarn vs PI (88 vs 81: within 10 points) and vs plain (2); wins: 2x yarn vs PI, yarn vs plain, ntk vs plain,
     // 4x yarn vs PI, yarn vs plain, fine-tuned yarn vs plain = 6 of 8
-    expect(p.text).toContain('more than 10 points more on 12 of 16');
+    expect(p.text).toContain('more than 10 points more on 12 of 16 (YaRN 10 of 12, NTK 2 of 4)');
     expect(p.text).toContain(`base 1500 zero shot at 4×: YaRN vs PI ${pctOf(kept(0.81, 2))} vs ${pctOf(kept(0.08, 2))}`);
     expect(p.text).toContain('not counted (both rows at or near the floor): base 500 zero shot at 4×: NTK vs PI');
     expect(p.verdict).toBe('agrees');
     // mutation: NTK at 4x rises above the floor at base 1500: its two pairs count (and win)
     const m = withSpectrum(setAcc(spectrumFixture(), 'zeroShot', 'ntk', 2048, 0.5, 1500));
-    expect(paper(m, 'peng2023').text).toContain('more than 10 points more on 14 of 18');
+    expect(paper(m, 'peng2023').text).toContain('more than 10 points more on 14 of 18 (YaRN 10 of 12, NTK 4 of 6)');
     // mutation: PI zero shot as good as YaRN everywhere and fine-tuned PI better: most pairs are lost
     const e = spectrumFixture();
     setAcc(e, 'zeroShot', 'linear', 1024, 0.87); setAcc(e, 'zeroShot', 'linear', 2048, 0.81);
@@ -149,6 +149,10 @@ describe('the results.md section', () => {
     expect(md).toContain('| *best floor* | *4* | *3* | *2.5* |');
     expect(md).toContain('6 of 6 runs did');
     expect(md).toContain('CPU time (one thread): pretraining 10.0 min');
+    expect(md).toContain('the best scaling above the floor by more than 10 points: YaRN at base 500 (81%) and YaRN at base 1,500 (81%).');
+    const low = spectrumFixture();
+    setAcc(low, 'zeroShot', 'yarn', 2048, 0.1, 500); // 7.5 points above the 2.5% floor: not above it by 10
+    expect(spectrumSection(low, r).join('\n')).toContain('none above the floor at base 500 (at most 10%)');
     // mutation: seed 1 of base 500 loses YaRN at 4x -> the mean moves and the seeds are listed
     exp.runs.find((x) => x.base === 500 && x.seed === 1).rows.find((x) => x.kind === 'zeroShot' && x.scaling === 'yarn').lengths[1].accuracy = 0.3;
     md = spectrumSection(exp, r).join('\n');

@@ -104,7 +104,7 @@ function pengSpectrum(exp) {
         for (const o of ['linear', 'none']) pairs.push({ b, kind: 'zeroShot', L, m, o });
     for (const o of ['linear', 'none']) pairs.push({ b, kind: 'finetuned', L: Lft, m: 'yarn', o });
   }
-  const counted = [], skipped = [];
+  const counted = [], skipped = [], by = { yarn: [0, 0], ntk: [0, 0] }; // per scaling: [wins, counted]
   let wins = 0;
   for (const p of pairs) {
     const a = cellOf(exp, p.b, p.kind, p.m, p.L), c = cellOf(exp, p.b, p.kind, p.o, p.L);
@@ -115,12 +115,14 @@ function pengSpectrum(exp) {
     }
     const win = a.kept > c.kept + RULES.paperMargin;
     if (win) wins++;
+    by[p.m][0] += win ? 1 : 0;
+    by[p.m][1]++;
     counted.push(`${label} ${keptText(a)} vs ${keptText(c)}`);
   }
   if (!ok.length) return { verdict: 'not tested here', text: `spectrum experiment: no base learned${note}` };
   if (!counted.length) return { verdict: 'not tested here', text: `spectrum experiment: no pair has a row above the floor${note}` };
   return { verdict: outcome(wins > counted.length / 2),
-    text: `spectrum experiment (${spectrumSetting(exp)}), kept share, pairs with a row above the floor: ${counted.join('; ')} — more than 10 points more on ${wins} of ${counted.length}` +
+    text: `spectrum experiment (${spectrumSetting(exp)}), kept share, pairs with a row above the floor: ${counted.join('; ')} — more than 10 points more on ${wins} of ${counted.length} (YaRN ${by.yarn[0]} of ${by.yarn[1]}, NTK ${by.ntk[0]} of ${by.ntk[1]})` +
       `${skipped.length ? `; not counted (both rows at or near the floor): ${skipped.join('; ')}` : ''}${note}` };
 }
 
