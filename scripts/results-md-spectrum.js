@@ -3,7 +3,7 @@
 // head_dim, base and context; every cell and sentence from the experiment's numbers.
 import { RULES, pct, pct1 } from '../web/app/results-words.js';
 import { ropeSpectrum } from '../web/app/literature.js';
-import { rotarySpectrum, LLM_SETTINGS, FAST_TURNS, spectrumFloor, cellOf, runsOf, andList, pretrainedOne, aboveFloor } from '../web/app/spectrum.js';
+import { rotarySpectrum, llmSpectrum, LLM_SETTINGS, FAST_TURNS, spectrumFloor, cellOf, runsOf, andList, pretrainedOne, aboveFloor, middleSpectrum } from '../web/app/spectrum.js';
 
 const NAMES = { none: 'plain RoPE', linear: 'PI', ntk: 'NTK', yarn: 'YaRN' };
 const minutes = (s) => (s / 60).toFixed(1);
@@ -38,14 +38,15 @@ export function spectrumSection(exp, results) {
 
   out('## RoPE scaling in an LLM-like spectrum');
   out();
-  out(`The main experiment’s RoPE has ${main ? `${main.pairs} rotary pairs at T = ${main.T}` : 'a few rotary pairs'}, so PI, NTK and YaRN have almost no untrained slow band to fix there. ` +
-    `Here RoPE has head_dim ${c.model.headDim} at T = ${T}: at the middle base, several pairs turn ${FAST_TURNS} times or more within T and the slowest period is over 10 T, as in Llama. ` +
+  const mid = middleSpectrum(exp), llama = llmSpectrum('Llama 2');
+  out(`${main ? `The main experiment’s RoPE has ${main.pairs} rotary pairs at T = ${main.T}, of which ${main.pairs - main.turning} ${main.pairs - main.turning === 1 ? 'does' : 'do'} not turn within T, so PI, NTK and YaRN have little untrained slow band to fix there. ` : ''}` +
+    `Here RoPE has head_dim ${c.model.headDim} at T = ${T}: at base ${thousands(mid.base)}, ${mid.fast} pairs turn ${FAST_TURNS} times or more within T and the slowest period is ${mid.slowest.toFixed(1)} T (Llama 2: ${llama.fast} pairs, ${llama.slowest.toFixed(1)} T). ` +
     `Each pair’s period is 2π base^(2i/head_dim); the table computes it for each setting. YaRN (beta_fast 32, beta_slow 1) leaves the pairs with ${FAST_TURNS} or more turns within T as they are and fully interpolates the pairs that do not turn once; its ramp mixes the rest.`);
   out();
   out('| setting | head_dim | base | T | pairs | pairs that turn within T | slowest period / T | pairs with ≥ 32 turns in T |');
   out('|---|---:|---:|---:|---:|---:|---:|---:|');
   if (main) out(spectrumRow('posenc main experiment', main));
-  for (const s of LLM_SETTINGS) out(spectrumRow(s.name, rotarySpectrum(s.headDim, s.base, s.T)));
+  for (const s of LLM_SETTINGS) out(spectrumRow(s.name, llmSpectrum(s.name)));
   for (const b of c.bases) out(spectrumRow(`this experiment, base ${thousands(b)}`, rotarySpectrum(c.model.headDim, b, T)));
   out();
   const params = exp.runs[0]?.parameters;

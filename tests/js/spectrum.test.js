@@ -70,11 +70,12 @@ describe('the rotary spectrum of a setting', () => {
     expect(md).toContain('| this experiment, base 1,500 | 32 | 1,500 | 512 | 16 | 10 | 11.7 | 3 |');
     const main = Lit.ropeSpectrum(r);
     expect(md).toContain(`| posenc main experiment | ${main.headDim} | 16 | ${r.config.trainLength} | ${main.pairs} | ${main.turning} |`);
-    expect(md).toContain(`The main experiment’s RoPE has ${main.pairs} rotary pairs at T = ${r.config.trainLength}`);
+    expect(md).toContain(`The main experiment’s RoPE has ${main.pairs} rotary pairs at T = ${r.config.trainLength}, of which 1 does not turn within T`);
+    expect(md).toContain('at base 1,500, 3 pairs turn 32 times or more within T and the slowest period is 11.7 T (Llama 2: 21 pairs, 13.3 T)');
     delete r.config.model.ropeBase; // no base recorded: no row, and no number in the sentence
     const without = spectrumSection(r.experiments.spectrum, r).join('\n');
     expect(without).not.toContain('posenc main experiment');
-    expect(without).toContain('The main experiment’s RoPE has a few rotary pairs');
+    expect(without).not.toContain('The main experiment’s RoPE');
   });
 });
 

@@ -7,7 +7,7 @@
 import {
   RULES, pct, tasksOf, taskInfo, floorOf, rowsOf, verdict, meanKept, learnedRun, referenceRun, gridTasks, gridsOf, depthEffect,
 } from './results-words.js';
-import { rotarySpectrum, spectraOf, cellOf, aboveFloor as spectrumAbove, andList } from './spectrum.js';
+import { rotarySpectrum, llmSpectrum, middleSpectrum, cellOf, aboveFloor as spectrumAbove, andList } from './spectrum.js';
 
 const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
 const f2 = (x) => x.toFixed(2);
@@ -65,12 +65,12 @@ function learnedBases(exp) {
   return { ok, note: not.length ? `; no verdict at base ${andList(not)} (no seed learned: 1× accuracy not above the floor by ${pct(RULES.floorMargin)} points)` : '' };
 }
 const spectrumSetting = (exp) => {
-  const c = exp.config, mid = spectraOf(exp)[Math.floor(c.bases.length / 2)];
+  const c = exp.config, mid = middleSpectrum(exp);
   return `head_dim ${c.model.headDim} (${mid.pairs} pairs) at T = ${c.trainLength}, bases ${andList(c.bases)}`;
 };
 /** What remains between an LLM paper and the spectrum experiment (scale, tokens, task). */
 function spectrumDifferences(exp) {
-  const c = exp.config, mid = spectraOf(exp)[Math.floor(c.bases.length / 2)], llama = rotarySpectrum(128, 1e4, 4096);
+  const c = exp.config, mid = middleSpectrum(exp), llama = llmSpectrum('Llama 2');
   const params = exp.runs[0]?.parameters;
   return `the spectrum experiment: ${c.model.layers} layers, d_model ${c.model.dModel}${params ? ` (about ${Math.round(params / 1000)}k parameters)` : ''}, ` +
     `${spectrumSetting(exp)} (at base ${mid.base}: ${mid.turning} of ${mid.pairs} pairs turn within T, slowest period ${mid.slowest.toFixed(1)} T, ${mid.fast} pairs with 32 or more turns; Llama 2: ${llama.turning} of ${llama.pairs}, ${llama.slowest.toFixed(1)} T, ${llama.fast}), ` +

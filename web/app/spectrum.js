@@ -31,6 +31,12 @@ export const LLM_SETTINGS = [
   { name: 'Llama 3.1', headDim: 128, base: 5e5, T: 131072 },
 ];
 
+/** The spectrum of one of LLM_SETTINGS, by name, with its name. */
+export function llmSpectrum(name) {
+  const s = LLM_SETTINGS.find((x) => x.name === name);
+  return { name, ...rotarySpectrum(s.headDim, s.base, s.T) };
+}
+
 const lengthOf = (row, L) => row?.lengths.find((l) => l.length === L);
 
 /** The best floor at L: the larger accuracy of chance (uniform) and the bag of tokens, with its name. */
@@ -90,6 +96,9 @@ export function aboveFloor(exp, cell, L) {
 
 /** The setting of the experiment's bases: its spectrum at each base. */
 export const spectraOf = (exp) => exp.config.bases.map((b) => rotarySpectrum(exp.config.model.headDim, b, exp.config.trainLength));
+
+/** The spectrum at the middle base of the sweep (the setting chosen to meet issue 28's three conditions). */
+export const middleSpectrum = (exp) => spectraOf(exp)[Math.floor(exp.config.bases.length / 2)];
 
 /** "500, 1500 and 10000". */
 export const andList = (xs) => (xs.length < 2 ? xs.join('') : `${xs.slice(0, -1).join(', ')} and ${xs.at(-1)}`);
