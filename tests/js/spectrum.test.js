@@ -117,25 +117,28 @@ describe('Chen in the spectrum: PI fine-tuned against the plain fine-tune, with 
   });
 });
 
-describe('Peng in the spectrum: YaRN and NTK against PI and plain, noise against noise not counted', () => {
+describe('Peng in the spectrum: YaRN against PI and NTK, NTK against PI; noise against noise not counted', () => {
   test('pairs with both rows at the floor are left out; lifting one row above it makes the pair count', () => {
     const r = withSpectrum(), p = paper(r, 'peng2023');
-    // per base: 2x yarn/ntk vs PI/plain (4 counted), 4x yarn vs PI/plain (2), 4x ntk vs both (both at the floor: skipped),
-    // fine-tuned yarn vs PI (88 vs 81: within 10 points) and vs plain (2); wins: 2x yarn vs PI, yarn vs plain, ntk vs plain,
-    // 4x yarn vs PI, yarn vs plain, fine-tuned yarn vs plain = 6 of 8
-    expect(p.text).toContain('more than 10 points more on 12 of 16 (YaRN 10 of 12, NTK 2 of 4)');
-    expect(p.text).toContain(`base 1500 zero shot at 4×: YaRN vs PI ${pctOf(kept(0.81, 2))} vs ${pctOf(kept(0.08, 2))}`);
-    expect(p.text).toContain('not counted (both rows at or near the floor): base 500 zero shot at 4×: NTK vs PI');
+    // per base: at 2x YaRN vs PI (win), YaRN vs NTK (win), NTK vs PI (47 vs 40: within 10 points); at 4x YaRN vs PI and
+    // vs NTK (wins: PI and NTK sit at the floor, YaRN far above), NTK vs PI (both at the floor: not counted); fine-tuned
+    // YaRN vs PI (88 vs 81: within 10 points). 4 wins of 6 counted pairs, at each of the 2 bases.
+    expect(p.text).toContain('More than 10 points more in 8 of 12 counted pairs: YaRN vs PI 4 of 4, YaRN vs NTK 4 of 4, NTK vs PI 0 of 2, fine-tuned YaRN vs PI 0 of 2');
+    expect(p.text).toContain(`base 1500 zero shot at 4×: YaRN ${pctOf(kept(0.81, 2))}, PI ${pctOf(kept(0.08, 2))}, NTK ${pctOf(kept(0.07, 2))}, plain ${pctOf(kept(0.02, 2))}`);
+    expect(p.text).toContain('not counted (both rows at or near the floor): base 500 zero shot at 4×: NTK vs PI; base 1500 zero shot at 4×: NTK vs PI');
     expect(p.verdict).toBe('agrees');
-    // mutation: NTK at 4x rises above the floor at base 1500: its two pairs count (and win)
+    // mutation: NTK at 4x rises above the floor at base 1500: its pair with PI counts (and wins)
     const m = withSpectrum(setAcc(spectrumFixture(), 'zeroShot', 'ntk', 2048, 0.5, 1500));
-    expect(paper(m, 'peng2023').text).toContain('more than 10 points more on 14 of 18 (YaRN 10 of 12, NTK 4 of 6)');
-    // mutation: PI zero shot as good as YaRN everywhere and fine-tuned PI better: most pairs are lost
+    expect(paper(m, 'peng2023').text).toContain('More than 10 points more in 9 of 13 counted pairs: YaRN vs PI 4 of 4, YaRN vs NTK 4 of 4, NTK vs PI 1 of 3, fine-tuned YaRN vs PI 0 of 2');
+    // mutation: PI zero shot as good as YaRN: only YaRN vs NTK is won, 4 of 14
     const e = spectrumFixture();
-    setAcc(e, 'zeroShot', 'linear', 1024, 0.87); setAcc(e, 'zeroShot', 'linear', 2048, 0.81);
-    setAcc(e, 'zeroShot', 'none', 1024, 0.87); setAcc(e, 'zeroShot', 'none', 2048, 0.81);
-    setAcc(e, 'finetuned', 'none', 2048, 0.9);
+    setAcc(e, 'zeroShot', 'linear', 1024, 0.87);
+    setAcc(e, 'zeroShot', 'linear', 2048, 0.81);
+    expect(paper(withSpectrum(e), 'peng2023').text).toContain('More than 10 points more in 4 of 14 counted pairs');
     expect(paper(withSpectrum(e), 'peng2023').verdict).toBe('does not agree');
+    // plain RoPE is shown, never counted: lifting it changes no count
+    const q = withSpectrum(setAcc(spectrumFixture(), 'zeroShot', 'none', 2048, 0.9));
+    expect(paper(q, 'peng2023').text).toContain('More than 10 points more in 8 of 12 counted pairs');
   });
 });
 
