@@ -339,9 +339,10 @@ export function render(results, { zeroShot = null } = {}) {
     out();
   }
   const litChanged = changedLiterature(results);
-  out(`Literature verdicts under the rules above against the rules they had before (same floors): ${litChanged.length} change.`);
+  const moved = litChanged.filter((c) => c.old.verdict === c.now.verdict).length;
+  out(`Literature verdicts under the rules above against the rules they had before (same floors): ${litChanged.length - moved} change${moved ? `, and ${moved} ${moved === 1 ? 'keeps its word but now rests' : 'keep their word but now rest'} on another experiment` : ''}.`);
   out();
-  for (const c of litChanged) out(`- ${c.paper}: ${c.old.verdict} (${c.old.text}) → ${c.now.verdict}.`);
+  for (const c of litChanged) out(`- ${c.paper}: ${c.old.verdict} (${c.old.text}) → ${c.now.verdict}${c.now.basis ? ` (${c.now.basis})` : ''}.`);
   out();
   for (const p of lit) out(`- ${p.paper}: **${p.verdict}** — ${p.text}.`);
   out();

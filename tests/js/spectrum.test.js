@@ -171,6 +171,12 @@ describe('the results.md section', () => {
     expect(full).toContain('## RoPE scaling in an LLM-like spectrum');
     expect(full.indexOf('## RoPE scaling in an LLM-like spectrum')).toBeGreaterThan(full.indexOf('## The literature side by side'));
     expect(full).toContain(paper(r, 'peng2023').text);
+    // the closing note says which verdicts now rest on the spectrum experiment, with the T = 32 rule's word
+    const t32 = (id) => Lit.PAPERS.find((x) => x.id === id).ours32(r).verdict;
+    for (const c of Lit.changedLiterature(r).filter((x) => /Chen|Peng/.test(x.paper))) {
+      expect(full).toContain(`- ${c.paper}: ${c.old.verdict} (${c.old.text}) → ${c.now.verdict} (from the spectrum experiment; at T = 32 the rule above gives: ${t32(c.paper.startsWith('Chen') ? 'chen2023' : 'peng2023')}).`);
+    }
+    expect(Lit.changedLiterature(r).map((x) => x.paper)).toContain('Chen et al. 2023, position interpolation'); // same word, new basis
     expect(full).toContain('- the RoPE spectrum experiment (head_dim 32 at T = 512, 2 bases × 3 seeds; each run pretrains, evaluates zero shot and fine-tunes three copies; CPU time on one thread, not wall time): 6 runs, 720 s.');
   });
 
