@@ -18,8 +18,9 @@
 // predicted at every answer position) measured on the evaluation's own sequences at each length.
 // A seed "learned" when its 1x accuracy beats the best floor by more than kLearnedMargin.
 //
-//   posenc_spectrum [--out DIR] [--quick] [--bases LIST] [--seeds N] [--steps N] [--batch N]
-//                   [--length N] [--factor N] [--eval-sequences N] [--check-deterministic]
+//   posenc_spectrum [--out DIR] [--quick] [--bases LIST] [--seeds N] [--steps N] [--short-steps N]
+//                   [--short-length N] [--batch N] [--length N] [--factor N] [--symbols N] [--layers N]
+//                   [--heads N] [--d-model N] [--lr X] [--eval-sequences N] [--check-deterministic]
 //
 // Writes DIR/docs/experiments/spectrum.json (scripts/results-load.js attaches it to the results as
 // results.experiments.spectrum). Single thread; every number but the timings is a pure function of
@@ -361,14 +362,20 @@ std::string without_timings(const std::string& json) {
 
 void usage(FILE* f) {
   std::fprintf(f,
-               "usage: posenc_spectrum [--out DIR] [--quick] [--bases LIST] [--seeds N] [--steps N] [--batch N]\n"
-               "                       [--length N] [--factor N] [--eval-sequences N] [--check-deterministic]\n"
+               "usage: posenc_spectrum [--out DIR] [--quick] [--bases LIST] [--seeds N] [--steps N] [--short-steps N]\n"
+               "                       [--short-length N] [--batch N] [--length N] [--factor N] [--symbols N] [--layers N]\n"
+               "                       [--heads N] [--d-model N] [--lr X] [--eval-sequences N] [--check-deterministic]\n"
                "  --out DIR              writes DIR/docs/experiments/spectrum.json (.)\n"
                "  --quick                a few seconds: T 32, head_dim 8, 1 base, 1 seed, 30 steps (for tests)\n"
                "  --bases LIST           RoPE bases, comma-separated (500,1500,10000)\n"
                "  --seeds N              seeds 0..N-1 per base (3)\n"
                "  --steps N              pretraining steps (1600; the first --short-steps (1000) at --short-length (128));\n"
                "                         the fine-tunes get 2%% of its tokens\n"
+               "  --factor N             the extension: evaluation at 1x, 2x, .. N x length, fine-tunes at N x length (4)\n"
+               "  --length N             the pretraining length T (512); --batch N its batch (16)\n"
+               "  --symbols N            copy's symbols (64); --layers, --heads, --d-model: the model (2, 2, 64)\n"
+               "  --lr X                 peak pretraining learning rate (0.003; cosine to a tenth)\n"
+               "  --eval-sequences N     full-length sequences per evaluation length (16)\n"
                "  --check-deterministic  run the configuration twice and compare the JSON (timings aside); writes nothing\n");
 }
 
@@ -447,6 +454,8 @@ int main(int argc, char** argv) {
         range_error("option", "one of the options above", k);
       }
     }
+    if (c.short_length > c.length)
+      range_error("--short-length", "a length <= --length (" + std::to_string(c.length) + ")", std::to_string(c.short_length));
     if (c.factor * c.length > kMaxSequenceLength)
       range_error("--factor", "a factor with factor x length <= " + std::to_string(kMaxSequenceLength),
                   std::to_string(c.factor));
