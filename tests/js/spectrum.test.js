@@ -7,6 +7,7 @@ import { spectrumSection } from '../../scripts/results-md-spectrum.js';
 import * as S from '../../web/app/spectrum.js';
 import * as Lit from '../../web/app/literature.js';
 import { v2Fixture } from './results-fixtures.js';
+import { existsSync, readFileSync } from 'node:fs';
 
 const clone = (x) => JSON.parse(JSON.stringify(x));
 const paper = (r, id) => Lit.literature(r).find((p) => p.id === id);
@@ -184,4 +185,25 @@ describe('the results.md section', () => {
     expect(spectrumSection(undefined, v2Fixture(['rope']))).toEqual([]);
     expect(render(v2Fixture(['rope']))).not.toContain('LLM-like spectrum');
   });
+});
+
+// The shipped experiment's bag floor against its expectation, computed here without the tool's code: the share of
+// the most frequent of h uniform draws over n symbols, averaged over simulated inputs (a seeded xorshift).
+const shippedFile = new URL('../../docs/experiments/spectrum.json', import.meta.url);
+(existsSync(shippedFile) ? test : test.skip)('docs/experiments/spectrum.json: the bag floor at each length is the expected share of the most frequent input symbol', () => {
+  const exp = JSON.parse(readFileSync(shippedFile, 'utf8')), n = exp.config.symbols, S = exp.config.evalSequences;
+  let x = 2463534242; // xorshift32
+  const next = () => { x ^= x << 13; x ^= x >>> 17; x ^= x << 5; x >>>= 0; return x % n; };
+  for (const f of exp.floors) {
+    const h = Math.floor((f.length - 2) / 2), shares = [];
+    for (let k = 0; k < 2000; k++) {
+      const count = new Array(n).fill(0);
+      for (let i = 0; i < h; i++) count[next()]++;
+      shares.push(Math.max(...count) / h);
+    }
+    const m = shares.reduce((a, b) => a + b, 0) / shares.length;
+    const sd = Math.sqrt(shares.reduce((a, b) => a + (b - m) ** 2, 0) / (shares.length - 1));
+    expect(Math.abs(f.bag.accuracy - m)).toBeLessThan(4 * sd / Math.sqrt(S)); // the tool measured S sequences
+    expect(f.uniform.accuracy).toBeCloseTo(1 / n, 4); // written with 4 significant digits
+  }
 });
