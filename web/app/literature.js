@@ -332,7 +332,7 @@ export const PAPERS = [
       const s = ropeSpectrum(results), sh = finetuneShare(results), ft = results.config.finetune, exp = results.experiments?.spectrum;
       const t32 = `RoPE with ${s ? `head_dim ${s.headDim} at base ${s.base}, ${s.pairs} pairs of which ${s.turning} turn within T = ${results.config.trainLength} (slowest period ${s.slowest.toFixed(2)} T)` : 'this model'}` +
         `${ft ? `, fine-tuned ${ft.steps} steps at ${ft.length}` : ''}${sh ? `, ${pct(sh.min)}–${pct(sh.max)}% of each model’s pretraining tokens` : ''}`;
-      return exp ? `the paper: LLaMA (head_dim 128, 64 RoPE pairs) on language modelling, fine-tuned with at most 1000 steps, under 0.1% of its pretraining tokens; here, ${spectrumDifferences(exp)}; the second line, at T = ${results.config.trainLength}: ${t32}`
+      return exp ? `the paper: LLaMA (head_dim 128, 64 RoPE pairs) on language modelling, fine-tuned with at most 1000 steps, a small share of its pretraining tokens; here, ${spectrumDifferences(exp)}; the second line, at T = ${results.config.trainLength}: ${t32}`
         : `the paper: LLaMA (head_dim 128, 64 RoPE pairs) fine-tuned with at most 1000 steps, a small share of its pretraining; here: ${t32}`;
     },
     rule: 'RoPE fine-tuned with PI against RoPE fine-tuned without interpolation (same steps, same length), kept at the fine-tune length, with the 1× accuracy each keeps; agrees if PI keeps more than 10 points more on most tasks',
