@@ -12,6 +12,7 @@ import {
 import { literature, changedLiterature } from '../web/app/literature.js';
 import { attentionSection } from './results-md-attention.js';
 import { zeroShotSection } from './results-md-lm.js';
+import { spectrumSection, spectrumAdded } from './results-md-spectrum.js';
 import { readResults } from './results-load.js';
 
 // The seed article's comparison table (and its NoPE paragraph): what it claims per encoding. An encoding it
@@ -41,6 +42,7 @@ function addedRuns(results) {
   const out = [];
   if (plainTune.length) out.push({ what: 'RoPE fine-tuned without interpolation (Chen et al.’s control), from a rerun of the RoPE runs with all their scalings and fine-tunes', runs: plainTune.length, seconds: time(plainTune) });
   if (extra.length) out.push({ what: `more seeds (${[...new Set(extra.map((r) => r.seed))].sort((a, b) => a - b).join(', ')}) for the rows near a rule’s line, without the RoPE scalings`, runs: extra.length, seconds: time(extra) });
+  if (results.experiments?.spectrum?.cost) out.push(spectrumAdded(results.experiments.spectrum));
   if (results.checkpointProbe?.seconds != null) out.push({ what: 'the shipped checkpoints’ probe (sink mass, log-length logit scaling; no training)', runs: results.checkpointProbe.runs.length, seconds: results.checkpointProbe.seconds });
   return out;
 }
@@ -273,6 +275,7 @@ export function render(results, { zeroShot = null } = {}) {
   out();
 
   for (const line of attentionSection(results)) out(line);
+  for (const line of spectrumSection(results.experiments?.spectrum, results)) out(line);
   for (const line of zeroShotSection(zeroShot)) out(line);
 
   const near = nearTheLine(results);
@@ -336,9 +339,10 @@ export function render(results, { zeroShot = null } = {}) {
     out();
   }
   const litChanged = changedLiterature(results);
-  out(`Literature verdicts under the rules above against the rules they had before (same floors): ${litChanged.length} change.`);
+  const moved = litChanged.filter((c) => c.old.verdict === c.now.verdict).length;
+  out(`Literature verdicts under the rules above against the rules they had before (same floors): ${litChanged.length - moved} change${moved ? `, and ${moved} ${moved === 1 ? 'keeps its word but now rests' : 'keep their word but now rest'} on another experiment` : ''}.`);
   out();
-  for (const c of litChanged) out(`- ${c.paper}: ${c.old.verdict} (${c.old.text}) → ${c.now.verdict}.`);
+  for (const c of litChanged) out(`- ${c.paper}: ${c.old.verdict} (${c.old.text}) → ${c.now.verdict}${c.now.basis ? ` (${c.now.basis})` : ''}.`);
   out();
   for (const p of lit) out(`- ${p.paper}: **${p.verdict}** — ${p.text}.`);
   out();

@@ -7,6 +7,7 @@
 import {
   RULES, pct, tasksOf, taskInfo, floorOf, rowsOf, verdict, meanKept, learnedRun, referenceRun, gridTasks, gridsOf, depthEffect,
 } from './results-words.js';
+import { rotarySpectrum, llmSpectrum, middleSpectrum, cellOf, aboveFloor as spectrumAbove, andList } from './spectrum.js';
 
 const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
 const f2 = (x) => x.toFixed(2);
@@ -48,10 +49,99 @@ export function ropeBaseOf(results, row) {
 export function ropeSpectrum(results, base = results.config.model?.ropeBase) {
   const { dModel, heads } = results.config.model ?? {}, T = results.config.trainLength;
   if (!dModel || !heads || !base) return null;
-  const d = dModel / heads, pairs = d / 2;
-  const periods = Array.from({ length: pairs }, (_, i) => 2 * Math.PI * base ** ((2 * i) / d));
-  return { headDim: d, pairs, turning: periods.filter((p) => p < T).length, slowest: periods.at(-1) / T, base };
+  return rotarySpectrum(dModel / heads, base, T);
 }
+
+// ---- The spectrum experiment (results.experiments.spectrum): Chen's and Peng's rules in an LLM-like rotary spectrum.
+const SCALING_NAMES = { none: 'plain', linear: 'PI', ntk: 'NTK', yarn: 'YaRN' };
+const plural = (n, word) => `${n} ${word}${n === 1 ? '' : 's'}`;
+/** Kept share in % over the learned seeds, or "–" (no learned seed). */
+const keptText = (c) => (c.kept == null ? '–' : `${pct(c.kept)}%`);
+/** The bases whose seeds learned, and a note on those that did not. */
+function learnedBases(exp) {
+  const bases = exp.config.bases, T = exp.config.trainLength;
+  const ok = bases.filter((b) => cellOf(exp, b, 'zeroShot', 'none', T).seeds > 0);
+  const not = bases.filter((b) => !ok.includes(b));
+  return { ok, note: not.length ? `; no verdict at base ${andList(not)} (no seed learned: 1× accuracy not above the floor by ${pct(RULES.floorMargin)} points)` : '' };
+}
+const spectrumSetting = (exp) => {
+  const c = exp.config, mid = middleSpectrum(exp);
+  return `head_dim ${c.model.headDim} (${mid.pairs} pairs) at T = ${c.trainLength}, bases ${andList(c.bases)}`;
+};
+/** What remains between an LLM paper and the spectrum experiment (scale, tokens, task). */
+function spectrumDifferences(exp) {
+  const c = exp.config, mid = middleSpectrum(exp), llama = llmSpectrum('Llama 2');
+  const params = exp.runs[0]?.parameters;
+  return `the spectrum experiment: ${c.model.layers} layers, d_model ${c.model.dModel}${params ? ` (about ${Math.round(params / 1000)}k parameters)` : ''}, ` +
+    `${spectrumSetting(exp)} (at base ${mid.base}: ${mid.turning} of ${mid.pairs} pairs turn within T, slowest period ${mid.slowest.toFixed(1)} T, ${mid.fast} pairs with 32 or more turns; Llama 2: ${llama.turning} of ${llama.pairs}, ${llama.slowest.toFixed(1)} T, ${llama.fast}), ` +
+    `copy over ${c.symbols} symbols scored per token instead of language modelling, ${plural(c.seeds.length, 'seed')}, fine-tuned ${c.finetune.steps} steps at ${c.finetune.length} ` +
+    `(${(100 * c.finetune.share).toFixed(1)}% of the pretraining tokens)`;
+}
+
+/** Chen in the spectrum: per base, PI fine-tuned against the plain fine-tune, kept at the fine-tune length, and each one's 1x accuracy. */
+function chenSpectrum(exp) {
+  const T = exp.config.trainLength, L = exp.config.finetune.length, { ok, note } = learnedBases(exp), parts = [];
+  let wins = 0;
+  for (const b of ok) {
+    const pi = cellOf(exp, b, 'finetuned', 'linear', L), plain = cellOf(exp, b, 'finetuned', 'none', L);
+    const one = (sc) => pct(cellOf(exp, b, 'finetuned', sc, T).mean);
+    if (pi.kept > plain.kept + RULES.paperMargin) wins++;
+    parts.push(`base ${b}: PI ${keptText(pi)} vs plain ${keptText(plain)} (1×: ${pct(cellOf(exp, b, 'zeroShot', 'none', T).mean)}% before, PI ${one('linear')}%, plain ${one('none')}%; ${plural(pi.seeds, 'learned seed')})`);
+  }
+  if (!ok.length) return { verdict: 'not tested here', text: `spectrum experiment: no base learned${note}` };
+  return { verdict: outcome(wins > ok.length / 2),
+    text: `spectrum experiment (${spectrumSetting(exp)}), kept at the fine-tune length ${L}: ${parts.join('; ')}; PI keeps more than 10 points more at ${wins} of ${ok.length} bases${note}` };
+}
+
+/**
+ * Peng in the spectrum, per base: the paper's comparisons with the earlier methods, YaRN against PI and against NTK and
+ * NTK against PI zero shot past T, and fine-tuned YaRN against fine-tuned PI. A pair with both rows at the floor is not
+ * counted. Plain RoPE is reported beside them, not counted: past T it sits at the floor, so every scaling would beat it.
+ */
+const PENG_PAIRS = { zeroShot: [['yarn', 'linear'], ['yarn', 'ntk'], ['ntk', 'linear']], finetuned: [['yarn', 'linear']] };
+function pengSpectrum(exp) {
+  const T = exp.config.trainLength, Lft = exp.config.finetune.length, { ok, note } = learnedBases(exp);
+  const groups = ok.flatMap((b) => [
+    ...exp.config.evalLengths.filter((L) => L > T).map((L) => ({ b, kind: 'zeroShot', L })),
+    { b, kind: 'finetuned', L: Lft },
+  ]);
+  const parts = [], skipped = [], tally = new Map(); // "<kind> <m> vs <o>" -> [wins, counted]
+  for (const g of groups) {
+    const at = `${g.kind === 'zeroShot' ? 'zero shot' : 'fine-tuned'} at ${g.L / T}×`, cell = (sc) => cellOf(exp, g.b, g.kind, sc, g.L);
+    const shown = [...new Set(PENG_PAIRS[g.kind].flat()), 'none'];
+    parts.push(`base ${g.b} ${at}: ${shown.map((sc) => `${SCALING_NAMES[sc]} ${keptText(cell(sc))}`).join(', ')}`);
+    for (const [m, o] of PENG_PAIRS[g.kind]) {
+      const a = cell(m), c = cell(o), name = `${g.kind === 'zeroShot' ? '' : 'fine-tuned '}${SCALING_NAMES[m]} vs ${SCALING_NAMES[o]}`;
+      if (!spectrumAbove(exp, a, g.L) && !spectrumAbove(exp, c, g.L)) { // both at or near the floor: noise against noise
+        skipped.push(`base ${g.b} ${at}: ${SCALING_NAMES[m]} vs ${SCALING_NAMES[o]}`);
+        continue;
+      }
+      const t = tally.get(name) ?? [0, 0];
+      tally.set(name, [t[0] + (a.kept > c.kept + RULES.paperMargin ? 1 : 0), t[1] + 1]);
+    }
+  }
+  const wins = [...tally.values()].reduce((x, t) => x + t[0], 0), total = [...tally.values()].reduce((x, t) => x + t[1], 0);
+  if (!ok.length) return { verdict: 'not tested here', text: `spectrum experiment: no base learned${note}` };
+  if (!total) return { verdict: 'not tested here', text: `spectrum experiment: no pair has a row above the floor${note}` };
+  return { verdict: outcome(wins > total / 2),
+    text: `spectrum experiment (${spectrumSetting(exp)}), kept share: ${parts.join('; ')}. More than 10 points more in ${wins} of ${total} counted pairs: ` +
+      `${[...tally].map(([name, [w, n]]) => `${name} ${w} of ${n}`).join(', ')}` +
+      `${skipped.length ? `; not counted (both rows at or near the floor): ${skipped.join('; ')}` : ''}${note}` };
+}
+
+/**
+ * A paper whose rule has a spectrum form: with results.experiments.spectrum, its verdict and rule from there, and the
+ * T = 32 rule's outcome as a second line; without it, the T = 32 rule alone.
+ */
+function withSpectrum(results, paper, spectrumRule, rule) {
+  const exp = results.experiments?.spectrum, t32 = paper.ours32(results);
+  if (!exp) return t32;
+  const s = spectrumRule(exp), T = results.config.trainLength;
+  return { ...s, rule: `${rule}. Second line, at T = ${T}: ${paper.rule}`, text: `${s.text}. At T = ${T} (the main experiment): ${t32.verdict} — ${t32.text}`,
+    basis: `from the spectrum experiment; at T = ${T} the rule above gives: ${t32.verdict}` };
+}
+const CHEN_RULE = 'spectrum experiment, per base: RoPE fine-tuned with PI against RoPE fine-tuned without interpolation (same steps, same length), kept share at the fine-tune length over the learned seeds, with the 1× accuracy each keeps; agrees if PI keeps more than 10 points more at most bases';
+const PENG_RULE = 'spectrum experiment, per base: the paper’s comparisons with earlier methods, YaRN against PI and against NTK and NTK against PI zero shot at each length past T, and YaRN against PI fine-tuned (kept share at the fine-tune length), over the learned seeds; plain RoPE is shown, not counted (past T it sits at the floor, so any scaling beats it); a pair counts unless both rows are at or within 10 points of the best floor (noise against noise), so a row far above a collapsed one is a win; agrees if the first keeps more than 10 points more in most counted pairs';
 
 /**
  * The lost-in-the-middle test of one row at grid length L, over its learned seeds: the middle depth with the lowest
@@ -239,12 +329,15 @@ export const PAPERS = [
     reported: 'abstract: extended with at most 1000 fine-tuning steps; extrapolating instead gives catastrophically high attention scores; the interpolation bound is ~600× smaller than extrapolation’s. Zero-shot PI perplexities: not verified.',
     source: 'https://arxiv.org/abs/2306.15595 (abstract)',
     differences: (results) => {
-      const s = ropeSpectrum(results), sh = finetuneShare(results), ft = results.config.finetune;
-      return `the paper: LLaMA (head_dim 128, 64 RoPE pairs) fine-tuned with at most 1000 steps, a small share of its pretraining; here: RoPE with ${s ? `head_dim ${s.headDim} at base ${s.base}, ${s.pairs} pairs of which ${s.turning} turn within T = ${results.config.trainLength} (slowest period ${s.slowest.toFixed(2)} T)` : 'this model'}` +
+      const s = ropeSpectrum(results), sh = finetuneShare(results), ft = results.config.finetune, exp = results.experiments?.spectrum;
+      const t32 = `RoPE with ${s ? `head_dim ${s.headDim} at base ${s.base}, ${s.pairs} pairs of which ${s.turning} turn within T = ${results.config.trainLength} (slowest period ${s.slowest.toFixed(2)} T)` : 'this model'}` +
         `${ft ? `, fine-tuned ${ft.steps} steps at ${ft.length}` : ''}${sh ? `, ${pct(sh.min)}–${pct(sh.max)}% of each model’s pretraining tokens` : ''}`;
+      return exp ? `the paper: LLaMA (head_dim 128, 64 RoPE pairs) on language modelling, fine-tuned with at most 1000 steps, a small share of its pretraining tokens; here, ${spectrumDifferences(exp)}; the second line, at T = ${results.config.trainLength}: ${t32}`
+        : `the paper: LLaMA (head_dim 128, 64 RoPE pairs) fine-tuned with at most 1000 steps, a small share of its pretraining; here: ${t32}`;
     },
     rule: 'RoPE fine-tuned with PI against RoPE fine-tuned without interpolation (same steps, same length), kept at the fine-tune length, with the 1× accuracy each keeps; agrees if PI keeps more than 10 points more on most tasks',
-    ours(results) {
+    ours(results) { return withSpectrum(results, this, chenSpectrum, CHEN_RULE); },
+    ours32(results) {
       const parts = [], keeps = [];
       let wins = 0, total = 0;
       for (const task of tasksOf(results)) {
@@ -289,11 +382,14 @@ export const PAPERS = [
     reported: 'abstract: YaRN needs 10× fewer tokens and 2.5× fewer training steps than earlier methods; §1: dynamic NTK is the method for pre-trained models without fine-tuning. Zero-shot perplexities: not verified.',
     source: 'https://arxiv.org/abs/2309.00071 (abstract; §1 introduction)',
     differences: (results) => {
-      const s = ropeSpectrum(results);
-      return `the paper: Llama 2 (head_dim 128, 64 RoPE pairs, base 10000, a 4096-token context), where YaRN’s ramp leaves the fast pairs alone and fine-tuning follows; here: ${s ? `head_dim ${s.headDim} at base ${s.base}, ${s.pairs} pairs of which ${s.turning} turn within T = ${results.config.trainLength} (slowest period ${s.slowest.toFixed(2)} T), so the ramp spans every pair` : 'this model'}, zero-shot only`;
+      const s = ropeSpectrum(results), exp = results.experiments?.spectrum;
+      const t32 = `${s ? `head_dim ${s.headDim} at base ${s.base}, ${s.pairs} pairs of which ${s.turning} turn within T = ${results.config.trainLength} (slowest period ${s.slowest.toFixed(2)} T), so the ramp spans every pair` : 'this model'}, zero-shot only`;
+      return exp ? `the paper: Llama 2 (head_dim 128, 64 RoPE pairs, base 10000, a 4096-token context) on language modelling, where YaRN’s ramp leaves the fast pairs alone; here, ${spectrumDifferences(exp)}; YaRN’s ramp (beta_fast 32, beta_slow 1) leaves the pairs with 32 or more turns within T alone and fully interpolates those that do not turn once; NTK is applied at the full length in one forward, not per token as dynamic NTK generates; the second line, at T = ${results.config.trainLength}: ${t32}`
+        : `the paper: Llama 2 (head_dim 128, 64 RoPE pairs, base 10000, a 4096-token context), where YaRN’s ramp leaves the fast pairs alone and fine-tuning follows; here: ${t32}`;
     },
     rule: 'zero-shot NTK and YaRN against plain RoPE, kept at 2×, per (task, scaling) pair; a pair counts only when both rows score above the floor at 2× by more than 10 points (loss: 10% of the floor’s); agrees if most counted pairs keep more than 10 points more than plain RoPE',
-    ours(results) {
+    ours(results) { return withSpectrum(results, this, pengSpectrum, PENG_RULE); },
+    ours32(results) {
       const T = results.config.trainLength, parts = [], skipped = [];
       let wins = 0, total = 0;
       for (const task of tasksOf(results)) {
@@ -353,8 +449,8 @@ function liuTasks(results) {
 /** The literature table: each paper with our side, its setup differences and the verdict, computed from `results`. */
 export const literature = (results) => PAPERS.map((p) => ({ ...p, differences: p.differences(results), ...p.ours(results) }));
 
-/** Papers whose verdict differs from the one their rule before issue 28 gave: [{paper, old, now}]. */
+/** Papers whose verdict differs from the one their rule before issue 28 gave, or now rests on another experiment (now.basis): [{paper, old, now}]. */
 export function changedLiterature(results) {
   return PAPERS.filter((p) => p.previous).map((p) => ({ paper: p.paper, old: p.previous(results), now: p.ours(results) }))
-    .filter((x) => x.old && x.old.verdict !== x.now.verdict);
+    .filter((x) => x.old && (x.old.verdict !== x.now.verdict || x.now.basis));
 }
