@@ -1,5 +1,4 @@
-// Command-line helpers shared by the experiment tools (posenc_spectrum; posenc_train keeps its own copy of
-// parse_list until it includes this header).
+// Command-line helpers shared by the experiment tools (posenc_train, posenc_spectrum).
 #pragma once
 #include <cstdio>
 #include <cstdlib>

@@ -1,5 +1,4 @@
-// Position-free floors shared by the experiment tools (posenc_spectrum; posenc_train's bag_floor computes the same
-// on its own until it calls this one).
+// Position-free floors shared by the experiment tools (posenc_train, posenc_spectrum).
 #pragma once
 #include <algorithm>
 #include <cmath>

@@ -83,6 +83,8 @@
 #include "posenc/sweep.hpp"
 #include "posenc/t5.hpp"
 #include "posenc/tasks.hpp"
+#include "flags.hpp"
+#include "floors.hpp"
 #include "json_out.hpp"
 
 namespace fs = std::filesystem;
@@ -621,33 +623,8 @@ Score markov_floor(const Config& c, const EvalBatch& e, bool bigram) {
 // (sweep_seed(eval_seed, L, -1), c.eval_sequences of them, full length), so it grows from chance
 // toward 1 as the input gets shorter and falls toward chance as it gets longer.
 Score bag_floor(const Config& c, TaskKind k, int L) {
-  TaskOptions t = task_options(k);
-  t.variable_length = false;
-  const int S = c.eval_sequences, n = t.symbols;
-  std::vector<int32_t> tok(static_cast<std::size_t>(S) * L), tgt(tok.size());
-  TaskGenerator g(t, sweep_seed(c.eval_seed, L, -1));
-  g.sample(S, L, tok.data(), tgt.data());
-  Score s;
-  long long scored = 0;
-  std::vector<int> count(n);
-  for (int b = 0; b < S; ++b) {
-    const int32_t* x = tok.data() + static_cast<std::size_t>(b) * L;
-    const int32_t* y = tgt.data() + static_cast<std::size_t>(b) * L;
-    std::fill(count.begin(), count.end(), 0);
-    int h = 0;
-    for (int i = 1; i < L && x[i] != kTokenSep; ++i, ++h) ++count[x[i] - kFirstSymbol];
-    const int mode = static_cast<int>(std::max_element(count.begin(), count.end()) - count.begin());
-    for (int i = 0; i < L; ++i) {
-      if (y[i] < 0) continue;
-      const int v = y[i] - kFirstSymbol;
-      s.accuracy += v == mode ? 1 : 0;
-      s.loss -= std::log((count[v] + 0.5) / (h + 0.5 * n));
-      ++scored;
-    }
-  }
-  s.accuracy /= static_cast<double>(scored);
-  s.loss /= static_cast<double>(scored);
-  return s;
+  const FloorScore f = posenc::tools::bag_floor(task_options(k), L, c.eval_sequences, c.eval_seed);
+  return Score{f.accuracy, f.loss};
 }
 
 std::string task_meta_json(const Config& c, TaskKind k) {
@@ -1081,16 +1058,6 @@ int check_reproducible(const Config& c, const std::vector<std::string>& pass_thr
 
 // ---------------------------------------------------------------------------
 // Flags
-
-template <class T, class F>
-std::vector<T> parse_list(const std::string& s, F&& parse) {
-  std::vector<T> out;
-  std::stringstream ss(s);
-  std::string item;
-  while (std::getline(ss, item, ','))
-    if (!item.empty()) out.push_back(parse(item));
-  return out;
-}
 
 void usage(FILE* f) {
   std::fprintf(f,
