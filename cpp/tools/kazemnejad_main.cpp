@@ -43,6 +43,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <regex>
@@ -429,6 +430,9 @@ int main(int argc, char** argv) {
       return 0;
     }
     const std::string json = run_all(c, c.jobs, true);
+    const std::filesystem::path dir = std::filesystem::path(c.out).parent_path();
+    std::error_code ec;
+    if (!dir.empty()) std::filesystem::create_directories(dir, ec);
     std::ofstream f(c.out);
     if (!f) usage_error("cannot write '" + c.out + "'");
     f << json;
