@@ -59,8 +59,9 @@ export function kazemnejadSection(results) {
       out(`- ${t.task}: ${t.skipped}, so it is not compared.`);
       continue;
     }
-    out(`- ${t.task}: NoPE is ${t.oursFirst ? '' : 'not '}first here (learned seeds: ${Object.entries(t.ours).map(([e, x]) => `${NAMES[e]} ${p1(x)}%`).join(', ')}) ` +
-      `and ${t.theirsFirst ? '' : 'not '}first in their small rows (${Object.entries(t.theirs).map(([e, x]) => `${NAMES[e]} ${p1(x)}%`).join(', ')}): ` +
+    const list = (scores) => Object.entries(scores).map(([e, x]) => `${NAMES[e]} ${p1(x.mean)} ± ${p1(x.std)}%`).join(', ');
+    out(`- ${t.task}: NoPE is ${t.oursFirst ? '' : 'not '}first beyond the seeds’ spread here (learned seeds: ${list(t.ours)}) ` +
+      `and ${t.theirsFirst ? '' : 'not '}first in their small rows (${list(t.theirs)}): ` +
       `${t.agree ? 'the same' : 'not the same'}.`);
   }
   const c = v.control;

@@ -140,7 +140,7 @@ double thread_cpu_seconds() {
   return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-ModelConfig model_config(const Config& c, const KzSplitOptions& so, Encoding e, int seed) {
+ModelConfig model_config(const KzSplitOptions& so, Encoding e, int seed) {
   ModelConfig m;
   m.encoding = e;
   m.layers = 3;
@@ -155,7 +155,6 @@ ModelConfig model_config(const Config& c, const KzSplitOptions& so, Encoding e, 
   m.rotary_dim = m.head_dim() / 4;
   m.t5_num_buckets = 32;
   m.t5_max_distance = 128;
-  (void)c;
   return m;
 }
 
@@ -206,7 +205,7 @@ Score score(Model& model, const std::vector<const KzExample*>& examples) {
 RunResult run_one(const Config& c, const Spec& sp, const KzSplits& data, const KzSplitOptions& so) {
   const double t0 = thread_cpu_seconds();
   RunResult r;
-  Model model(model_config(c, so, sp.encoding, sp.seed));
+  Model model(model_config(so, sp.encoding, sp.seed));
   r.parameters = static_cast<long long>(model.num_parameters());
   AdamWOptions& opt = model.optimizer_options();
   opt.beta1 = 0.9f;

@@ -82,7 +82,7 @@ describe('Kazemnejad: our rows against the paper’s small-model rows', () => {
     expect(v.verdict).toBe('agrees');
     const lit = row(withExperiment());
     expect(lit.verdict).toBe('agrees with the paper’s small-model rows in this setup');
-    expect(lit.text).toContain('rdc: ours NoPE 40.0%, T5 bias 13.3%, sinusoidal 0.0%; theirs NoPE 23.7%, T5 bias 2.1%, sinusoidal 1.6% — NoPE first in ours, first in theirs');
+    expect(lit.text).toContain('rdc: ours NoPE 40.0% ± 10.0%, T5 bias 13.3% ± 5.8%, sinusoidal 0.0% ± 0.0%; theirs NoPE 23.7% ± 1.0%, T5 bias 2.1% ± 1.0%, sinusoidal 1.6% ± 1.0% — NoPE first in ours, first in theirs');
     expect(lit.text).toContain('agreement on 2 of 3 tasks compared');
     expect(lit.rule).toContain('positive control');
     expect(lit.differences).toContain('2.25M parameters');
@@ -99,6 +99,20 @@ describe('Kazemnejad: our rows against the paper’s small-model rows', () => {
     const exp2 = experiment();
     exp2.paper.rows.find((p) => p.size === 'xsmall' && p.task === 'rsc' && p.encoding === 't5').testExact = 0.1;
     expect(K.kzVerdict(exp2).tasks.find((t) => t.task === 'rsc').agree).toBe(true);
+  });
+
+  test('first means beyond the seeds’ spread: a higher mean inside it is not first, outside it is', () => {
+    const exp = experiment();
+    const set = (task, enc, xs) => exp.runs.filter((x) => x.task === task && x.encoding === enc).forEach((x) => { x.test.exact = xs[x.seed]; });
+    set('cmc', 't5', [0.01, 0.02, 0.03]);
+    set('cmc', 'sinusoidal', [0, 0, 0]);
+    set('cmc', 'none', [0.02, 0.04, 0.03]); // mean 0.03 - std 0.01 = 0.02, not above t5's 0.02 + 0.01
+    const cmc = () => K.kzVerdict(exp).tasks.find((t) => t.task === 'cmc');
+    expect(K.kzRow(exp, 'cmc', 'none').learnedStd).toBeCloseTo(0.01, 12);
+    expect(cmc().oursFirst).toBe(false);
+    set('cmc', 'none', [0.05, 0.07, 0.06]); // 0.06 - 0.01 = 0.05 > 0.03
+    expect(cmc().oursFirst).toBe(true);
+    expect(cmc().agree).toBe(false); // theirs: T5 bias 7.3% ahead of NoPE 1.6%
   });
 
   test('unlearned seeds do not count; a task without a learned NoPE is not compared; a failed rsc control leaves nothing compared', () => {

@@ -13,6 +13,12 @@ export const KZ_TASK_WORDS = {
 
 const mean = (xs) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null);
 const max = (xs) => (xs.length ? Math.max(...xs) : null);
+/** Sample standard deviation (0 for a single value), as their seeds' spread. */
+const std = (xs) => {
+  if (xs.length < 2) return xs.length ? 0 : null;
+  const m = mean(xs);
+  return Math.sqrt(xs.reduce((a, x) => a + (x - m) ** 2, 0) / (xs.length - 1));
+};
 
 /** The experiment, or null when results.json has none. */
 export const kzExperiment = (results) => results?.experiments?.kazemnejad ?? null;
@@ -30,6 +36,7 @@ export function kzRow(exp, task, encoding) {
     task, encoding, seeds: runs.length, learned: learned.length, perSeed: exact,
     mean: mean(exact), max: max(exact),
     learnedMean: mean(learned.map((r) => r.test.exact)), learnedMax: max(learned.map((r) => r.test.exact)),
+    learnedStd: std(learned.map((r) => r.test.exact)),
     train: mean(runs.map((r) => r.train.exact)), token: mean(runs.map((r) => r.test.token)), lengths,
   };
 }
@@ -38,13 +45,17 @@ export function kzRow(exp, task, encoding) {
 export const kzPaperRow = (exp, task, encoding, size = 'xsmall') =>
   exp.paper.rows.find((r) => r.size === size && r.task === task && r.encoding === encoding) ?? null;
 
-/** Whether `encoding` is strictly first among `scores` ({encoding: number}). */
-const strictlyFirst = (scores, encoding) =>
-  Object.entries(scores).every(([e, s]) => e === encoding || scores[encoding] > s);
+/**
+ * Whether `encoding` is first beyond the seeds' spread among `scores` ({encoding: {mean, std}}): its mean minus one
+ * standard deviation above every other encoding's mean plus one.
+ */
+const firstBeyondSpread = (scores, encoding) =>
+  Object.entries(scores).every(([e, s]) => e === encoding || scores[encoding].mean - scores[encoding].std > s.mean + s.std);
 
 /**
- * The rule, per task: is NoPE first (strictly the highest mean exact match at the test lengths) among the
- * encodings both sides ran (NoPE, T5 bias, sinusoidal), in their small rows and in ours (learned seeds only)? A task
+ * The rule, per task: is NoPE first beyond the seeds' spread (mean exact match at the test lengths minus one seed
+ * standard deviation above every other encoding's mean plus one) among the encodings both sides ran (NoPE, T5 bias,
+ * sinusoidal), in their small rows (their csv's mean and seed std) and in ours (learned seeds only)? A task
  * is compared when our NoPE and at least one other compared encoding learned on a seed; agrees when ours answers
  * as theirs on most compared tasks. rsc is NoPE's positive control: if NoPE learned rsc on no seed, nothing is
  * compared. {verdict, tasks: [{task, ours, theirs, agree} | {task, skipped}], control}.
@@ -62,9 +73,12 @@ export function kzVerdict(exp) {
       tasks.push({ task, skipped: learned.includes('none') ? 'no other encoding learned' : 'NoPE did not learn', rows });
       continue;
     }
-    const ours = Object.fromEntries(learned.map((e) => [e, rows[e].learnedMean]));
-    const theirs = Object.fromEntries(learned.map((e) => [e, kzPaperRow(exp, task, e).testExact]));
-    const o = strictlyFirst(ours, 'none'), t = strictlyFirst(theirs, 'none');
+    const ours = Object.fromEntries(learned.map((e) => [e, { mean: rows[e].learnedMean, std: rows[e].learnedStd }]));
+    const theirs = Object.fromEntries(learned.map((e) => {
+      const p = kzPaperRow(exp, task, e);
+      return [e, { mean: p.testExact, std: p.testExactStd }];
+    }));
+    const o = firstBeyondSpread(ours, 'none'), t = firstBeyondSpread(theirs, 'none');
     tasks.push({ task, ours, theirs, oursFirst: o, theirsFirst: t, agree: o === t, rows });
   }
   const compared = tasks.filter((t) => !t.skipped);

@@ -145,20 +145,20 @@ function finetuneShare(results) {
 
 const KZ_NAMES = { none: 'NoPE', t5: 'T5 bias', sinusoidal: 'sinusoidal' };
 const kzName = (e) => KZ_NAMES[e] ?? e;
-const KZ_RULE = 'their small-model rows and ours (3 seeds or more, learned seeds only) ranked per task by mean exact match at test lengths 21–40, over the encodings both ran (NoPE, T5 bias, sinusoidal); agrees with the paper’s small-model rows if NoPE is first (strictly highest) in ours exactly where it is first in theirs, on most tasks compared. A task is compared when our NoPE and one other encoding learned it (exact match at the training lengths above 10%); rsc is NoPE’s positive control (its answer needs no order, only the count of repeats, which a causal model without positions can read), so a NoPE that learns no rsc seed leaves nothing compared';
+const KZ_RULE = 'their small-model rows and ours (3 seeds or more, learned seeds only) compared per task by exact match at test lengths 21–40 over the encodings both ran (NoPE, T5 bias, sinusoidal); NoPE is first when its mean minus one seed standard deviation is above every other encoding’s mean plus one (theirs: their seed standard deviation); agrees with the paper’s small-model rows if NoPE is first in ours exactly where it is first in theirs, on most tasks compared. A task is compared when our NoPE and one other encoding learned it (exact match at the training lengths above 10%); rsc is NoPE’s positive control (its answer needs no order, only the count of repeats, which a causal model without positions can read), so a NoPE that learns no rsc seed leaves nothing compared';
 
 /** The Kazemnejad row from the experiment: the rule above, its outcome per task, and the verdict. */
 function kazemnejadComparison(exp) {
   const v = kzVerdict(exp), p1 = (x) => `${(100 * x).toFixed(1)}%`;
   const parts = v.tasks.map((t) => {
     if (t.skipped) return `${t.task}: ${t.skipped}, not compared`;
-    const list = (scores) => Object.entries(scores).sort((a, b) => b[1] - a[1]).map(([e, s]) => `${kzName(e)} ${p1(s)}`).join(', ');
+    const list = (scores) => Object.entries(scores).sort((a, b) => b[1].mean - a[1].mean).map(([e, s]) => `${kzName(e)} ${p1(s.mean)} ± ${p1(s.std)}`).join(', ');
     return `${t.task}: ours ${list(t.ours)}; theirs ${list(t.theirs)} — NoPE ${t.oursFirst ? 'first' : 'not first'} in ours, ${t.theirsFirst ? 'first' : 'not first'} in theirs`;
   });
   const c = v.control;
   const control = c ? `rsc control: NoPE learned ${c.learned} of ${c.seeds} seeds (${p1(c.train)} exact at the training lengths, ${p1(c.test)} at 21–40)` : 'no rsc control';
   const verdict = v.verdict === 'not tested here' ? v.verdict : `${v.verdict} with the paper’s small-model rows in this setup`;
-  const text = `exact match at 21–40, mean over learned seeds: ${parts.join('; ')}; ${control}; ${v.compared ? `agreement on ${v.agreeing} of ${v.compared} tasks compared` : 'no task compared'}`;
+  const text = `exact match at 21–40, mean ± seed standard deviation (ours: learned seeds): ${parts.join('; ')}; ${control}; ${v.compared ? `agreement on ${v.agreeing} of ${v.compared} tasks compared` : 'no task compared'}`;
   return { verdict, text, rule: KZ_RULE };
 }
 
@@ -170,8 +170,8 @@ function kazemnejadDifferences(exp) {
   const rsc = exp.tasks.rsc, rscTheirs = Math.floor((1.15 * pt.trainExamples) / (s.trainLengths[1] - s.trainLengths[0] + 1));
   return `their small runs: a T5-style decoder (${pm.layers} layers, d_model ${pm.dModel}, ${pm.heads} heads, ReLU, dropout ${pm.dropout}, ` +
     `RMS norm, no biases) over the ${pm.vocabulary.toLocaleString('en-US')}-token T5 vocabulary (${(pm.parameters / 1e6).toFixed(2)}M parameters), ` +
-    `${pt.steps.toLocaleString('en-US')} steps of ${pt.batch} at lr ${pt.lr}, ${pt.testPerLength} test examples per length, words of several T5 pieces ` +
-    `(“Copy:”, the separator); here: posenc’s decoder of the same shape (${s.layers} layers, d_model ${s.dModel}, ${s.heads} heads, MLP ${s.mlpRatio}×) ` +
+    `${pt.steps.toLocaleString('en-US')} steps of ${pt.batch} at lr ${pt.lr}, ${pt.testPerLength} test examples per length, text through the T5 tokenizer ` +
+    `(a word may be several pieces); here: posenc’s decoder of the same shape (${s.layers} layers, d_model ${s.dModel}, ${s.heads} heads, MLP ${s.mlpRatio}×) ` +
     `with LayerNorm, biases and GELU, no dropout, every word one token (${Math.round(lo / 1000)}k–${Math.round(hi / 1000)}k parameters), ` +
     `${s.steps} steps of ${s.batch} at lr ${s.lr} (${(100 * share).toFixed(2)}% of their training examples), ${s.testPerLength} test examples per length, ` +
     `${s.seeds} seeds${rsc ? `; rsc over ${rsc.symbols} symbols (theirs: ${rscTheirs.toLocaleString('en-US')} T5 tokens)` : ''}. ` +

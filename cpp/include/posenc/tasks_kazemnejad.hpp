@@ -4,9 +4,9 @@
 // A generator of its own, not a TaskKind: these are fixed datasets of variable-length examples with a
 // prompt, not sequences that fill a length T.
 //
-// Their examples are text for the T5 tokenizer ("Copy: a b c [sep]a b c</s>"); here every word is one
-// token id (their symbols are chosen to be one T5 token each; their "Copy:" and "[sep]" are several
-// sentencepiece pieces, here one token each). Vocabulary:
+// Their examples are text for the T5 tokenizer ("Copy: a b c [sep]a b c</s>", where a word may be several
+// sentencepiece pieces; their symbols are chosen to be one piece each); here every word is one token id, and
+// the prompt "Copy:" is two ("Copy", ":"). Vocabulary:
 //   0 PAD, 1 EOS (T5's ids for both), 2 SEP (their input/output separator), 3 "Copy", 4 ":",
 //   5 "Replace", 6 "with", 7 "in", 8 .. 8+U-1 the symbols s_0 .. s_{U-1} (U = KzSplitOptions::symbols,
 //   their list of single-token strings, of which each task uses a prefix).
