@@ -20,7 +20,7 @@ export function kazemnejadSection(results) {
   out();
   out(`Their three copy tasks in their own formats and length splits: cmc (${KZ_TASK_WORDS.cmc}), rsc (${KZ_TASK_WORDS.rsc}) and rdc ` +
     `(${KZ_TASK_WORDS.rdc}), trained on lengths ${s.trainLengths[0]}–${s.trainLengths[1]} and tested on ${s.testLengths[0]}–${s.testLengths[1]}, ` +
-    `at their smallest model size (${s.layers} layers, d_model ${s.dModel}, ${s.heads} heads), ${s.seeds} seeds per row, ${s.steps} steps of ${s.batch}. ` +
+    `at their smallest model size (${s.layers} layers, d_model ${s.dModel}, ${s.heads} heads), ${s.seeds} seeds per row, ${s.steps.toLocaleString('en-US')} steps of ${s.batch}. ` +
     'A test example counts only if the whole answer is right, its end included (exact match). Scored with teacher forcing, which gives greedy ' +
     'decoding’s exact match: greedy decoding first goes wrong exactly where teacher forcing first does. `npm run train:kazemnejad` reruns it' +
     `${cpu != null ? ` (${Math.round(cpu / 60)} CPU-minutes, one thread)` : ''}.`);
@@ -69,6 +69,12 @@ export function kazemnejadSection(results) {
     out(`- rsc is NoPE’s positive control: its answer needs no order, only the number of repeats, which a causal model without positions can ` +
       `read from its context. NoPE learned it on ${c.learned} of ${c.seeds} seeds (${p1(c.train)}% exact at the training lengths, ${p1(c.test)}% at 21–40)` +
       `${c.learned ? '' : ', so no task is compared'}.`);
+  }
+  const levels = tasks.map((t) => ({ t, ours: kzRow(exp, t, 'none'), theirs: kzPaperRow(exp, t, 'none') })).filter((x) => x.ours && x.theirs);
+  if (levels.length) {
+    out(`- The agreement is in which encoding comes first, not in the levels: NoPE’s exact match at 21–40 is ` +
+      `${levels.map((x) => `${p1(x.ours.mean)}% on ${x.t} (theirs ${p1(x.theirs.testExact)}%)`).join(', ')}, ` +
+      `from ${(100 * (s.steps * s.batch) / (exp.paper.training.steps * exp.paper.training.batch)).toFixed(2)}% of their training examples and a smaller vocabulary.`);
   }
   out(`- Verdict: **${v.verdict === 'not tested here' ? v.verdict : `${v.verdict} with the paper’s small-model rows in this setup`}**` +
     `${v.compared ? ` (${v.agreeing} of ${v.compared} tasks compared answer as theirs)` : ''}. Their 138M-parameter rows ` +

@@ -170,10 +170,10 @@ function kazemnejadDifferences(exp) {
   const rsc = exp.tasks.rsc, rscTheirs = Math.floor((1.15 * pt.trainExamples) / (s.trainLengths[1] - s.trainLengths[0] + 1));
   return `their small runs: a T5-style decoder (${pm.layers} layers, d_model ${pm.dModel}, ${pm.heads} heads, ReLU, dropout ${pm.dropout}, ` +
     `RMS norm, no biases) over the ${pm.vocabulary.toLocaleString('en-US')}-token T5 vocabulary (${(pm.parameters / 1e6).toFixed(2)}M parameters), ` +
-    `${pt.steps.toLocaleString('en-US')} steps of ${pt.batch} at lr ${pt.lr}, ${pt.testPerLength} test examples per length, text through the T5 tokenizer ` +
+    `${pt.steps.toLocaleString('en-US')} steps of ${pt.batch} at lr ${pt.lr.toExponential()}, ${pt.testPerLength} test examples per length, text through the T5 tokenizer ` +
     `(a word may be several pieces); here: posenc’s decoder of the same shape (${s.layers} layers, d_model ${s.dModel}, ${s.heads} heads, MLP ${s.mlpRatio}×) ` +
-    `with LayerNorm, biases and GELU, no dropout, every word one token (${Math.round(lo / 1000)}k–${Math.round(hi / 1000)}k parameters), ` +
-    `${s.steps} steps of ${s.batch} at lr ${s.lr} (${(100 * share).toFixed(2)}% of their training examples), ${s.testPerLength} test examples per length, ` +
+    `with LayerNorm, biases and GELU, no dropout, every word one token (${Math.round(lo / 1000) === Math.round(hi / 1000) ? `about ${Math.round(lo / 1000)}k` : `${Math.round(lo / 1000)}k–${Math.round(hi / 1000)}k`} parameters), ` +
+    `${s.steps.toLocaleString('en-US')} steps of ${s.batch} at lr ${s.lr} (${(100 * share).toFixed(2)}% of their training examples), ${s.testPerLength} test examples per length, ` +
     `${s.seeds} seeds${rsc ? `; rsc over ${rsc.symbols} symbols (theirs: ${rscTheirs.toLocaleString('en-US')} T5 tokens)` : ''}. ` +
     'The same task formats, length splits (train 4–20, test 21–40) and exact-match scoring; their 138M-parameter results are not tested here';
 }
