@@ -25,7 +25,7 @@ export function kazemnejadSection(results) {
     'decoding’s exact match: greedy decoding first goes wrong exactly where teacher forcing first does. `npm run train:kazemnejad` reruns it' +
     `${cpu != null ? ` (${Math.round(cpu / 60)} CPU-minutes, one thread)` : ''}.`);
   out();
-  out('Theirs: the paper’s own small-model rows (the same size, from the results table in their repository; no small rows for ALiBi or RoPE). ' +
+  out('Theirs: the paper’s own small-model rows (the same size, from the results table in their repository, which has no ALiBi or RoPE rows at any size). ' +
     '“At 4–20”: exact match on held-in examples of the training lengths; a seed has learned when it is above 10%.');
   out();
   out('| task | encoding | ours at 21–40: mean (max) | per seed | ours at 4–20 | learned | ours per token | theirs at 21–40 | theirs at 4–20 |');

@@ -80,7 +80,7 @@ struct Config {
 
 // Their numbers: results/len_gen_experiments.csv of McGill-NLP/length-generalization (mean over their seeds of
 // pred/test_acc_overall, its seed std, pred/valid_seq_acc at the training lengths, pred/test_acc over generated
-// tokens, parameters). The csv has no xsmall rows for ALiBi or Rotary.
+// tokens, parameters). The csv has no ALiBi or Rotary rows at any size.
 struct PaperRow {
   const char* size;
   const char* task;

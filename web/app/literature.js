@@ -205,7 +205,7 @@ export const PAPERS = [
   {
     id: 'kazemnejad2023', paper: 'Kazemnejad et al. 2023, NoPE (NeurIPS)',
     setup: 'decoder-only Transformers on reasoning and mathematical tasks, tested on longer inputs; APE, T5 relative, ALiBi, Rotary and NoPE (abstract)',
-    reported: 'abstract: NoPE outperforms the explicit position encodings on length generalisation. Their own small runs (3 layers, d_model 64, 2.25M parameters, results table in their repository): exact match at test lengths 21–40 on copy (cmc), repeat (rsc) and replace (rdc): NoPE 1.6 / 5.5 / 23.7%, T5 bias 7.3 / 0.7 / 2.1%, sinusoidal 1.4 / 1.4 / 1.6%, means over 3 seeds; no small rows for ALiBi or Rotary.',
+    reported: 'abstract: NoPE outperforms the explicit position encodings on length generalisation. Their own small runs (3 layers, d_model 64, 2.25M parameters, results table in their repository): exact match at test lengths 21–40 on copy (cmc), repeat (rsc) and replace (rdc): NoPE 1.6 / 5.5 / 23.7%, T5 bias 7.3 / 0.7 / 2.1%, sinusoidal 1.4 / 1.4 / 1.6%, means over 3 seeds; that table has no ALiBi or Rotary rows at any size.',
     source: 'https://papers.nips.cc/paper_files/paper/2023/hash/4e85362c02172c0c6567ce593122d31c-Abstract-Conference.html (abstract); https://github.com/McGill-NLP/length-generalization (results/len_gen_experiments.csv, the t5a_dec_xsmall rows)',
     differences(results) {
       const exp = kzExperiment(results);
