@@ -7,7 +7,7 @@
 import {
   RULES, pct, tasksOf, taskInfo, floorOf, rowsOf, verdict, meanKept, learnedRun, referenceRun, gridTasks, gridsOf, depthEffect,
 } from './results-words.js';
-import { kzExperiment, kzVerdict, kzPaperRow, kzRow } from './kazemnejad.js';
+import { kzExperiment, kzVerdict } from './kazemnejad.js';
 
 const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
 const f2 = (x) => x.toFixed(2);
