@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "posenc/error.hpp"
+#include "posenc/model.hpp"
 
 namespace posenc {
 namespace {
@@ -141,6 +142,47 @@ void kz_fill_batch(const KzExample* const* examples, int B, int T, int32_t* toke
     std::copy(e.tokens.begin(), e.tokens.end(), tk);
     for (int t = e.answer_start - 1; t < len - 1; ++t) tg[t] = e.tokens[t + 1];
   }
+}
+
+void KzScore::add(const KzScore& o) {
+  examples += o.examples, exact += o.exact, tokens += o.tokens, correct += o.correct;
+}
+double KzScore::exact_rate() const { return examples ? double(exact) / examples : std::nan(""); }
+double KzScore::token_rate() const { return tokens ? double(correct) / tokens : std::nan(""); }
+
+KzScore kz_score(Model& model, const std::vector<const KzExample*>& examples, int max_batch) {
+  require_int_range("maxBatch", max_batch, 1, 1 << 20);
+  KzScore s;
+  std::vector<const KzExample*> sorted = examples;
+  std::stable_sort(sorted.begin(), sorted.end(), [](auto a, auto b) { return a->tokens.size() < b->tokens.size(); });
+  const int V = model.config().vocab_size;
+  std::vector<int32_t> tokens, targets;
+  for (std::size_t i = 0; i < sorted.size();) {
+    const int T = static_cast<int>(sorted[i]->tokens.size());
+    std::size_t j = i;
+    while (j < sorted.size() && static_cast<int>(sorted[j]->tokens.size()) == T && j - i < std::size_t(max_batch)) ++j;
+    const int B = static_cast<int>(j - i);
+    tokens.resize(std::size_t(B) * T);
+    targets.resize(std::size_t(B) * T);
+    kz_fill_batch(sorted.data() + i, B, T, tokens.data(), targets.data());
+    const float* logits = model.forward(tokens.data(), B, T);
+    for (int b = 0; b < B; ++b) {
+      bool all = true;
+      for (int t = 0; t < T; ++t) {
+        const int32_t y = targets[std::size_t(b) * T + t];
+        if (y < 0) continue;
+        const float* row = logits + (std::size_t(b) * T + t) * V;
+        const bool right = std::max_element(row, row + V) - row == y;
+        ++s.tokens;
+        s.correct += right;
+        all = all && right;
+      }
+      ++s.examples;
+      s.exact += all;
+    }
+    i = j;
+  }
+  return s;
 }
 
 KzSampler::KzSampler(int n, uint64_t seed) : rng_(seed, 0x73616d70) {

@@ -110,16 +110,6 @@ const PaperRow kPaper[] = {
     {"base", "rsc", "sinusoidal", 2, 0.0, 0.0, 1.0, 0.2784, 139500672},
 };
 
-struct Score {
-  int examples = 0, exact = 0;
-  long long tokens = 0, correct = 0;
-  void add(const Score& o) {
-    examples += o.examples, exact += o.exact, tokens += o.tokens, correct += o.correct;
-  }
-  double exact_rate() const { return examples ? double(exact) / examples : NAN; }
-  double token_rate() const { return tokens ? double(correct) / tokens : NAN; }
-};
-
 struct Spec {
   KzTask task;
   Encoding encoding;
@@ -129,9 +119,9 @@ struct Spec {
 struct RunResult {
   long long parameters = 0;
   double loss = 0, cpu_seconds = 0;
-  Score train;                                      // held-in examples at the training lengths
-  std::vector<std::pair<int, Score>> test_lengths;  // per test length
-  Score test;
+  KzScore train;                                      // held-in examples at the training lengths
+  std::vector<std::pair<int, KzScore>> test_lengths;  // per test length
+  KzScore test;
 };
 
 double thread_cpu_seconds() {
@@ -165,41 +155,6 @@ KzSplitOptions split_options(const Config& c, KzTask t) {
   o.num_train = c.num_train;
   o.num_test = c.test_per_length * (o.test_max - o.test_min + 1);
   return o;
-}
-
-// Exact match and per-token accuracy of `model` on examples, a forward per group of equal length.
-Score score(Model& model, const std::vector<const KzExample*>& examples) {
-  Score s;
-  std::vector<const KzExample*> sorted = examples;
-  std::stable_sort(sorted.begin(), sorted.end(), [](auto a, auto b) { return a->tokens.size() < b->tokens.size(); });
-  const int V = model.config().vocab_size;
-  std::vector<int32_t> tokens, targets;
-  for (std::size_t i = 0; i < sorted.size();) {
-    const int T = static_cast<int>(sorted[i]->tokens.size());
-    std::size_t j = i;
-    while (j < sorted.size() && static_cast<int>(sorted[j]->tokens.size()) == T && j - i < 64) ++j;
-    const int B = static_cast<int>(j - i);
-    tokens.resize(std::size_t(B) * T);
-    targets.resize(std::size_t(B) * T);
-    kz_fill_batch(sorted.data() + i, B, T, tokens.data(), targets.data());
-    const float* logits = model.forward(tokens.data(), B, T);
-    for (int b = 0; b < B; ++b) {
-      bool all = true;
-      for (int t = 0; t < T; ++t) {
-        const int32_t y = targets[std::size_t(b) * T + t];
-        if (y < 0) continue;
-        const float* row = logits + (std::size_t(b) * T + t) * V;
-        const int arg = static_cast<int>(std::max_element(row, row + V) - row);
-        ++s.tokens;
-        if (arg == y) ++s.correct;
-        else all = false;
-      }
-      ++s.examples;
-      if (all) ++s.exact;
-    }
-    i = j;
-  }
-  return s;
 }
 
 RunResult run_one(const Config& c, const Spec& sp, const KzSplits& data, const KzSplitOptions& so) {
@@ -241,12 +196,12 @@ RunResult run_one(const Config& c, const Spec& sp, const KzSplits& data, const K
     for (const auto& e : held)
       if (e.length == n && k < c.train_eval_per_length) train_eval.push_back(&e), ++k;
   }
-  r.train = score(model, train_eval);
+  r.train = kz_score(model, train_eval);
   for (int n = so.test_min; n <= so.test_max; ++n) {
     std::vector<const KzExample*> at;
     for (const auto& e : data.test)
       if (e.length == n) at.push_back(&e);
-    const Score s = score(model, at);
+    const KzScore s = kz_score(model, at);
     r.test_lengths.emplace_back(n, s);
     r.test.add(s);
   }
@@ -254,7 +209,7 @@ RunResult run_one(const Config& c, const Spec& sp, const KzSplits& data, const K
   return r;
 }
 
-std::string score_json(const Score& s) {
+std::string score_json(const KzScore& s) {
   return "\"exact\":" + num(s.exact_rate()) + ",\"token\":" + num(s.token_rate()) + ",\"examples\":" + std::to_string(s.examples);
 }
 

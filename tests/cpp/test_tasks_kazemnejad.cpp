@@ -1,15 +1,17 @@
 // Kazemnejad et al.'s copy tasks (posenc/tasks_kazemnejad.hpp): hand-checked formats of cmc, rsc and rdc,
 // their split sizes at the paper's settings, what each length bin holds, the batch layout and targets,
-// determinism, the sampler and option checks.
+// determinism, the sampler, option checks, and the teacher-forced exact match against greedy decoding.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <map>
 #include <set>
 #include <utility>
 #include <vector>
 
 #include "posenc/error.hpp"
+#include "posenc/model.hpp"
 #include "posenc/tasks_kazemnejad.hpp"
 
 namespace {
@@ -179,6 +181,66 @@ TEST(tasks_kazemnejad, SamplerEpochsArePermutations) {
     std::sort(seen.begin(), seen.end());
     EXPECT_EQ(seen, (std::vector<int>{0, 1, 2, 3, 4, 5, 6}));
   }
+}
+
+// Greedy decoding from the prompt, one forward per generated token (a reference of its own): whether it
+// reproduces the whole answer, end token included.
+bool greedy_exact(Model& m, const KzExample& e) {
+  std::vector<int32_t> seq(e.tokens.begin(), e.tokens.begin() + e.answer_start);
+  const int V = m.config().vocab_size;
+  for (std::size_t k = e.answer_start; k < e.tokens.size(); ++k) {
+    const int T = static_cast<int>(seq.size());
+    const float* row = m.forward(seq.data(), 1, T) + std::size_t(T - 1) * V;
+    const auto next = static_cast<int32_t>(std::max_element(row, row + V) - row);
+    if (next != e.tokens[k]) return false;
+    seq.push_back(next);
+  }
+  return true;
+}
+
+TEST(tasks_kazemnejad, TeacherForcedExactMatchIsGreedyDecodings) {
+  KzSplitOptions o;
+  o.task = KzTask::Rsc;
+  o.symbols = 6;
+  o.train_min = 1, o.train_max = 6, o.test_min = 7, o.test_max = 14;
+  o.num_train = 1000, o.num_test = 48;
+  const KzSplits s = make_kz_splits(o);
+  ModelConfig c;
+  c.encoding = Encoding::None;
+  c.layers = 2, c.heads = 2, c.d_model = 32;
+  c.vocab_size = kz_vocab_size(o);
+  c.max_length = kz_max_tokens(o.task, o.train_max);
+  c.seed = 5;
+  Model m(c);
+  KzSampler sampler(static_cast<int>(s.train.size()), 1);
+  std::vector<const KzExample*> batch(16);
+  std::vector<int32_t> tokens, targets;
+  for (int step = 0; step < 150; ++step) {  // trained a little, so that some answers come out right and some not
+    for (auto& e : batch) e = &s.train[sampler.next()];
+    const int T = kz_max_tokens(o.task, o.train_max);
+    tokens.resize(16 * T);
+    targets.resize(16 * T);
+    kz_fill_batch(batch.data(), 16, T, tokens.data(), targets.data());
+    m.train_step(tokens.data(), targets.data(), 16, T, 3e-3f);
+  }
+  std::vector<const KzExample*> all;
+  for (const auto& e : s.train) all.push_back(&e);
+  for (const auto& e : s.test) all.push_back(&e);
+  int exact = 0;
+  for (const KzExample* e : all) {
+    const bool greedy = greedy_exact(m, *e);
+    EXPECT_EQ(kz_score(m, {e}).exact == 1, greedy) << "length " << e->length;
+    exact += greedy;
+  }
+  EXPECT_GT(exact, 0);  // both outcomes occur, so the comparison can fail either way
+  EXPECT_LT(exact, static_cast<int>(all.size()));
+  const KzScore batched = kz_score(m, all, 5);  // groups of equal length, at most 5 a forward
+  EXPECT_EQ(batched.exact, exact);
+  EXPECT_EQ(batched.examples, static_cast<int>(all.size()));
+  long long answer_tokens = 0;
+  for (const KzExample* e : all) answer_tokens += e->scored();
+  EXPECT_EQ(batched.tokens, answer_tokens);
+  std::printf("greedy and teacher-forced exact match agree on %zu examples (%d exact)\n", all.size(), exact);
 }
 
 TEST(tasks_kazemnejad, OptionChecks) {

@@ -89,6 +89,21 @@ int kz_max_tokens(KzTask t, int length);     // tokens of an example of length n
 // an example's end; targets as above.
 void kz_fill_batch(const KzExample* const* examples, int B, int T, int32_t* tokens, int32_t* targets);
 
+class Model;
+
+// Exact match and per-token accuracy of a model on examples, one forward per group of examples of equal length
+// (at most max_batch a forward). Under teacher forcing, an example whose every scored position predicts the right
+// next token is exactly one that greedy decoding from its prompt reproduces, end token included: greedy decoding
+// first goes wrong where teacher forcing first does. So `exact` is greedy decoding's exact match.
+struct KzScore {
+  int examples = 0, exact = 0;
+  long long tokens = 0, correct = 0;  // scored positions, and those whose argmax is the target
+  void add(const KzScore& o);
+  double exact_rate() const;  // NaN without examples
+  double token_rate() const;  // NaN without tokens
+};
+KzScore kz_score(Model& model, const std::vector<const KzExample*>& examples, int max_batch = 64);
+
 // Example indices 0 .. n-1 in epochs, each a fresh shuffle (a trainer's random sampler over a split).
 class KzSampler {
  public:
