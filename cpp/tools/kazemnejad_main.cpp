@@ -20,7 +20,7 @@
 // Training, theirs: AdamW (HF defaults beta 0.9 / 0.999, weight decay 0.1 or 0 by sweep), lr 5e-5 (best of a
 // sweep), 6% warmup then polynomial decay, batch 128, 65000 steps (83 epochs of 100000 examples). Here
 // (defaults): AdamW beta 0.9 / 0.999, weight decay 0.1, gradient clip 1, lr 3e-3 with 6% warmup then cosine
-// to lr / 10, batch 32, 1200 steps: about a thousandth of their updates' examples, chosen so the runs fit a
+// to lr / 10, batch 32, 1200 steps: 0.46% of the examples their training sees, chosen so the 45 runs fit a
 // 2-core machine (see docs/experiments/kazemnejad.json "setup" for the values used).
 // Scoring: exact match of the whole answer (all n symbols and the end token). Under teacher forcing an
 // example whose every answer position predicts the right next token is exactly one that greedy decoding
