@@ -12,8 +12,8 @@ import {
 import { literature, changedLiterature } from '../web/app/literature.js';
 import { attentionSection } from './results-md-attention.js';
 import { zeroShotSection } from './results-md-lm.js';
-import { kazemnejadSection } from './results-md-kazemnejad.js';
 import { readResults } from './results-load.js';
+import { kazemnejadSection } from './results-md-kazemnejad.js';
 
 // The seed article's comparison table (and its NoPE paragraph): what it claims per encoding. An encoding it
 // does not rate (the registry's newer ones) is shown as not rated.

@@ -4,10 +4,10 @@
 // claim is "not tested faithfully here" (the rule's outcome is still given) or "not tested here" (a row it needs is
 // missing); never a refutation of the paper's own results. `previous` keeps the rule each paper had before issue 28,
 // so the closing note can list the verdicts that changed. Pure functions: no DOM, no fetch.
+import { kzExperiment, kzVerdict } from './kazemnejad.js';
 import {
   RULES, pct, tasksOf, taskInfo, floorOf, rowsOf, verdict, meanKept, learnedRun, referenceRun, gridTasks, gridsOf, depthEffect,
 } from './results-words.js';
-import { kzExperiment, kzVerdict } from './kazemnejad.js';
 
 const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
 const f2 = (x) => x.toFixed(2);
