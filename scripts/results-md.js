@@ -14,6 +14,7 @@ import { attentionSection } from './results-md-attention.js';
 import { zeroShotSection } from './results-md-lm.js';
 import { spectrumSection, spectrumAdded } from './results-md-spectrum.js';
 import { readResults } from './results-load.js';
+import { kazemnejadSection } from './results-md-kazemnejad.js';
 
 // The seed article's comparison table (and its NoPE paragraph): what it claims per encoding. An encoding it
 // does not rate (the registry's newer ones) is shown as not rated.
@@ -277,6 +278,7 @@ export function render(results, { zeroShot = null } = {}) {
   for (const line of attentionSection(results)) out(line);
   for (const line of spectrumSection(results.experiments?.spectrum, results)) out(line);
   for (const line of zeroShotSection(zeroShot)) out(line);
+  for (const line of kazemnejadSection(results)) out(line);
 
   const near = nearTheLine(results);
   if (near.length) {

@@ -4,6 +4,7 @@
 // claim is "not tested faithfully here" (the rule's outcome is still given) or "not tested here" (a row it needs is
 // missing); never a refutation of the paper's own results. `previous` keeps the rule each paper had before issue 28,
 // so the closing note can list the verdicts that changed. Pure functions: no DOM, no fetch.
+import { kzExperiment, kzVerdict } from './kazemnejad.js';
 import {
   RULES, pct, tasksOf, taskInfo, floorOf, rowsOf, verdict, meanKept, learnedRun, referenceRun, gridTasks, gridsOf, depthEffect,
 } from './results-words.js';
@@ -232,6 +233,41 @@ function finetuneShare(results) {
   return shares.length ? { min: Math.min(...shares), max: Math.max(...shares) } : null;
 }
 
+const KZ_NAMES = { none: 'NoPE', t5: 'T5 bias', sinusoidal: 'sinusoidal' };
+const kzName = (e) => KZ_NAMES[e] ?? e;
+const KZ_RULE = 'their small-model rows and ours (3 seeds or more, learned seeds only) compared per task by exact match at test lengths 21–40 over the encodings both ran (NoPE, T5 bias, sinusoidal); NoPE is first when its mean minus one seed standard deviation is above every other encoding’s mean plus one (theirs: their seed standard deviation); agrees with the paper’s small-model rows if NoPE is first in ours exactly where it is first in theirs, on most tasks compared. A task is compared when our NoPE and one other encoding learned it (exact match at the training lengths above 10%); rsc is NoPE’s positive control (its answer needs no order, only the count of repeats, which a causal model without positions can read), so a NoPE that learns no rsc seed leaves nothing compared';
+
+/** The Kazemnejad row from the experiment: the rule above, its outcome per task, and the verdict. */
+function kazemnejadComparison(exp) {
+  const v = kzVerdict(exp), p1 = (x) => `${(100 * x).toFixed(1)}%`;
+  const parts = v.tasks.map((t) => {
+    if (t.skipped) return `${t.task}: ${t.skipped}, not compared`;
+    const list = (scores) => Object.entries(scores).sort((a, b) => b[1].mean - a[1].mean).map(([e, s]) => `${kzName(e)} ${p1(s.mean)} ± ${p1(s.std)}`).join(', ');
+    return `${t.task}: ours ${list(t.ours)}; theirs ${list(t.theirs)} — NoPE ${t.oursFirst ? 'first' : 'not first'} in ours, ${t.theirsFirst ? 'first' : 'not first'} in theirs`;
+  });
+  const c = v.control;
+  const control = c ? `rsc control: NoPE learned ${c.learned} of ${c.seeds} seeds (${p1(c.train)} exact at the training lengths, ${p1(c.test)} at 21–40)` : 'no rsc control';
+  const verdict = v.verdict === 'not tested here' ? v.verdict : `${v.verdict} with the paper’s small-model rows in this setup`;
+  const text = `exact match at 21–40, mean ± seed standard deviation (ours: learned seeds): ${parts.join('; ')}; ${control}; ${v.compared ? `agreement on ${v.agreeing} of ${v.compared} tasks compared` : 'no task compared'}`;
+  return { verdict, text, rule: KZ_RULE };
+}
+
+/** The setup differences between their small runs and the experiment. */
+function kazemnejadDifferences(exp) {
+  const s = exp.setup, pm = exp.paper.model, pt = exp.paper.training, runs = exp.runs;
+  const params = runs.map((r) => r.parameters), lo = Math.min(...params), hi = Math.max(...params);
+  const share = (s.steps * s.batch) / (pt.steps * pt.batch);
+  const rsc = exp.tasks.rsc, rscTheirs = Math.floor((1.15 * pt.trainExamples) / (s.trainLengths[1] - s.trainLengths[0] + 1));
+  return `their small runs: a T5-style decoder (${pm.layers} layers, d_model ${pm.dModel}, ${pm.heads} heads, ReLU, dropout ${pm.dropout}, ` +
+    `RMS norm, no biases) over the ${pm.vocabulary.toLocaleString('en-US')}-token T5 vocabulary (${(pm.parameters / 1e6).toFixed(2)}M parameters), ` +
+    `${pt.steps.toLocaleString('en-US')} steps of ${pt.batch} at lr ${pt.lr.toExponential()}, ${pt.testPerLength} test examples per length, text through the T5 tokenizer ` +
+    `(a word may be several pieces); here: posenc’s decoder of the same shape (${s.layers} layers, d_model ${s.dModel}, ${s.heads} heads, MLP ${s.mlpRatio}×) ` +
+    `with LayerNorm, biases and GELU, no dropout, every word one token (${Math.round(lo / 1000) === Math.round(hi / 1000) ? `about ${Math.round(lo / 1000)}k` : `${Math.round(lo / 1000)}k–${Math.round(hi / 1000)}k`} parameters), ` +
+    `${s.steps.toLocaleString('en-US')} steps of ${s.batch} at lr ${s.lr} (${(100 * share).toFixed(2)}% of their training examples), ${s.testPerLength} test examples per length, ` +
+    `${s.seeds} seeds${rsc ? `; rsc over ${rsc.symbols} symbols (theirs: ${rscTheirs.toLocaleString('en-US')} T5 tokens)` : ''}. ` +
+    'The same task formats, length splits (train 4–20, test 21–40) and exact-match scoring; their 138M-parameter results are not tested here';
+}
+
 export const PAPERS = [
   {
     id: 'press2022', paper: 'Press et al. 2022, ALiBi (ICLR)',
@@ -259,11 +295,17 @@ export const PAPERS = [
   {
     id: 'kazemnejad2023', paper: 'Kazemnejad et al. 2023, NoPE (NeurIPS)',
     setup: 'decoder-only Transformers on reasoning and mathematical tasks, tested on longer inputs; APE, T5 relative, ALiBi, Rotary and NoPE (abstract)',
-    reported: 'abstract: NoPE outperforms the explicit position encodings on length generalisation. Per-task accuracies, their own small runs and their train/test splits: not verified here.',
-    source: 'https://papers.nips.cc/paper_files/paper/2023/hash/4e85362c02172c0c6567ce593122d31c-Abstract-Conference.html (abstract)',
-    differences: (results) => `the paper: T5-style decoders of about 138M parameters on its own task formats (e.g. copy with repeated symbols, reversal), scored by exact match of the whole answer, trained on short and tested on longer instances; here: ${modelSize(results)} on copy and reverse over 8 symbols, scored per token, trained at T = ${results.config.trainLength}. This is not the paper’s experiment, so its 138M-parameter results are not tested here; a comparison with its small-model runs needs their task formats and splits`,
+    reported: 'abstract: NoPE outperforms the explicit position encodings on length generalisation. Their own small runs (3 layers, d_model 64, 2.25M parameters, results table in their repository): exact match at test lengths 21–40 on copy (cmc), repeat (rsc) and replace (rdc): NoPE 1.6 / 5.5 / 23.7%, T5 bias 7.3 / 0.7 / 2.1%, sinusoidal 1.4 / 1.4 / 1.6%, means over 3 seeds; that table has no ALiBi or Rotary rows at any size.',
+    source: 'https://papers.nips.cc/paper_files/paper/2023/hash/4e85362c02172c0c6567ce593122d31c-Abstract-Conference.html (abstract); https://github.com/McGill-NLP/length-generalization (results/len_gen_experiments.csv, the t5a_dec_xsmall rows)',
+    differences(results) {
+      const exp = kzExperiment(results);
+      if (exp) return kazemnejadDifferences(exp);
+      return `the paper: T5-style decoders of about 138M parameters on its own task formats (e.g. copy with repeated symbols, reversal), scored by exact match of the whole answer, trained on short and tested on longer instances; here: ${modelSize(results)} on copy and reverse over 8 symbols, scored per token, trained at T = ${results.config.trainLength}. This is not the paper’s experiment, so its 138M-parameter results are not tested here; a comparison with its small-model runs needs their task formats and splits`;
+    },
     rule: `the paper’s five encodings (${KAZEMNEJAD_SET.join(', ')}) ranked by kept share at 2× over their learned seeds; NoPE first (within 10 points of the best) on both copy and reverse would agree`,
     ours(results) {
+      const exp = kzExperiment(results);
+      if (exp) return kazemnejadComparison(exp);
       const k = kazemnejadRanking(results);
       if (!k) return { verdict: 'not measured', text: 'no copy or reverse task' };
       return { verdict: k.comparable ? unfaithful(k.holds) : 'not tested here', text: k.text };
