@@ -111,184 +111,6 @@ void scale_row(float* o, int n, float k) {
   for (; j < n; ++j) o[j] *= k;
 }
 
-// ---------------------------------------------------------------------------------------------
-// Small heads (d, dv <= kSmallHead; stories260K has d = 8), no position bias: a fused path. With
-// an inner dimension of 8, the block products above spend more on their tiling's loads and stores
-// than on the multiply-adds, and S makes three trips through memory (product, max, exp). Here a
-// tile of kR query rows meets a chunk of kChunk keys in registers:
-//   x = q . k - m             (q times scale; the shift -m starts the sum)
-//   p = e^x                   (exp_tile; masked keys get x = -inf, so p = 2.4e-38, 0 to a row's sum)
-//   acc[c] += p * v[c]        (keys in the lanes, as in K^T; the lanes are summed at the end)
-// m moves lazily as above: only when a chunk's largest x passes the slack (ln 256), a test of one
-// vector max per chunk; then the row's sums are rescaled.
-// The head size is a template parameter D (8 or 16; d and dv are padded with zeros up to it), and
-// each chunk's keys are packed as one block, [D, kChunk] of K^T then [D, kChunk] of V^T, so that
-// every load in a chunk is at a fixed offset from one pointer: in wasm, address arithmetic and
-// spilled pointers were a third of the instructions.
-// The chunks that the causal mask cuts (the diagonal ones, where a row's largest score usually
-// is) come first, then the others from key 0.
-constexpr int kSmallHead = 16;
-constexpr int kR = 4;                // query rows per tile
-constexpr int kNK = 2;               // key vectors per chunk
-constexpr int kChunk = kNK * W;      // keys per chunk
-
-struct SmallTile {
-  const float* kv = nullptr;        // the packed chunks: chunk k's K^T at kv + 2 k D kChunk, its V^T after it
-  float q[kR * kSmallHead];         // the tile's queries times scale, [kR, D]
-  float m[kR], lim[kR], s0[kR];     // shift (-inf before any visible key), keys visible, first key's score
-  int unset = kR;                   // rows whose m is still -inf
-  fbatch acc[kR][kSmallHead], lsum[kR], tilt[kR];
-};
-
-// The slow path of a chunk: rows whose largest x passes the slack (or whose shift is not set yet)
-// take a new shift; their sums are rescaled by e^(m_old - m_new).
-[[gnu::noinline]] void small_rescale(SmallTile& t, fbatch (&x)[kR][kNK], int dv, bool stats) {
-  for (int r = 0; r < kR; ++r) {
-    float bm = simd::reduce_max(x[r][0]);
-    for (int n = 1; n < kNK; ++n) bm = std::max(bm, simd::reduce_max(x[r][n]));
-    if (t.m[r] == kNegInf) {
-      if (bm == kNegInf) continue;  // no key of this row seen yet
-      t.m[r] = bm;                  // its x were raw scores (shift 0); its sums hold only masked keys' 2.4e-38
-      --t.unset;
-    } else if (bm > kRescaleSlack) {
-      const float corr = std::exp(-bm);
-      const fbatch vc = simd::splat(corr);
-      for (int c = 0; c < dv; ++c) t.acc[r][c] *= vc;
-      if (stats) t.tilt[r] = (t.tilt[r] - t.lsum[r] * simd::splat(bm)) * vc;  // t' = corr (t + l (m_old - m_new))
-      t.lsum[r] *= vc;
-      t.m[r] += bm;
-    } else {
-      continue;
-    }
-    const fbatch vb = simd::splat(bm);
-    for (int n = 0; n < kNK; ++n) x[r][n] = x[r][n] - vb;
-  }
-}
-
-template <int D, bool kStats, bool kMasked>
-inline void small_chunk(SmallTile& t, int k, const detail::ExpTileConstants& ek) {
-  const float* kc = t.kv + static_cast<idx>(k) * (2 * D * kChunk);
-  fbatch x[kR][kNK];
-  for (int r = 0; r < kR; ++r) {
-    const fbatch sh = simd::splat(t.m[r] == kNegInf ? 0.0f : -t.m[r]);
-    for (int n = 0; n < kNK; ++n) x[r][n] = sh;
-  }
-  for (int c = 0; c < D; ++c) {
-    fbatch kv[kNK];
-    for (int n = 0; n < kNK; ++n) kv[n] = simd::load(kc + c * kChunk + n * W);
-    for (int r = 0; r < kR; ++r) {
-      const fbatch qv = simd::splat(t.q[r * D + c]);
-      for (int n = 0; n < kNK; ++n) x[r][n] = simd::fma(qv, kv[n], x[r][n]);
-    }
-  }
-  if constexpr (kMasked) {
-    const fbatch ninf = simd::splat(kNegInf);
-    fbatch jv[kNK];
-    for (int n = 0; n < kNK; ++n) jv[n] = iota() + simd::splat(static_cast<float>(k * kChunk + n * W));
-    for (int r = 0; r < kR; ++r) {
-      const fbatch lim = simd::splat(t.lim[r]);
-      for (int n = 0; n < kNK; ++n) x[r][n] = simd::select_lt(jv[n], lim, x[r][n], ninf);
-    }
-  }
-  fbatch hi = x[0][0];
-  for (int r = 0; r < kR; ++r)
-    for (int n = 0; n < kNK; ++n) hi = simd::max(hi, x[r][n]);
-  if (t.unset || simd::any_gt(hi, simd::splat(kRescaleSlack))) {
-    // (through a copy: x's address given to a call would keep x in memory, stored at every step above)
-    fbatch xs[kR][kNK];
-    for (int r = 0; r < kR; ++r)
-      for (int n = 0; n < kNK; ++n) xs[r][n] = x[r][n];
-    small_rescale(t, xs, D, kStats);
-    for (int r = 0; r < kR; ++r)
-      for (int n = 0; n < kNK; ++n) x[r][n] = xs[r][n];
-  }
-  if constexpr (kStats) {
-    if (k == 0)
-      for (int r = 0; r < kR; ++r) {
-        alignas(64) float lane[W];
-        simd::store(lane, x[r][0]);
-        t.s0[r] = t.m[r] == kNegInf ? kNegInf : lane[0] + t.m[r];
-      }
-  }
-  [[maybe_unused]] const fbatch lo = simd::splat(-200.0f);
-  for (int r = 0; r < kR; ++r)
-    for (int n = 0; n < kNK; ++n) {
-      const fbatch p = detail::exp_tile(x[r][n], ek);
-      t.lsum[r] += p;
-      if constexpr (kStats) t.tilt[r] = simd::fma(p, simd::max(x[r][n], lo), t.tilt[r]);
-      x[r][n] = p;
-    }
-  const float* vc = kc + D * kChunk;
-  for (int c = 0; c < D; ++c) {
-    fbatch vv[kNK];
-    for (int n = 0; n < kNK; ++n) vv[n] = simd::load(vc + c * kChunk + n * W);
-    for (int r = 0; r < kR; ++r) {
-      fbatch a = t.acc[r][c];
-      for (int n = 0; n < kNK; ++n) a = simd::fma(x[r][n], vv[n], a);
-      t.acc[r][c] = a;
-    }
-  }
-}
-
-template <int D, bool kStats>
-void small_head(const float* Q, const float* K, const float* V, float* O, int Tq, int Tk, int d, int dv, int ldo,
-                float scale, bool causal, const RowStats* stats) {
-  Scratch& sc = scratch();
-  const int chunks = (Tk + kChunk - 1) / kChunk;
-  sc.kt.assign(static_cast<std::size_t>(chunks) * 2 * D * kChunk, 0.0f);
-  for (int j = 0; j < Tk; ++j) {
-    float* blk = sc.kt.data() + static_cast<idx>(j / kChunk) * (2 * D * kChunk) + j % kChunk;
-    for (int c = 0; c < d; ++c) blk[c * kChunk] = K[static_cast<idx>(j) * d + c];
-    for (int c = 0; c < dv; ++c) blk[(D + c) * kChunk] = V[static_cast<idx>(j) * dv + c];
-  }
-  SmallTile t;
-  t.kv = sc.kt.data();
-  std::fill(std::begin(t.q), std::end(t.q), 0.0f);
-  const int q_off = Tk - Tq;
-  const detail::ExpTileConstants ek = detail::exp_tile_constants();
-  for (int i0 = 0; i0 < Tq; i0 += kR) {
-    const int rb = std::min(kR, Tq - i0);
-    for (int r = 0; r < kR; ++r) {
-      const int i = i0 + std::min(r, rb - 1);  // rows past Tq repeat the last one; their output is dropped
-      for (int c = 0; c < d; ++c) t.q[r * D + c] = Q[static_cast<idx>(i) * d + c] * scale;
-      t.lim[r] = static_cast<float>(causal ? std::min(Tk, i + q_off + 1) : Tk);
-      t.m[r] = kNegInf;
-      t.s0[r] = kNegInf;
-      t.lsum[r] = t.tilt[r] = simd::splat(0.0f);
-      for (int c = 0; c < D; ++c) t.acc[r][c] = simd::splat(0.0f);
-    }
-    t.unset = kR;
-    const int full = static_cast<int>(t.lim[0]) / kChunk;                  // chunks every row sees whole
-    const int end = (static_cast<int>(t.lim[kR - 1]) + kChunk - 1) / kChunk;  // chunks some row sees
-    for (int k = full; k < end; ++k) small_chunk<D, kStats, true>(t, k, ek);
-    for (int k = 0; k < full; ++k) small_chunk<D, kStats, false>(t, k, ek);
-    for (int r = 0; r < rb; ++r) {
-      const float l = simd::reduce_add(t.lsum[r]);
-      const float inv = l > 0.0f ? 1.0f / l : 0.0f;
-      float* o = O + static_cast<idx>(i0 + r) * ldo;
-      for (int c = 0; c < dv; ++c) o[c] = simd::reduce_add(t.acc[r][c]) * inv;
-      if constexpr (kStats) {
-        if (stats->entropy)
-          stats->entropy[i0 + r] = l > 0.0f ? std::max(0.0f, std::log(l) - simd::reduce_add(t.tilt[r]) / l) : 0.0f;
-        if (stats->first) stats->first[i0 + r] = l > 0.0f && t.s0[r] != kNegInf ? std::exp(t.s0[r] - t.m[r]) / l : 0.0f;
-      }
-    }
-  }
-}
-
-// The small-head path at the head size D = 8 or 16 that holds d and dv.
-void small_heads(const float* Q, const float* K, const float* V, float* O, int Tq, int Tk, int d, int dv, int ldo,
-                 float scale, bool causal, const RowStats* stats) {
-  const bool want = stats && (stats->entropy || stats->first);
-  if (std::max(d, dv) <= 8) {
-    if (want) small_head<8, true>(Q, K, V, O, Tq, Tk, d, dv, ldo, scale, causal, stats);
-    else small_head<8, false>(Q, K, V, O, Tq, Tk, d, dv, ldo, scale, causal, nullptr);
-  } else {
-    if (want) small_head<16, true>(Q, K, V, O, Tq, Tk, d, dv, ldo, scale, causal, stats);
-    else small_head<16, false>(Q, K, V, O, Tq, Tk, d, dv, ldo, scale, causal, nullptr);
-  }
-}
-
 }  // namespace
 
 void attention_forward(const float* Q, const float* K, const float* V, float* O, int Tq, int Tk, int d, int dv,
@@ -296,8 +118,6 @@ void attention_forward(const float* Q, const float* K, const float* V, float* O,
                        const RowStats* stats) {
   if (Tq <= 0 || dv <= 0) return;
   const bool want = stats && (stats->entropy || stats->first);
-  if (d <= kSmallHead && dv <= kSmallHead && alibi_slope == 0.0f && !bias && Tk > 0)
-    return small_heads(Q, K, V, O, Tq, Tk, d, dv, ldo, scale, causal, stats);
   Scratch& sc = scratch();
   const int q_off = Tk - Tq;  // query i sits at position i + q_off
   sc.kt.resize(static_cast<std::size_t>(d) * Tk);
@@ -389,11 +209,6 @@ float exp_nonpositive_table[10] = {
     0.00132647424f, 0.00967151765f, 0.0555073358f, 0.240222424f,  // c5 .. c2
     0.693147004f, 1.0f,                                          // c1, 1
     __builtin_bit_cast(float, __builtin_bit_cast(uint32_t, 12582912.0f) - 127u),  // magic_bias
-};
-float exp_tile_table[8] = {
-    1.44269504088896341f, -125.0f, 12582912.0f,                   // log2(e), clamp, magic = 1.5 * 2^23
-    0.00958282966f, 0.0559064001f, 0.240240991f, 0.693124175f,  // c4 .. c1
-    1.0f,
 };
 }  // namespace detail
 

@@ -78,44 +78,6 @@ inline simd::fbatch exp_nonpositive(const simd::fbatch& x, const ExpNonposConsta
 }
 #endif
 
-// ---------------------------------------------------------------------------
-// exp(x) for x <= ln 256, cheaper again (13 operations a vector against 17), for the streamed
-// attention's small-head tiles, where exp is a third of the work:
-//  - 2^f on [-1/2, 1/2] is 1 + f (c1 + f (c2 + f (c3 + f c4))), degree 4 (minimax fit of the
-//    relative error, Lawson's algorithm, coefficients rounded to float): at most 2.9e-6 evaluated in
-//    float with mul and add rounded separately (degree 5: 1.9e-7; degree 3: 1.0e-4). Every weight of a
-//    softmax row carries such an error, and they largely cancel in p / sum(p): the attention output
-//    moves by a few 1e-6 relative, below the float sums' own rounding over thousands of keys;
-//  - 2^n is added to the result's exponent field as an integer (no multiply, no bias): the bits of
-//    t + magic shifted left by 23 are n << 23 modulo 2^32;
-//  - t = x log2(e) is clamped at -125, not -127: the result stays a normal float (a subnormal would
-//    cost a microcode assist in each product it enters). So x <= -86.6 and x = -inf give
-//    2^-125 = 2.4e-38 instead of 0: 2.4e-38 of a row's sum, which is at least 1.
-// With the rounding of x log2(e) (relative |x| 2^-24 of the result), the relative error is at most
-// 3.6e-6 + |x| 6e-8 (tests/cpp/test_kernels.cpp).
-// Table (mutable, as above; in kernels_attention_stream.cpp): log2(e), -125, magic, c4 .. c1, 1.
-extern float exp_tile_table[8];
-using ExpTileConstants = simd::Constants<8>;
-inline ExpTileConstants exp_tile_constants() { return ExpTileConstants(exp_tile_table); }
-
-#if !POSENC_SCALAR
-inline simd::fbatch exp_tile(const simd::fbatch& x, const ExpTileConstants& k) {
-  using ibatch = xsimd::batch<int32_t>;
-  const simd::fbatch t = simd::max(x * k[0], k[1]);
-  const simd::fbatch tn = t + k[2];        // round(t) in the low mantissa bits
-  const simd::fbatch f = t - (tn - k[2]);  // in [-1/2, 1/2], exact
-  simd::fbatch p = k[3];
-  for (int i = 4; i < 8; ++i) p = xsimd::fma(p, f, k[i]);
-  return xsimd::bitwise_cast<simd::fbatch>(xsimd::bitwise_cast<ibatch>(p) + (xsimd::bitwise_cast<ibatch>(tn) << 23));
-}
-#else
-inline simd::fbatch exp_tile(const simd::fbatch& x, const ExpTileConstants& k) {
-  simd::fbatch r;  // the same floor of 2^-125 as the SIMD form
-  for (std::size_t i = 0; i < simd::width; ++i) r.v[i] = x.v[i] * k[0].v[0] <= -125.0f ? 0x1p-125f : std::exp(x.v[i]);
-  return r;
-}
-#endif
-
 // s[j] = exp(s[j] - m) for j in [0, n), m >= every s[j] (the row max, finite); returns their sum.
 // With kTilt, also adds sum_j exp(s[j] - m) (s[j] - m) to *tilt (one fma per entry more): with the
 // sum l, a row's entropy is log l - tilt / l (the streamed attention's statistics). An entry whose

@@ -199,38 +199,6 @@ TEST(SimdMath, ExpNonpositiveIsAccurateWhereASoftmaxNeedsIt) {
   }
 }
 
-// exp_tile (the small-head attention's exp) against double exp where a softmax tile feeds it (x from
-// -86 to ln 256): relative error within 3.6e-6 + |x| 6e-8 (its degree-4 polynomial's 2.9e-6, the last steps'
-// rounding, and the rounding of x log2(e)), as its comment states; and 2^-125 (a normal float, not 0) at and past -86.7
-// and for -inf.
-TEST(SimdMath, ExpTileIsWithinItsStatedError) {
-  using namespace posenc::simd;
-  namespace d = posenc::kernels::detail;
-  const int W = static_cast<int>(width);
-  const d::ExpTileConstants k = d::exp_tile_constants();
-  std::vector<float> x, y(W);
-  for (double v = -86.0; v <= std::log(256.0); v += 0.00037) x.push_back(static_cast<float>(v));
-  while (x.size() % W) x.push_back(0.0f);
-  double worst = 0;
-  for (size_t i = 0; i < x.size(); i += W) {
-    store(y.data(), d::exp_tile(load(x.data() + i), k));
-    for (int l = 0; l < W; ++l) {
-      const double v = x[i + l], rel = std::abs(y[l] / std::exp(v) - 1.0);
-      worst = std::max(worst, rel);
-      ASSERT_LE(rel, 3.6e-6 + std::abs(v) * 6e-8) << v;
-    }
-  }
-  std::printf("[exp_tile] max relative error %.3g over [-86, ln 256]\n", worst);
-  EXPECT_GT(worst, 0.0);
-  const float edge[] = {-86.7f, -100.0f, -INFINITY};
-  std::vector<float> e(W, 0.0f);
-  for (float v : edge) {
-    std::fill(e.begin(), e.end(), v);
-    store(y.data(), d::exp_tile(load(e.data()), k));
-    for (int l = 0; l < W; ++l) EXPECT_EQ(y[l], 0x1p-125f) << v;
-  }
-}
-
 // The row form: s[j] = exp(s[j] - m) and their sum, for row lengths that exercise the tail.
 TEST(SimdMath, ExpNonpositiveShiftSumMatchesDouble) {
   namespace d = posenc::kernels::detail;

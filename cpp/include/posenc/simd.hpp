@@ -107,12 +107,6 @@ inline fbatch sin_reduced(const fbatch& x, const SinConstants& k) {
   return f * p;
 }
 inline float reduce_add(const fbatch& a) { return xsimd::hadd(a); }
-// Lanes of a where idx < lim, of b elsewhere.
-inline fbatch select_lt(const fbatch& idx, const fbatch& lim, const fbatch& a, const fbatch& b) {
-  return xsimd::select(idx < lim, a, b);
-}
-// Whether a lane of a is greater than the same lane of b (one compare and one bitmask).
-inline bool any_gt(const fbatch& a, const fbatch& b) { return xsimd::any(a > b); }
 inline float reduce_max(const fbatch& a) {
   alignas(64) float t[width];
   a.store_aligned(t);
@@ -173,14 +167,6 @@ inline fbatch exp(const fbatch& a, const ExpConstants&) { POSENC_LANES(std::exp(
 inline fbatch exp(const fbatch& a) { POSENC_LANES(std::exp(a.v[i])); }
 inline fbatch sin_reduced(const fbatch& a, const SinConstants&) { POSENC_LANES(std::sin(a.v[i])); }
 inline float reduce_add(const fbatch& a) { float s = 0; for (float x : a.v) s += x; return s; }
-inline fbatch select_lt(const fbatch& idx, const fbatch& lim, const fbatch& a, const fbatch& b) {
-  POSENC_LANES(idx.v[i] < lim.v[i] ? a.v[i] : b.v[i]);
-}
-inline bool any_gt(const fbatch& a, const fbatch& b) {
-  for (std::size_t i = 0; i < width; ++i)
-    if (a.v[i] > b.v[i]) return true;
-  return false;
-}
 inline float reduce_max(const fbatch& a) { float m = a.v[0]; for (float x : a.v) m = x > m ? x : m; return m; }
 inline fbatch swap_pairs(const fbatch& a) { POSENC_LANES(a.v[i ^ 1u]); }
 #undef POSENC_LANES
