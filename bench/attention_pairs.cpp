@@ -3,17 +3,15 @@
 // 64 (a typical LLM), with and without the per-row statistics (entropy, first-key mass).
 // Built natively (posenc_bench_attention) and for wasm SIMD (the same target in build/wasm-simd,
 // run with node: V8's code, as in Chromium). Prints one JSON line per (d, T, stats): the median of
-// 7 samples of ns per pair (CPU time), and the cycles per pair at --ghz (default 2.6, this machine's clock).
+// 7 samples of ns per pair (CPU time), and the cycles per pair at --ghz (default 2.6, this machine's
+// clock).
 //
 //   posenc_bench_attention [--T 1024,4096] [--d 8,64] [--ghz 2.6]
-#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
-#include <functional>
 #include <random>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -22,14 +20,15 @@
 #endif
 
 #include "cli.hpp"
+#include "timing.hpp"
 #include "posenc/kernels.hpp"
 #include "posenc/simd.hpp"
 
 namespace {
 
-// The CPU time of the process, not wall time: the machine is shared, and CPU time does not count the
-// time slices other processes take. Under Emscripten (node), process.cpuUsage(): std::clock is wall
-// time there.
+// The CPU time of the process, not wall time: on a shared machine it leaves out the time slices other
+// processes take (not all of their effect: under a load of 5 to 10 on this 2-core virtual machine it
+// still varied by about 20%). Under Emscripten (node), process.cpuUsage(): std::clock is wall time there.
 double now_ms() {
 #if defined(__EMSCRIPTEN__)
   return EM_ASM_DOUBLE({
@@ -41,33 +40,6 @@ double now_ms() {
 #endif
 }
 
-// median over 7 samples of the mean time per call (ms), after 200 ms of warm-up (V8 tiers up)
-double time_ms(const std::function<void()>& f) {
-  for (const double t0 = now_ms(); now_ms() - t0 < 200.0;) f();
-  int reps = 1;
-  for (;;) {
-    const double t0 = now_ms();
-    for (int i = 0; i < reps; ++i) f();
-    if (now_ms() - t0 > 50.0 || reps > (1 << 20)) break;
-    reps *= 2;
-  }
-  std::vector<double> s;
-  for (int k = 0; k < 7; ++k) {
-    const double t0 = now_ms();
-    for (int i = 0; i < reps; ++i) f();
-    s.push_back((now_ms() - t0) / reps);
-  }
-  std::sort(s.begin(), s.end());
-  return s[3];
-}
-
-std::vector<int> parse_list(const std::string& s) {
-  std::vector<int> out;
-  std::stringstream in(s);
-  for (std::string item; std::getline(in, item, ',');) out.push_back(std::atoi(item.c_str()));
-  return out;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -75,8 +47,8 @@ int main(int argc, char** argv) {
   double ghz = 2.6;
   posenc::bench::Cli cli(argc, argv);
   for (std::string flag; cli.next(flag);) {
-    if (flag == "--T") lengths = parse_list(cli.value());
-    else if (flag == "--d") dims = parse_list(cli.value());
+    if (flag == "--T") lengths = posenc::bench::parse_ints(cli.value());
+    else if (flag == "--d") dims = posenc::bench::parse_ints(cli.value());
     else if (flag == "--ghz") ghz = std::atof(cli.value());
     else {
       std::fprintf(stderr, "unknown flag %s\n", flag.c_str());
@@ -98,12 +70,13 @@ int main(int argc, char** argv) {
       const double pairs = static_cast<double>(T) * (T + 1) / 2;
       for (int with_stats = 0; with_stats < 2; ++with_stats) {
         posenc::kernels::RowStats st{ent.data(), first.data()};
-        const double ms = time_ms([&] {
+        const double ms = posenc::bench::median_ms([&] {
           posenc::kernels::attention_forward(q.data(), k.data(), v.data(), o.data(), T, T, d, d, d, scale, true, 0.0f,
                                              nullptr, with_stats ? &st : nullptr);
-        });
+        }, now_ms, 200.0, 50.0);
         const double ns = ms * 1e6 / pairs;
-        std::printf("{\"arch\":\"%s\",\"d\":%d,\"T\":%d,\"stats\":%s,\"ms\":%.3f,\"ns_per_pair\":%.3f,\"cycles_per_pair\":%.2f}\n",
+        std::printf("{\"arch\":\"%s\",\"d\":%d,\"T\":%d,\"stats\":%s,\"ms\":%.3f,\"ns_per_pair\":%.3f,"
+                    "\"cycles_per_pair\":%.2f}\n",
                     posenc::simd::arch_name(), d, T, with_stats ? "true" : "false", ms, ns, ns * ghz);
         std::fflush(stdout);
       }
