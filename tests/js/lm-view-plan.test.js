@@ -5,7 +5,7 @@ import { fetchPlan, classifyFiles, hfRepo, SUGGESTED } from '../../web/app/lm-so
 import { planForwards, bucketPerplexity, rangePerplexity, statLengths, maxTimes, lengthFor, scalingBlock, nllKeys, mapsKey, statsKey, findNll, findStats } from '../../web/app/lm-plan.js';
 import { perplexityWords, statsWords } from '../../web/app/lm-words.js';
 import { isModelUrl } from '../../web/app/state.js';
-import { EXTRA_WORKER_BYTES, poolSize, POOL_WEIGHT_BYTES } from '../../web/app/lm-pool.js';
+import { poolSize, POOL_WEIGHT_BYTES } from '../../web/app/lm-pool.js';
 
 const HF = 'https://huggingface.co';
 
@@ -149,10 +149,8 @@ test('the sentences name the scaling the numbers favour, and change when the num
     .toMatch(/with no scaling: attention entropy falls .* stays near from 2\.0% to 2\.0%/);
 });
 
-test('the Workers: one per core, 1 to 4, one more for a small model on 2 cores or more, one for a model whose float32 weights pass the limit', () => {
-  expect([1, 2, 3, 4, 8, 0, undefined].map((c) => poolSize(c, 1e6))).toEqual([1, 3, 4, 5, 5, 1, 1]);
-  expect([1, 2, 8].map((c) => poolSize(c, EXTRA_WORKER_BYTES))).toEqual([1, 3, 5]);
-  expect([1, 2, 8].map((c) => poolSize(c, EXTRA_WORKER_BYTES + 1))).toEqual([1, 2, 4]); // stories15M (60 MB): no extra copy
+test('the Workers: one per core, 1 to 4, and one for a model whose float32 weights pass the limit', () => {
+  expect([1, 2, 3, 4, 8, 0, undefined].map((c) => poolSize(c, 1e6))).toEqual([1, 2, 3, 4, 4, 1, 1]);
   expect(poolSize(8, POOL_WEIGHT_BYTES)).toBe(4);
   expect(poolSize(8, POOL_WEIGHT_BYTES + 1)).toBe(1); // stories42M (168 MB as float32) gets one
   expect(poolSize(8, NaN)).toBe(1);

@@ -6,19 +6,11 @@ import { startWorker } from './workers.js';
 
 /** Above this many bytes of float32 weights a model gets one Worker (a copy per Worker would cost too much memory). */
 export const POOL_WEIGHT_BYTES = 64e6;
-/** Up to this many bytes of float32 weights (stories260K has 1 MB) a model on two or more cores gets one Worker more. */
-export const EXTRA_WORKER_BYTES = 16e6;
 
-/**
- * How many Workers: navigator.hardwareConcurrency's count, 1 to 4, plus one for a small model on two or more cores (at
- * most 5, the figure's five scalings); 1 for a model over POOL_WEIGHT_BYTES. The one more: the figure's five forwards
- * on two Workers keep a core idle through the last one (three forwards' time); on three, the two cores share all five
- * to the end (two and a half).
- */
+/** How many Workers: navigator.hardwareConcurrency's count, 1 to 4; 1 for a model over POOL_WEIGHT_BYTES. */
 export function poolSize(cores, weightBytes) {
   if (!(weightBytes <= POOL_WEIGHT_BYTES)) return 1;
-  const n = Math.max(1, Math.min(4, Number.isInteger(cores) ? cores : 1));
-  return Math.min(5, n + (n >= 2 && weightBytes <= EXTRA_WORKER_BYTES ? 1 : 0));
+  return Math.max(1, Math.min(4, Number.isInteger(cores) ? cores : 1));
 }
 
 /**
@@ -65,7 +57,7 @@ export function createLmPool({ api, onNotice = () => {} }) {
     async load(files, buffers) {
       const bytes = buffers.reduce((n, b) => n + b.byteLength, 0);
       // The file's bytes bound the float32 weights from below (F16, Q8_0 grow): checked again once the count is known.
-      const cores = globalThis.navigator?.hardwareConcurrency, want = poolSize(cores, bytes);
+      const want = poolSize(globalThis.navigator?.hardwareConcurrency, bytes);
       for (const w of workers.slice(1)) w.terminate();
       workers = workers.length ? workers.slice(0, 1) : [start(0)];
       for (let i = 1; i < want; i++) workers.push(start(i));
@@ -76,9 +68,8 @@ export function createLmPool({ api, onNotice = () => {} }) {
         return false;
       }));
       const first = await request('load', { files }, buffers, 0);
-      const fit = poolSize(cores, first.info.config.parameters * 4);
-      for (const w of workers.slice(fit)) drop(w);
-      await Promise.all(helpers);
+      if (poolSize(want, first.info.config.parameters * 4) < workers.length) for (const w of workers.slice(1)) drop(w);
+      else await Promise.all(helpers);
       return first;
     },
     terminate() {
