@@ -4,7 +4,9 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <sstream>
 #include <string>
+#include <vector>
 
 namespace posenc::bench {
 
@@ -31,5 +33,13 @@ class Cli {
   char** argv_;
   int i_ = 0;
 };
+
+// "512,2048" -> {512, 2048}
+inline std::vector<int> parse_ints(const std::string& s) {
+  std::vector<int> out;
+  std::stringstream in(s);
+  for (std::string item; std::getline(in, item, ',');) out.push_back(std::atoi(item.c_str()));
+  return out;
+}
 
 }  // namespace posenc::bench

@@ -36,13 +36,6 @@ double now_ms() {
   return duration<double, std::milli>(steady_clock::now().time_since_epoch()).count();
 }
 
-std::vector<int> parse_list(const std::string& s) {
-  std::vector<int> out;
-  std::stringstream in(s);
-  for (std::string item; std::getline(in, item, ',');) out.push_back(std::stoi(item));
-  return out;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -56,7 +49,7 @@ int main(int argc, char** argv) {
     if (flag == "--model") model_path = cli.value();
     else if (flag == "--tokenizer") tok_path = cli.value();
     else if (flag == "--text") text_path = cli.value();
-    else if (flag == "--T") lengths = parse_list(cli.value());
+    else if (flag == "--T") lengths = posenc::bench::parse_ints(cli.value());
     else if (flag == "--runs") runs = std::max(1, std::atoi(cli.value()));
     else if (flag == "--stats") stats = true;
     else {

@@ -26,6 +26,7 @@
 #include "../cpp/src/model_layers.hpp"
 #include "../cpp/src/softmax_row.hpp"
 #include "cli.hpp"
+#include "timing.hpp"
 #include "posenc/kernels.hpp"
 #include "posenc/model.hpp"
 #include "posenc/simd.hpp"
@@ -40,27 +41,8 @@ double now_ms() {
   return duration<double, std::milli>(steady_clock::now().time_since_epoch()).count();
 }
 
-// median over 7 samples of the mean time per call (ms), after 100 ms of warm-up (in wasm, V8
-// first runs baseline code and tiers a function up only after it has run for a while)
-double time_ms(const std::function<void()>& f) {
-  for (const double t0 = now_ms(); now_ms() - t0 < 100.0;) f();
-  int reps = 1;
-  for (;;) {
-    const double t0 = now_ms();
-    for (int i = 0; i < reps; ++i) f();
-    const double dt = now_ms() - t0;
-    if (dt > 20.0 || reps > (1 << 20)) break;
-    reps *= 2;
-  }
-  std::vector<double> s;
-  for (int k = 0; k < 7; ++k) {
-    const double t0 = now_ms();
-    for (int i = 0; i < reps; ++i) f();
-    s.push_back((now_ms() - t0) / reps);
-  }
-  std::sort(s.begin(), s.end());
-  return s[3];
-}
+// median over 7 samples of the mean time per call (ms), after 100 ms of warm-up
+double time_ms(const std::function<void()>& f) { return posenc::bench::median_ms(f, now_ms, 100.0, 20.0); }
 
 std::vector<float> randn(std::size_t n, unsigned seed, float scale = 1.0f) {
   std::vector<float> v(n);
