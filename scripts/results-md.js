@@ -12,6 +12,7 @@ import {
 import { literature, changedLiterature } from '../web/app/literature.js';
 import { attentionSection } from './results-md-attention.js';
 import { zeroShotSection } from './results-md-lm.js';
+import { ruossSection } from './results-md-ruoss.js';
 import { readResults } from './results-load.js';
 
 // The seed article's comparison table (and its NoPE paragraph): what it claims per encoding. An encoding it
@@ -274,6 +275,7 @@ export function render(results, { zeroShot = null } = {}) {
 
   for (const line of attentionSection(results)) out(line);
   for (const line of zeroShotSection(zeroShot)) out(line);
+  for (const line of ruossSection(results)) out(line);
 
   const near = nearTheLine(results);
   if (near.length) {
