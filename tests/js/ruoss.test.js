@@ -118,5 +118,8 @@ describe('the results.md section', () => {
     expect(md).toContain('| reverse | none | 50%, 51%, 50% | 50% | 51% | 99% | 3 of 3 |');
     expect(md).toContain('- reverse: rope_random against rope, over the seeds that learned: max 95% against 62% (+33 points), mean 93% against 61% (+32).');
     expect(md).toContain('The rule (more than 10 points) says this agrees with the paper\'s claim in this setup.');
+    expect(md).toContain('- Averaged over the 4 comparisons, the randomized encodings gain');
+    const f = Math.round(100 * R.ruossFloors(experiment()).test);
+    expect(md).toContain(`- At the test lengths the majority floor is ${f}%; the best test score of any run is 95% (+${95 - f} points).`);
   });
 });
