@@ -325,7 +325,7 @@ void Model::Impl::set_examples(const ForwardOptions& opt, int B_, int T_caller, 
   example_length.resize(B_);
   for (int b = 0; b < B_; ++b) {
     const int e = order ? order[b].second : b;
-    example_index[b] = e;
+    example_index[b] = static_cast<uint64_t>(e) + (training ? 0 : opt.first_example);
     example_length[b] = opt.lengths ? opt.lengths[e] : T_caller;
   }
   position_draw = training ? static_cast<uint64_t>(step) : opt.position_draw;

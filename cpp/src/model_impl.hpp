@@ -117,7 +117,8 @@ struct Model::Impl {
   // Per row b of the current forward, for the random-position encodings (randomized.cpp): which
   // example of the caller's batch it is (a micro-batch gathers rows out of order) and that example's
   // length (ForwardOptions::lengths, else the caller's T; a micro-batch may run shorter than it). [B]
-  std::vector<int> example_index, example_length;
+  std::vector<uint64_t> example_index;
+  std::vector<int> example_length;
   uint64_t position_draw = 0;  // the draw of this forward: the AdamW step in training, else the option's
   // Checks opt.lengths against (B, T) (RangeError naming lengths[b]).
   void check_lengths(const ForwardOptions& opt, int B, int T) const;

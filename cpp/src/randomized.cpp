@@ -6,7 +6,7 @@
 // positions) and a learned table (M rows, all reachable in training).
 // One draw per example, for that example's own length n_b (ForwardOptions::lengths, else T), so a
 // short example of a padded batch spans [0, M) like a long one. Draw d of example b comes from a
-// generator keyed by (seed, d, b, n_b): d = the AdamW steps done while training (fresh draws every
+// generator keyed by (seed, d, b, n_b) (inference: b + ForwardOptions::first_example): d = the AdamW steps done while training (fresh draws every
 // step), d = ForwardOptions::position_draw in inference (default 0; as in the paper, inference
 // samples too, and a fixed key keeps outputs deterministic, equal for a saved and a loaded model,
 // and draw 0 equal to the first training step's, so finite differences check the gradients). The
@@ -53,7 +53,7 @@ class PositionSampler {
     for (int b = 0; b < m.B; ++b) {
       const int n = m.example_length[b];
       uint64_t key = m.position_draw;
-      key = splitmix64(key) ^ static_cast<uint64_t>(m.example_index[b]);
+      key = splitmix64(key) ^ m.example_index[b];
       key = splitmix64(key) ^ static_cast<uint64_t>(n);
       Rng r(cfg.seed ^ 0x9e3779b97f4a7c15ull, splitmix64(key));
       draw.resize(n);

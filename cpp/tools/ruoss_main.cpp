@@ -51,6 +51,7 @@ using posenc::tools::str;
 
 struct Config {
   std::vector<std::string> tasks = {"reverse", "duplicate"};
+  // The paper's comparison: each randomized encoding and its plain version, and NoPE (paper-set).
   std::vector<std::string> encodings = {"rope", "rope_random", "learned", "learned_random", "none"};
   int seeds = 5;
   // --task-seeds TASK=N: fewer (or more) seeds for a task. duplicate did not learn within this budget in

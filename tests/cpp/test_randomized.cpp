@@ -13,6 +13,8 @@
 #include <vector>
 
 #include "posenc/model.hpp"
+#include "posenc/sweep.hpp"
+#include "posenc/tasks.hpp"
 #include "reference_attention.hpp"
 #include "test_util.hpp"
 
@@ -165,10 +167,41 @@ TEST(Randomized, EvaluationDrawsPerExampleAndIsDeterministic) {
   next.position_draw = 1;
   EXPECT_NE(logits(next, 2), a);      // another draw
   EXPECT_EQ(logits(next, 2), logits(next, 2));
+  // first_example numbers the call's examples: example 1 of this call is example 0 of one offset by 1,
+  // so a set of sequences gives the same draws however it is split into calls.
+  posenc::ForwardOptions offset;
+  offset.first_example = 1;
+  EXPECT_EQ(logits(offset, 1), a1);
   // Training steps do not move evaluation's draws.
   std::vector<int32_t> tgt(2 * T, 4);
   m.train_step(tok.data(), tgt.data(), 2, T, 0.0f);
   EXPECT_EQ(logits(first, 2), a);
+}
+
+// The sweep numbers sequences across its chunks (ForwardOptions::first_example): its accuracy and loss do not
+// depend on how it batches them (with attention statistics the first sequences run one at a time).
+TEST(Randomized, SweepNumbersDoNotDependOnItsChunks) {
+  for (Encoding e : {Encoding::RandomRope, Encoding::RandomLearned}) {
+    ModelConfig c = config(e);
+    Model m(c);
+    for (size_t i = 0; i < m.num_parameters(); ++i) m.parameters()[i] *= 4.0f;
+    posenc::TaskOptions t;
+    t.kind = posenc::TaskKind::Copy;
+    c.vocab_size = posenc::task_vocab_size(t);
+    ASSERT_EQ(c.vocab_size, 11);
+    posenc::SweepOptions a;
+    a.lengths = {16, 40};
+    a.sequences = 12;
+    a.attention_sequences = 0;
+    posenc::SweepOptions b = a;
+    b.attention_sequences = 3;
+    b.max_batch_tokens = 100;  // other chunks
+    const posenc::SweepResult ra = posenc::sweep(m, t, a), rb = posenc::sweep(m, t, b);
+    for (size_t i = 0; i < a.lengths.size(); ++i) {
+      EXPECT_NEAR(ra.lengths[i].loss, rb.lengths[i].loss, 1e-5) << posenc::encoding_name(e);  // (float sums in another order)
+      EXPECT_EQ(ra.lengths[i].correct, rb.lengths[i].correct) << posenc::encoding_name(e);
+    }
+  }
 }
 
 }  // namespace

@@ -29,7 +29,7 @@ export function ruossFloors(exp) {
 export const ruossLearned = (exp, run) => run.trainAccuracy > ruossFloors(exp).train + RULES.floorMargin;
 
 // The pairs the paper's claim is about: each randomized encoding against its plain version at the same settings
-// (posenc_ruoss trains rope and rope_random at one RoPE base).
+// (posenc_ruoss trains rope and rope_random at one RoPE base). paper-set
 const PAIRS = [['rope_random', 'rope'], ['learned_random', 'learned']];
 
 /** One (task, encoding) row: per-seed test scores, mean and max over every seed and over the learned seeds. */

@@ -132,6 +132,10 @@ struct ForwardOptions {
   // repeated evaluations agree and a caller averages over draws by passing 0, 1, 2, ...; draw 0 is
   // also the first training step's. Training ignores it: step s of AdamW uses draw s.
   uint64_t position_draw = 0;
+  // The index of this call's example 0 in the caller's numbering: example b's draw is keyed by
+  // first_example + b, so a set of sequences split into batches gets the same draws however it is
+  // split (posenc::sweep passes each chunk's offset). Training keys by the batch index alone.
+  uint64_t first_example = 0;
 };
 
 struct LossResult {
