@@ -13,6 +13,7 @@ import { literature, changedLiterature } from '../web/app/literature.js';
 import { attentionSection } from './results-md-attention.js';
 import { zeroShotSection } from './results-md-lm.js';
 import { spectrumSection, spectrumAdded } from './results-md-spectrum.js';
+import { ruossSection } from './results-md-ruoss.js';
 import { readResults } from './results-load.js';
 import { kazemnejadSection } from './results-md-kazemnejad.js';
 
@@ -279,6 +280,7 @@ export function render(results, { zeroShot = null } = {}) {
   for (const line of spectrumSection(results.experiments?.spectrum, results)) out(line);
   for (const line of zeroShotSection(zeroShot)) out(line);
   for (const line of kazemnejadSection(results)) out(line);
+  for (const line of ruossSection(results)) out(line);
 
   const near = nearTheLine(results);
   if (near.length) {

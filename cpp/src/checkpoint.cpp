@@ -315,6 +315,9 @@ std::vector<uint8_t> save_checkpoint(const Model& model, const SaveOptions& opti
   if (!half && options.weights != WeightFormat::Float32)
     fail("weight format " + std::to_string(static_cast<uint32_t>(options.weights)) +
          " is not one of 0 (float32), 1 (float16), 2 (int8)");
+  if (!c.causal)  // not in the schema (model.hpp): a reader would load it as causal
+    throw Error(ErrorKind::Range, "causal = false: checkpoints store causal models only (a bidirectional model "
+                                  "would load as a causal one)");
   const uint32_t version = half ? kHalfVersion : version_for(c);
   Writer w;
   w.out.reserve(min_bytes(version) + weight_bytes(version) * model.num_parameters());

@@ -90,6 +90,8 @@ class EncodingModel {
 
   // --- positions
   virtual bool out_of_table(int /*p*/) const { return false; }
+  // Why this encoding cannot run bidirectional attention (ModelConfig::causal false), or nullptr.
+  virtual const char* causal_only() const { return nullptr; }
 
   const ModelConfig cfg;
 };

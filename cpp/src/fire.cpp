@@ -34,6 +34,7 @@ struct FireLayer {
 
 class FireModel : public EncodingModel {
  public:
+  const char* causal_only() const override { return "its bias is a function of i - j >= 0 (keys j <= i)"; }
   using EncodingModel::EncodingModel;
   uint64_t layer_parameters() const override {
     const uint64_t n = cfg.fire_hidden, h = cfg.heads;

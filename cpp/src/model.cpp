@@ -54,6 +54,9 @@ void ModelConfig::validate() const {
                                       ", heads " + std::to_string(heads) + ")");
   const std::unique_ptr<EncodingModel> enc = make_encoding_model(*this);
   enc->validate();
+  if (!causal && enc->causal_only())
+    throw Error(ErrorKind::Range, std::string("causal = false (bidirectional attention) does not apply to encoding '") +
+                                      encoding_name(encoding) + "': " + enc->causal_only());
   const uint64_t n = count_parameters_u64(*this, *enc);
   if (n > kMaxParameters)
     throw Error(ErrorKind::Range, "model too large: " + std::to_string(n) + " parameters (limit " +
@@ -309,6 +312,25 @@ void Model::Impl::prepare_position_tables(int T_, const ForwardOptions& opt) {
   enc->prepare(*this, T_, opt);
 }
 
+void Model::Impl::check_lengths(const ForwardOptions& opt, int B_, int T_) const {
+  if (!opt.lengths) return;
+  for (int b = 0; b < B_; ++b)
+    if (opt.lengths[b] < 1 || opt.lengths[b] > T_)
+      range_error("lengths[" + std::to_string(b) + "]", "an integer in [1, T = " + std::to_string(T_) + "]",
+                  std::to_string(opt.lengths[b]));
+}
+
+void Model::Impl::set_examples(const ForwardOptions& opt, int B_, int T_caller, const std::pair<int, int>* order) {
+  example_index.resize(B_);
+  example_length.resize(B_);
+  for (int b = 0; b < B_; ++b) {
+    const int e = order ? order[b].second : b;
+    example_index[b] = static_cast<uint64_t>(e) + (training ? 0 : opt.first_example);
+    example_length[b] = opt.lengths ? opt.lengths[e] : T_caller;
+  }
+  position_draw = training ? static_cast<uint64_t>(step) : opt.position_draw;
+}
+
 namespace {
 
 // ===========================================================================
@@ -404,26 +426,35 @@ void merge_dqkv(const Model::Impl& m, const float* dq, const float* dk, const fl
 }
 
 // ===========================================================================
-// Causal products. Queries i in [0, Tq) sit at positions i + q0 (q0 = Tk - Tq:
-// training skips the last layer's queries before the first scored position) and
-// see keys j <= i + q0. P and dS are lower triangular (P is exactly 0 past
-// i + q0), so products with them run over row blocks of kCausalBlock queries
-// that stop at the block's last visible key: about 5/8 of the full work at T = 64.
+// Attention products. Queries i in [0, Tq) sit at positions i + q0 (q0 = Tk - Tq:
+// training skips the last layer's queries before the first scored position). Causal: query i
+// sees keys j <= i + q0, so P and dS are lower triangular (P is exactly 0 past i + q0), and
+// products with them run over row blocks of kCausalBlock queries that stop at the block's last
+// visible key: about 5/8 of the full work at T = 64. Bidirectional (ModelConfig::causal false):
+// every query sees every key, the same blocks run to Tk.
 
 constexpr int kCausalBlock = 16;
 
+// Last key (exclusive) a block of queries ending at r1 reads.
+inline int block_end(int r1, int q0, int Tk, bool causal) { return causal ? r1 + q0 : Tk; }
+
 // y[Tq, d] = P[Tq, Tk] @ v[Tk, d]
-void causal_pv(const float* P, const float* v, float* y, int Tq, int Tk, int d) {
+void attention_pv(const float* P, const float* v, float* y, int Tq, int Tk, int d, bool causal) {
   const int q0 = Tk - Tq;
   for (int r0 = 0; r0 < Tq; r0 += kCausalBlock) {
     const int r1 = std::min(Tq, r0 + kCausalBlock);
     kernels::detail::matmul_strided(P + static_cast<idx>(r0) * Tk, Tk, v, d, y + static_cast<idx>(r0) * d, d,
-                                    r1 - r0, r1 + q0, d, false);
+                                    r1 - r0, block_end(r1, q0, Tk, causal), d, false);
   }
 }
-// out[Tk, d] = P[Tq, Tk]^T @ dy[Tq, d]. Keys [0, q0) gather every query; key block
+// out[Tk, d] = P[Tq, Tk]^T @ dy[Tq, d]. Causal: keys [0, q0) gather every query; key block
 // [r0 + q0, r1 + q0) gathers the queries i >= r0 (whose rows are computed that far).
-void causal_ptv(const float* P, const float* dy, float* out, int Tq, int Tk, int d) {
+// Bidirectional: every key gathers every query.
+void attention_ptv(const float* P, const float* dy, float* out, int Tq, int Tk, int d, bool causal) {
+  if (!causal) {
+    kernels::detail::matmul_at_strided(P, Tk, dy, d, out, d, Tq, Tk, d, false);
+    return;
+  }
   const int q0 = Tk - Tq;
   if (q0 > 0) kernels::detail::matmul_at_strided(P, Tk, dy, d, out, d, Tq, q0, d, false);
   for (int r0 = 0; r0 < Tq; r0 += kCausalBlock) {
@@ -432,34 +463,34 @@ void causal_ptv(const float* P, const float* dy, float* out, int Tq, int Tk, int
                                        out + static_cast<idx>(c0) * d, d, Tq - r0, r1 - r0, d, false);
   }
 }
-// dP[i, j] = dy[i] . v[j] for j < (end of i's block) + q0 (the rest is never read); vt = v^T [d, Tk]
-void causal_dyvt(const float* dy, const float* vt, float* dP, int Tq, int Tk, int d) {
+// dP[i, j] = dy[i] . v[j] for j < block_end (the rest is never read); vt = v^T [d, Tk]
+void attention_dyvt(const float* dy, const float* vt, float* dP, int Tq, int Tk, int d, bool causal) {
   const int q0 = Tk - Tq;
   for (int r0 = 0; r0 < Tq; r0 += kCausalBlock) {
     const int r1 = std::min(Tq, r0 + kCausalBlock);
     kernels::detail::matmul_strided(dy + static_cast<idx>(r0) * d, d, vt, Tk, dP + static_cast<idx>(r0) * Tk, Tk,
-                                    r1 - r0, d, r1 + q0, false);
+                                    r1 - r0, d, block_end(r1, q0, Tk, causal), false);
   }
 }
-// Softmax backward on the same blocks: dS[i, j] = P (dP - sum_j P dP) for j < (end of
-// i's block) + q0 (exactly 0 where P is 0); in place over dP. Then dS *= scale.
-void causal_softmax_backward(const float* P, float* dP, int Tq, int Tk) {
+// Softmax backward on the same blocks: dS[i, j] = P (dP - sum_j P dP) for j < block_end
+// (exactly 0 where P is 0); in place over dP. Then dS *= scale.
+void attention_softmax_backward(const float* P, float* dP, int Tq, int Tk, bool causal) {
   const int q0 = Tk - Tq;
   for (int r0 = 0; r0 < Tq; r0 += kCausalBlock) {
-    const int r1 = std::min(Tq, r0 + kCausalBlock);
+    const int r1 = std::min(Tq, r0 + kCausalBlock), n = block_end(r1, q0, Tk, causal);
     for (int i = r0; i < r1; ++i) {
       float* row = dP + static_cast<idx>(i) * Tk;
-      kernels::softmax_rows_backward(P + static_cast<idx>(i) * Tk, row, row, 1, r1 + q0);
+      kernels::softmax_rows_backward(P + static_cast<idx>(i) * Tk, row, row, 1, n);
     }
   }
 }
-void causal_scale(float* dS, int Tq, int Tk, float scale) {
+void attention_scale_ds(float* dS, int Tq, int Tk, float scale, bool causal) {
   const int q0 = Tk - Tq;
   for (int r0 = 0; r0 < Tq; r0 += kCausalBlock) {
-    const int r1 = std::min(Tq, r0 + kCausalBlock);
+    const int r1 = std::min(Tq, r0 + kCausalBlock), n = block_end(r1, q0, Tk, causal);
     for (int i = r0; i < r1; ++i) {
       float* row = dS + static_cast<idx>(i) * Tk;
-      for (int j = 0; j < r1 + q0; ++j) row[j] *= scale;
+      for (int j = 0; j < n; ++j) row[j] *= scale;
     }
   }
 }
@@ -469,10 +500,11 @@ void transpose(const float* x, float* xt, int rows, int cols) {  // x [rows, col
 }
 
 // ===========================================================================
-// Causal multi-head attention of one layer, for the queries t >= q0 (q0 = 0
-// except in the last layer of training and evaluate, see Impl::q0). Tq = T - q0.
+// Multi-head attention of one layer (causal, or bidirectional with ModelConfig::causal false), for
+// the queries t >= q0 (q0 = 0 except in the last layer of training and evaluate, see Impl::q0). Tq = T - q0.
 //   forward:  q, k, v [B,H,T,hd] (q, k rotated for RoPE)
-//             P[b,h] = softmax(scale q k^T - alibi_h (p - j) + bias, causal)  [Tq, T], query i at p = i + q0
+//             P[b,h] = softmax(scale q k^T - alibi_h |p - j| + bias, mask)  [Tq, T], query i at p = i + q0,
+//             mask: causal keys j <= p; bidirectional: none
 //             atty[b, i, h*hd..] = (P v)[i]                                  [B, Tq, C]
 
 // One head (b, h) through kernels::attention_forward, which never forms [Tq, T]; the
@@ -485,7 +517,7 @@ void stream_head(Model::Impl& m, const LayerActs& la, int l, int b, int h, int q
   const kernels::RelativeBias* bias = m.enc->stream_bias(m, l, h, b, q0, q);
   kernels::attention_forward(q, la.k + bh * head, la.v + bh * head,
                              la.atty + static_cast<idx>(b) * Tq * m.C + static_cast<idx>(h) * hd, Tq, T, hd, hd, m.C,
-                             m.scale, true, slope, bias);
+                             m.scale, m.cfg.causal, slope, bias);
 }
 
 // Inference materialises only what it returns (the maps of sequence 0) and streams every
@@ -511,10 +543,11 @@ void attention_forward(Model::Impl& m, int l, int q0, bool first_whole, float* m
       const float* v = la.v + bh * head;
       float* S = m.training ? la.att + bh * TT : la.att;  // [Tq, T]
       const float* bias = m.enc->bias(m, l, h, b, q0, q);  // [Tq, T] or none
-      kernels::attention_scores_softmax(q + static_cast<idx>(q0) * hd, k, S, Tq, T, hd, m.scale, true, slope, bias);
+      kernels::attention_scores_softmax(q + static_cast<idx>(q0) * hd, k, S, Tq, T, hd, m.scale, m.cfg.causal, slope,
+                                        bias);
       if (maps && b == 0)  // (inference only: q0 = 0)
         std::memcpy(maps + static_cast<idx>(h) * TT, S, sizeof(float) * TT);
-      causal_pv(S, v, m.acts.yh, Tq, T, hd);  // [Tq, T] @ [T, hd]
+      attention_pv(S, v, m.acts.yh, Tq, T, hd, m.cfg.causal);  // [Tq, T] @ [T, hd]
       merge_head(m, m.acts.yh, b, h, Tq, la.atty);
     }
   }
@@ -545,13 +578,14 @@ void attention_backward(Model::Impl& m, int l, int q0) {
       dq += skip;
       gather_head(m, a.datty, b, h, Tq, a.dy);
       transpose(v, a.vt, T, hd);
-      causal_dyvt(a.dy, a.vt, a.dP, Tq, T, hd);  // dP = dy v^T      [Tq, T]
-      causal_ptv(P, a.dy, dv, Tq, T, hd);        // dv = P^T dy      [T, hd]
-      causal_softmax_backward(P, a.dP, Tq, T);   // dS (in place)
+      const bool c = m.cfg.causal;                    // (bidirectional: full [Tq, T] products)
+      attention_dyvt(a.dy, a.vt, a.dP, Tq, T, hd, c);  // dP = dy v^T      [Tq, T]
+      attention_ptv(P, a.dy, dv, Tq, T, hd, c);        // dv = P^T dy      [T, hd]
+      attention_softmax_backward(P, a.dP, Tq, T, c);   // dS (in place)
       m.enc->bias_backward(m, l, h, b, q0, q, a.dP, dq);
-      causal_scale(a.dP, Tq, T, m.scale);        // dS *= scale
-      causal_pv(a.dP, k, dq, Tq, T, hd);         // dq = dS k        [Tq, hd]
-      causal_ptv(a.dP, q, dk, Tq, T, hd);        // dk = dS^T q      [T, hd]
+      attention_scale_ds(a.dP, Tq, T, m.scale, c);     // dS *= scale
+      attention_pv(a.dP, k, dq, Tq, T, hd, c);         // dq = dS k        [Tq, hd]
+      attention_ptv(a.dP, q, dk, Tq, T, hd, c);        // dk = dS^T q      [T, hd]
       m.enc->bias_backward_scaled(m, l, h, b, q0, q, a.dP, dq);
     }
   m.enc->bias_backward_end(m, l);
@@ -661,6 +695,8 @@ const float* Model::forward(const int32_t* tokens, int B, int T, const ForwardOp
   const Impl::MapLayers kept = m.map_layers(options);
   m.prepare(B, T, false, options.want_attention, kept.count());  // sizes first: refuses absurd B, T before reading tokens
   m.check_inputs(tokens, nullptr, B, T);
+  m.check_lengths(options, B, T);
+  m.set_examples(options, B, T, nullptr);
   m.prepare_position_tables(T, options);
   m.q0 = 0;
   m.forward(tokens, kept);
@@ -706,6 +742,8 @@ LossResult Model::evaluate(const int32_t* tokens, const int32_t* targets, int B,
   const Impl::MapLayers kept = m.map_layers(options);
   m.prepare(B, T, false, options.want_attention, kept.count());
   m.check_inputs(tokens, targets, B, T);
+  m.check_lengths(options, B, T);
+  m.set_examples(options, B, T, nullptr);
   m.prepare_position_tables(T, options);
   if (kept.last == m.L - 1) {  // maps of the last layer need its every query
     m.q0 = 0;
@@ -739,6 +777,7 @@ LossResult Model::forward_backward(const int32_t* tokens, const int32_t* targets
   if (options.want_attention) range_error("wantAttention", "false for training", "true");
   m.prepare(B, T, true, false, 0);  // the whole batch's sizes first: refuses absurd B, T before reading tokens
   m.check_inputs(tokens, targets, B, T);
+  m.check_lengths(options, B, T);
   m.check_position_options(options);  // before any micro-batch (one with no target runs none)
   std::fill(m.grads.begin(), m.grads.end(), 0.0f);
   // u_b, the scored count, and scored_length: positions 0 .. (last scored) get a gradient, the ones after it none.
@@ -752,19 +791,13 @@ LossResult Model::forward_backward(const int32_t* tokens, const int32_t* targets
         ++scored;
         u = t + 1;
       }
+    if (u > 0 && !m.cfg.causal) u = T;  // bidirectional: every position reaches the loss
     m.scored_length = std::max(m.scored_length, u);
     if (u > 0) m.mb_order.push_back({u, b});
   }
   std::stable_sort(m.mb_order.begin(), m.mb_order.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   const float inv = scored > 0 ? 1.0f / static_cast<float>(scored) : 0.0f;
   layers::CrossEntropySums sums;
-  // Random-position encodings draw one sample of the batch's T positions per step (randomized.cpp); a
-  // micro-batch reads its first Tg. Reset on every exit, so a later forward samples its own T.
-  struct PositionLength {
-    int& v;
-    ~PositionLength() { v = 0; }
-  } restore{m.position_length};
-  m.position_length = T;
   for (std::size_t g0 = 0; g0 < m.mb_order.size(); g0 += kMicroBatch) {
     const int Bg = static_cast<int>(std::min<std::size_t>(kMicroBatch, m.mb_order.size() - g0));
     const int Tg = m.mb_order[g0 + Bg - 1].first;  // sorted: the last is the longest
@@ -776,6 +809,9 @@ LossResult Model::forward_backward(const int32_t* tokens, const int32_t* targets
       std::memcpy(m.mb_targets.data() + dst, targets + src, sizeof(int32_t) * Tg);
     }
     m.prepare(Bg, Tg, true, false, 0);
+    // Random positions are drawn per example of the caller's batch (its index and length), whatever
+    // micro-batch it runs in and however short that runs.
+    m.set_examples(options, Bg, T, m.mb_order.data() + g0);
     m.prepare_position_tables(Tg, options);
     select_scored_suffix(m, m.mb_targets.data(), Bg, Tg);
     m.forward(m.mb_tokens.data(), Impl::MapLayers{});  // (training keeps no maps)

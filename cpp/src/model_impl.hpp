@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "posenc/model.hpp"
@@ -113,9 +114,16 @@ struct Model::Impl {
   // gathered tokens and targets of one micro-batch, [Bg, Tg].
   std::vector<std::pair<int, int>> mb_order;
   std::vector<int32_t> mb_tokens, mb_targets;
-  // A random-position encoding samples this many positions and reads the first T (0: T): the
-  // training batch's T while its micro-batches run shorter.
-  int position_length = 0;
+  // Per row b of the current forward, for the random-position encodings (randomized.cpp): which
+  // example of the caller's batch it is (a micro-batch gathers rows out of order) and that example's
+  // length (ForwardOptions::lengths, else the caller's T; a micro-batch may run shorter than it). [B]
+  std::vector<uint64_t> example_index;
+  std::vector<int> example_length;
+  uint64_t position_draw = 0;  // the draw of this forward: the AdamW step in training, else the option's
+  // Checks opt.lengths against (B, T) (RangeError naming lengths[b]).
+  void check_lengths(const ForwardOptions& opt, int B, int T) const;
+  // Rows b = 0..B-1 are examples order[b] (nullptr: b) of a caller's batch of length T_caller.
+  void set_examples(const ForwardOptions& opt, int B, int T_caller, const std::pair<int, int>* order);
 
   explicit Impl(const ModelConfig& c);
   // Validates, makes the encoding and lays out the tensors; no buffers, no weights (tensor_table).

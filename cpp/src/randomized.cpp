@@ -1,17 +1,20 @@
 // Randomized positional encodings (Ruoss et al. 2023, "Randomized Positional Encodings Boost
 // Length Generalization of Transformers"; google-deepmind/randomized_positional_encodings):
-// the positions of a length-T sequence are a sorted random subset of [0, M) (M = randomLength,
-// larger than any test length) instead of 0..T-1, so training already sees the large positions
+// the positions of a length-n sequence are a sorted random subset of [0, M) (M = randomLength,
+// larger than any test length) instead of 0..n-1, so training already sees the large positions
 // a long test sequence needs, in the right order. Here for RoPE (the angles of sampled
 // positions) and a learned table (M rows, all reachable in training).
-// One sample per forward, shared by the sequences of the batch: draw d of a length-T forward
-// comes from a generator seeded by (seed, d, T), with d = the AdamW steps done while training
-// (a fresh sample every step) and d = 0 in inference (as the paper, inference samples too; a
-// fixed draw keeps outputs deterministic, equal for a saved and a loaded model, and equal to the
-// first training step's, so finite differences check the gradients).
-//   forward:  pos = sorted sample of T distinct values of [0, M)               [T]
-//             RoPE: rotate q, k at t by pos[t] (rope.cpp);  learned: x0[b, t] += wpe[pos[t]]
-//   backward: RoPE: the rotation's transpose;  learned: dwpe[pos[t]] += dx0[b, t]
+// One draw per example, for that example's own length n_b (ForwardOptions::lengths, else T), so a
+// short example of a padded batch spans [0, M) like a long one. Draw d of example b comes from a
+// generator keyed by (seed, d, b, n_b) (inference: b + ForwardOptions::first_example): d = the AdamW steps done while training (fresh draws every
+// step), d = ForwardOptions::position_draw in inference (default 0; as in the paper, inference
+// samples too, and a fixed key keeps outputs deterministic, equal for a saved and a loaded model,
+// and draw 0 equal to the first training step's, so finite differences check the gradients). The
+// reference draws one sample per forward, shared by its batch (whose examples have one length).
+//   forward:  pos[b] = sorted sample of n_b distinct values of [0, M); padding t >= n_b continues
+//             pos[b][n_b - 1] + (t - n_b + 1), capped at M - 1                        pos [B, T]
+//             RoPE: rotate q, k at (b, t) by pos[b, t] (rope.cpp);  learned: x0[b, t] += wpe[pos[b, t]]
+//   backward: RoPE: the rotation's transpose;  learned: dwpe[pos[b, t]] += dx0[b, t]
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -43,21 +46,28 @@ class PositionSampler {
       throw Error(ErrorKind::Range, "sequence length T = " + std::to_string(T) + " exceeds randomLength = " +
                                         std::to_string(cfg.random_length) + " (the range positions are sampled from)");
   }
-  // The first T of a sorted sample of S = max(T, m.position_length) positions: a training
-  // micro-batch shorter than its batch reads the batch's sample.
-  void sample(const Model::Impl& m, int T, std::vector<int32_t>& out) const {
-    const uint64_t draw = m.training ? static_cast<uint64_t>(m.step) : 0;
-    const int S = std::max(T, m.position_length);
-    Rng r(cfg.seed ^ 0x9e3779b97f4a7c15ull, (draw << 20) | static_cast<uint64_t>(S));
-    out.resize(S);
-    int need = S;
-    for (int v = 0, left = cfg.random_length; need > 0; ++v, --left)
-      if (static_cast<int>(r.below(static_cast<uint32_t>(left))) < need) out[S - need--] = v;
-    out.resize(T);
+  // out [B, T]: row b = the first T positions of example m.example_index[b]'s draw for its length
+  // m.example_length[b] (a training micro-batch may run shorter than the example), padding continued.
+  void sample(const Model::Impl& m, int T, std::vector<int32_t>& out) {
+    out.resize(static_cast<std::size_t>(m.B) * T);
+    for (int b = 0; b < m.B; ++b) {
+      const int n = m.example_length[b];
+      uint64_t key = m.position_draw;
+      key = splitmix64(key) ^ m.example_index[b];
+      key = splitmix64(key) ^ static_cast<uint64_t>(n);
+      Rng r(cfg.seed ^ 0x9e3779b97f4a7c15ull, splitmix64(key));
+      draw.resize(n);
+      int need = n;
+      for (int v = 0, left = cfg.random_length; need > 0; ++v, --left)
+        if (static_cast<int>(r.below(static_cast<uint32_t>(left))) < need) draw[n - need--] = v;
+      int32_t* row = out.data() + static_cast<std::size_t>(b) * T;
+      for (int t = 0; t < T; ++t) row[t] = t < n ? draw[t] : std::min(draw[n - 1] + (t - n + 1), cfg.random_length - 1);
+    }
   }
 
  private:
   const ModelConfig& cfg;
+  std::vector<int32_t> draw;  // [n] one example's sorted sample
 };
 
 class RandomRopeModel : public RopeModel {
@@ -89,23 +99,24 @@ class RandomLearnedModel : public EncodingModel {
   void prepare(Model::Impl& m, int T, const ForwardOptions&) override {
     sampler.sample(m, T, pos);
     rows.resize(pos.size() * m.C);
-    learned_lookup(m.P(wpe), cfg.random_length, m.C, pos.data(), T, OutOfRange::Error, rows.data());
+    learned_lookup(m.P(wpe), cfg.random_length, m.C, pos.data(), static_cast<int>(pos.size()), OutOfRange::Error,
+                   rows.data());
   }
   bool adds_position() const override { return true; }
-  void embed_forward(Model::Impl& m, int, int t, float* x) override {
-    const float* r = rows.data() + static_cast<std::size_t>(t) * m.C;
+  void embed_forward(Model::Impl& m, int b, int t, float* x) override {
+    const float* r = rows.data() + (static_cast<std::size_t>(b) * m.T + t) * m.C;
     for (int i = 0; i < m.C; ++i) x[i] += r[i];
   }
-  void embed_backward(Model::Impl& m, int, int t, const float* d) override {
-    float* g = m.G(wpe) + static_cast<std::size_t>(pos[t]) * m.C;
+  void embed_backward(Model::Impl& m, int b, int t, const float* d) override {
+    float* g = m.G(wpe) + static_cast<std::size_t>(pos[static_cast<std::size_t>(b) * m.T + t]) * m.C;
     for (int i = 0; i < m.C; ++i) g[i] += d[i];
   }
 
  private:
   PositionSampler sampler;
   std::size_t wpe = 0;
-  std::vector<int32_t> pos;  // [T]
-  std::vector<float> rows;   // [T, C]
+  std::vector<int32_t> pos;  // [B, T]
+  std::vector<float> rows;   // [B, T, C]
 };
 
 }  // namespace

@@ -131,8 +131,9 @@ void apply_rope(const RopeApplyOptions& o, const float* x, float* out) {
 // Model hooks (encoding_model.hpp): q and k of every head rotated by their position.
 //   forward:  q, k [B, H, T, hd] -> rotate(q), rotate(k)   (row (b, h, t) by angle t * w_i)
 //   backward: dq, dk [B, H, T, hd] -> the transpose of the rotation (rotate by -angle)
-// The kernels take one cos/sin row per x row, so the [T, rd/2] tables are repeated B*H
-// times (rebuilt per forward: cheap next to attention).
+// The kernels take one cos/sin row per x row, so the [T, rd/2] tables are repeated per head
+// (and per example, or one table per example for randomized positions; rebuilt per forward:
+// cheap next to attention).
 
 #include <cstring>
 
@@ -160,9 +161,12 @@ RopeFrequencies RopeModel::frequencies() const {
 }
 
 namespace {
-void repeat_rows(const std::vector<float>& table, std::size_t copies, std::vector<float>& out) {
-  out.resize(table.size() * copies);
-  for (std::size_t c = 0; c < copies; ++c) std::memcpy(out.data() + c * table.size(), table.data(), sizeof(float) * table.size());
+// table [T, rd/2] -> rows (b, h, 0..T-1) of out [B*H*T, rd/2], for every head h of examples b0 .. b1-1.
+void place_rows(const std::vector<float>& table, int b0, int b1, int H, std::vector<float>& out) {
+  for (int b = b0; b < b1; ++b)
+    for (int h = 0; h < H; ++h)
+      std::memcpy(out.data() + (static_cast<std::size_t>(b) * H + h) * table.size(), table.data(),
+                  sizeof(float) * table.size());
 }
 }  // namespace
 
@@ -188,30 +192,41 @@ void RopeModel::prepare(Model::Impl& m, int T, const ForwardOptions& opt) {
     ro.inv_freq = inv_freq.data();
     ro.attention_scale = attention_scale;
   }
-  if (positions(m, T, pos)) ro.positions = pos.data();  // randomized positions, else 0..T-1
-  rope_tables(ro, cos.data(), sin.data());
-  const std::size_t copies = static_cast<std::size_t>(m.B) * m.H;
+  // Randomized positions: one table per example; else 0..T-1, one table for every example.
+  const bool per_example = positions(m, T, pos);
   std::vector<double> qs, ks;
   scales(T, qs, ks);
   separate_k = !qs.empty();
-  if (!separate_k) {
-    repeat_rows(cos, copies, q_cos);
-    repeat_rows(sin, copies, q_sin);
-    return;
+  const std::size_t rows = static_cast<std::size_t>(m.B) * m.H * n;
+  q_cos.resize(rows);
+  q_sin.resize(rows);
+  if (separate_k) {
+    k_cos.resize(rows);
+    k_sin.resize(rows);
   }
-  std::vector<float> c2(n), s2(n);
-  for (std::size_t i = 0; i < n; ++i) {  // q: cos, sin * q_scale
-    c2[i] = static_cast<float>(cos[i] * qs[i]);
-    s2[i] = static_cast<float>(sin[i] * qs[i]);
+  std::vector<float> c2(separate_k ? n : 0), s2(separate_k ? n : 0);
+  for (int b = 0; b < (per_example ? m.B : 1); ++b) {
+    if (per_example) ro.positions = pos.data() + static_cast<std::size_t>(b) * T;
+    rope_tables(ro, cos.data(), sin.data());
+    const int b0 = per_example ? b : 0, b1 = per_example ? b + 1 : m.B;
+    if (!separate_k) {
+      place_rows(cos, b0, b1, m.H, q_cos);
+      place_rows(sin, b0, b1, m.H, q_sin);
+      continue;
+    }
+    for (std::size_t i = 0; i < n; ++i) {  // q: cos, sin * q_scale
+      c2[i] = static_cast<float>(cos[i] * qs[i]);
+      s2[i] = static_cast<float>(sin[i] * qs[i]);
+    }
+    place_rows(c2, b0, b1, m.H, q_cos);
+    place_rows(s2, b0, b1, m.H, q_sin);
+    for (std::size_t i = 0; i < n; ++i) {  // k: cos, sin * k_scale
+      c2[i] = static_cast<float>(cos[i] * ks[i]);
+      s2[i] = static_cast<float>(sin[i] * ks[i]);
+    }
+    place_rows(c2, b0, b1, m.H, k_cos);
+    place_rows(s2, b0, b1, m.H, k_sin);
   }
-  repeat_rows(c2, copies, q_cos);
-  repeat_rows(s2, copies, q_sin);
-  for (std::size_t i = 0; i < n; ++i) {  // k: cos, sin * k_scale
-    c2[i] = static_cast<float>(cos[i] * ks[i]);
-    s2[i] = static_cast<float>(sin[i] * ks[i]);
-  }
-  repeat_rows(c2, copies, k_cos);
-  repeat_rows(s2, copies, k_sin);
 }
 
 namespace {

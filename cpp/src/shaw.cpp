@@ -55,6 +55,7 @@ namespace {
 
 class ShawModel : public EncodingModel {
  public:
+  const char* causal_only() const override { return "its bias rows are filled for keys j <= i only"; }
   using EncodingModel::EncodingModel;
   uint64_t layer_parameters() const override { return (2 * uint64_t(cfg.shaw_k) + 1) * (cfg.d_model / cfg.heads); }
   void add_layer_tensors(const AddTensor& add, int, const std::string& prefix) override {

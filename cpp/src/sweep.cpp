@@ -96,6 +96,7 @@ void run_sequences(Model& model, const int32_t* tokens, const int32_t* targets, 
     const int b = with_attention ? 1 : std::min(chunk, count - done);
     ForwardOptions fo = base;
     fo.want_attention = with_attention;
+    fo.first_example = static_cast<uint64_t>(done);  // random positions: the same draws however it is chunked
     const std::size_t off = static_cast<std::size_t>(done) * T;
     const float* logits = model.forward(tokens + off, b, T, fo);
     if (with_attention) {  // read before dynamic_logits' prefix forwards replace the maps
@@ -357,7 +358,9 @@ SweepResult sweep(Model& model, const TaskOptions& task, const SweepOptions& opt
             }
             continue;
           }
-          const LossResult e = model.evaluate(tokens.data() + off, targets.data() + off, b, L, fo);
+          ForwardOptions chunk_fo = fo;
+          chunk_fo.first_example = static_cast<uint64_t>(done);
+          const LossResult e = model.evaluate(tokens.data() + off, targets.data() + off, b, L, chunk_fo);
           scored += e.scored;
           correct += e.correct;
         }

@@ -118,6 +118,7 @@ namespace {
 
 class T5Model : public EncodingModel {
  public:
+  const char* causal_only() const override { return "its buckets are unidirectional (keys j <= i)"; }
   using EncodingModel::EncodingModel;
   void validate() const override {
     require_int_range("t5MaxDistance", cfg.t5_max_distance, cfg.t5_num_buckets / 2 + 1, 1 << 20);

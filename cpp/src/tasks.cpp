@@ -357,4 +357,13 @@ TaskOracle TaskGenerator::oracle(const int32_t* tokens, const int32_t* targets, 
   return r;
 }
 
+void sequence_lengths(const int32_t* tokens, int B, int T, int32_t* lengths) {
+  for (int b = 0; b < B; ++b) {
+    const int32_t* row = tokens + static_cast<std::size_t>(b) * T;
+    int n = T;
+    while (n > 1 && row[n - 1] == kTokenPad) --n;
+    lengths[b] = n;
+  }
+}
+
 }  // namespace posenc

@@ -17,6 +17,7 @@ namespace {
 
 class XPosModel : public RopeModel {
  public:
+  const char* causal_only() const override { return "its scale decays with i - j and would grow for keys j > i"; }
   using RopeModel::RopeModel;
 
  protected:

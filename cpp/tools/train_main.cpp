@@ -404,15 +404,18 @@ RunResult run_one(const Config& c, const RunSpec& spec) {
   r.parameters = model.num_parameters();
   TaskGenerator data(to, 100 + static_cast<uint64_t>(spec.seed));
   const int B = c.batch, T = c.length;
-  std::vector<int32_t> tokens(static_cast<std::size_t>(B) * T), targets(tokens.size());
+  std::vector<int32_t> tokens(static_cast<std::size_t>(B) * T), targets(tokens.size()), lengths(B);
+  ForwardOptions fo;
+  fo.lengths = lengths.data();  // each example's own length (randomized positions are drawn for it)
   TargetCheck check(to, T, spec.seed);
   r.curve.every = std::max(1, (c.steps + kCurvePoints - 1) / kCurvePoints);
   const auto t0 = Clock::now();
   int step = 0;
   while (step < c.steps && (c.fingerprint_steps == 0 || step < c.fingerprint_steps)) {
     data.sample(B, T, tokens.data(), targets.data());
+    sequence_lengths(tokens.data(), B, T, lengths.data());
     const LossResult e =
-        model.train_step(tokens.data(), targets.data(), B, T, lr_at(step, c.steps, c.warmup, c.lr, c.min_lr));
+        model.train_step(tokens.data(), targets.data(), B, T, lr_at(step, c.steps, c.warmup, c.lr, c.min_lr), fo);
     ++step;
     const bool checked = step % c.check_every == 0, met = checked && check.met(model);
     if (checked) r.curve.held_out.push_back(check.last);

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "posenc/checkpoint.hpp"
 #include "posenc/error.hpp"
 #include "posenc/model.hpp"
 #include "posenc/rng.hpp"
@@ -225,15 +226,57 @@ TEST(model_forward, CausalForEveryEncoding) {
   }
 }
 
+// A sequence's logits do not depend on the other sequences of its batch. (Randomized positions draw
+// per example index, so a sequence alone at index 0 is compared only for example 0; for the others
+// the rest of the batch is changed instead.)
+// Bidirectional attention (ModelConfig::causal false): a later token changes the outputs at every
+// earlier position, which a causal model never does (the test above), for every encoding that
+// accepts it; the others refuse it, naming the encoding.
+TEST(model_forward, BidirectionalSeesLaterTokens) {
+  const int T = 10, V = 11;
+  for (Encoding e : kAllEncodings) {
+    ModelConfig c = small_config(e);
+    c.causal = false;
+    if (e == Encoding::T5 || e == Encoding::Shaw || e == Encoding::Fire || e == Encoding::XPos) {
+      ExpectError([&] { Model refused(c); }, ErrorKind::Range, posenc::encoding_name(e));
+      continue;
+    }
+    Model m(c), causal(small_config(e));
+    auto tok = random_tokens(T, V, 1);
+    const std::vector<float> a(m.forward(tok.data(), 1, T), m.forward(tok.data(), 1, T) + T * V);
+    const std::vector<float> ca(causal.forward(tok.data(), 1, T), causal.forward(tok.data(), 1, T) + T * V);
+    tok[8] = (tok[8] + 1) % V;
+    const float* b = m.forward(tok.data(), 1, T);
+    for (int t = 0; t < 8; ++t) {
+      double diff = 0;
+      for (int v = 0; v < V; ++v) diff += std::fabs(a[t * V + v] - b[t * V + v]);
+      EXPECT_GT(diff, 0.0) << posenc::encoding_name(e) << " position " << t;
+    }
+    const float* cb = causal.forward(tok.data(), 1, T);
+    for (int i = 0; i < 8 * V; ++i) ASSERT_EQ(ca[i], cb[i]) << posenc::encoding_name(e);
+    // A bidirectional model is native only: checkpoints refuse it.
+    ExpectError([&] { posenc::save_checkpoint(m); }, ErrorKind::Range, "causal = false");
+  }
+}
+
 TEST(model_forward, SequencesInABatchAreIndependent) {
   const int T = 9, V = 11, B = 3;
   for (Encoding e : kAllEncodings) {
     Model m(small_config(e));
     const auto tok = random_tokens(B * T, V, 2);
     const std::vector<float> all(m.forward(tok.data(), B, T), m.forward(tok.data(), B, T) + B * T * V);
+    const bool random = e == Encoding::RandomRope || e == Encoding::RandomLearned;
     for (int b = 0; b < B; ++b) {
-      const float* one = m.forward(tok.data() + b * T, 1, T);
-      for (int i = 0; i < T * V; ++i) ASSERT_NEAR(all[b * T * V + i], one[i], 1e-5) << posenc::encoding_name(e);
+      if (b == 0 || !random) {
+        const float* one = m.forward(tok.data() + b * T, 1, T);
+        for (int i = 0; i < T * V; ++i) ASSERT_NEAR(all[b * T * V + i], one[i], 1e-5) << posenc::encoding_name(e);
+      }
+      auto other = tok;  // every other sequence changed
+      for (int i = 0; i < B * T; ++i)
+        if (i / T != b) other[i] = (other[i] + 1) % V;
+      const float* changed = m.forward(other.data(), B, T);
+      for (int i = 0; i < T * V; ++i)
+        ASSERT_NEAR(all[b * T * V + i], changed[b * T * V + i], 1e-5) << posenc::encoding_name(e);
     }
   }
 }
@@ -860,7 +903,8 @@ TrainResult train_copy(Encoding e, uint64_t model_seed, uint64_t data_seed, int 
 
 // forward_backward runs a batch as micro-batches of sequences sorted by how far their targets reach
 // (model.cpp): its loss and gradients are the scored-weighted mean of each sequence's own, computed
-// alone at the batch's T, for every encoding (random positions: the same sample of the batch's T).
+// alone at the batch's T (the batch with every other sequence's targets -1, so that sequence keeps
+// its index: random positions are drawn per example index), for every encoding.
 TEST(model_training, MicroBatchedGradientsAreTheWholeBatchs) {
   const int B = 21, T = 12;  // micro-batches of 8, 8 and 5 (one sequence has no target)
   posenc::TaskOptions to;
@@ -878,7 +922,9 @@ TEST(model_training, MicroBatchedGradientsAreTheWholeBatchs) {
     double loss = 0;
     int scored = 0;
     for (int b = 0; b < B; ++b) {
-      const auto one = m.forward_backward(tok.data() + b * T, tgt.data() + b * T, 1, T);
+      std::vector<int32_t> only(B * T, -1);
+      std::copy(tgt.begin() + b * T, tgt.begin() + (b + 1) * T, only.begin() + b * T);
+      const auto one = m.forward_backward(tok.data(), only.data(), B, T);
       for (std::size_t i = 0; i < ref.size(); ++i) ref[i] += static_cast<double>(m.gradients()[i]) * one.scored;
       loss += static_cast<double>(one.loss) * one.scored;
       scored += one.scored;

@@ -162,22 +162,63 @@ std::vector<Mismatch> check_gradients(Model& m, const Batch& b, const std::vecto
 // The attention logit scale (ForwardOptions::attention_logit_scale) is part of the function the backward
 // differentiates: with a scale of 1.7 every tensor still matches finite differences of the scaled loss, for an
 // encoding with no bias (RoPE) and one with a per-distance bias that the scale leaves alone (ALiBi).
+// The tiny model of encoding e against finite differences with options o, which must change the function
+// (its loss moves by more than `moves` from the loss without them).
+void expect_gradients_with(Encoding e, const posenc::ForwardOptions& o, double moves) {
+  GradCase c{"options", e};
+  Model m(tiny_config(c));
+  randomize(m, 3);
+  const Batch b = make_batch(4, c.B, c.T, 0);
+  const posenc::LossResult r = m.forward_backward(b.tokens.data(), b.targets.data(), b.B, b.T, o);
+  EXPECT_NEAR(r.loss, loss_double(m, b, o), 1e-5);
+  EXPECT_GT(std::fabs(loss_double(m, b, o) - loss_double(m, b)), moves) << posenc::encoding_name(e);
+  const std::vector<float> analytic(m.gradients(), m.gradients() + m.num_parameters());
+  for (const auto& x : check_gradients(m, b, analytic, 8, nullptr, o))
+    ADD_FAILURE() << posenc::encoding_name(e) << ": " << x.tensor << "[" << x.index << "] analytic " << x.analytic
+                  << " numeric " << x.numeric;
+}
+
 TEST(ModelGradientLogitScale, EveryTensorMatchesFiniteDifferencesWithAScale) {
-  for (Encoding e : {Encoding::Rope, Encoding::Alibi}) {
-    GradCase c{"logit-scale", e};
-    Model m(tiny_config(c));
-    randomize(m, 3);
-    const Batch b = make_batch(4, c.B, c.T, 0);
-    posenc::ForwardOptions o;
-    o.attention_logit_scale = 1.7f;
-    const posenc::LossResult r = m.forward_backward(b.tokens.data(), b.targets.data(), b.B, b.T, o);
-    EXPECT_NEAR(r.loss, loss_double(m, b, o), 1e-5);
-    EXPECT_GT(std::fabs(loss_double(m, b, o) - loss_double(m, b)), 1e-3);  // the scale changes the function
-    const std::vector<float> analytic(m.gradients(), m.gradients() + m.num_parameters());
-    for (const auto& x : check_gradients(m, b, analytic, 8, nullptr, o))
-      ADD_FAILURE() << posenc::encoding_name(e) << ": " << x.tensor << "[" << x.index << "] analytic " << x.analytic
-                    << " numeric " << x.numeric;
-  }
+  posenc::ForwardOptions o;
+  o.attention_logit_scale = 1.7f;
+  for (Encoding e : {Encoding::Rope, Encoding::Alibi}) expect_gradients_with(e, o, 1e-3);
+}
+
+// Per-example lengths (ForwardOptions::lengths) choose each example's randomized positions: with
+// lengths {6, 3} every tensor still matches finite differences, and the lengths change the function.
+TEST(ModelGradientLengths, RandomizedPositionsMatchFiniteDifferencesWithLengths) {
+  const int32_t lengths[2] = {6, 3};
+  posenc::ForwardOptions o;
+  o.lengths = lengths;
+  for (Encoding e : {Encoding::RandomRope, Encoding::RandomLearned}) expect_gradients_with(e, o, 1e-4);
+}
+
+// Bidirectional attention (ModelConfig::causal false): every tensor matches finite differences, for
+// every encoding that accepts it, short, over several row blocks (T 37) and with an unscored prefix
+// (the last layer runs only its later queries, which still read every key).
+TEST(ModelGradientBidirectional, EveryTensorMatchesFiniteDifferencesWithoutTheMask) {
+  int checked = 0;
+  for (Encoding e : all_encodings())
+    for (const auto& [T, prefix] : {std::pair{6, 0}, std::pair{37, 0}, std::pair{6, 2}}) {
+      GradCase c{"bidirectional", e, posenc::RopeLayout::Half, 0, posenc::OutOfRange::Error, T, T, 2, prefix};
+      ModelConfig cfg = tiny_config(c);
+      cfg.causal = false;
+      if (e == Encoding::T5 || e == Encoding::Shaw || e == Encoding::Fire || e == Encoding::XPos) {
+        ExpectError([&] { Model refused(cfg); }, posenc::ErrorKind::Range, "causal = false");
+        continue;
+      }
+      Model m(cfg);
+      randomize(m, 3);
+      const Batch b = make_batch(4, c.B, c.T, c.unscored_prefix);
+      const posenc::LossResult r = m.forward_backward(b.tokens.data(), b.targets.data(), b.B, b.T);
+      EXPECT_NEAR(r.loss, loss_double(m, b), 1e-5) << posenc::encoding_name(e) << " T " << T;
+      const std::vector<float> analytic(m.gradients(), m.gradients() + m.num_parameters());
+      for (const auto& x : check_gradients(m, b, analytic, T > 6 ? 3 : 8))
+        ADD_FAILURE() << posenc::encoding_name(e) << " T " << T << " prefix " << prefix << ": " << x.tensor << "["
+                      << x.index << "] analytic " << x.analytic << " numeric " << x.numeric;
+      ++checked;
+    }
+  EXPECT_GE(checked, 3 * 7);
 }
 
 class ModelGradient : public ::testing::TestWithParam<GradCase> {};

@@ -9,6 +9,7 @@ import {
   RULES, pct, tasksOf, taskInfo, floorOf, rowsOf, verdict, meanKept, learnedRun, referenceRun, gridTasks, gridsOf, depthEffect,
 } from './results-words.js';
 import { rotarySpectrum, llmSpectrum, middleSpectrum, cellOf, aboveFloor as spectrumAbove, andList } from './spectrum.js';
+import { ruossComparisons } from './literature-ruoss.js';
 
 const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
 const f2 = (x) => x.toFixed(2);
@@ -223,6 +224,22 @@ function ruossComparison(results, sameBase) {
   return { parts, any, holds };
 }
 
+/** The setup differences that remain in the Ruoss replication (results.experiments.ruoss). */
+function ruossDifferences(exp) {
+  const c = exp.config, m = c.model;
+  return `the paper’s own setup, at small scale: a bidirectional encoder (${m.layers} layers, d_model ${m.dModel}, ${m.heads} heads) predicting every output at once into blank slots, binary duplicate and reverse, one input length per step drawn from ${c.trainLengths[0]}–${c.trainLengths[1]}, tested at ${c.testLengths.length} lengths from ${c.testLengths[0]} to ${c.testLengths.at(-1)}, ${c.draws} fresh position draws per test length, RoPE at one base for both rope rows. Differences that remain: ${exp.differences.join('; ')}`;
+}
+
+/** The Ruoss row from the replication: the rule on randomized against plain at the same settings (literature-ruoss.js). */
+function ruossExperimentVerdict(exp) {
+  const c = ruossComparisons(exp), p = (x) => `${x >= 0 ? '+' : ''}${pct(x)}`;
+  const rule = `in the replication (posenc_ruoss), each randomized encoding against its plain version (rope_random against rope at the same base, learned_random against learned) on duplicate and reverse: test accuracy per output token, averaged over the test lengths; the max over the seeds that learned (above the majority-symbol floor at the training lengths by more than ${pct(RULES.floorMargin)} points), as the paper reports max; agrees if the randomized encodings' gain, averaged over the comparisons, is more than ${pct(RULES.paperMargin)} points (the paper: +12.0 on average)`;
+  if (c.holds == null) return { rule, verdict: 'not tested here', text: `no comparison with both rows learned: ${c.skipped.join('; ')}` };
+  const parts = c.comparisons.map((x) => `${x.task}: ${x.rand.encoding} max ${pct(x.rand.learnedMax)}% (mean ${pct(x.rand.learnedMean)}%) vs ${x.plain.encoding} ${pct(x.plain.learnedMax)}% (mean ${pct(x.plain.learnedMean)}%)`);
+  return { rule, verdict: outcome(c.holds),
+    text: `test accuracy at ${exp.config.testLengths[0]}–${exp.config.testLengths.at(-1)}: ${parts.join('; ')}; gain of the max ${p(c.gain)} points on average (of the means ${p(c.meanGain)})${c.skipped.length ? `; not compared: ${c.skipped.join('; ')}` : ''}` };
+}
+
 /** Fine-tune tokens as a share of each pretraining run's tokens (steps × batch × length), over the RoPE runs. */
 function finetuneShare(results) {
   const c = results.config, ft = c.finetune;
@@ -320,9 +337,10 @@ export const PAPERS = [
     setup: '15 algorithmic reasoning tasks (e.g. duplicating a string), 6000 models, tested on longer inputs (abstract)',
     reported: 'abstract: randomized positional encodings raise test accuracy on unseen lengths by 12.0% on average. Per-task numbers for copy/reverse: not verified.',
     source: 'https://arxiv.org/abs/2305.16843 (abstract)',
-    differences: (results) => `the paper: a bidirectional encoder that predicts every output at once into blank slots, a binary alphabet, training lengths drawn from 1–40 and test lengths 41–500, positions a sorted random draw from [0, 2048) made afresh for every example, also at evaluation; here: a causal decoder over 8 symbols, trained at T = ${results.config.trainLength} and tested up to ${times(Math.max(...results.config.evalLengths) / results.config.trainLength)}, one draw per evaluation length over the padded window [0, ${results.config.model?.randomLength ?? '?'}), so short examples see only its bottom`,
+    differences: (results) => (results.experiments?.ruoss ? ruossDifferences(results.experiments.ruoss) : `the paper: a bidirectional encoder that predicts every output at once into blank slots, a binary alphabet, training lengths drawn from 1–40 and test lengths 41–500, positions a sorted random draw from [0, 2048) made afresh for every example, also at evaluation; here: a causal decoder over 8 symbols, trained at T = ${results.config.trainLength} and tested up to ${times(Math.max(...results.config.evalLengths) / results.config.trainLength)}, drawn per example over its own length from [0, ${results.config.model?.randomLength ?? '?'})`),
     rule: 'each randomized row against its base at the SAME RoPE base (rope_random against rope at its base; learned_random against learned) on copy and reverse, kept at 4×; the randomized row keeping more than 10 points more on both tasks would agree',
     ours(results) {
+      if (results.experiments?.ruoss) return ruossExperimentVerdict(results.experiments.ruoss);
       const c = ruossComparison(results, true);
       if (!c.parts.length) return { verdict: 'not measured', text: 'no randomized-position rows in this results.json' };
       if (!c.any) return { verdict: 'not tested here', text: `no randomized row learned and had a same-base row: ${c.parts.join('; ')}` };

@@ -3,6 +3,7 @@
 //
 //   tokens [B,T] -> wte[token] (+ sinusoidal or learned position, for those encodings)
 //     -> L pre-LN blocks:  x += proj(causal MHA(LN1(x)))   (position enters here for
+//                           (or bidirectional MHA: ModelConfig::causal false)
 //                           T5 / ALiBi / RoPE / Shaw)
 //                          x += W2 GELU(W1 LN2(x))           (GELU: GPT-2's tanh form)
 //     -> final LN -> lm_head -> logits [B,T,V]
@@ -82,6 +83,12 @@ struct ModelConfig {
   double fire_c = 1.0;          // FIRE: psi(x) = log(c x + 1)
   int fire_threshold = 0;       // FIRE: L in psi(max(L, i)); 0 = maxLength
   int random_length = 1024;     // randomized positions: sampled from [0, random_length)
+  // Attention mask. true: causal (the decoder above; every encoding). false: bidirectional, every
+  // query sees every key (an encoder, e.g. Ruoss et al.'s blank-slot tasks, posenc/tasks_blank.hpp);
+  // refused (RangeError naming the encoding) by the encodings whose bias or scale is defined for
+  // keys j <= i only (T5, Shaw, FIRE, xPos). Native only: not in the config schema, so neither
+  // checkpoints nor the wasm/JS API carry it, and save_checkpoint refuses a bidirectional model.
+  bool causal = true;
 
   int head_dim() const { return heads > 0 ? d_model / heads : 0; }
   int effective_rotary_dim() const { return rotary_dim == 0 ? head_dim() : rotary_dim; }
@@ -115,6 +122,20 @@ struct ForwardOptions {
   // SweepOptions::log_length_scaling); train_step takes it too, and its backward uses the same
   // scale. RangeError naming `attentionLogitScale` unless finite and > 0.
   float attention_logit_scale = 1.0f;
+  // Randomized positions (rope_random, learned_random; other encodings only check the lengths).
+  // Example b's positions are a sorted draw of lengths[b] distinct values of [0, randomLength), made
+  // for that example alone; its padding tokens (t >= lengths[b]) continue them by one per token,
+  // capped at randomLength - 1. lengths: B integers in [1, T] (the tokens before padding), or
+  // nullptr: T for every example. RangeError naming `lengths[b]` otherwise.
+  const int32_t* lengths = nullptr;
+  // Inference: which draw. Evaluation is a pure function of (seed, example index, length, draw), so
+  // repeated evaluations agree and a caller averages over draws by passing 0, 1, 2, ...; draw 0 is
+  // also the first training step's. Training ignores it: step s of AdamW uses draw s.
+  uint64_t position_draw = 0;
+  // The index of this call's example 0 in the caller's numbering: example b's draw is keyed by
+  // first_example + b, so a set of sequences split into batches gets the same draws however it is
+  // split (posenc::sweep passes each chunk's offset). Training keys by the batch index alone.
+  uint64_t first_example = 0;
 };
 
 struct LossResult {

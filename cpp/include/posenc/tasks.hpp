@@ -139,6 +139,10 @@ struct TaskOracle {
   int scored = 0;
 };
 
+// The length of each of B task sequences [B, T]: its tokens before the trailing PAD filler
+// (1 + the last non-PAD position; 1 for an all-PAD row). lengths [B]. For ForwardOptions::lengths.
+void sequence_lengths(const int32_t* tokens, int B, int T, int32_t* lengths);
+
 class TaskGenerator {
  public:
   TaskGenerator(const TaskOptions& options, uint64_t seed);

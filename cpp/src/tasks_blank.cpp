@@ -1,0 +1,49 @@
+// Blank-slot tasks (posenc/tasks_blank.hpp).
+#include "posenc/tasks_blank.hpp"
+
+#include <cstddef>
+
+#include "posenc/error.hpp"
+
+namespace posenc {
+
+const char* blank_task_name(BlankTask t) { return t == BlankTask::Duplicate ? "duplicate" : "reverse"; }
+
+BlankTask parse_blank_task(const std::string& name) {
+  for (BlankTask t : {BlankTask::Duplicate, BlankTask::Reverse})
+    if (name == blank_task_name(t)) return t;
+  range_error("task", "one of 'duplicate', 'reverse'", "'" + name + "'");
+}
+
+BlankTaskGenerator::BlankTaskGenerator(BlankTask task, int symbols, uint64_t seed)
+    : task_(task), symbols_(symbols), rng_(seed, /*stream=*/7) {
+  if (task != BlankTask::Duplicate && task != BlankTask::Reverse)
+    range_error("task", "one of 'duplicate', 'reverse'", std::to_string(static_cast<int>(task)));
+  require_int_range("symbols", symbols, 1, 65000);
+}
+
+int BlankTaskGenerator::sequence_length(int n) const {
+  require_int_range("n", n, 1, 1 << 20);
+  return task_ == BlankTask::Duplicate ? 3 * n : 2 * n;
+}
+
+void BlankTaskGenerator::sample(int B, int n, int32_t* tokens, int32_t* targets) {
+  const int T = sequence_length(n);
+  require_int_range("B", B, 1, 1 << 20);
+  if (!tokens || !targets) type_error(!tokens ? "tokens" : "targets", "a non-null buffer of B*T ints", "null");
+  for (int b = 0; b < B; ++b) {
+    int32_t* x = tokens + static_cast<std::size_t>(b) * T;
+    int32_t* y = targets + static_cast<std::size_t>(b) * T;
+    for (int i = 0; i < n; ++i) {
+      x[i] = 1 + static_cast<int32_t>(rng_.below(static_cast<uint32_t>(symbols_)));
+      y[i] = -1;
+    }
+    for (int j = n; j < T; ++j) {
+      x[j] = kTokenBlank;
+      const int k = j - n;  // output slot k
+      y[j] = task_ == BlankTask::Duplicate ? x[k % n] : x[n - 1 - k];
+    }
+  }
+}
+
+}  // namespace posenc
