@@ -4,7 +4,7 @@
 // which the results (scripts/results-load.js) attach as results.experiments.kazemnejad.
 //
 //   posenc_kazemnejad [--out FILE] [--quick] [--check-reproducible] [--jobs N] [--seeds N]
-//                     [--tasks cmc,rsc,rdc] [--encodings none,sinusoidal,t5,alibi,rope]
+//                     [--tasks cmc,rsc,rdc] [--encodings LIST (default: the paper's five)]
 //                     [--steps N] [--batch N] [--lr X] [--warmup N]
 //                     [--symbols N] [--num-train N] [--test-per-length N] [--train-eval-per-length N]
 //
@@ -52,6 +52,7 @@
 #include <thread>
 #include <vector>
 
+#include "flags.hpp"
 #include "json_out.hpp"
 #include "posenc/encoding.hpp"
 #include "posenc/error.hpp"
@@ -74,6 +75,7 @@ struct Config {
   float lr = 3e-3f;
   int symbols = 100, num_train = 100000, test_per_length = 100, train_eval_per_length = 30;
   std::vector<std::string> tasks = {"cmc", "rsc", "rdc"};
+  // paper-set: the five encodings Kazemnejad et al. compare (NoPE, APE = sinusoidal, T5 bias, ALiBi, Rotary)
   std::vector<std::string> encodings = {"none", "sinusoidal", "t5", "alibi", "rope"};
   int warmup_steps() const { return warmup >= 0 ? warmup : std::max(1, steps * 6 / 100); }
 };
@@ -315,11 +317,7 @@ std::string run_all(const Config& c, int jobs, bool timings) {
 }
 
 std::vector<std::string> split_list(const std::string& s) {
-  std::vector<std::string> v;
-  std::stringstream ss(s);
-  for (std::string x; std::getline(ss, x, ',');)
-    if (!x.empty()) v.push_back(x);
-  return v;
+  return tools::parse_list<std::string>(s, [](const std::string& x) { return x; });
 }
 
 long long integer(const std::string& flag, const char* v, long long lo, long long hi) {
@@ -365,7 +363,7 @@ int main(int argc, char** argv) {
     else if (k == "--encodings") c.encodings = split_list(value());
     else if (k == "--help" || k == "-h") {
       std::printf("posenc_kazemnejad [--out FILE] [--quick] [--check-reproducible] [--jobs N] [--seeds N]\n"
-                  "  [--tasks cmc,rsc,rdc] [--encodings none,sinusoidal,t5,alibi,rope] [--steps N] [--batch N] [--lr X]\n"
+                  "  [--tasks cmc,rsc,rdc] [--encodings LIST (default: the paper's five)] [--steps N] [--batch N] [--lr X]\n"
                   "  [--warmup N] [--symbols N] [--num-train N] [--test-per-length N] [--train-eval-per-length N]\n");
       return 0;
     } else usage_error("unknown flag '" + k + "' (see --help)");
