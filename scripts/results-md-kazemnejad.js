@@ -82,3 +82,10 @@ export function kazemnejadSection(results) {
   out();
   return lines;
 }
+
+/** The closing note's line for this experiment (results-md.js addedRuns): its runs and CPU seconds. */
+export function kazemnejadAdded(exp) {
+  const s = exp.setup;
+  return { what: `Kazemnejad et al.’s copy tasks at their small size (${exp.tasks?.length ?? 3} tasks × ${new Set(exp.runs.map((r) => r.encoding)).size} encodings × ${s.seeds} seeds; CPU time on one thread, not wall time)`,
+    runs: exp.runs.length, seconds: s.cpuSeconds };
+}

@@ -37,7 +37,7 @@ export function ruossSection(results) {
   for (const x of k.comparisons)
     out(`- ${x.task}: ${x.rand.encoding} against ${x.plain.encoding}, over the seeds that learned: max ${pct(x.rand.learnedMax)}% against ${pct(x.plain.learnedMax)}% (${signed(x.gain)} points), ` +
       `mean ${pct(x.rand.learnedMean)}% against ${pct(x.plain.learnedMean)}% (${signed(x.meanGain)}).`);
-  for (const s of k.skipped) out(`- Not compared: ${s}.`);
+  if (k.holds != null) for (const s of k.skipped) out(`- Not compared: ${s}.`);
   const best = Math.max(...exp.runs.map((r) => r.testAccuracy));
   out(`- At the test lengths the majority floor is ${pct(floors.test)}%; the best test score of any run is ${pct(best)}% (${signed(best - floors.test)} points).`);
   if (k.holds != null)
@@ -46,4 +46,11 @@ export function ruossSection(results) {
   out(`- Differences that remain: ${exp.differences.join('; ')}.`);
   out();
   return lines;
+}
+
+/** The closing note's line for this experiment (results-md.js addedRuns): its runs and their time (wall time: the tool records no CPU time). */
+export function ruossAdded(exp) {
+  const c = exp.config;
+  return { what: `the Ruoss et al. replication (${c.tasks.length} binary tasks, bidirectional, ${c.encodings.length} encodings; wall time of ${exp.jobs} runs at once on a shared machine, not CPU time)`,
+    runs: exp.runs.length, seconds: exp.seconds };
 }

@@ -13,9 +13,9 @@ import { literature, changedLiterature } from '../web/app/literature.js';
 import { attentionSection } from './results-md-attention.js';
 import { zeroShotSection } from './results-md-lm.js';
 import { spectrumSection, spectrumAdded } from './results-md-spectrum.js';
-import { ruossSection } from './results-md-ruoss.js';
+import { ruossSection, ruossAdded } from './results-md-ruoss.js';
 import { readResults } from './results-load.js';
-import { kazemnejadSection } from './results-md-kazemnejad.js';
+import { kazemnejadSection, kazemnejadAdded } from './results-md-kazemnejad.js';
 
 // The seed article's comparison table (and its NoPE paragraph): what it claims per encoding. An encoding it
 // does not rate (the registry's newer ones) is shown as not rated.
@@ -45,6 +45,8 @@ function addedRuns(results) {
   if (plainTune.length) out.push({ what: 'RoPE fine-tuned without interpolation (Chen et al.’s control), from a rerun of the RoPE runs with all their scalings and fine-tunes', runs: plainTune.length, seconds: time(plainTune) });
   if (extra.length) out.push({ what: `more seeds (${[...new Set(extra.map((r) => r.seed))].sort((a, b) => a - b).join(', ')}) for the rows near a rule’s line, without the RoPE scalings`, runs: extra.length, seconds: time(extra) });
   if (results.experiments?.spectrum?.cost) out.push(spectrumAdded(results.experiments.spectrum));
+  if (results.experiments?.kazemnejad?.setup?.cpuSeconds != null) out.push(kazemnejadAdded(results.experiments.kazemnejad));
+  if (results.experiments?.ruoss?.seconds != null) out.push(ruossAdded(results.experiments.ruoss));
   if (results.checkpointProbe?.seconds != null) out.push({ what: 'the shipped checkpoints’ probe (sink mass, log-length logit scaling; no training)', runs: results.checkpointProbe.runs.length, seconds: results.checkpointProbe.seconds });
   return out;
 }

@@ -70,14 +70,36 @@ describe('randomized against plain, max over the learned seeds', () => {
     expect(p.text).toContain(`gain of the max +${Math.round(100 * gain)} points on average`);
     expect(p.differences).toContain('randomLength 512 instead of 2048');
     expect(p.rule).toContain('max over the seeds that learned');
-    // mutation: the randomized maxima fall to within a few points of the plain ones
+    // mutation: the randomized maxima fall to within a few points of the plain ones (all well above the floor)
     const m = clone(SCORES);
     m.duplicate.rope_random = [0.62, 0.6, 0.6];
     m.duplicate.learned_random = [0.55, 0.5, 0.5];
     m.reverse.rope_random = [0.65, 0.6, 0.6];
     m.reverse.learned_random = [0.57, 0.5, 0.5];
+    for (const t of ['duplicate', 'reverse']) for (const e of ['rope', 'rope_random', 'learned', 'learned_random']) m[t][e] = m[t][e].map((x) => x + 0.2);
+    expect(R.ruossComparisons(experiment(m)).comparisons).toHaveLength(4);
     expect(R.ruossComparisons(experiment(m)).holds).toBe(false);
     expect(paper(withExperiment(experiment(m)), 'ruoss2023').verdict).toBe('does not agree');
+  });
+
+  test('a pair whose two rows both stay within 10 points of the floor at the test lengths is not compared', () => {
+    const fl = R.ruossFloors(experiment()).test; // about 56%
+    const m = clone(SCORES);
+    m.reverse.rope = [fl - 0.05, fl, fl - 0.02];
+    m.reverse.rope_random = [fl + 0.06, fl + 0.04, fl]; // +6 points over the floor at best: near it
+    const c = R.ruossComparisons(experiment(m));
+    expect(c.comparisons.map((x) => `${x.task}/${x.rand.encoding}`)).toEqual(['duplicate/rope_random', 'duplicate/learned_random', 'reverse/learned_random']);
+    expect(c.skipped).toEqual([`reverse: rope_random ${Math.round(100 * (fl + 0.06))}% and rope ${Math.round(100 * fl)}% both within 10 points of the ${Math.round(100 * fl)}% floor at the test lengths`]);
+    // with only that pair left, the row gets no verdict
+    const only = { reverse: { rope: m.reverse.rope, rope_random: m.reverse.rope_random, learned: [0.9, 0.9, 0.9], learned_random: [0.9, 0.9, 0.9], none: [0.5, 0.5, 0.5] } };
+    const none = {};
+    for (const s of [0, 1, 2]) none[`reverse/learned_random/${s}`] = R.ruossFloors(experiment()).train;
+    const p = paper(withExperiment(experiment(only, none)), 'ruoss2023');
+    expect(p.verdict).toBe('not tested here');
+    expect(p.text).toContain('both within 10 points of the');
+    // one row clearly above the floor: the pair counts again
+    m.reverse.rope_random = [fl + 0.3, fl + 0.25, fl + 0.2];
+    expect(R.ruossComparisons(experiment(m)).comparisons).toHaveLength(4);
   });
 
   test('a seed that did not learn is left out of the max; a row with none is not compared', () => {

@@ -1,7 +1,7 @@
 // The Ruoss et al. 2023 replication (results.experiments.ruoss, written by posenc_ruoss): its floors, which seeds
 // learned, the randomized-against-plain comparisons and the verdict. Read by the literature row (literature.js) and
 // the results.md section (scripts/results-md-ruoss.js). Pure functions: no DOM, no fetch.
-import { RULES } from './results-words.js';
+import { RULES, pct } from './results-words.js';
 
 const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
 
@@ -46,19 +46,25 @@ export function ruossRow(exp, task, encoding) {
 }
 
 /**
- * The comparisons and the verdict. For each task and pair with both rows learned on at least one seed: the gain
+ * The comparisons and the verdict. For each task and pair with both rows learned on at least one seed, and one of
+ * them above the floor at the test lengths by more than RULES.floorMargin (over their learned seeds' max): the gain
  * = randomized max - plain max over their learned seeds (the paper reports the max over seeds), and the same for
  * the means. agrees when the gain averaged over the comparisons exceeds RULES.paperMargin (the paper: +12.0 points
  * on average over its tasks). {comparisons, skipped, gain, meanGain, holds} (holds null when nothing compares).
  */
 export function ruossComparisons(exp) {
-  const comparisons = [], skipped = [];
+  const comparisons = [], skipped = [], floor = ruossFloors(exp).test;
   for (const task of exp.config.tasks)
     for (const [rand, plain] of PAIRS) {
       const a = ruossRow(exp, task, rand), b = ruossRow(exp, task, plain);
       if (!a || !b) continue;
       if (a.learnedMax == null || b.learnedMax == null) {
         skipped.push(`${task}: ${a.learnedMax == null ? rand : plain} did not learn (0 of ${(a.learnedMax == null ? a : b).seeds} seeds)`);
+        continue;
+      }
+      // as for Peng et al.'s rule: two rows that both stay at the floor past the training lengths say nothing about the claim
+      if (Math.max(a.learnedMax, b.learnedMax) <= floor + RULES.floorMargin) {
+        skipped.push(`${task}: ${rand} ${pct(a.learnedMax)}% and ${plain} ${pct(b.learnedMax)}% both within ${pct(RULES.floorMargin)} points of the ${pct(floor)}% floor at the test lengths`);
         continue;
       }
       comparisons.push({ task, rand: a, plain: b, gain: a.learnedMax - b.learnedMax, meanGain: a.learnedMean - b.learnedMean });
