@@ -52,6 +52,7 @@
 #include <thread>
 #include <vector>
 
+#include "cpu_time.hpp"
 #include "flags.hpp"
 #include "json_out.hpp"
 #include "posenc/encoding.hpp"
@@ -126,12 +127,6 @@ struct RunResult {
   KzScore test;
 };
 
-double thread_cpu_seconds() {
-  timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 ModelConfig model_config(const KzSplitOptions& so, Encoding e, int seed) {
   ModelConfig m;
   m.encoding = e;
@@ -160,7 +155,7 @@ KzSplitOptions split_options(const Config& c, KzTask t) {
 }
 
 RunResult run_one(const Config& c, const Spec& sp, const KzSplits& data, const KzSplitOptions& so) {
-  const double t0 = thread_cpu_seconds();
+  const double t0 = tools::thread_cpu_seconds();
   RunResult r;
   Model model(model_config(so, sp.encoding, sp.seed));
   r.parameters = static_cast<long long>(model.num_parameters());
@@ -207,7 +202,7 @@ RunResult run_one(const Config& c, const Spec& sp, const KzSplits& data, const K
     r.test_lengths.emplace_back(n, s);
     r.test.add(s);
   }
-  r.cpu_seconds = thread_cpu_seconds() - t0;
+  r.cpu_seconds = tools::thread_cpu_seconds() - t0;
   return r;
 }
 

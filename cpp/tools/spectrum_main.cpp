@@ -41,6 +41,7 @@
 #include <string>
 #include <vector>
 
+#include "cpu_time.hpp"
 #include "flags.hpp"
 #include "floors.hpp"
 #include "json_out.hpp"
@@ -121,16 +122,11 @@ ModelConfig model_config(const Config& c, double base, int seed) {
   return m;
 }
 
-// CPU seconds of this thread (the tool runs on one), and wall seconds.
-double cpu_now() {
-  timespec t{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
-}
+// CPU seconds of this thread (the tool runs on one: tools::thread_cpu_seconds), and wall seconds.
 struct Timer {
-  double cpu0 = cpu_now();
+  double cpu0 = thread_cpu_seconds();
   std::chrono::steady_clock::time_point wall0 = std::chrono::steady_clock::now();
-  double cpu() const { return cpu_now() - cpu0; }
+  double cpu() const { return thread_cpu_seconds() - cpu0; }
   double wall() const { return std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count(); }
 };
 struct Cost {
