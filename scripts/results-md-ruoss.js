@@ -21,7 +21,7 @@ export function ruossSection(results) {
     `Randomized positions are sorted draws from [0, ${m.randomLength}), made for each example, fresh every step, and ${c.draws} draws per test length (${c.sequencesPerDraw} strings each). ` +
     `The learned tables have ${m.maxLength} rows. Score: ${c.score}. ` +
     `A model that ignores position can predict the input's majority symbol: ${pct(floors.train)}% at the training lengths, ${pct(floors.test)}% at the test lengths. ` +
-    `A seed counts as learned when it beats the training-length floor by more than 10 points. \`npm run train:ruoss\` reproduces it (${exp.seconds != null ? `${Math.round(exp.seconds)} s wall with ${exp.jobs} job${exp.jobs === 1 ? '' : 's'}` : 'timing not recorded'}).`);
+    `A seed counts as learned when it beats the training-length floor by more than 10 points. \`npm run train:ruoss\` reproduces it (${exp.seconds != null ? `${exp.cpuSeconds != null ? `${Math.round(exp.cpuSeconds / 60)} CPU-minutes, ` : ''}${Math.round(exp.seconds)} s wall with ${exp.jobs} job${exp.jobs === 1 ? '' : 's'}` : 'timing not recorded'}).`);
   out();
   out('| task | encoding | test accuracy per seed | mean | max | training-length accuracy (mean) | seeds learned |');
   out('|---|---|---|---:|---:|---:|---:|');
@@ -48,9 +48,9 @@ export function ruossSection(results) {
   return lines;
 }
 
-/** The closing note's line for this experiment (results-md.js addedRuns): its runs and their time (wall time: the tool records no CPU time). */
+/** The closing note's line for this experiment (results-md.js addedRuns): its runs and their CPU time (wall time where an older file has no CPU time). */
 export function ruossAdded(exp) {
-  const c = exp.config;
-  return { what: `the Ruoss et al. replication (${c.tasks.length} binary tasks, bidirectional, ${c.encodings.length} encodings; wall time of ${exp.jobs} runs at once on a shared machine, not CPU time)`,
-    runs: exp.runs.length, seconds: exp.seconds };
+  const c = exp.config, cpu = exp.cpuSeconds != null;
+  return { what: `the Ruoss et al. replication (${c.tasks.length} binary tasks, bidirectional, ${c.encodings.length} encodings; ${cpu ? `CPU time, one thread a run (${Math.round(exp.seconds)} s wall with ${exp.jobs} at once)` : `wall time of ${exp.jobs} runs at once on a shared machine, not CPU time`})`,
+    runs: exp.runs.length, seconds: cpu ? exp.cpuSeconds : exp.seconds };
 }
