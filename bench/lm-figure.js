@@ -48,12 +48,13 @@ async function once(url, t) {
   for (const t0 = Date.now(); Date.now() - t0 < limit;) {
     const v = await page.evaluate(() => {
       const h = document.querySelector('#your-model .lm-host');
-      return h?.dataset.computeMs ? { ms: Number(h.dataset.computeMs), error: h.querySelector('.lm-error').hidden ? '' : h.querySelector('.lm-error').textContent } : null;
+      return h?.dataset.computeMs ? { ms: Number(h.dataset.computeMs), forwards: h.dataset.forwardMs, error: h.querySelector('.lm-error').hidden ? '' : h.querySelector('.lm-error').textContent } : null;
     });
     if (v) {
       if (v.error || page.errors.length) throw new Error(`at ${t}x: ${v.error} ${page.errors.join(' ')}`);
       const workers = page.workers().filter((w) => w.url().includes('lm-worker')).length;
       await page.close();
+      if (process.env.LM_FIGURE_VERBOSE) console.log(`  ${v.ms} ms; forwards ${v.forwards} ms`);
       return { ms: v.ms, workers };
     }
     await new Promise((res) => setTimeout(res, 100));

@@ -735,8 +735,10 @@ export interface LanguageModel {
   /**
    * One forward over 2..131072 token ids. `scaling`: an HF rope_scaling object (unset context keys take
    * {@link LanguageModel.context}), null for none, default the model's own.
+   * In parts: `keep: n` returns `cache` (the keys and values of the past's rows and this forward's first n);
+   * `past: cache` continues after its rows (same weights and scaling; not with stats, maps or dynamic NTK).
    */
-  forward(tokens: ArrayLike<number>, options?: { scaling?: RopeScaling | null; stats?: boolean; statsLengths?: ArrayLike<number>; mapLayer?: number; mapPx?: number }): {
+  forward(tokens: ArrayLike<number>, options?: { scaling?: RopeScaling | null; stats?: boolean; statsLengths?: ArrayLike<number>; mapLayer?: number; mapPx?: number; keep?: number; past?: LanguageModelCache }): {
     /** [T-1]: nll[i] = -log p(tokens[i+1] | tokens[0..i]). */
     nll: Float32Array;
     /** [layers*heads] mean attention entropy (nats) and mass on the first token, with stats: true. */
@@ -748,8 +750,19 @@ export interface LanguageModel {
     maps: Float32Array | null;
     peaks: Float32Array | null;
     px: number;
+    /** With keep: the rows a later forward's `past` continues from. */
+    cache?: LanguageModelCache;
   };
   delete(): void;
+}
+
+/** Keys (after RoPE) and values of a forward's first rows, [layers, kvHeads, rows, headDim] each. */
+export interface LanguageModelCache {
+  readonly rows: number;
+  readonly k: Float32Array;
+  readonly v: Float32Array;
+  /** The scaling they were computed with (a forward with another refuses them). */
+  readonly scaling: string;
 }
 
 /** What checkpoint bytes hold ({@link Posenc.readCheckpoint}). */

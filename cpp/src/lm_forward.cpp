@@ -4,6 +4,7 @@
 // Shapes: T tokens, D = dim, F = hidden_dim, H / Hkv heads of hd channels, V = vocab.
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include "attention_pool_band.hpp"
 #include "lm_internal.hpp"
@@ -88,12 +89,13 @@ struct Buffers {
 struct Rope {
   RopeLayout layout;
   int hd, rd;
-  std::vector<float> cos, sin;  // [T, rd/2]
-  void rotate(float* x, int T) const {  // x [T, hd], one head
+  std::vector<float> cos, sin;  // [P + T, rd/2]
+  void rotate(float* x, int T, int P) const {  // x [T, hd], one head, at positions P .. P + T - 1
+    const idx at = static_cast<idx>(P) * (rd / 2);
     if (layout == RopeLayout::Half)
-      kernels::rope_rotate_half(x, x, cos.data(), sin.data(), T, hd, rd);
+      kernels::rope_rotate_half(x, x, cos.data() + at, sin.data() + at, T, hd, rd);
     else
-      kernels::rope_rotate_interleaved(x, x, cos.data(), sin.data(), T, hd, rd);
+      kernels::rope_rotate_interleaved(x, x, cos.data() + at, sin.data() + at, T, hd, rd);
   }
 };
 
@@ -142,17 +144,34 @@ void check_inputs(const Model& m, const int32_t* tokens, int T, const ForwardOpt
   for (int n : o.stats_lengths) require_int_range("stats_lengths[i]", n, 1, T);
   if (o.map_layer >= 0) require_int_range("map_px", o.map_px, 1, T);
   for (int r : o.logits_rows) require_int_range("logits_rows[i]", r, 0, T - 1);
+  require_int_range("keep", o.keep, 0, T);
+  if (!o.past && !o.keep) return;
+  if (o.scaling.type == RopeType::Dynamic)
+    range_error("past and keep", "no dynamic NTK scaling (its frequencies follow the whole input's length)", "dynamic");
+  if (!o.past) return;
+  if (o.head_stats || o.map_layer >= 0)
+    range_error("past", "a forward without head statistics or maps (they are means over every row)", "a past");
+  require_int_range("past.rows", o.past->rows, 1, kMaxLength - T);
+  const std::size_t n = static_cast<std::size_t>(c.n_layers) * c.n_kv_heads * o.past->rows * c.hd();
+  if (o.past->k.size() != n || o.past->v.size() != n)
+    range_error("past", "keys and values of " + std::to_string(n) + " floats each (layers x kv heads x rows x head_dim)",
+                std::to_string(o.past->k.size()) + " and " + std::to_string(o.past->v.size()));
 }
 
 struct Forward {
   const Model& m;
   const Config& c;
   int T, D, F, H, Hkv, hd;
+  int P = 0;                 // rows before this forward's tokens (ForwardOptions::past)
+  const KvCache* past = nullptr;
+  int keep = 0;              // rows of this forward kept in res.cache
   Buffers b;
+  std::vector<float> kfull, vfull;  // with a past: [Hkv, P + T, hd], the past's rows then this forward's
   ForwardResult res;
 
-  Forward(const Model& model, int T_)
-      : m(model), c(model.config()), T(T_), D(c.dim), F(c.hidden_dim), H(c.n_heads), Hkv(c.n_kv_heads), hd(c.hd()) {
+  Forward(const Model& model, int T_, const ForwardOptions& o)
+      : m(model), c(model.config()), T(T_), D(c.dim), F(c.hidden_dim), H(c.n_heads), Hkv(c.n_kv_heads), hd(c.hd()),
+        P(o.past ? o.past->rows : 0), past(o.past), keep(o.keep) {
     const std::size_t t = static_cast<std::size_t>(T);
     b.x.resize(t * D);
     b.xn.resize(t * D);
@@ -163,6 +182,43 @@ struct Forward {
     b.v.resize(b.k.size());
     b.kh.resize(b.k.size());
     b.vh.resize(b.k.size());
+    if (P) {
+      kfull.resize(static_cast<std::size_t>(Hkv) * (P + T) * hd);
+      vfull.resize(kfull.size());
+    }
+    if (keep) {
+      res.cache.rows = P + keep;
+      res.cache.k.resize(static_cast<std::size_t>(c.n_layers) * Hkv * (P + keep) * hd);
+      res.cache.v.resize(res.cache.k.size());
+    }
+  }
+
+  // With a past: kfull, vfull [Hkv, P + T, hd] = layer l's past rows, then kh, vh [Hkv, T, hd]. With keep:
+  // res.cache's layer l = the first P + keep rows of those. Returns the keys and values attention reads.
+  std::pair<const float*, const float*> keys_values(int l) {
+    const idx rows = P + T;
+    const float* k = b.kh.data();
+    const float* v = b.vh.data();
+    if (P) {
+      for (int g = 0; g < Hkv; ++g) {
+        const idx src = (static_cast<idx>(l) * Hkv + g) * P * hd, dst = g * rows * hd;
+        std::copy_n(past->k.data() + src, static_cast<idx>(P) * hd, kfull.data() + dst);
+        std::copy_n(past->v.data() + src, static_cast<idx>(P) * hd, vfull.data() + dst);
+        std::copy_n(b.kh.data() + static_cast<idx>(g) * T * hd, static_cast<idx>(T) * hd, kfull.data() + dst + static_cast<idx>(P) * hd);
+        std::copy_n(b.vh.data() + static_cast<idx>(g) * T * hd, static_cast<idx>(T) * hd, vfull.data() + dst + static_cast<idx>(P) * hd);
+      }
+      k = kfull.data();
+      v = vfull.data();
+    }
+    if (keep) {
+      const idx kept = static_cast<idx>(P + keep) * hd;
+      for (int g = 0; g < Hkv; ++g) {
+        const idx dst = (static_cast<idx>(l) * Hkv + g) * kept;
+        std::copy_n(k + g * rows * hd, kept, res.cache.k.data() + dst);
+        std::copy_n(v + g * rows * hd, kept, res.cache.v.data() + dst);
+      }
+    }
+    return {k, v};
   }
 
   // x [T, D] = embedding rows of the tokens (tied: columns of cls [D, V])
@@ -188,15 +244,16 @@ struct Forward {
     split_heads(b.q.data(), b.qh.data(), T, H, hd);  // [H, T, hd]
     split_heads(b.k.data(), b.kh.data(), T, Hkv, hd);
     split_heads(b.v.data(), b.vh.data(), T, Hkv, hd);
-    const idx head = static_cast<idx>(T) * hd;
-    for (int h = 0; h < H; ++h) rope.rotate(b.qh.data() + h * head, T);
-    for (int g = 0; g < Hkv; ++g) rope.rotate(b.kh.data() + g * head, T);
+    const idx head = static_cast<idx>(T) * hd, kv_head = static_cast<idx>(P + T) * hd;
+    for (int h = 0; h < H; ++h) rope.rotate(b.qh.data() + h * head, T, P);
+    for (int g = 0; g < Hkv; ++g) rope.rotate(b.kh.data() + g * head, T, P);
+    const auto [keys, values] = keys_values(l);
     const float scale = 1.0f / std::sqrt(static_cast<float>(hd));
     const int group = H / Hkv;
     kernels::RowStats rows{b.row_entropy.data(), b.row_first.data()};
-    for (int h = 0; h < H; ++h) {  // att [T, Q]: head h at columns h*hd
-      kernels::attention_forward(b.qh.data() + h * head, b.kh.data() + (h / group) * head, b.vh.data() + (h / group) * head,
-                                 b.att.data() + static_cast<idx>(h) * hd, T, T, hd, hd, Q, scale, true, 0.0f, nullptr,
+    for (int h = 0; h < H; ++h) {  // att [T, Q]: head h at columns h*hd; query i at position P + i
+      kernels::attention_forward(b.qh.data() + h * head, keys + (h / group) * kv_head, values + (h / group) * kv_head,
+                                 b.att.data() + static_cast<idx>(h) * hd, T, P + T, hd, hd, Q, scale, true, 0.0f, nullptr,
                                  stats ? &rows : nullptr);
       if (stats) record_stats(l, h, o);
     }
@@ -275,9 +332,9 @@ struct Forward {
 
 ForwardResult forward(const Model& model, const int32_t* tokens, int T, const ForwardOptions& o) {
   check_inputs(model, tokens, T, o);
-  Forward f(model, T);
+  Forward f(model, T, o);
   const Config& c = model.config();
-  const Rope rope = make_rope(c, o.scaling, T);
+  const Rope rope = make_rope(c, o.scaling, f.P + T);
   if (o.head_stats) {
     const std::size_t S = o.stats_lengths.empty() ? 1 : o.stats_lengths.size();
     f.res.entropy.assign(S * c.n_layers * c.n_heads, 0.0f);

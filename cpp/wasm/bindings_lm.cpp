@@ -128,12 +128,23 @@ std::string lm_piece(ptr h, int id) {
 }
 
 // Outputs (JS-allocated): nll [T-1]; entropy, sink [S*L*H] (when stats; S = stats_count, or 1 for T when
-// it is 0); maps [H*px*px], peaks [H] (when map_layer >= 0).
+// it is 0); maps [H*px*px], peaks [H] (when map_layer >= 0); kept_k, kept_v [L*Hkv*(past_rows+keep)*hd]
+// (when keep > 0). past_k, past_v: [L*Hkv*past_rows*hd] (when past_rows > 0).
 int lm_forward(ptr h, ptr tokens, int T, ptr scaling_slots, ptr long_factor, ptr short_factor, int factor_count,
                bool stats, ptr stats_lengths, int stats_count, int map_layer, int map_px, ptr nll, ptr entropy, ptr sink,
-               ptr maps, ptr peaks) {
+               ptr maps, ptr peaks, int past_rows, ptr past_k, ptr past_v, double past_size, int keep, ptr kept_k,
+               ptr kept_v) {
   return guard([&] {
     lm::ForwardOptions o;
+    lm::KvCache past;
+    if (past_rows > 0) {
+      const std::size_t n = static_cast<std::size_t>(past_size);
+      past.rows = past_rows;
+      past.k.assign(at<const float>(past_k), at<const float>(past_k) + n);
+      past.v.assign(at<const float>(past_v), at<const float>(past_v) + n);
+      o.past = &past;
+    }
+    o.keep = keep;
     o.scaling = unpack_scaling(at<const double>(scaling_slots), long_factor, short_factor, factor_count);
     o.head_stats = stats;
     if (stats_count > 0) o.stats_lengths.assign(at<const int32_t>(stats_lengths), at<const int32_t>(stats_lengths) + stats_count);
@@ -145,6 +156,8 @@ int lm_forward(ptr h, ptr tokens, int T, ptr scaling_slots, ptr long_factor, ptr
     if (stats) std::copy(r.sink.begin(), r.sink.end(), at<float>(sink));
     if (map_layer >= 0) std::copy(r.maps.begin(), r.maps.end(), at<float>(maps));
     if (map_layer >= 0) std::copy(r.peaks.begin(), r.peaks.end(), at<float>(peaks));
+    if (keep > 0) std::copy(r.cache.k.begin(), r.cache.k.end(), at<float>(kept_k));
+    if (keep > 0) std::copy(r.cache.v.begin(), r.cache.v.end(), at<float>(kept_v));
   });
 }
 

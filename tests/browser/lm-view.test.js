@@ -265,8 +265,10 @@ function slowDownload(req, res) {
     await page.press('Tab'); // (the change event fires on commit; Tab commits in every engine)
     const fixed = await page.waitFor(() => {
       const root = document.querySelector('posenc-explorer').shadowRoot;
-      const w = root.querySelector('.lm-ppl-words').textContent;
-      return root.querySelector('.lm-busy').hidden && /original context of 512/.test(w) ? w : null;
+      // (the progress shows only past 300 ms, so a hidden bar alone does not say the new forwards have landed: wait
+      // for all five lines, which the change of context emptied)
+      const w = root.querySelector('.lm-ppl-words').textContent, c = root.querySelector('canvas.lm-ppl');
+      return root.querySelector('.lm-busy').hidden && Number(c.dataset.series) === 5 && /original context of 512/.test(w) ? w : null;
     }, { what: 'the figure at context 512', timeout: 120000, interval: 250 });
     expect(fixed).toMatch(/^At 512 tokens the passage stays within the original context of 512: perplexity [\d.]+ with no scaling\./);
     expect(await page.evaluate(() => document.querySelector('posenc-explorer').lmContext)).toBe(512);

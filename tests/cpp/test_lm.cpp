@@ -532,5 +532,69 @@ TEST(LmForward, RefusesBadArguments) {
   EXPECT_NE(error_of([&] { from_tensors(m.c, t); }).find("is missing"), std::string::npos);
 }
 
+// A forward in parts (the page runs the parts on different Workers): the part over [0, a + 1) keeps a
+// rows, the part over [a, b + 1) continues from them and keeps b, the last runs to T. Their NLL, joined,
+// is the whole forward's, for a scaling of each kind the parts may take (the key blocks a row visits come
+// in another order, so equal to float rounding).
+TEST(LmForward, PartsWithAPastGiveTheWholeForward) {
+  const Tiny m = make_tiny(tiny_config(false, 0, 0, true), 5);
+  const Model model = from_tensors(m.c, as_tensors(m));
+  const int T = 150, a = 67, b = 130;  // 150 rows: the kernel's 64-row blocks fall differently in each part
+  const std::vector<int32_t> tok = random_tokens(T, m.c.vocab_size, 9);
+  for (const RopeType type : {RopeType::Default, RopeType::Linear, RopeType::Yarn}) {
+    ForwardOptions o;
+    o.scaling.type = type;
+    if (type != RopeType::Default) o.scaling.factor = 4;
+    const std::vector<float> whole = forward(model, tok.data(), T, o).nll;
+    ForwardOptions o1 = o;
+    o1.keep = a;
+    const ForwardResult r1 = forward(model, tok.data(), a + 1, o1);
+    ASSERT_EQ(r1.cache.rows, a);
+    ForwardOptions o2 = o;
+    o2.past = &r1.cache;
+    o2.keep = b - a;
+    const ForwardResult r2 = forward(model, tok.data() + a, b - a + 1, o2);
+    ASSERT_EQ(r2.cache.rows, b);
+    ForwardOptions o3 = o;
+    o3.past = &r2.cache;
+    const ForwardResult r3 = forward(model, tok.data() + b, T - b, o3);
+    std::vector<float> joined = r1.nll;
+    joined.insert(joined.end(), r2.nll.begin(), r2.nll.end());
+    joined.insert(joined.end(), r3.nll.begin(), r3.nll.end());
+    ASSERT_EQ(joined.size(), whole.size());
+    double worst = 0;
+    for (std::size_t i = 0; i < whole.size(); ++i) worst = std::max(worst, std::fabs(static_cast<double>(joined[i]) - whole[i]));
+    EXPECT_LT(worst, 2e-5) << rope_type_name(type);
+    // the kept keys are the whole forward's: a part that starts at the same row gives the same NLL again
+    EXPECT_EQ(forward(model, tok.data() + b, T - b, o3).nll, r3.nll);
+  }
+}
+
+TEST(LmForward, RefusesAPastItCannotUse) {
+  const Tiny m = make_tiny(tiny_config(false, 0, 0, true), 1);
+  const Model model = from_tensors(m.c, as_tensors(m));
+  const std::vector<int32_t> tok = random_tokens(20, m.c.vocab_size, 2);
+  ForwardOptions o;
+  o.keep = 10;
+  const ForwardResult r = forward(model, tok.data(), 11, o);
+  ForwardOptions bad;
+  bad.keep = 21;
+  EXPECT_NE(error_of([&] { forward(model, tok.data(), 20, bad); }).find("keep"), std::string::npos);
+  bad = {};
+  bad.keep = 5;
+  bad.scaling.type = RopeType::Dynamic;
+  bad.scaling.factor = 2;
+  EXPECT_NE(error_of([&] { forward(model, tok.data(), 20, bad); }).find("dynamic"), std::string::npos);
+  bad = {};
+  bad.past = &r.cache;
+  bad.head_stats = true;
+  EXPECT_NE(error_of([&] { forward(model, tok.data() + 10, 10, bad); }).find("head statistics"), std::string::npos);
+  KvCache wrong = r.cache;
+  wrong.k.pop_back();
+  bad = {};
+  bad.past = &wrong;
+  EXPECT_NE(error_of([&] { forward(model, tok.data() + 10, 10, bad); }).find("past"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace posenc::lm

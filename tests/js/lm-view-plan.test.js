@@ -89,6 +89,48 @@ test('the plan: five forwards, the chosen scaling\'s with the maps and its stati
   expect(statsKey(s, 'dynamic', 512)).toBe(dyn[5].key);
 });
 
+// The view's loop: each free Worker takes the first job of the plan that is not done, not running and not waiting
+// for its part 1. Returns when the last job ends, in forwards over `length` tokens.
+function makespan(jobs, workers) {
+  const end = new Map(), free = Array(workers).fill(0), left = [...jobs];
+  let now = 0;
+  while (left.length) {
+    const w = free.indexOf(Math.min(...free));
+    now = Math.max(now, free[w]);
+    const i = left.findIndex((j) => !j.after || (end.has(j.after) && end.get(j.after) <= now));
+    if (i < 0) { // wait for the part 1 that is running
+      now = Math.min(...left.map((j) => end.get(j.after) ?? Infinity));
+      free[w] = now;
+      continue;
+    }
+    const [j] = left.splice(i, 1);
+    free[w] = now + j.cost;
+    end.set(j.key, free[w]);
+  }
+  return Math.max(...free) / jobs.find((j) => !j.after && !j.keep).cost;
+}
+
+test('on two Workers, five forwards: one (not the chosen, not dynamic NTK) in two parts, so each Worker ends after 2.5', () => {
+  const s = { type: 'yarn', factor: 4, length: 4096, context: 512, layer: 0 };
+  expect(planForwards(s, 1)).toEqual(planForwards(s));
+  expect(planForwards(s, 4)).toEqual(planForwards(s));
+  const jobs = planForwards(s, 2);
+  expect(jobs.map((j) => [j.type, j.length, j.from ?? null, j.keep ?? null, Boolean(j.after)])).toEqual([
+    ['llama3', 2767, 0, 2766, false], ['none', 4096, null, null, false], ['linear', 4096, null, null, false],
+    ['llama3', 4096, 2766, null, true], ['dynamic', 4096, null, null, false], ['yarn', 4096, null, null, false]]);
+  expect(jobs[3].key).toBe(planForwards(s)[4].key); // part 2 lands where the whole forward would
+  expect(jobs[3].after).toBe(jobs[0].key);
+  expect(jobs[0].cost + jobs[3].cost).toBeCloseTo(planForwards(s)[4].cost, 9);
+  expect(jobs[0].cost / jobs[3].cost).toBeCloseTo(1, 2);
+  expect(makespan(planForwards(s), 2)).toBeCloseTo(3, 6);
+  expect(makespan(jobs, 2)).toBeCloseTo(2.5, 2);
+  // chosen llama3: the cut moves to yarn; chosen dynamic: not dynamic either
+  expect(planForwards({ ...s, type: 'llama3' }, 2).filter((j) => j.keep).map((j) => j.type)).toEqual(['yarn']);
+  expect(planForwards({ ...s, type: 'dynamic' }, 2).filter((j) => j.keep).map((j) => j.type)).toEqual(['llama3']);
+  // short forwards stay whole
+  expect(planForwards({ ...s, length: 512 }, 2)).toEqual(planForwards({ ...s, length: 512 }));
+});
+
 test('statistics are found in any forward that measured them at that length, for dynamic NTK only in one over that length', () => {
   const s = { type: 'yarn', factor: 4, length: 2048, context: 512, layer: 0 };
   const at = (n) => ({ length: n, entropy: Float32Array.of(n), sink: Float32Array.of(1 / n) });

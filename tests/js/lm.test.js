@@ -147,6 +147,46 @@ test.each([
   }
 });
 
+// What the page's two Workers do with an odd number of forwards: one forward in two parts, the second continuing
+// from the first's keys and values (keep, then past), in another Worker's copy of the model.
+test('a forward in parts (keep, then past) gives the whole forward\'s NLL; a past it cannot use is refused by name', async () => {
+  const shape = { seed: 8, dim: 32, layers: 2, heads: 4, kvHeads: 2, headDim: 8, hidden: 48, vocab: 37, bias: false, tied: true, partial: 1, theta: 1e4 };
+  const { model, config } = tinyFiles(tinyModel(shape));
+  const [lm, other] = [await pe.loadLanguageModel({ model, config }), await pe.loadLanguageModel({ model, config })];
+  try {
+    const ids = Array.from({ length: 150 }, (_, i) => (i * 11 + 5) % shape.vocab), a = 97;
+    for (const scaling of [null, { rope_type: 'yarn', factor: 4 }]) {
+      const whole = lm.forward(ids, { scaling }).nll;
+      const first = lm.forward(ids.slice(0, a + 1), { scaling, keep: a });
+      expect([first.cache.rows, first.cache.k.length]).toEqual([a, a * 2 * 2 * 8]);
+      const rest = other.forward(ids.slice(a), { scaling, past: first.cache }).nll;
+      expect(first.nll.length + rest.length).toBe(whole.length);
+      expect(maxDiff(whole, [...first.nll, ...rest])).toBeLessThan(2e-5);
+    }
+    const { cache } = lm.forward(ids.slice(0, 11), { keep: 10 });
+    // twice: the first pass brings the error message's string to its size; the second must leave the heap as it was
+    let heap = -1;
+    for (let pass = 0; pass < 2; pass++, heap = heap < 0 ? pe.heapBytes() : heap) for (const [opts, type, re] of [
+      [{ keep: 6 }, RangeError, /keep must be an integer in \[0, 5\]/],
+      [{ past: { rows: 1 } }, TypeError, /past must be the cache a forward with keep returned/],
+      [{ past: { ...cache, k: cache.k.subarray(1) } }, RangeError, /past.k and past.v must hold 320 floats/],
+      [{ past: cache, scaling: { rope_type: 'linear', factor: 2 } }, RangeError, /past was computed with another scaling/],
+      [{ past: cache, stats: true }, RangeError, /past cannot be used with stats or mapLayer/],
+      [{ keep: 2, scaling: { rope_type: 'dynamic', factor: 2 } }, RangeError, /dynamic/],
+    ]) {
+      let err;
+      try { lm.forward(ids.slice(10, 15), opts); } catch (e) { err = e; }
+      expect([re.source, err?.constructor?.name]).toEqual([re.source, type.name]);
+      expect(err.message).toMatch(re);
+    }
+    expect(pe.heapBytes()).toBe(heap);
+    expect(lm.forward(ids.slice(10, 15), { past: cache }).nll.length).toBe(4);
+  } finally {
+    lm.delete();
+    other.delete();
+  }
+});
+
 test('hostile files and arguments: a TypeError or RangeError naming the problem; nothing leaks; the module still works', async () => {
   const p = tinyModel({ seed: 4, dim: 16, layers: 1, heads: 2, kvHeads: 2, headDim: 8, hidden: 16, vocab: 11, bias: false, tied: true, partial: 1, theta: 1e4 });
   const { model, config } = tinyFiles(p);

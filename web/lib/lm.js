@@ -180,6 +180,17 @@ export function createLanguageModelApi(mod) {
     const alive = () => {
       if (deleted) throw new RangeError('this language model was deleted');
     };
+    // A forward's `cache`, checked for this model's shape and the forward's scaling.
+    const checkPast = (p, scalingKey, T) => {
+      if (p === null || typeof p !== 'object' || !(p.k instanceof Float32Array) || !(p.v instanceof Float32Array))
+        throw new TypeError(`past must be the cache a forward with keep returned ({rows, k, v, scaling}) (got ${v.show(p)})`);
+      const rows = v.integer('past.rows', p.rows, 1, MAX_LENGTH - T);
+      const n = rows * config.layers * config.kvHeads * config.headDim;
+      if (p.k.length !== n || p.v.length !== n)
+        throw new RangeError(`past.k and past.v must hold ${n} floats each (layers x kv heads x rows x head_dim; got ${p.k.length} and ${p.v.length})`);
+      if (p.scaling !== scalingKey) throw new RangeError('past was computed with another scaling than this forward\'s');
+      return p;
+    };
     const lmObj = {
       config,
       /** The original (trained) context that scalings extend; the file's unless set. */
@@ -221,11 +232,15 @@ export function createLanguageModelApi(mod) {
        * with mapLayer the pooled maps of that layer's heads ([heads, px, px]) and their peaks.
        * scaling: an HF rope_scaling object (unset context keys default to this model's context); null: none;
        * default: the model's own (from config.json).
+       * In parts: keep: n (0..T) returns `cache`, the keys and values of the first n rows (after any past's);
+       * past: such a cache (from this model's weights, the same scaling) continues after its rows, so a forward
+       * over [0, T) gives the NLL of the part over [0, a + 1) with keep: a, then of the part over [a, T) with
+       * past: its cache (equal to float rounding). Not with stats or maps, nor with dynamic NTK.
        */
       forward(tokens, opts) {
         alive();
         const o = v.options('forward options', opts);
-        v.knownKeys('forward options', o, ['scaling', 'stats', 'statsLengths', 'mapLayer', 'mapPx']);
+        v.knownKeys('forward options', o, ['scaling', 'stats', 'statsLengths', 'mapLayer', 'mapPx', 'keep', 'past']);
         const ids = v.intArray('tokens', tokens, undefined, 0, config.vocabSize - 1);
         if (ids.length < 2 || ids.length > MAX_LENGTH) throw new RangeError(`tokens must hold 2 to ${MAX_LENGTH} ids (got ${ids.length})`);
         const lengths = o.statsLengths == null ? [] : Array.from(v.intArray('statsLengths', o.statsLengths, undefined, 1, ids.length));
@@ -238,6 +253,11 @@ export function createLanguageModelApi(mod) {
         const block = o.scaling === undefined ? defaultScaling : o.scaling;
         const sc = normaliseScaling(block == null ? null : withContext(block, context), config.rotaryDim / 2, 'scaling');
         const T = ids.length, LH = config.layers * config.heads;
+        const keep = o.keep == null ? 0 : v.integer('keep', o.keep, 0, T);
+        const scalingKey = JSON.stringify([sc.slots, sc.longFactor ?? null, sc.shortFactor ?? null]);
+        const past = o.past == null ? null : checkPast(o.past, scalingKey, T);
+        if (past && (stats || layer >= 0)) throw new RangeError('past cannot be used with stats or mapLayer (they are means over every row)');
+        const rowFloats = config.layers * config.kvHeads * config.headDim, kept = past ? past.rows + keep : keep;
         return scope(mod, (m) => {
           const pt = m.put('i32', T, ids), ps = m.put('f64', sc.slots.length, sc.slots);
           const lf = sc.longFactor ? m.put('f64', sc.longFactor.length, sc.longFactor) : 0;
@@ -246,7 +266,10 @@ export function createLanguageModelApi(mod) {
           const pl = m.put('i32', S, [...lengths, T]);
           const pn = m.put('f32', T - 1), pe = m.put('f32', stats ? S * LH : 0), pk = m.put('f32', stats ? S * LH : 0);
           const pm = m.put('f32', layer < 0 ? 0 : config.heads * px * px), pp = m.put('f32', layer < 0 ? 0 : config.heads);
-          check(mod, mod.lmForward(h, pt, T, ps, lf, sf, count, stats, pl, stats ? S : 0, layer, px, pn, pe, pk, pm, pp));
+          const pastK = past ? m.put('f32', past.k.length, past.k) : 0, pastV = past ? m.put('f32', past.v.length, past.v) : 0;
+          const keptK = m.put('f32', keep ? kept * rowFloats : 0), keptV = m.put('f32', keep ? kept * rowFloats : 0);
+          check(mod, mod.lmForward(h, pt, T, ps, lf, sf, count, stats, pl, stats ? S : 0, layer, px, pn, pe, pk, pm, pp,
+            past ? past.rows : 0, pastK, pastV, past ? past.k.length : 0, keep, keptK, keptV));
           const entropy = stats ? m.take('f32', pe, S * LH) : null, sink = stats ? m.take('f32', pk, S * LH) : null;
           const part = (x, i) => x.slice(i * LH, (i + 1) * LH);
           return {
@@ -254,6 +277,7 @@ export function createLanguageModelApi(mod) {
             entropy: stats ? part(entropy, S - 1) : null, sink: stats ? part(sink, S - 1) : null,
             ...(lengths.length ? { statsByLength: lengths.map((n, i) => ({ length: n, entropy: part(entropy, i), sink: part(sink, i) })) } : {}),
             maps: layer < 0 ? null : m.take('f32', pm, config.heads * px * px), peaks: layer < 0 ? null : m.take('f32', pp, config.heads), px,
+            ...(keep ? { cache: { rows: kept, k: m.take('f32', keptK, kept * rowFloats), v: m.take('f32', keptV, kept * rowFloats), scaling: scalingKey } } : {}),
           };
         });
       },

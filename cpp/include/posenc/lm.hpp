@@ -178,6 +178,13 @@ struct Loaded {
 Loaded load_gguf(const uint8_t* data, std::size_t size);
 
 // --- Forward (inference): NLL row by row, optional attention statistics and pooled maps.
+// The keys (after RoPE) and values of a forward's first rows, for every layer: a forward that takes
+// it as `past` continues after those rows (its tokens sit at positions rows .. rows + T - 1), so a
+// long forward can run in parts, on different threads or Workers, one after the other.
+struct KvCache {
+  int rows = 0;
+  std::vector<float> k, v;  // [layers, kv_heads, rows, head_dim] each
+};
 struct ForwardOptions {
   // HF rope_scaling. Unset max_position_embeddings / original_max_position_embeddings default to
   // the config's context; `dynamic` uses seq_len = T (HF's behaviour for one call over the input).
@@ -191,6 +198,13 @@ struct ForwardOptions {
   int map_layer = -1;             // >= 0: this layer's heads' maps pooled to map_px x map_px
   int map_px = 0;
   std::vector<int> logits_rows;   // rows whose full logits are returned (tests, sampling)
+  // The rows before this forward's tokens (nullptr: none). A part with a past gives NLL for its own
+  // rows only ([T-1]: its first row predicts its second token), so a forward over tokens [0, T) equals
+  // the part over [0, a + 1) with keep = a, then the part over [a, T) with that part's cache as past.
+  // Not with the attention statistics or maps (they are means over every row), nor with dynamic NTK
+  // (its frequencies follow the whole input's length, which a part does not know).
+  const KvCache* past = nullptr;
+  int keep = 0;                   // return the past's rows and this forward's first `keep` rows (0..T)
 };
 struct ForwardResult {
   std::vector<float> nll;         // [T-1]: nll[i] = -log p(tok[i+1] | tok[0..i])
@@ -199,6 +213,7 @@ struct ForwardResult {
   std::vector<float> maps;        // [H, px, px] (attention_pool.hpp's pixels)
   std::vector<float> peaks;       // [H]
   std::vector<float> logits;      // [logits_rows.size(), V]
+  KvCache cache;                  // with keep > 0: past rows + keep rows
 };
 inline constexpr int kMaxLength = 1 << 17;
 ForwardResult forward(const Model& model, const int32_t* tokens, int T, const ForwardOptions& options = {});

@@ -360,30 +360,37 @@ export function createLmView(host, { state, onChange = () => {}, api, styleRoot 
       for (;;) {
         if (!info || !ids || cancelled === gen) break;
         const my = gen, mg = modelGen, rs = results, s = settings();
-        const todo = planForwards(s).filter((j) => !results.has(j.key) && !inFlight.has(j.key) &&
+        const todo = planForwards(s, pool.size).filter((j) => !results.has(j.key) && !inFlight.has(j.key) &&
           !(j.mapLayer == null && !j.stats && findNll(results, s, j.type)));
+        // a part 2 waits (in the count, for the progress text) until its part 1 has landed
+        const ready = todo.filter((j) => !j.after || results.has(j.after));
         if (run.gen !== my) {
           clearTimeout(busyTimer);
-          run = { gen: my, t0: performance.now(), doneCost: 0, done: 0 };
+          run = { gen: my, t0: performance.now(), doneCost: 0, done: 0, forwardMs: [] };
           busyTimer = setTimeout(() => { if (run.gen === gen && running && cancelled !== gen) busy.hidden = false; }, 300); // only past 300 ms
         }
         if (!todo.length && !inFlight.size) {
           host.dataset.computeMs = String(Math.round(performance.now() - run.t0));
+          host.dataset.forwardMs = run.forwardMs.map(Math.round).join(' '); // each forward's own time, in its Worker (bench/lm-figure.js)
           break;
         }
         const taken = new Set([...inFlight.values()].map((f) => f.index));
-        for (let i = 0; i < pool.size && todo.length; i++) {
+        for (let i = 0; i < pool.size && ready.length; i++) {
           if (taken.has(i)) continue;
-          const j = todo.shift();
-          const landed = request('forward', { tokens: ids.slice(0, j.length), context: s.context, scaling: j.scaling, stats: j.stats,
-            mapLayer: j.mapLayer, mapPx: Math.min(64, j.length) }, [], i).then((r) => ({ j, r, my, mg, rs }), (e) => ({ j, e, my, mg, rs }));
+          const j = ready.shift();
+          todo.splice(todo.indexOf(j), 1);
+          const landed = request('forward', { tokens: ids.slice(j.from ?? 0, j.length), context: s.context, scaling: j.scaling, stats: j.stats,
+            mapLayer: j.mapLayer, mapPx: Math.min(64, j.length), keep: j.keep, past: j.after ? results.get(j.after).cache : undefined }, [], i)
+            .then((r) => ({ j, r, my, mg, rs }), (e) => ({ j, e, my, mg, rs }));
           inFlight.set(j.key, { index: i, j, landed });
         }
         const flying = [...inFlight.values()].map((f) => f.j);
         const left = [...flying, ...todo];
         busyBar.value = run.doneCost / (run.doneCost + left.reduce((a, x) => a + x.cost, 0) || 1);
-        busyText.textContent = `forward ${run.done + 1} of ${run.done + left.length}: ${flying.map((j) => SCALING_NAMES[j.type]).join(' and ')} over ` +
-          `${count(Math.max(...flying.map((j) => j.length)))} tokens${flying.some((j) => j.stats) ? ', with attention statistics' : ''} · ` +
+        // a forward cut in two counts once, as the reader's forward it is (its part 2 lands it)
+        busyText.textContent = `forward ${run.done + 1} of ${run.done + left.filter((j) => j.part !== 1).length}: ` +
+          `${flying.map((j) => SCALING_NAMES[j.type] + (j.part ? ` (part ${j.part} of 2)` : '')).join(' and ')} over ` +
+          `${count(Math.max(...flying.map((j) => j.whole ?? j.length)))} tokens${flying.some((j) => j.stats) ? ', with attention statistics' : ''} · ` +
           `${((performance.now() - run.t0) / 1000).toFixed(1)} s`;
         const got = await Promise.race([...inFlight.values()].map((f) => f.landed));
         inFlight.delete(got.j.key);
@@ -395,10 +402,17 @@ export function createLmView(host, { state, onChange = () => {}, api, styleRoot 
           continue;
         }
         if (got.mg !== modelGen || got.rs !== results) continue; // another model or passage since
-        results.set(got.j.key, got.r);
+        if (got.j.after) { // a part 2: the forward's NLL is its part 1's and then its own; part 1's keys and values are done with
+          const first = results.get(got.j.after).nll, nll = new Float32Array(first.length + got.r.nll.length);
+          nll.set(first);
+          nll.set(got.r.nll, first.length);
+          results.delete(got.j.after);
+          results.set(got.j.key, { ...got.r, nll });
+        } else results.set(got.j.key, got.r);
         if (run.gen === got.my) {
           run.doneCost += got.j.cost;
-          run.done++;
+          if (got.j.part !== 1) run.done++;
+          run.forwardMs.push(got.r.ms);
         }
         draw();
       }
