@@ -1,7 +1,9 @@
 // How long "Your model, past its context" takes to compute its whole figure (five scalings' perplexity, the chosen
 // scaling's maps and its attention statistics) for stories260K at 1x, 2x, 4x and 8x its context, in headless
 // Chromium: the view's own timing (data-compute-ms: from the settings to the last forward), on a fresh page each run
-// (so each run pays the Worker's start and the wasm's tier-up, as a reader does). Not part of `npm test`.
+// (so each run pays the Workers' start and V8's compiling of the wasm's hot functions, as a reader's first figure
+// does), and then again in the same page with the context one token shorter (every forward anew, in Workers that
+// have run before: what a reader waits for when changing the settings). Not part of `npm test`.
 //   node bench/lm-figure.js [--times 1,2,4,8] [--runs 2] [--limit SECONDS] [--compare CHECKOUT] [--json FILE]
 // --compare: also the view of another checkout (its own web/wasm), runs alternating, and the ratio of the medians.
 // Needs web/wasm (scripts/setup.sh wasm) and ../shared/models/stories260K (skipped with a notice without it).
@@ -45,17 +47,28 @@ async function once(url, t) {
   await page.setViewportSize({ width: 1400, height: 1000 });
   await page.goto(`${url}/app/?play=0&lmTimes=${t}&modelUrl=${model}`);
   await page.evaluate(() => document.querySelector('#your-model').scrollIntoView());
+  const fresh = await figure(page, t);
+  await page.evaluate(() => { delete document.querySelector('#your-model .lm-host').dataset.computeMs; });
+  const input = '#your-model input[name=lm-context]';
+  await page.fill(input, String(Number(await page.inputValue(input)) - 1));
+  await page.press(input, 'Enter');
+  const warm = await figure(page, t);
+  const workers = page.workers().filter((w) => w.url().includes('lm-worker')).length;
+  await page.close();
+  return { ms: fresh, warm, workers };
+}
+
+// Waits for the view's figure; its compute time.
+async function figure(page, t) {
   for (const t0 = Date.now(); Date.now() - t0 < limit;) {
     const v = await page.evaluate(() => {
       const h = document.querySelector('#your-model .lm-host');
-      return h?.dataset.computeMs ? { ms: Number(h.dataset.computeMs), forwards: h.dataset.forwardMs, error: h.querySelector('.lm-error').hidden ? '' : h.querySelector('.lm-error').textContent } : null;
+      return h?.dataset.computeMs ? { ms: Number(h.dataset.computeMs), forwards: h.dataset.forwardLog, error: h.querySelector('.lm-error').hidden ? '' : h.querySelector('.lm-error').textContent } : null;
     });
     if (v) {
       if (v.error || page.errors.length) throw new Error(`at ${t}x: ${v.error} ${page.errors.join(' ')}`);
-      const workers = page.workers().filter((w) => w.url().includes('lm-worker')).length;
-      await page.close();
-      if (process.env.LM_FIGURE_VERBOSE) console.log(`  ${v.ms} ms; forwards ${v.forwards} ms`);
-      return { ms: v.ms, workers };
+      if (process.env.LM_FIGURE_VERBOSE) console.log(`  ${v.ms} ms; forwards (Worker, sent-landed ms, own ms): ${v.forwards}`);
+      return v.ms;
     }
     await new Promise((res) => setTimeout(res, 100));
   }
@@ -66,19 +79,22 @@ async function once(url, t) {
 
 try {
   for (const t of times) {
-    const got = servers.map(() => []);
+    const got = servers.map(() => ({ ms: [], warm: [] }));
     let workers = servers.map(() => 0);
     for (let r = 0; r < runs; r++)
       for (const [i, { server }] of servers.entries()) {
         const x = await once(server.url, t);
-        got[i].push(x.ms);
+        got[i].ms.push(x.ms);
+        got[i].warm.push(x.warm);
         workers[i] = x.workers;
       }
     const load = +loadavg()[0].toFixed(2);
-    const row = { times: t, tokens: 512 * t, load, ...Object.fromEntries(servers.map((s, i) => [s.name, { ms: got[i], workers: workers[i] }])) };
+    const row = { times: t, tokens: 512 * t, load, ...Object.fromEntries(servers.map((s, i) => [s.name, { ms: got[i].ms, warmMs: got[i].warm, workers: workers[i] }])) };
     rows.push(row);
-    console.log(`${t}x (${512 * t} tokens), load ${load}: ` + servers.map((s, i) => `${s.name}: ${got[i].join(', ')} ms (median ${median(got[i])}, ${workers[i]} Workers)`).join('; ') +
-      (other ? `; ratio of medians ${(median(got[1]) / median(got[0])).toFixed(2)}` : ''));
+    const ratio = (k) => (median(got[1][k]) / median(got[0][k])).toFixed(2);
+    console.log(`${t}x (${512 * t} tokens), load ${load}: ` + servers.map((s, i) => `${s.name}: first figure ${got[i].ms.join(', ')} ms (median ${median(got[i].ms)}), ` +
+      `again ${got[i].warm.join(', ')} ms (median ${median(got[i].warm)}), ${workers[i]} Workers`).join('; ') +
+      (other ? `; ratios of medians ${ratio('ms')} and ${ratio('warm')}` : ''));
   }
 } finally {
   await browser.close();

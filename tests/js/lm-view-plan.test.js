@@ -2,7 +2,7 @@
 // (web/app/lm-sources.js), what is computed and how it is bucketed (web/app/lm-plan.js), and that the
 // sentences follow the numbers given (web/app/lm-words.js): swap the numbers and the words swap too.
 import { fetchPlan, classifyFiles, hfRepo, SUGGESTED } from '../../web/app/lm-sources.js';
-import { planForwards, bucketPerplexity, rangePerplexity, statLengths, maxTimes, lengthFor, scalingBlock, nllKeys, mapsKey, statsKey, findNll, findStats } from '../../web/app/lm-plan.js';
+import { planForwards, bucketPerplexity, rangePerplexity, statLengths, maxTimes, lengthFor, scalingBlock, nllKeys, mapsKey, statsKey, findNll, findStats, CHOSEN_EXTRA } from '../../web/app/lm-plan.js';
 import { perplexityWords, statsWords } from '../../web/app/lm-words.js';
 import { isModelUrl } from '../../web/app/state.js';
 import { poolSize, POOL_WEIGHT_BYTES } from '../../web/app/lm-pool.js';
@@ -66,32 +66,33 @@ test('lengths: the context times 1 to 8 within the passage; statistics at 1, 2, 
   expect(statLengths(300, 512)).toEqual([300]);
 });
 
-test('the plan: five forwards, the chosen scaling\'s with the maps and its statistics at every stat length; keys find them', () => {
+test('the plan: five forwards, the chosen scaling\'s first with the maps and its statistics at every stat length; keys find them', () => {
   const s = { type: 'yarn', factor: 4, length: 2048, context: 512, layer: 0 };
   const jobs = planForwards(s);
-  expect(jobs.map((j) => [j.type, j.length, j.stats, j.mapLayer])).toEqual([['none', 2048, false, null], ['linear', 2048, false, null],
-    ['dynamic', 2048, false, null], ['yarn', 2048, [512, 1024, 2048], 0], ['llama3', 2048, false, null]]);
-  expect(jobs[0].scaling).toBeNull();
+  expect(jobs.map((j) => [j.type, j.length, j.stats, j.mapLayer])).toEqual([['yarn', 2048, [512, 1024, 2048], 0], ['none', 2048, false, null],
+    ['linear', 2048, false, null], ['dynamic', 2048, false, null], ['llama3', 2048, false, null]]);
+  expect(jobs[1].scaling).toBeNull();
   expect(jobs[4].scaling).toEqual({ rope_type: 'llama3', factor: 4, low_freq_factor: 1, high_freq_factor: 4 });
+  expect(jobs[0].cost / jobs[1].cost).toBeCloseTo(1 + CHOSEN_EXTRA, 9); // (its maps and statistics)
   expect(scalingBlock('yarn', 8)).toEqual({ rope_type: 'yarn', factor: 8 });
-  expect(nllKeys(s, 'yarn', 'yarn')).toContain(jobs[3].key);
-  expect(mapsKey(s, 'yarn')).toBe(jobs[3].key);
-  expect(nllKeys(s, 'none', 'yarn')).toEqual([jobs[0].key]);
+  expect(nllKeys(s, 'yarn', 'yarn')).toContain(jobs[0].key);
+  expect(mapsKey(s, 'yarn')).toBe(jobs[0].key);
+  expect(nllKeys(s, 'none', 'yarn')).toEqual([jobs[1].key]);
   // none does not depend on the factor: its forward is shared between factors
-  expect(planForwards({ ...s, factor: 8 })[0].key).toBe(jobs[0].key);
-  expect(planForwards({ ...s, factor: 8 })[1].key).not.toBe(jobs[1].key);
+  expect(planForwards({ ...s, factor: 8 })[1].key).toBe(jobs[1].key);
+  expect(planForwards({ ...s, factor: 8 })[2].key).not.toBe(jobs[2].key);
   // choosing another scaling reuses the losses already computed for it
-  expect(nllKeys({ ...s }, 'linear', 'linear')).toContain(jobs[1].key);
+  expect(nllKeys({ ...s }, 'linear', 'linear')).toContain(jobs[2].key);
   // dynamic NTK's frequencies follow the length: its statistics at the shorter lengths take a forward each, after the five
   const dyn = planForwards({ ...s, type: 'dynamic' });
-  expect(dyn.map((j) => [j.type, j.length, j.stats])).toEqual([['none', 2048, false], ['linear', 2048, false], ['dynamic', 2048, [2048]],
+  expect(dyn.map((j) => [j.type, j.length, j.stats])).toEqual([['dynamic', 2048, [2048]], ['none', 2048, false], ['linear', 2048, false],
     ['yarn', 2048, false], ['llama3', 2048, false], ['dynamic', 512, [512]], ['dynamic', 1024, [1024]]]);
   expect(statsKey(s, 'dynamic', 512)).toBe(dyn[5].key);
 });
 
 // The view's loop: each free Worker takes the first job of the plan that is not done, not running and not waiting
-// for its part 1. Returns when the last job ends, in forwards over `length` tokens.
-function makespan(jobs, workers) {
+// for its part 1. Returns when the last job ends, in units of `unit` (a plain forward's cost).
+function makespan(jobs, workers, unit) {
   const end = new Map(), free = Array(workers).fill(0), left = [...jobs];
   let now = 0;
   while (left.length) {
@@ -107,26 +108,28 @@ function makespan(jobs, workers) {
     free[w] = now + j.cost;
     end.set(j.key, free[w]);
   }
-  return Math.max(...free) / jobs.find((j) => !j.after && !j.keep).cost;
+  return Math.max(...free) / unit;
 }
 
-test('on two Workers, five forwards: one (not the chosen, not dynamic NTK) in two parts, so each Worker ends after 2.5', () => {
+test('on two Workers, five forwards: one (not dynamic NTK) in two parts beside the chosen one, so both Workers end together', () => {
   const s = { type: 'yarn', factor: 4, length: 4096, context: 512, layer: 0 };
   expect(planForwards(s, 1)).toEqual(planForwards(s));
   expect(planForwards(s, 4)).toEqual(planForwards(s));
-  const jobs = planForwards(s, 2);
+  const whole = planForwards(s), jobs = planForwards(s, 2), F = whole[1].cost, C = whole[0].cost;
   expect(jobs.map((j) => [j.type, j.length, j.from ?? null, j.keep ?? null, Boolean(j.after)])).toEqual([
-    ['llama3', 2767, 0, 2766, false], ['none', 4096, null, null, false], ['linear', 4096, null, null, false],
-    ['llama3', 4096, 2766, null, true], ['dynamic', 4096, null, null, false], ['yarn', 4096, null, null, false]]);
-  expect(jobs[3].key).toBe(planForwards(s)[4].key); // part 2 lands where the whole forward would
-  expect(jobs[3].after).toBe(jobs[0].key);
-  expect(jobs[0].cost + jobs[3].cost).toBeCloseTo(planForwards(s)[4].cost, 9);
-  expect(jobs[0].cost / jobs[3].cost).toBeCloseTo(1, 2);
-  expect(makespan(planForwards(s), 2)).toBeCloseTo(3, 6);
-  expect(makespan(jobs, 2)).toBeCloseTo(2.5, 2);
-  // chosen llama3: the cut moves to yarn; chosen dynamic: not dynamic either
+    ['yarn', 4096, null, null, false], ['llama3', 3145, 0, 3144, false], ['none', 4096, null, null, false],
+    ['linear', 4096, null, null, false], ['dynamic', 4096, null, null, false], ['llama3', 4096, 3144, null, true]]);
+  expect(jobs[5].key).toBe(whole[4].key); // part 2 lands where the whole forward would
+  expect(jobs[5].after).toBe(jobs[1].key);
+  expect(jobs[1].cost + jobs[5].cost).toBeCloseTo(F, 9);
+  expect(jobs[1].cost / (C / 2)).toBeCloseTo(1, 2);
+  // whole: one Worker runs three plain forwards (3), the other the chosen one and one more; cut: 2.625 each
+  expect(makespan(whole, 2, F)).toBeCloseTo(3, 6);
+  expect(makespan(jobs, 2, F)).toBeCloseTo((C / F + 4) / 2, 2);
+  // the cut one is the last that is not dynamic NTK: chosen llama3, yarn; chosen dynamic, llama3
   expect(planForwards({ ...s, type: 'llama3' }, 2).filter((j) => j.keep).map((j) => j.type)).toEqual(['yarn']);
   expect(planForwards({ ...s, type: 'dynamic' }, 2).filter((j) => j.keep).map((j) => j.type)).toEqual(['llama3']);
+  expect(planForwards({ ...s, type: 'none' }, 2).filter((j) => j.keep).map((j) => j.type)).toEqual(['llama3']);
   // short forwards stay whole
   expect(planForwards({ ...s, length: 512 }, 2)).toEqual(planForwards({ ...s, length: 512 }));
 });
@@ -134,14 +137,14 @@ test('on two Workers, five forwards: one (not the chosen, not dynamic NTK) in tw
 test('statistics are found in any forward that measured them at that length, for dynamic NTK only in one over that length', () => {
   const s = { type: 'yarn', factor: 4, length: 2048, context: 512, layer: 0 };
   const at = (n) => ({ length: n, entropy: Float32Array.of(n), sink: Float32Array.of(1 / n) });
-  const results = new Map([[planForwards(s)[3].key, { statsByLength: [512, 1024, 2048].map(at) }]]);
+  const results = new Map([[planForwards(s)[0].key, { statsByLength: [512, 1024, 2048].map(at) }]]);
   expect(findStats(results, s, 'yarn', 1024).entropy[0]).toBe(1024);
   expect(findStats(results, { ...s, length: 1024, layer: 2 }, 'yarn', 512).entropy[0]).toBe(512); // a shorter length, another layer
   expect(findStats(results, { ...s, factor: 8 }, 'yarn', 512)).toBeNull();
   expect(findStats(results, { ...s, context: 256 }, 'yarn', 512)).toBeNull();
   expect(findStats(results, s, 'linear', 512)).toBeNull();
   const d = { ...s, type: 'dynamic' }, dyn = planForwards(d);
-  results.set(dyn[2].key, { statsByLength: [at(2048)] });
+  results.set(dyn[0].key, { statsByLength: [at(2048)] });
   results.set(dyn[5].key, { statsByLength: [at(512)] });
   expect(findStats(results, d, 'dynamic', 2048).entropy[0]).toBe(2048);
   expect(findStats(results, d, 'dynamic', 512).entropy[0]).toBe(512);

@@ -88,3 +88,32 @@ test('each length is evaluated on evalBatch(length) sequences: 4, fewer from 512
   model.delete();
   await handle({ type: 'drop', encoding: 'rope' });
 });
+
+test('a held sweep starts no length until released (foreground.js: the reader\'s forwards first)', async () => {
+  const { holdBackground, onBackgroundHold, backgroundHeld } = await import('../../web/app/foreground.js');
+  const messages = [];
+  const handle = createSweepCore(async () => pe, (msg) => messages.push(msg));
+  await handle({ type: 'init', lut: new Uint8Array(768), maxPx: 16 });
+  const off = onBackgroundHold((on) => handle({ type: 'hold', on })); // as sweep-client.js wires its Workers
+  const model = pe.createModel({ encoding: 'rope', layers: 1, heads: 2, dModel: 16, vocabSize: 11, seed: 3 });
+  await handle({ type: 'model', encoding: 'rope', bytes: model.save({ weights: 'float32' }) });
+  model.delete();
+  // two holders: the background waits until both have released (each release counts once)
+  const [a, b] = [holdBackground(), holdBackground()];
+  const lengths = [8, 16, 24];
+  await handle({ type: 'sweep', encoding: 'rope', gen: 1, lengths, scaling: null, layer: 0, head: 0, task: 'copy', seed: 1 });
+  const results = () => messages.filter((m) => m.type === 'result').length;
+  await new Promise((r) => setTimeout(r, 200));
+  expect(results()).toBe(0);
+  a();
+  a();
+  await new Promise((r) => setTimeout(r, 100));
+  expect(backgroundHeld()).toBe(true);
+  expect(results()).toBe(0);
+  b();
+  expect(backgroundHeld()).toBe(false);
+  for (let t = 0; t < 200 && results() < lengths.length; t++) await new Promise((r) => setTimeout(r, 10));
+  expect(messages.filter((m) => m.type === 'result').map((m) => m.length)).toEqual(lengths);
+  off();
+  await handle({ type: 'drop', encoding: 'rope' });
+});

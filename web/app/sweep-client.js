@@ -10,6 +10,7 @@
 // apart in a shared worker.
 import { startWorker, sweepConcurrency } from './workers.js';
 import { ENCODING_INFO } from '../lib/model.js';
+import { onBackgroundHold } from './foreground.js';
 
 // Relative cost of one length, for dealing encodings out to Workers: an encoding the streaming kernel
 // cannot express materialises every [T, T] attention (FIRE also builds its bias with an MLP per pair):
@@ -67,6 +68,9 @@ export function createSweepClient({ lut, workers: given = sweepConcurrency(), pr
     w.addEventListener('message', onMessage);
     w.addEventListener('error', onWorkerError);
   }
+  // No new length starts while the reader waits on the page's foreground work (in a shared pool every client says
+  // the same, which the Worker takes once)
+  const offHold = onBackgroundHold((on) => workers.forEach((w) => w.postMessage({ type: 'hold', on })));
 
   // Each encoding stays with one Worker (its model lives there): the least loaded one when first seen.
   const workerFor = (encoding) => {
@@ -168,6 +172,7 @@ export function createSweepClient({ lut, workers: given = sweepConcurrency(), pr
     },
     /** Stop: an owned pool is terminated; in a shared one this client's models are dropped. */
     terminate() {
+      offHold();
       for (const w of workers) {
         w.removeEventListener('message', onMessage);
         w.removeEventListener('error', onWorkerError);

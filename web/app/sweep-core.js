@@ -10,6 +10,7 @@
 //   {type: 'model', encoding, bytes?: Uint8Array, config?: {...}}       replaces that encoding's model
 //   {type: 'sweep', encoding, gen, lengths, scaling, layer, head, task, seed}
 //   {type: 'cancel' | 'drop', encoding}                               stop its sweep | and free its model
+//   {type: 'hold', on}          on: no new length starts until {type: 'hold', on: false} (foreground.js)
 //   {type: 'attention', encoding, id, length, scaling, layer, head, task, seed}   the exact weights of one map
 //   -> {type: 'result', encoding, gen, length, loss, accuracy, status, trainedLength, bitmaps, px, layer, heads, tokens, peaks}
 //      layer -1 in a request: each model's own layer and head that best mark the correct key (pickView)
@@ -43,6 +44,7 @@ export function createSweepCore(api, post) {
   let mapsBuffer = new Float32Array(0); // the exact maps of every 'attention' message, reused (a fresh 8 MB array costs more than the copy)
   const jobs = new Map(); // encoding -> {gen, lengths, i, ...}
   let running = false;
+  let hold = null; // while held: {wait: a promise that resolves when released, release}
 
   function setModel({ encoding, bytes, config }) {
     models.get(encoding)?.delete();
@@ -163,6 +165,7 @@ export function createSweepCore(api, post) {
         const pending = [...jobs.entries()].filter(([enc, j]) => j.i < j.lengths.length && models.has(enc));
         if (!pending.length) break;
         for (const [encoding, job] of pending) {
+          while (hold) await hold.wait; // (the page's foreground work first)
           if (jobs.get(encoding) !== job) continue;
           try {
             await step(encoding, job);
@@ -196,6 +199,15 @@ export function createSweepCore(api, post) {
           attentionOf(data);
         } catch (e) {
           post({ type: 'attention', encoding: data.encoding, id: data.id, error: e?.message ?? String(e) });
+        }
+      } else if (data.type === 'hold') {
+        if (data.on && !hold) {
+          let release;
+          hold = { wait: new Promise((res) => { release = res; }) };
+          hold.release = release;
+        } else if (!data.on && hold) {
+          hold.release();
+          hold = null;
         }
       } else if (data.type === 'cancel') {
         jobs.delete(data.encoding);

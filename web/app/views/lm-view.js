@@ -13,6 +13,7 @@ import { drawPerplexity, drawHeads, drawStats } from './lm-plots.js';
 import { PASSAGE } from '../lm-passage.js';
 import { coerce, ROPE_SCALINGS } from '../state.js';
 import { adoptLmStyles } from '../lm-styles.js';
+import { holdBackground } from '../foreground.js';
 
 const FORMATS = { llama2c: 'llama2.c checkpoint', gguf: 'GGUF', safetensors: 'Hugging Face safetensors' };
 const MB = (n) => `${(n / 1e6).toFixed(n < 1e7 ? 2 : 1)} MB`;
@@ -354,8 +355,10 @@ export function createLmView(host, { state, onChange = () => {}, api, styleRoot 
     if (!running) loop();
   }
 
+  let releaseBackground = () => {};
   async function loop() {
     running = true;
+    releaseBackground = holdBackground(); // the page's sweep waits while the reader waits on these forwards
     try {
       for (;;) {
         if (!info || !ids || cancelled === gen) break;
@@ -366,12 +369,14 @@ export function createLmView(host, { state, onChange = () => {}, api, styleRoot 
         const ready = todo.filter((j) => !j.after || results.has(j.after));
         if (run.gen !== my) {
           clearTimeout(busyTimer);
-          run = { gen: my, t0: performance.now(), doneCost: 0, done: 0, forwardMs: [] };
+          run = { gen: my, t0: performance.now(), doneCost: 0, done: 0, log: [] };
           busyTimer = setTimeout(() => { if (run.gen === gen && running && cancelled !== gen) busy.hidden = false; }, 300); // only past 300 ms
         }
         if (!todo.length && !inFlight.size) {
           host.dataset.computeMs = String(Math.round(performance.now() - run.t0));
-          host.dataset.forwardMs = run.forwardMs.map(Math.round).join(' '); // each forward's own time, in its Worker (bench/lm-figure.js)
+          // each forward: its Worker, when it was sent and landed (ms since the settings) and its own time in the Worker
+          // (bench/lm-figure.js)
+          host.dataset.forwardLog = run.log.join(', ');
           break;
         }
         const taken = new Set([...inFlight.values()].map((f) => f.index));
@@ -379,9 +384,10 @@ export function createLmView(host, { state, onChange = () => {}, api, styleRoot 
           if (taken.has(i)) continue;
           const j = ready.shift();
           todo.splice(todo.indexOf(j), 1);
+          const sent = performance.now() - run.t0;
           const landed = request('forward', { tokens: ids.slice(j.from ?? 0, j.length), context: s.context, scaling: j.scaling, stats: j.stats,
             mapLayer: j.mapLayer, mapPx: Math.min(64, j.length), keep: j.keep, past: j.after ? results.get(j.after).cache : undefined }, [], i)
-            .then((r) => ({ j, r, my, mg, rs }), (e) => ({ j, e, my, mg, rs }));
+            .then((r) => ({ j, r, my, mg, rs, i, sent }), (e) => ({ j, e, my, mg, rs }));
           inFlight.set(j.key, { index: i, j, landed });
         }
         const flying = [...inFlight.values()].map((f) => f.j);
@@ -412,12 +418,14 @@ export function createLmView(host, { state, onChange = () => {}, api, styleRoot 
         if (run.gen === got.my) {
           run.doneCost += got.j.cost;
           if (got.j.part !== 1) run.done++;
-          run.forwardMs.push(got.r.ms);
+          run.log.push(`w${got.i} ${got.j.type}${got.j.part ? ` part ${got.j.part}` : ''} ${Math.round(got.sent)}-${Math.round(performance.now() - run.t0)} ` +
+            `(${Math.round(got.r.ms)})`);
         }
         draw();
       }
     } finally {
       running = false;
+      releaseBackground();
       clearTimeout(busyTimer);
       busy.hidden = true;
     }
@@ -494,6 +502,7 @@ export function createLmView(host, { state, onChange = () => {}, api, styleRoot 
       observer.disconnect();
       loadAbort?.abort();
       cancelCompute();
+      releaseBackground();
       pool.terminate();
     },
   };
