@@ -1,7 +1,7 @@
 // Max-pooled attention pictures (attention_pool.hpp). One pass over each map: a band of query rows
 // (one pixel row) is folded into its column maxima (SIMD over the keys), which the band's pixels
-// then pool. The band step is shared with posenc::lm's forward, which computes a map band by band
-// and never holds a whole [T, T] map (attention_pool_band.hpp).
+// then pool. The bands' edges are shared with posenc::lm's forward, which pools the same pixels band
+// by band from scores and never holds a whole [T, T] map (attention_pool_band.hpp).
 #include "posenc/attention_pool.hpp"
 
 #include <algorithm>

@@ -1,5 +1,6 @@
 // One pixel row of pool_attention (attention_pool.hpp) at a time, from that band of query rows
-// only: pool_attention runs it over whole maps, posenc::lm's forward over bands it computes.
+// only: pool_attention runs it over whole maps. posenc::lm's forward pools the same pixels (begin/end)
+// from each band's scores and its rows' log-sum-exp instead (lm_forward.cpp, head_map).
 #pragma once
 
 #include <cstddef>

@@ -101,6 +101,7 @@ void finish_stats(const RowStats& st, int r0, int rb, const Scratch& sc) {
     const bool any = l > 0.0f;
     if (st.entropy) st.entropy[r0 + r] = any ? std::max(0.0f, std::log(l) - sc.t[r] / l) : 0.0f;
     if (st.first) st.first[r0 + r] = any && sc.s0[r] != kNegInf ? std::exp(sc.s0[r] - sc.m[r]) / l : 0.0f;
+    if (st.lse) st.lse[r0 + r] = any ? sc.m[r] + std::log(l) : std::numeric_limits<float>::infinity();
   }
 }
 
@@ -117,7 +118,8 @@ void attention_forward(const float* Q, const float* K, const float* V, float* O,
                        int ldo, float scale, bool causal, float alibi_slope, const RelativeBias* bias,
                        const RowStats* stats) {
   if (Tq <= 0 || dv <= 0) return;
-  const bool want = stats && (stats->entropy || stats->first);
+  const bool want = stats && (stats->entropy || stats->first || stats->lse);
+  const bool tilt = stats && stats->entropy;  // (the entropy's running sum, in the exp pass)
   Scratch& sc = scratch();
   const int q_off = Tk - Tq;  // query i sits at position i + q_off
   sc.kt.resize(static_cast<std::size_t>(d) * Tk);
@@ -186,12 +188,12 @@ void attention_forward(const float* Q, const float* K, const float* V, float* O,
           if (!first) {
             const float corr = m_old == kNegInf ? 0.0f : std::exp(m_old - blk_max);
             scale_row(o, dv, corr);
-            if (want) sc.t[r] = corr == 0.0f ? 0.0f : corr * (sc.t[r] + sc.l[r] * (m_old - blk_max));
+            if (tilt) sc.t[r] = corr == 0.0f ? 0.0f : corr * (sc.t[r] + sc.l[r] * (m_old - blk_max));
             sc.l[r] *= corr;
           }
           sc.m[r] = blk_max;
         }
-        sc.l[r] += exp_row(s, n, nc, sc.m[r], ek, want ? &sc.t[r] : nullptr);
+        sc.l[r] += exp_row(s, n, nc, sc.m[r], ek, tilt ? &sc.t[r] : nullptr);
       }
       detail::matmul_strided(S, kBc, V + static_cast<idx>(c0) * dv, dv, Ob, ldo, rb, nc, dv, !first);
     }

@@ -4,12 +4,15 @@
 // Shapes: T tokens, D = dim, F = hidden_dim, H / Hkv heads of hd channels, V = vocab.
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <utility>
 
 #include "attention_pool_band.hpp"
 #include "lm_internal.hpp"
+#include "matmul_strided.hpp"
 #include "posenc/kernels.hpp"
 #include "posenc/simd.hpp"
+#include "softmax_row.hpp"
 
 namespace posenc::lm {
 namespace {
@@ -83,7 +86,9 @@ float logsumexp(const float* row, int n) {
 }
 
 struct Buffers {
-  std::vector<float> x, xn, q, k, v, qh, kh, vh, att, cos, sin, g, u, scores, row_entropy, row_first;
+  std::vector<float> x, xn, q, k, v, qh, kh, vh, att, cos, sin, g, u, row_entropy, row_first;
+  std::vector<float> row_lse;                    // [H, T]: the map layer's log-sum-exp per head and row
+  std::vector<float> kt, qs, scores, cells;      // head_map's scratch
 };
 
 struct Rope {
@@ -118,16 +123,41 @@ Rope make_rope(const Config& c, const RopeScaling& scaling, int T) {
   return r;
 }
 
-// The pooled picture of one head and its peak, from its probabilities computed a band of query
-// rows at a time (attention_pool_band.hpp): S [rows, i1] (row i at position i).
-float head_map(const float* q, const float* k, int T, int hd, float scale, PoolBands& bands, float* pooled,
-               std::vector<float>& S) {
+// The pooled picture of one head and its peak (the pixels of attention_pool_band.hpp), from its scores alone:
+// a weight is exp(s - lse), lse being its row's log-sum-exp from the streamed pass (RowStats::lse), and exp is
+// increasing, so a pixel's largest weight is exp(the largest score of its cell - lse): a row costs its scores and
+// one exp per pixel, not one per key. Shapes: q [T, hd], k [T, hd], lse [T], pooled [px, px]; scratch kt [hd, T]
+// (K transposed), qs [rows, hd] (a band's queries, scaled), scores [rows, i1] (theirs), cells [px].
+// Row i sits at position i (maps are refused with a past).
+float head_map(const float* q, const float* k, const float* lse, int T, int hd, float scale, const PoolBands& bands,
+               float* pooled, Buffers& b) {
+  b.kt.resize(static_cast<std::size_t>(hd) * T);
+  for (int j = 0; j < T; ++j)
+    for (int c = 0; c < hd; ++c) b.kt[static_cast<idx>(c) * T + j] = k[static_cast<idx>(j) * hd + c];
+  b.cells.resize(static_cast<std::size_t>(bands.px));
+  const kernels::detail::ExpNonposConstants ek = kernels::detail::exp_nonpositive_constants();
   double peak = 0;
-  for (int b = 0; b < bands.px; ++b) {
-    const int i0 = bands.begin(b), i1 = bands.end(b);
-    S.resize(static_cast<std::size_t>(i1 - i0) * i1);
-    kernels::attention_scores_softmax(q + static_cast<idx>(i0) * hd, k, S.data(), i1 - i0, i1, hd, scale, true, 0.0f, nullptr);
-    peak += bands.pool(b, S.data(), i1, pooled + static_cast<idx>(b) * bands.px);
+  for (int y = 0; y < bands.px; ++y) {
+    const int i0 = bands.begin(y), i1 = bands.end(y), rows = i1 - i0;
+    b.qs.resize(static_cast<std::size_t>(rows) * hd);
+    for (idx e = 0; e < static_cast<idx>(rows) * hd; ++e) b.qs[e] = q[static_cast<idx>(i0) * hd + e] * scale;
+    b.scores.resize(static_cast<std::size_t>(rows) * i1);
+    kernels::detail::matmul_strided(b.qs.data(), hd, b.kt.data(), T, b.scores.data(), i1, rows, hd, i1, false);
+    float* out = pooled + static_cast<idx>(y) * bands.px;
+    for (int x = 0; x < bands.px; ++x) out[x] = bands.begin(x) < i1 ? 0.0f : -1.0f;  // -1: no key of the cell visible
+    for (int i = i0; i < i1; ++i) {
+      const float* s = b.scores.data() + static_cast<idx>(i - i0) * i1;
+      float top = -std::numeric_limits<float>::infinity();
+      int n = 0;  // the cells row i sees: keys 0..i
+      for (; n < bands.px && bands.begin(n) <= i; ++n) {
+        const int j0 = bands.begin(n);
+        b.cells[n] = kernels::detail::row_max(s + j0, std::min(bands.end(n), i + 1) - j0);
+        top = std::max(top, b.cells[n]);
+      }
+      kernels::detail::exp_nonpositive_shift_sum(b.cells.data(), n, lse[i], ek);
+      for (int x = 0; x < n; ++x) out[x] = std::max(out[x], b.cells[x]);
+      peak += std::exp(static_cast<double>(top) - lse[i]);
+    }
   }
   return static_cast<float>(peak / T);
 }
@@ -250,11 +280,13 @@ struct Forward {
     const auto [keys, values] = keys_values(l);
     const float scale = 1.0f / std::sqrt(static_cast<float>(hd));
     const int group = H / Hkv;
-    kernels::RowStats rows{b.row_entropy.data(), b.row_first.data()};
+    if (map) b.row_lse.resize(static_cast<std::size_t>(H) * T);
     for (int h = 0; h < H; ++h) {  // att [T, Q]: head h at columns h*hd; query i at position P + i
+      const kernels::RowStats rows{stats ? b.row_entropy.data() : nullptr, stats ? b.row_first.data() : nullptr,
+                                   map ? b.row_lse.data() + static_cast<idx>(h) * T : nullptr};
       kernels::attention_forward(b.qh.data() + h * head, keys + (h / group) * kv_head, values + (h / group) * kv_head,
                                  b.att.data() + static_cast<idx>(h) * hd, T, P + T, hd, hd, Q, scale, true, 0.0f, nullptr,
-                                 stats ? &rows : nullptr);
+                                 stats || map ? &rows : nullptr);
       if (stats) record_stats(l, h, o);
     }
     if (map) record_maps(scale, group, o.map_px);
@@ -277,15 +309,15 @@ struct Forward {
     }
   }
 
-  // The chosen layer's heads pooled to px x px (their own pass: one layer of one forward).
+  // The chosen layer's heads pooled to px x px (a second pass over their scores, no softmax: head_map).
   void record_maps(float scale, int group, int px) {
     const idx head = static_cast<idx>(T) * hd;
-    PoolBands bands(T, px);
+    const PoolBands bands(T, px);
     res.maps.resize(static_cast<std::size_t>(H) * px * px);
     res.peaks.resize(H);
     for (int h = 0; h < H; ++h)
-      res.peaks[h] = head_map(b.qh.data() + h * head, b.kh.data() + (h / group) * head, T, hd, scale, bands,
-                              res.maps.data() + static_cast<idx>(h) * px * px, b.scores);
+      res.peaks[h] = head_map(b.qh.data() + h * head, b.kh.data() + (h / group) * head, b.row_lse.data() + h * static_cast<idx>(T), T,
+                              hd, scale, bands, res.maps.data() + static_cast<idx>(h) * px * px, b);
   }
 
   // x += W_down (silu(W_gate xn) * W_up xn), xn = rmsnorm(x), kRowBlock rows at a time

@@ -133,36 +133,45 @@ TEST(StreamingAttention, AgreesWithMaterialisedProbabilities) {
 }
 
 TEST(StreamingAttention, FusedRowStatisticsEqualTheTwoPassOnes) {
-  // Entropy and first-key mass per query row from the streamed pass (RowStats) against the same
-  // from the materialised probabilities (attention_scores_softmax, then -sum p log p in double and p[0]), with
+  // Entropy, first-key mass and log-sum-exp per query row from the streamed pass (RowStats) against the same
+  // from the materialised probabilities (attention_scores_softmax, then -sum p log p in double, p[0], and
+  // exp(s - lse) for every weight), with
   // scores spread wide enough (scale 3) that the lazy shift m moves inside rows, an ALiBi slope, and
   // queries that see part of the keys (Tq < Tk). Tolerance: 2e-5 nats and 2e-6 absolute mass
   // (float sums over up to 1000 keys); the output O is bit-identical with and without statistics.
   struct C { int Tq, Tk, d; float scale, slope; };
   for (const C c : {C{1000, 1000, 8, 3.0f, 0.0f}, C{96, 160, 16, 0.25f, 0.125f}, C{300, 300, 64, 0.5f, 0.0f}}) {
     const auto Q = random_vec(c.Tq * c.d, 21), K = random_vec(c.Tk * c.d, 22), V = random_vec(c.Tk * c.d, 23);
-    std::vector<float> P(static_cast<std::size_t>(c.Tq) * c.Tk), O1(c.Tq * c.d), O2(c.Tq * c.d), ent(c.Tq), first(c.Tq);
+    std::vector<float> P(static_cast<std::size_t>(c.Tq) * c.Tk), O1(c.Tq * c.d), O2(c.Tq * c.d), ent(c.Tq), first(c.Tq),
+        lse(c.Tq);
     posenc::kernels::attention_scores_softmax(Q.data(), K.data(), P.data(), c.Tq, c.Tk, c.d, c.scale, true, c.slope, nullptr);
     posenc::kernels::attention_forward(Q.data(), K.data(), V.data(), O1.data(), c.Tq, c.Tk, c.d, c.d, c.d, c.scale, true,
                                        c.slope, nullptr);
-    const posenc::kernels::RowStats st{ent.data(), first.data()};
+    const posenc::kernels::RowStats st{ent.data(), first.data(), lse.data()};
     posenc::kernels::attention_forward(Q.data(), K.data(), V.data(), O2.data(), c.Tq, c.Tk, c.d, c.d, c.d, c.scale, true,
                                        c.slope, nullptr, &st);
     EXPECT_EQ(O1, O2);
-    double worst_e = 0, worst_f = 0;
+    double worst_e = 0, worst_f = 0, worst_p = 0;
     for (int i = 0; i < c.Tq; ++i) {
       const float* p = P.data() + static_cast<std::size_t>(i) * c.Tk;
       const int n = i + (c.Tk - c.Tq) + 1;
       double e = 0;
-      for (int j = 0; j < n; ++j)
+      for (int j = 0; j < n; ++j) {
         if (p[j] > 0.0f) e -= static_cast<double>(p[j]) * std::log(static_cast<double>(p[j]));
+        // lse: each weight from its score alone (the score as the materialised path forms it, in double)
+        double qk = 0;
+        for (int t = 0; t < c.d; ++t) qk += static_cast<double>(Q[i * c.d + t]) * K[j * c.d + t];
+        const double s = c.scale * qk - c.slope * std::fabs(static_cast<double>(i + (c.Tk - c.Tq) - j));
+        worst_p = std::max(worst_p, std::fabs(std::exp(s - lse[i]) - p[j]));
+      }
       worst_e = std::max(worst_e, std::fabs(ent[i] - e));
       worst_f = std::max(worst_f, std::fabs(static_cast<double>(first[i]) - p[0]));
     }
-    std::printf("[fused row statistics, Tq=%d Tk=%d d=%d] max |d entropy| %.3g nats, max |d first| %.3g\n", c.Tq, c.Tk, c.d,
-                worst_e, worst_f);
+    std::printf("[fused row statistics, Tq=%d Tk=%d d=%d] max |d entropy| %.3g nats, max |d first| %.3g, max |exp(s - lse) - p| %.3g\n",
+                c.Tq, c.Tk, c.d, worst_e, worst_f, worst_p);
     EXPECT_LT(worst_e, 2e-5);
     EXPECT_LT(worst_f, 2e-6);
+    EXPECT_LT(worst_p, 2e-6);
   }
 }
 

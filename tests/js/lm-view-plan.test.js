@@ -117,13 +117,13 @@ test('on two Workers, five forwards: one (not dynamic NTK) in two parts beside t
   expect(planForwards(s, 4)).toEqual(planForwards(s));
   const whole = planForwards(s), jobs = planForwards(s, 2), F = whole[1].cost, C = whole[0].cost;
   expect(jobs.map((j) => [j.type, j.length, j.from ?? null, j.keep ?? null, Boolean(j.after)])).toEqual([
-    ['yarn', 4096, null, null, false], ['llama3', 3145, 0, 3144, false], ['none', 4096, null, null, false],
-    ['linear', 4096, null, null, false], ['dynamic', 4096, null, null, false], ['llama3', 4096, 3144, null, true]]);
+    ['yarn', 4096, null, null, false], ['llama3', 3102, 0, 3101, false], ['none', 4096, null, null, false],
+    ['linear', 4096, null, null, false], ['dynamic', 4096, null, null, false], ['llama3', 4096, 3101, null, true]]);
   expect(jobs[5].key).toBe(whole[4].key); // part 2 lands where the whole forward would
   expect(jobs[5].after).toBe(jobs[1].key);
   expect(jobs[1].cost + jobs[5].cost).toBeCloseTo(F, 9);
   expect(jobs[1].cost / (C / 2)).toBeCloseTo(1, 2);
-  // whole: one Worker runs three plain forwards (3), the other the chosen one and one more; cut: 2.625 each
+  // whole: one Worker runs three plain forwards (3), the other the chosen one and one more; cut: (C / F + 4) / 2 each (2.61)
   expect(makespan(whole, 2, F)).toBeCloseTo(3, 6);
   expect(makespan(jobs, 2, F)).toBeCloseTo((C / F + 4) / 2, 2);
   // the cut one is the last that is not dynamic NTK: chosen llama3, yarn; chosen dynamic, llama3

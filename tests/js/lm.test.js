@@ -32,13 +32,14 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const maxDiff = (a, b) => a.reduce((m, x, i) => Math.max(m, Math.abs(x - b[i])), 0);
 
-/** tests/lm/reference.py on the story: {tokens, nll} for `scaling` at length T. */
-function reference(scaling, T) {
-  const out = join(dir, `ref-${scaling}-${T}.txt`);
+/** tests/lm/reference.py on the story: {tokens, nll, logits, map<h>, peaks} for `scaling` at length T. */
+function reference(scaling, T, maps = null) {
+  const out = join(dir, `ref-${scaling}-${T}${maps ? `-map${maps.layer}-${maps.px}` : ''}.txt`);
   // the arguments test_lm_reference.cpp gives (logits rows included), so that --cache finds the native suites' runs
   const args = [join(root, 'tests/lm/reference.py'), fileURLToPath(new URL('stories260K.bin', SHARED)), fileURLToPath(new URL('tok512.bin', SHARED)),
     join(root, 'web/app/lm-passage.txt'), out, '--length', String(T), '--scaling', scaling, '--factor', '4', '--original', '512',
-    '--logits-rows', `0,${Math.floor(T / 2)},${T - 1}`, '--cache', join(tmpdir(), 'posenc-lm-reference')];
+    '--logits-rows', `0,${Math.floor(T / 2)},${T - 1}`, '--cache', join(tmpdir(), 'posenc-lm-reference'),
+    ...(maps ? ['--map-layer', String(maps.layer), '--map-px', String(maps.px)] : [])];
   execFileSync('/usr/bin/python3', args);
   const lines = Object.fromEntries(readFileSync(out, 'utf8').trim().split('\n').map((l) => { const [k, ...xs] = l.split(' '); return [k, xs.map(Number)]; }));
   return lines;
@@ -55,6 +56,25 @@ sharedTest('stories260K .bin: token ids and NLL equal the float64 reference at T
       const { nll } = lm.forward(ids.subarray(0, T), { scaling: SCALINGS[name] });
       const d = maxDiff(nll, ref.nll);
       expect([name, T, d < NLL_TOLERANCE]).toEqual([name, T, true]);
+    }
+  } finally {
+    lm.delete();
+  }
+}, 120000);
+
+sharedTest('stories260K: the pooled maps and peaks equal the float64 reference\'s (its softmax max-pooled), with and without scaling', async () => {
+  const lm = await pe.loadLanguageModel({ model: readShared('stories260K.bin'), tokenizer: readShared('tok512.bin') });
+  try {
+    const ids = lm.encode(STORY);
+    for (const [name, T, layer, px] of [['none', 300, 2, 37], ['yarn', 512, 1, 64], ['linear', 700, 4, 64]]) {
+      const ref = reference(name, T, { layer, px });
+      const r = lm.forward(ids.subarray(0, T), { scaling: SCALINGS[name], mapLayer: layer, mapPx: px, stats: true });
+      expect([r.px, r.maps.length, r.peaks.length]).toEqual([px, 8 * px * px, 8]);
+      const refMaps = Array.from({ length: 8 }, (_, h) => ref[`map${h}`]).flat();
+      expect(refMaps.filter((x) => x === -1).length).toBe(8 * (px * (px - 1)) / 2); // (the reference's own shape: -1 above the diagonal)
+      // weights in [0, 1] after five float32 layers: measured up to 5.0e-6 from float64 (peaks 6.6e-8)
+      const d = maxDiff(r.maps, refMaps), dp = maxDiff(r.peaks, ref.peaks);
+      expect([name, T, d < 2e-5, dp < 2e-5]).toEqual([name, T, true, true]);
     }
   } finally {
     lm.delete();

@@ -89,7 +89,7 @@ test('each length is evaluated on evalBatch(length) sequences: 4, fewer from 512
   await handle({ type: 'drop', encoding: 'rope' });
 });
 
-test('a held sweep starts no length until released (foreground.js: the reader\'s forwards first)', async () => {
+test('a held sweep runs only the first length of each request (the one on screen) until released (foreground.js)', async () => {
   const { holdBackground, onBackgroundHold, backgroundHeld } = await import('../../web/app/foreground.js');
   const messages = [];
   const handle = createSweepCore(async () => pe, (msg) => messages.push(msg));
@@ -98,22 +98,27 @@ test('a held sweep starts no length until released (foreground.js: the reader\'s
   const model = pe.createModel({ encoding: 'rope', layers: 1, heads: 2, dModel: 16, vocabSize: 11, seed: 3 });
   await handle({ type: 'model', encoding: 'rope', bytes: model.save({ weights: 'float32' }) });
   model.delete();
+  const lengths = () => messages.filter((m) => m.type === 'result').map((m) => m.length);
+  const settle = () => new Promise((r) => setTimeout(r, 150));
+  const view = { scaling: null, layer: 0, head: 0, task: 'copy', seed: 1 };
   // two holders: the background waits until both have released (each release counts once)
   const [a, b] = [holdBackground(), holdBackground()];
-  const lengths = [8, 16, 24];
-  await handle({ type: 'sweep', encoding: 'rope', gen: 1, lengths, scaling: null, layer: 0, head: 0, task: 'copy', seed: 1 });
-  const results = () => messages.filter((m) => m.type === 'result').length;
-  await new Promise((r) => setTimeout(r, 200));
-  expect(results()).toBe(0);
+  await handle({ type: 'sweep', encoding: 'rope', gen: 1, lengths: [8, 16, 24], ...view });
+  await settle();
+  expect(lengths()).toEqual([8]);
+  // a new request while held (the reader moved the length): its first length runs at once
+  await handle({ type: 'sweep', encoding: 'rope', gen: 2, lengths: [12, 16, 24], ...view });
+  await settle();
+  expect(lengths()).toEqual([8, 12]);
   a();
   a();
-  await new Promise((r) => setTimeout(r, 100));
+  await settle();
   expect(backgroundHeld()).toBe(true);
-  expect(results()).toBe(0);
+  expect(lengths()).toEqual([8, 12]);
   b();
   expect(backgroundHeld()).toBe(false);
-  for (let t = 0; t < 200 && results() < lengths.length; t++) await new Promise((r) => setTimeout(r, 10));
-  expect(messages.filter((m) => m.type === 'result').map((m) => m.length)).toEqual(lengths);
+  for (let t = 0; t < 200 && lengths().length < 4; t++) await new Promise((r) => setTimeout(r, 10));
+  expect(lengths()).toEqual([8, 12, 16, 24]);
   off();
   await handle({ type: 'drop', encoding: 'rope' });
 });

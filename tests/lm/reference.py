@@ -6,8 +6,10 @@ llama2.c's encode does (the O(n) rescan for the best pair after every merge, kep
 array), and runs the forward in float64 with numpy. It shares no code with the C++ core.
 
 usage: reference.py MODEL.bin TOKENIZER.bin TEXT OUT [--scaling TYPE] [--factor F] [--original N]
-                    [--length T] [--logits-rows r1,r2,...] [--cache DIR]
-Writes OUT as lines: "tokens <ids...>", "nll <values...>", "logits <row> <V values...>".
+                    [--length T] [--logits-rows r1,r2,...] [--map-layer L [--map-px P]] [--cache DIR]
+Writes OUT as lines: "tokens <ids...>", "nll <values...>", "logits <row> <V values...>", and with --map-layer
+"map<h> <P*P values>" per head (layer L's attention max-pooled to P x P, -1 above the diagonal) and
+"peaks <per head: the mean over rows of the row's largest weight>".
 With --cache, the output is kept in DIR under a hash of everything it depends on (this file, the three
 inputs, the arguments that matter), so the test suites that ask for the same case (C++ simd, scalar
 and ASan; Jest) share one run of the forward (about 6 s at T = 2048).
@@ -152,7 +154,24 @@ def rmsnorm(x, w):
     return x / np.sqrt((x * x).mean(-1, keepdims=True) + 1e-5) * w
 
 
-def forward(p, tokens, kind, factor, original):
+def pool_map(P, px):
+    # P [T, T], zero above the diagonal -> [px, px]: pixel (y, x) is the largest weight of query rows
+    # [floor(y T/px), floor((y+1) T/px)) on keys [floor(x T/px), floor((x+1) T/px)); -1 where no key of the
+    # cell is visible to any row of the band (above the diagonal)
+    T = P.shape[0]
+    edge = [min(T, int(np.floor(x * (T / px)))) for x in range(px + 1)]
+    out = np.full((px, px), -1.0)
+    for y in range(px):
+        i0, i1 = edge[y], max(edge[y] + 1, edge[y + 1])
+        for x in range(px):
+            j0, j1 = edge[x], min(i1, max(edge[x] + 1, edge[x + 1]))
+            if j0 < i1:
+                out[y, x] = P[i0:i1, j0:j1].max()
+    return out
+
+
+def forward(p, tokens, kind, factor, original, map_layer=-1, map_px=0):
+    maps, peaks = [], []
     T = len(tokens)
     H, Hkv, D = p['heads'], p['kv_heads'], p['dim']
     hs = D // H
@@ -173,6 +192,9 @@ def forward(p, tokens, kind, factor, original):
             s = np.exp(s - s.max(-1, keepdims=True))
             s /= s.sum(-1, keepdims=True)
             out[:, h, :] = s @ v[:, g, :]
+            if l == map_layer:
+                maps.append(pool_map(s, map_px))
+                peaks.append(s.max(-1).mean())
         x = x + out.reshape(T, D) @ p['wo'][l].T
         xn = rmsnorm(x, p['rms_ffn'][l])
         a = xn @ p['w1'][l].T
@@ -181,7 +203,7 @@ def forward(p, tokens, kind, factor, original):
     m = logits.max(-1, keepdims=True)
     lse = (m + np.log(np.exp(logits - m).sum(-1, keepdims=True)))[:, 0]
     nll = lse[:-1] - logits[np.arange(T - 1), tokens[1:]]
-    return nll, logits
+    return nll, logits, maps, peaks
 
 
 def main():
@@ -195,6 +217,8 @@ def main():
     ap.add_argument('--original', type=int, default=0)
     ap.add_argument('--length', type=int, default=0)
     ap.add_argument('--logits-rows', default='')
+    ap.add_argument('--map-layer', type=int, default=-1)
+    ap.add_argument('--map-px', type=int, default=64)
     ap.add_argument('--cache', default='')
     a = ap.parse_args()
     cached = None
@@ -204,7 +228,9 @@ def main():
             with open(path, 'rb') as f:
                 h.update(hashlib.sha256(f.read()).digest())
         scaled = a.scaling != 'none'
-        h.update(repr((a.scaling, a.factor if scaled else None, a.original if scaled else None, a.length, a.logits_rows)).encode())
+        maps = (a.map_layer, a.map_px) if a.map_layer >= 0 else None  # (None: the key runs without maps had)
+        h.update(repr((a.scaling, a.factor if scaled else None, a.original if scaled else None, a.length, a.logits_rows)
+                      + ((maps,) if maps else ())).encode())
         os.makedirs(a.cache, exist_ok=True)
         cached = os.path.join(a.cache, h.hexdigest()[:24] + '.txt')
         if os.path.exists(cached):
@@ -217,12 +243,16 @@ def main():
         if a.length > len(tokens):
             raise SystemExit('the text has %d tokens, fewer than --length %d' % (len(tokens), a.length))
         tokens = tokens[:a.length]
-    nll, logits = forward(p, np.array(tokens), a.scaling, a.factor, a.original or p['seq_len'])
+    nll, logits, maps, peaks = forward(p, np.array(tokens), a.scaling, a.factor, a.original or p['seq_len'], a.map_layer, a.map_px)
     with open(a.out, 'w') as f:
         f.write('tokens ' + ' '.join(map(str, tokens)) + '\n')
         f.write('nll ' + ' '.join('%.17g' % v for v in nll) + '\n')
         for r in [int(r) for r in a.logits_rows.split(',') if r]:
             f.write('logits %d ' % r + ' '.join('%.17g' % v for v in logits[r]) + '\n')
+        for h, m in enumerate(maps):
+            f.write('map%d ' % h + ' '.join('%.17g' % v for v in m.ravel()) + '\n')
+        if peaks:
+            f.write('peaks ' + ' '.join('%.17g' % v for v in peaks) + '\n')
     if cached:  # written whole under a name of this process, then renamed: a reader never sees half a file
         part = '%s.%d' % (cached, os.getpid())
         shutil.copyfile(a.out, part)

@@ -56,9 +56,9 @@ export function planForwards({ type, factor, length, context, layer }, workers =
 const cost = (n) => (n / 1024) ** 2 + n / 1024;
 /**
  * What the chosen scaling's maps and statistics add to its forward: measured on stories260K at 4,096 tokens (wasm SIMD,
- * Node), 600 ms without them and 750 ms with them.
+ * Node, medians of 7), 646 ms without them and 791 ms with them.
  */
-export const CHOSEN_EXTRA = 0.25;
+export const CHOSEN_EXTRA = 0.22;
 /** From this many tokens a forward may be cut in two (below, a part's fixed costs would eat what it saves). */
 export const SPLIT_FROM = 1024;
 

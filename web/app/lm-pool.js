@@ -30,6 +30,13 @@ export function createLmPool({ api, onNotice = () => {} }) {
       if (data.type === 'error') p.reject(Object.assign(new Error(data.message), { kind: data.name }));
       else p.resolve(data);
     };
+    // an error the handler did not answer (the Worker itself failed): its requests fail, so no caller waits forever
+    w.onerror = (ev) => {
+      for (const [id, p] of pending) if (p.w === w) {
+        pending.delete(id);
+        p.reject(new Error(`the language model's Worker failed: ${ev.message || 'no reason given'}`));
+      }
+    };
     return w;
   }
   // A helper Worker that cannot start is not replaced by the page's thread (Worker 0 is): it is left out.

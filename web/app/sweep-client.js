@@ -68,8 +68,8 @@ export function createSweepClient({ lut, workers: given = sweepConcurrency(), pr
     w.addEventListener('message', onMessage);
     w.addEventListener('error', onWorkerError);
   }
-  // No new length starts while the reader waits on the page's foreground work (in a shared pool every client says
-  // the same, which the Worker takes once)
+  // While the reader waits on the page's foreground work, only the length on screen runs, the others wait (in a
+  // shared pool every client says the same, which the Worker takes once)
   const offHold = onBackgroundHold((on) => workers.forEach((w) => w.postMessage({ type: 'hold', on })));
 
   // Each encoding stays with one Worker (its model lives there): the least loaded one when first seen.

@@ -10,7 +10,7 @@
 //   {type: 'model', encoding, bytes?: Uint8Array, config?: {...}}       replaces that encoding's model
 //   {type: 'sweep', encoding, gen, lengths, scaling, layer, head, task, seed}
 //   {type: 'cancel' | 'drop', encoding}                               stop its sweep | and free its model
-//   {type: 'hold', on}          on: no new length starts until {type: 'hold', on: false} (foreground.js)
+//   {type: 'hold', on}          on: only each request's first length runs until {type: 'hold', on: false} (foreground.js)
 //   {type: 'attention', encoding, id, length, scaling, layer, head, task, seed}   the exact weights of one map
 //   -> {type: 'result', encoding, gen, length, loss, accuracy, status, trainedLength, bitmaps, px, layer, heads, tokens, peaks}
 //      layer -1 in a request: each model's own layer and head that best mark the correct key (pickView)
@@ -45,6 +45,10 @@ export function createSweepCore(api, post) {
   const jobs = new Map(); // encoding -> {gen, lengths, i, ...}
   let running = false;
   let hold = null; // while held: {wait: a promise that resolves when released, release}
+  // While held, only the first length of each request runs (the one on screen: the page asks for it first); the
+  // others wait for the release.
+  const held = (job) => hold !== null && job.i > 0;
+  let kick = () => {}; // wakes a pump that waits for the release, when a new request comes
 
   function setModel({ encoding, bytes, config }) {
     models.get(encoding)?.delete();
@@ -162,11 +166,15 @@ export function createSweepCore(api, post) {
     running = true;
     try {
       for (;;) {
-        const pending = [...jobs.entries()].filter(([enc, j]) => j.i < j.lengths.length && models.has(enc));
-        if (!pending.length) break;
+        const left = [...jobs.entries()].filter(([enc, j]) => j.i < j.lengths.length && models.has(enc));
+        const pending = left.filter(([, j]) => !held(j));
+        if (!pending.length) {
+          if (!left.length) break;
+          await Promise.race([hold.wait, new Promise((res) => { kick = res; })]); // released, or a new request
+          continue;
+        }
         for (const [encoding, job] of pending) {
-          while (hold) await hold.wait; // (the page's foreground work first)
-          if (jobs.get(encoding) !== job) continue;
+          if (jobs.get(encoding) !== job || held(job)) continue;
           try {
             await step(encoding, job);
           } catch (e) {
@@ -193,6 +201,7 @@ export function createSweepCore(api, post) {
         setModel(data);
       } else if (data.type === 'sweep') {
         jobs.set(data.encoding, { ...data, i: 0 });
+        kick();
         pump();
       } else if (data.type === 'attention') {
         try {

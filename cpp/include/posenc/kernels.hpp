@@ -51,11 +51,13 @@ struct RelativeBias {
 // Q [Tq, d], K [Tk, d], V [Tk, dv]; O rows at O + i * ldo. Query i sits at i_pos = i + (Tk - Tq);
 // requires Tq <= Tk. Equal to attention_scores_softmax followed by P @ V up to rounding.
 // stats (optional; null costs nothing): per query row i, from the same pass (no second softmax),
-// entropy[i] = -sum_j p_ij log p_ij in nats and first[i] = p_i0, the mass on the first key (each
-// pointer may be null). A row that sees no key gets 0 for both.
+// entropy[i] = -sum_j p_ij log p_ij in nats and first[i] = p_i0, the mass on the first key, and
+// lse[i] = log sum_j exp(s_ij), so that p_ij = exp(s_ij - lse[i]) for the row's scores s (each pointer may
+// be null). A row that sees no key gets 0 for entropy and first and +inf for lse (every weight 0).
 struct RowStats {
   float* entropy = nullptr;  // [Tq]
   float* first = nullptr;    // [Tq]
+  float* lse = nullptr;      // [Tq]
 };
 void attention_forward(const float* Q, const float* K, const float* V, float* O, int Tq, int Tk, int d, int dv,
                        int ldo, float scale, bool causal, float alibi_slope, const RelativeBias* bias,

@@ -11,9 +11,9 @@
 // So a model needs about 4 x its parameter count in bytes (stories260K 1 MB, stories110M 440 MB);
 // in wasm (2 GB maximum memory) models up to about 400 M parameters load. Activations are
 // T x (2 dim + 3 q_dim + 4 kv_dim) floats plus [64, hidden_dim] x 2 and [64, vocab] blocks: never
-// all T rows of logits, never a [T, T] attention matrix (attention is streamed; statistics and
-// maps come from bands of query rows, pooled as they are made; statistics from per-row values of
-// the streamed attention, 2 T floats). stories260K at T = 4096: 14 MB
+// all T rows of logits, never a [T, T] attention matrix (attention is streamed; maps come from
+// bands of query rows' scores, pooled as they are made, with each row's log-sum-exp from the streamed
+// attention, heads x T floats; statistics from its per-row values, 2 T floats). stories260K at T = 4096: 14 MB
 // peak resident, natively.
 #pragma once
 
