@@ -3,7 +3,8 @@
 // Chromium: the view's own timing (data-compute-ms: from the settings to the last forward), on a fresh page each run
 // (so each run pays the Workers' start and V8's compiling of the wasm's hot functions, as a reader's first figure
 // does), and then again in the same page with the context one token shorter (every forward anew, in Workers that
-// have run before: what a reader waits for when changing the settings). Not part of `npm test`.
+// have run before: what a reader waits for when changing the settings); and the load before the first (data-load-ms:
+// from the model's bytes to its Workers ready and the passage encoded). Not part of `npm test`.
 //   node bench/lm-figure.js [--times 1,2,4,8] [--runs 2] [--limit SECONDS] [--compare CHECKOUT] [--json FILE]
 // --compare: also the view of another checkout (its own web/wasm), runs alternating, and the ratio of the medians.
 // Needs web/wasm (scripts/setup.sh wasm) and ../shared/models/stories260K (skipped with a notice without it).
@@ -48,6 +49,7 @@ async function once(url, t) {
   await page.goto(`${url}/app/?play=0&lmTimes=${t}&modelUrl=${model}`);
   await page.evaluate(() => document.querySelector('#your-model').scrollIntoView());
   const fresh = await figure(page, t);
+  const load = Number(await page.evaluate(() => document.querySelector('#your-model .lm-host').dataset.loadMs));
   await page.evaluate(() => { delete document.querySelector('#your-model .lm-host').dataset.computeMs; });
   const input = '#your-model input[name=lm-context]';
   await page.fill(input, String(Number(await page.inputValue(input)) - 1));
@@ -55,7 +57,7 @@ async function once(url, t) {
   const warm = await figure(page, t);
   const workers = page.workers().filter((w) => w.url().includes('lm-worker')).length;
   await page.close();
-  return { ms: fresh, warm, workers };
+  return { ms: fresh, warm, load, workers };
 }
 
 // Waits for the view's figure; its compute time.
@@ -79,21 +81,23 @@ async function figure(page, t) {
 
 try {
   for (const t of times) {
-    const got = servers.map(() => ({ ms: [], warm: [] }));
+    const got = servers.map(() => ({ ms: [], warm: [], load: [] }));
     let workers = servers.map(() => 0);
     for (let r = 0; r < runs; r++)
       for (const [i, { server }] of servers.entries()) {
         const x = await once(server.url, t);
         got[i].ms.push(x.ms);
         got[i].warm.push(x.warm);
+        got[i].load.push(x.load);
         workers[i] = x.workers;
       }
     const load = +loadavg()[0].toFixed(2);
-    const row = { times: t, tokens: 512 * t, load, ...Object.fromEntries(servers.map((s, i) => [s.name, { ms: got[i].ms, warmMs: got[i].warm, workers: workers[i] }])) };
+    const row = { times: t, tokens: 512 * t, load, ...Object.fromEntries(servers.map((s, i) => [s.name, { ms: got[i].ms, warmMs: got[i].warm, loadMs: got[i].load, workers: workers[i] }])) };
     rows.push(row);
     const ratio = (k) => (median(got[1][k]) / median(got[0][k])).toFixed(2);
     console.log(`${t}x (${512 * t} tokens), load ${load}: ` + servers.map((s, i) => `${s.name}: first figure ${got[i].ms.join(', ')} ms (median ${median(got[i].ms)}), ` +
-      `again ${got[i].warm.join(', ')} ms (median ${median(got[i].warm)}), ${workers[i]} Workers`).join('; ') +
+      `again ${got[i].warm.join(', ')} ms (median ${median(got[i].warm)}), model ready before the first in ${got[i].load.join(', ')} ms ` +
+      `(median ${median(got[i].load)}), ${workers[i]} Workers`).join('; ') +
       (other ? `; ratios of medians ${ratio('ms')} and ${ratio('warm')}` : ''));
   }
 } finally {

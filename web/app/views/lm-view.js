@@ -133,6 +133,7 @@ export function createLmView(host, { state, onChange = () => {}, api, styleRoot 
     loadAbort?.abort();
     cancelCompute();
     const abort = (loadAbort = new AbortController());
+    let release = () => {};
     showError('');
     loadBar.removeAttribute('value');
     loadText.textContent = 'starting…';
@@ -142,6 +143,8 @@ export function createLmView(host, { state, onChange = () => {}, api, styleRoot 
       if (abort.signal.aborted) throw new DOMException('cancelled', 'AbortError');
       loadBar.removeAttribute('value');
       loadText.textContent = 'reading the model…';
+      const tLoad = performance.now(); // (data-load-ms: bench/lm-figure.js)
+      release = holdBackground(); // reading the model (not its download, which needs no CPU): the sweep waits
       const gen = ++modelGen;
       info = null;
       const { info: got } = await pool.load(files, buffersOf(files));
@@ -153,6 +156,7 @@ export function createLmView(host, { state, onChange = () => {}, api, styleRoot 
       if (state.lmContext && state.lmContext === info.config.context) state.lmContext = 0;
       onChange();
       await encode();
+      host.dataset.loadMs = String(Math.round(performance.now() - tLoad));
       showModel();
       compute();
     } catch (e) {
@@ -166,6 +170,7 @@ export function createLmView(host, { state, onChange = () => {}, api, styleRoot 
       source.hidden = false;
       showError(e?.name === 'AbortError' ? 'Loading was cancelled.' : `This model cannot be used: ${e?.message ?? e}`);
     } finally {
+      release();
       if (loadAbort === abort) loadAbort = null;
       showLoading(false);
     }
