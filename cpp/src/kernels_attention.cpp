@@ -8,6 +8,7 @@
 #include <limits>
 #include <vector>
 
+#include "matmul_strided.hpp"
 #include "posenc/kernels.hpp"
 #include "posenc/simd.hpp"
 #include "softmax_row.hpp"
@@ -82,8 +83,7 @@ void attention_scores_softmax(const float* Q, const float* K, float* S, int Tq, 
                               bool causal, float alibi_slope, const float* bias) {
   thread_local std::vector<float> KT;
   KT.resize(static_cast<size_t>(d) * Tk);
-  for (int j = 0; j < Tk; ++j)
-    for (int c = 0; c < d; ++c) KT[static_cast<size_t>(c) * Tk + j] = K[static_cast<size_t>(j) * d + c];
+  detail::transpose(K, Tk, d, KT.data());
 
   const int offset = Tk - Tq;
   const fbatch vscale = simd::splat(scale);

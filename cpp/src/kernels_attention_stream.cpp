@@ -123,8 +123,7 @@ void attention_forward(const float* Q, const float* K, const float* V, float* O,
   Scratch& sc = scratch();
   const int q_off = Tk - Tq;  // query i sits at position i + q_off
   sc.kt.resize(static_cast<std::size_t>(d) * Tk);
-  for (int j = 0; j < Tk; ++j)
-    for (int c = 0; c < d; ++c) sc.kt[static_cast<idx>(c) * Tk + j] = K[static_cast<idx>(j) * d + c];
+  detail::transpose(K, Tk, d, sc.kt.data());
   sc.q.resize(static_cast<std::size_t>(kBr) * d);
   sc.s.resize(static_cast<std::size_t>(kBr) * kBc);
   sc.m.resize(kBr);

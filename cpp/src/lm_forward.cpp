@@ -132,8 +132,7 @@ Rope make_rope(const Config& c, const RopeScaling& scaling, int T) {
 float head_map(const float* q, const float* k, const float* lse, int T, int hd, float scale, const PoolBands& bands,
                float* pooled, Buffers& b) {
   b.kt.resize(static_cast<std::size_t>(hd) * T);
-  for (int j = 0; j < T; ++j)
-    for (int c = 0; c < hd; ++c) b.kt[static_cast<idx>(c) * T + j] = k[static_cast<idx>(j) * hd + c];
+  kernels::detail::transpose(k, T, hd, b.kt.data());
   b.cells.resize(static_cast<std::size_t>(bands.px));
   const kernels::detail::ExpNonposConstants ek = kernels::detail::exp_nonpositive_constants();
   double peak = 0;

@@ -90,11 +90,12 @@ test('each length is evaluated on evalBatch(length) sequences: 4, fewer from 512
 });
 
 test('a held sweep runs only the first length of each request (the one on screen) until released (foreground.js)', async () => {
-  const { holdBackground, onBackgroundHold, backgroundHeld } = await import('../../web/app/foreground.js');
+  const { holdBackground, onBackgroundHold } = await import('../../web/app/foreground.js');
   const messages = [];
   const handle = createSweepCore(async () => pe, (msg) => messages.push(msg));
   await handle({ type: 'init', lut: new Uint8Array(768), maxPx: 16 });
-  const off = onBackgroundHold((on) => handle({ type: 'hold', on })); // as sweep-client.js wires its Workers
+  const told = []; // what the page's registry told its listeners
+  const off = onBackgroundHold((on) => { told.push(on); handle({ type: 'hold', on }); }); // as sweep-client.js wires its Workers
   const model = pe.createModel({ encoding: 'rope', layers: 1, heads: 2, dModel: 16, vocabSize: 11, seed: 3 });
   await handle({ type: 'model', encoding: 'rope', bytes: model.save({ weights: 'float32' }) });
   model.delete();
@@ -113,10 +114,10 @@ test('a held sweep runs only the first length of each request (the one on screen
   a();
   a();
   await settle();
-  expect(backgroundHeld()).toBe(true);
+  expect(told).toEqual([false, true]); // (at subscription, then at the first hold; not again for the second)
   expect(lengths()).toEqual([8, 12]);
   b();
-  expect(backgroundHeld()).toBe(false);
+  expect(told).toEqual([false, true, false]);
   for (let t = 0; t < 200 && lengths().length < 4; t++) await new Promise((r) => setTimeout(r, 10));
   expect(lengths()).toEqual([8, 12, 16, 24]);
   off();

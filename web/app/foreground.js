@@ -17,9 +17,6 @@ export function holdBackground() {
   };
 }
 
-/** Whether background work should wait now. */
-export const backgroundHeld = () => page.holds > 0;
-
 /** Call fn(held) now and whenever that changes; returns unsubscribe(). */
 export function onBackgroundHold(fn) {
   page.listeners.add(fn);
