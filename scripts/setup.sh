@@ -1,23 +1,24 @@
 #!/usr/bin/env bash
 # Installs what is missing, then builds what is stale. Cheap when nothing is.
-#   scripts/setup.sh wasm   # Debian packages, npm ci, the two wasm builds (npm start, npm run build)
-#   scripts/setup.sh all    # ... plus the native build and its tests (npm test)
+#   scripts/setup.sh wasm      # Debian packages, npm ci, the two wasm builds (npm start, npm run build)
+#   scripts/setup.sh browser   # ... plus headless Chromium (npm run docs, export, soak)
+#   scripts/setup.sh all       # ... plus the native builds and every test's tools (npm test)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 what="${1:-all}"
 jobs=2
 
 # --- Debian packages ---------------------------------------------------------
-# emscripten (em++, wasm-ld, binaryen), xsimd headers, the browser tests' engines
-# (headless Chromium; Firefox ESR; WebKitGTK's MiniBrowser with WebKitWebDriver,
-# on an Xvfb display the tests start themselves), the native toolchain with
-# GoogleTest, and clang-14 with its sanitizer and libFuzzer runtimes for the
-# hardening build (build/asan), python3-numpy for the float64 reference of the real-model tests
-# (tests/lm/reference.py), and Debian's python3-torch (1.13, with python3-numpy; 146 packages,
-# 578 MB installed, on a machine that had the rest) that runs the PyTorch export of "Your model's RoPE" in its test.
-# ccache caches compilations (see launcher below).
-packages=(emscripten libxsimd-dev chromium firefox-esr webkit2gtk-driver libwebkit2gtk-4.1-0 xvfb cmake g++ make libgtest-dev
-  clang-14 libclang-rt-14-dev python3-numpy python3-torch ccache)
+# By need (scripts/needs.json, the one table of what each command installs; the README's setup table is
+# generated from it): wasm (npm start, build, model) < browser (docs, export, soak) < all (npm test, bench,
+# fuzz, train). Each need includes the ones before it, so `npm start` never pays for the test suite's browsers
+# or PyTorch.
+case $what in wasm|browser|all) ;; *) echo "usage: scripts/setup.sh wasm|browser|all" >&2; exit 2 ;; esac
+mapfile -t packages < <(node -e '
+  const { needs } = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+  const upTo = needs.findIndex((n) => n.id === process.argv[2]);
+  for (const n of needs.slice(0, upTo + 1)) for (const p of n.debian) console.log(p);' scripts/needs.json "$what")
+((${#packages[@]})) || { echo "posenc: could not read scripts/needs.json" >&2; exit 1; }
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
