@@ -62,6 +62,8 @@ describe.each(ENGINES)('%s', (engine) => {
     await page.goto(`${env.url}/app/?play=0`);
     await page.waitFor(() => document.body.dataset.ready === 'true' && document.querySelectorAll('#story .story-steps button').length >= 5,
       { what: 'the page and its steps' });
+    // every row holds its shipped checkpoint (until then a row may show an untrained stand-in's numbers)
+    await page.waitFor(() => posenc.state.encodings.every((e) => posenc.trainer.runs.get(e)?.status === 'checkpoint'), { timeout: 60000, what: 'the checkpoints' });
     titles = await page.evaluate(() => [...document.querySelectorAll('#story .story-steps button')].map((b) => b.textContent));
   }, 120000);
 

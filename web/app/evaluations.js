@@ -8,7 +8,8 @@
 // applies there (none; or a shipped scaled run whose scaling at that length is the view's, e.g. position
 // interpolation ×4 at 4× the training length); else the live sweep's result at that length for the view's scaling, which says
 // how many sequences it rests on (sweep-core.js evalBatch). The view's scaling is the one the sweep client last
-// asked for; a live result of another scaling is never used: a line never mixes scaled and unscaled points.
+// asked for; a live result of another scaling, or of a model replaced since, is never used: a line never mixes
+// scaled and unscaled points, nor two models.
 import { learnedAt } from './row-words.js';
 import { EXPERIMENT } from './experiment.js';
 
@@ -36,7 +37,12 @@ export function createEvaluations({ client = null } = {}) {
     }
     return [...out.values()];
   };
-  const live = (enc) => (client?.results(enc) ?? []).filter((r) => (r.scalingKey ?? '') === scalingOf(enc));
+  // the live results of the current model with the view's scaling (a result of the model before, e.g. an untrained one
+  // replaced by its checkpoint, is not this model's number)
+  const live = (enc) => {
+    const v = client?.version?.(enc);
+    return (client?.results(enc) ?? []).filter((r) => (r.scalingKey ?? '') === scalingOf(enc) && (v == null || r.version == null || r.version === v));
+  };
   // partial: a live evaluation on fewer sequences than the shipped ones (drawn apart from the measured points)
   const ofLive = (r) => ({ length: r.length, accuracy: r.accuracy, loss: r.loss, sequences: r.sequences ?? null, measured: false,
     partial: !(sequences && r.sequences >= sequences), result: r });
@@ -69,7 +75,7 @@ export function createEvaluations({ client = null } = {}) {
     /** How many sequences a shipped point rests on (results.json's; the experiment's before it is read). */
     shippedSequences: () => sequences,
     /** A key that changes whenever an answer may (for the views' "draw only what changed"). */
-    key: (enc) => `${version}|${scalingOf(enc)}|${measuredApplies(enc)}|${client?.results(enc).length}|${client?.results(enc).at(-1)?.gen}`,
+    key: (enc) => `${version}|${scalingOf(enc)}|${measuredApplies(enc)}|${client?.version?.(enc)}|${client?.results(enc).length}|${client?.results(enc).at(-1)?.gen}`,
     /**
      * The evaluation of `enc` at exactly `length`: {length, accuracy, loss, sequences, measured, partial, result} (result: the
      * live sweep's, with its maps, when it is live), or null while none is known.
