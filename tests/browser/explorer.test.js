@@ -67,7 +67,7 @@ test('the default view starts from the shipped checkpoints, with no training nee
   expect(drawn).toEqual(shipped.map((e) => curves[`copy-${e}.ckpt`].loss.length));
   for (const s of await canvasStats(page, '.train-row canvas.loss')) expect(s.colours).toBeGreaterThan(3);
   expect(await page.textContent('.train-row[data-encoding=rope] .tstat'))
-    .toContain(`met the held-out target at step ${curves['copy-rope.ckpt'].stepsToTarget}`);
+    .toContain(`stopped early at step ${curves['copy-rope.ckpt'].stepsToTarget}`);
   // the panel's data export gives the same recorded curve for a checkpoint row
   const exported = await page.evaluate(() => posenc.dataFor('train').runs.rope);
   expect([exported.loss.length, exported.loss.at(-1)[1], exported.stepsToTarget, exported.lossFrom])

@@ -8,7 +8,6 @@ import { readFileSync } from 'node:fs';
 import { useBrowser, docsShot } from './harness.js';
 import { waitFor, waitReady, canvasStats } from './page-helpers.js';
 import { storySteps, shippedSweep, contrastPicks } from '../../web/app/story.js';
-import { valueAt } from '../../web/app/hero.js';
 import { ENCODING_INFO } from '../../web/lib/index.js';
 
 const browser = useBrowser();
@@ -39,7 +38,7 @@ test('the first screen answers the question, and its words and numbers are the s
   // the legend's value at the cursor (T = 128, a measured length) is the shipped accuracy
   const sweep = shippedSweep(shipped, 'copy');
   const legend = await page.$$eval('.hero-key', (b) => b.map((x) => [x.dataset.encoding, x.querySelector('.value').textContent]));
-  for (const [enc, text] of legend) expect(text).toBe(`${Math.round(100 * valueAt(sweep[enc].map(([L, a]) => [L, a]), 128))}%`);
+  for (const [enc, text] of legend) expect(text).toBe(`${Math.round(100 * sweep[enc].find(([L]) => L === 128)[1])}%`);
   // the picked maps are drawn at the cursor's length, with their accuracy in large type
   await waitFor(page, () => [...document.querySelectorAll('.hero-map canvas')].every((c) => /at T = 128, accuracy \d+%/.test(c.getAttribute('aria-label'))),
     { timeout: 60000, what: 'the picked maps at 128' });

@@ -39,7 +39,7 @@ test('header, row and retrieval words equal what results-words computes from the
 });
 
 // Issue 29: each row's "what to notice" compares the accuracy shown against the row's accuracy at the training
-// length and the task's floor, with the very numbers of the sweep (never attention alone); readouts do not go
+// length and the task's floor, with the very numbers of the page's evaluations (never attention alone); readouts do not go
 // stale; the training text states the batch trained with; the length label keeps one line.
 import { EXPERIMENT } from '../../web/app/experiment.js';
 import { taskInfo, floorNear, pct1 } from '../../web/app/results-words.js';
@@ -53,14 +53,15 @@ test('row words agree with the sweep\'s numbers at every length, and the readout
   const labelHeights = new Set();
   for (const T of [32, 64, 128, 512]) {
     await page.evaluate((t) => posenc.setLength(t), T);
-    await waitFor(page, (t) => posenc.state.encodings.every((e) => posenc.client.results(e).some((r) => r.length === t) &&
-      posenc.client.results(e).some((r) => r.length === posenc.state.trainLength)), { arg: T, what: `the sweep at ${T}` });
+    await waitFor(page, (t) => posenc.state.encodings.every((e) => posenc.evaluations.at(e, t) && posenc.evaluations.at(e, posenc.state.trainLength)),
+      { arg: T, what: `the sweep at ${T}` });
     await page.waitForTimeout(300);
     labelHeights.add(await page.$eval('#length-out', (el) => el.getBoundingClientRect().height));
     const rows = await page.evaluate((t) => posenc.state.encodings.map((e) => {
-      const el = document.querySelector(`.sweep-row[data-encoding=${e}]`), rs = posenc.client.results(e);
+      // the page's evaluations (evaluations.js: the shipped measurement where it applies, else the live sweep's)
+      const el = document.querySelector(`.sweep-row[data-encoding=${e}]`), at = (L) => posenc.evaluations.at(e, L);
       return { e, notice: el.querySelector('.notice').textContent, measured: el.querySelector('.measured').textContent,
-        now: rs.find((r) => r.length === t).accuracy, train: rs.find((r) => r.length === posenc.state.trainLength).accuracy };
+        now: at(t).accuracy, train: at(posenc.state.trainLength).accuracy };
     }), T);
     // each score against copy's floor at its own length: the bag guess measured there, or (512) at 256
     const info = taskInfo(shipped, 'copy'), f1 = floorNear(info, 32).accuracy, fT = floorNear(info, T);

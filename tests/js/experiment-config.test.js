@@ -17,6 +17,7 @@ test('page training settings equal the recorded experiment', () => {
   expect(EXPERIMENT.steps).toBe(config.steps);
   expect(EXPERIMENT.checkEvery).toBe(config.earlyStop.checkEvery);
   expect(EXPERIMENT.stopMargin).toBe(config.earlyStop.margin);
+  expect(EXPERIMENT.evalSequences).toBe(config.evaluation.sequences);
   for (const [k, v] of Object.entries(EXPERIMENT.model)) expect([k, v]).toEqual([k, config.model[k]]);
   expect(EXPERIMENT.modelByEncoding).toEqual(config.modelByEncoding);
   // the page's default model shape is the shipped checkpoints' (else no default setting has a checkpoint)

@@ -1,9 +1,12 @@
-// The narrative's steps (web/app/story.js) and the hero's lines (web/app/hero.js heroSeries) come from the
+// The narrative's steps (web/app/story.js) and the page's evaluations (web/app/evaluations.js) come from the
 // shipped results: every percentage a step states is found again here from results.json (seed 0, the shipped
 // checkpoints' seed), each comparison holds on those numbers, and changing a number changes the step.
 import { readFileSync } from 'node:fs';
-import { storySteps, shippedSweep } from '../../web/app/story.js';
-import { heroSeries, valueAt } from '../../web/app/hero.js';
+import { storySteps, shippedSweep, shippedScaledRuns } from '../../web/app/story.js';
+import { createEvaluations } from '../../web/app/evaluations.js';
+import { lastAtOrBefore } from '../../web/app/hero.js';
+import { yardstick } from '../../web/app/row-words.js';
+import { taskInfo, floorNear } from '../../web/app/results-words.js';
 import { RULES } from '../../web/app/results-words.js';
 import { ENCODING_INFO } from '../../web/lib/index.js';
 
@@ -25,7 +28,7 @@ test('step 1: every encoding at the training length, lowest and highest accuracy
   const s = byId(shipped).train;
   const accs = encs.map((e) => [e, acc(shipped, e, T)]).sort((a, b) => a[1] - b[1]);
   expect(accs.every(([, a]) => a >= shipped.tasks.copy.target)).toBe(true);
-  expect(s.text).toBe(`At T = ${T}, the length they were trained on, all ${encs.length} encodings do the task: accuracy from ${p(accs[0][1])} (${names[accs[0][0]]}) ` +
+  expect(s.text).toBe(`At T = ${T}, the length they were trained on, all ${encs.length} encodings learned the task (each at or above the 95% target): accuracy from ${p(accs[0][1])} (${names[accs[0][0]]}) ` +
     `to ${p(accs.at(-1)[1])} (${names[accs.at(-1)[0]]}), against ${floorPct(T)} for a bag guess.`);
   expect(floor(T)).toBeGreaterThan(0.2); // the bag guess, not the uniform 12.5%
   expect(s.view.length).toBe(T);
@@ -75,16 +78,46 @@ test('mutations: ALiBi below the moderate share leaves the gentle step; a collap
   expect(byId(m2).collapse.text.split('Still above')[1]).toContain('Learned 90%');
 });
 
-test('hero lines: the shipped sweep whole, extended by live points past it; a retrained model\'s line is live only', () => {
+test('one evaluation per (model, length, scaling): shipped points where they apply, live ones elsewhere, never mixed scalings', () => {
   const sweep = shippedSweep(shipped, 'copy');
-  expect(sweep.alibi.map(([L]) => L)).toEqual(shipped.config.evalLengths);
-  const live = [{ length: 32, accuracy: 0.5 }, { length: 264, accuracy: 0.4 }, { length: 384, accuracy: 0.3 }, { length: 512, accuracy: 0.2 }];
-  const line = heroSeries({ shipped: sweep.alibi, live, fromCheckpoint: true });
-  expect(line.map(([L]) => L)).toEqual([...shipped.config.evalLengths, 384, 512]); // the measured spacing, doubled (not 264)
-  expect(valueAt(line, 32)).toBe(acc(shipped, 'alibi', 32)); // the shipped value, not the live one
-  expect(heroSeries({ shipped: sweep.alibi, live, fromCheckpoint: false })).toEqual([[32, 0.5], [264, 0.4], [384, 0.3], [512, 0.2]]);
-  expect(valueAt([[32, 1], [128, 0]], 64)).toBeCloseTo(0.5, 12); // linear in log length
-  expect(valueAt([[32, 1]], 16)).toBeNull();
+  let key = '', results = [];
+  const client = { results: (enc) => (enc === 'rope' ? results : []), scalingKey: () => key };
+  const ev = createEvaluations({ client });
+  let isShipped = true;
+  ev.setShipped({ sweep, scaledRuns: shippedScaledRuns(shipped, 'copy'), sequences: shipped.config.evaluation.sequences, isShipped: () => isShipped });
+  const info = taskInfo(shipped, 'copy');
+  ev.setYardstick(() => yardstick(info, (L) => floorNear(info, L)));
+  const live = (length, accuracy, scalingKey = '', sequences = 4) => ({ length, accuracy, loss: 1, sequences, scalingKey });
+  results = [live(32, 0.5, '', 64), live(80, 0.4), live(512, 0.2), live(32, 0.25, '{"rope_type":"linear","factor":4}', 64)];
+  // unscaled, the shipped model: the measured points, then the live ones at the lengths not measured
+  const line = ev.series('rope');
+  expect(line.map((x) => x.length)).toEqual([...shipped.config.evalLengths, 80, 512].sort((a, b) => a - b));
+  expect(ev.at('rope', 32)).toMatchObject({ accuracy: acc(shipped, 'rope', 32), sequences: 64, measured: true, partial: false });
+  expect(ev.at('rope', 80)).toMatchObject({ accuracy: 0.4, sequences: 4, measured: false, partial: true });
+  expect(ev.at('rope', 96).accuracy).toBe(acc(shipped, 'rope', 96));
+  // position interpolation x4: live points of that scaling only, and the shipped PI run where its factor L/32 is 4 (T = 128)
+  key = '{"rope_type":"linear","factor":4}';
+  expect(ev.at('rope', 32)).toMatchObject({ accuracy: 0.25, measured: false, partial: false });
+  expect(ev.at('rope', 80)).toBeNull(); // the unscaled live point is not used
+  expect(ev.at('rope', 128)).toMatchObject({ accuracy: acc(shipped, 'rope', 128, (x) => x.scaling === 'linear' && !x.variant && !x.finetune), measured: true });
+  expect(ev.at('rope', 64)).toBeNull(); // the shipped PI run used factor 2 there
+  expect(ev.series('rope').map((x) => x.length)).toEqual([32, 128]);
+  // the verdict reads the unscaled model at the training length, whatever the view's scaling
+  expect(ev.verdict('rope', 'copy', T)).toMatchObject({ learned: true, at: { accuracy: acc(shipped, 'rope', 32), sequences: 64 } });
+  expect(ev.verdict('shaw', 'copy', T).learned).toBe(true); // 98% on 64 sequences, at or above the 95% target
+  // a retrained model: live points only, and its verdict rests on the live evaluation at the training length
+  key = '';
+  isShipped = false;
+  expect(ev.series('rope').map((x) => x.length)).toEqual([32, 80, 512]);
+  expect(ev.verdict('rope', 'copy', T)).toMatchObject({ learned: false, at: { accuracy: 0.5, sequences: 64 } });
+  expect(ev.verdict('alibi', 'copy', T).learned).toBeNull(); // not evaluated yet: no verdict
+});
+
+test('the legend keeps the last evaluation before the cursor while the cursor\'s computes', () => {
+  const pts = [{ length: 32, accuracy: 1 }, { length: 256, accuracy: 0.2 }];
+  expect(lastAtOrBefore(pts, 272)).toBe(pts[1]);
+  expect(lastAtOrBefore(pts, 100)).toBe(pts[0]);
+  expect(lastAtOrBefore(pts, 16)).toBeNull();
 });
 
 test('every length a step quotes accuracies at comes with the floor at that same length (steps 3 to 5)', () => {

@@ -65,10 +65,11 @@ test('pictures and peaks are the max-pooled exact maps of the chosen layer', asy
   await handle({ type: 'drop', encoding: 'alibi' }); // (the core's own model: deleted, not left to the GC)
 });
 
-test('each length is evaluated on evalBatch(length) sequences: 4, fewer from 512 on', async () => {
+test('each length is evaluated on evalBatch(length) sequences: 4, fewer from 512 on, the shipped count at the training length; a result says how many', async () => {
   const { evalBatch } = await import('../../web/app/sweep-core.js');
-  const { evalTask } = await import('../../web/app/experiment.js');
-  expect([32, 256, 512, 1024].map(evalBatch)).toEqual([4, 4, 2, 1]);
+  const { evalTask, EXPERIMENT } = await import('../../web/app/experiment.js');
+  expect([32, 256, 512, 1024].map((L) => evalBatch(L))).toEqual([4, 4, 2, 1]);
+  expect([evalBatch(32, 32), evalBatch(64, 32)]).toEqual([EXPERIMENT.evalSequences, 4]);
   const messages = [];
   const handle = createSweepCore(async () => pe, (msg) => messages.push(msg));
   await handle({ type: 'init', lut: new Uint8Array(768), maxPx: 16 });
@@ -84,6 +85,7 @@ test('each length is evaluated on evalBatch(length) sequences: 4, fewer from 512
     const want = model.evaluate(tokens, targets, { batch: evalBatch(length), length });
     const got = messages.find((m) => m.type === 'result' && m.length === length);
     expect([got.loss, got.accuracy]).toEqual([want.loss, want.accuracy]);
+    expect(got.sequences).toBe(evalBatch(length));
   }
   model.delete();
   await handle({ type: 'drop', encoding: 'rope' });

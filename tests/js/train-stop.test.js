@@ -300,16 +300,16 @@ test('the page asks train() for the experiment\'s budget and held-out stop (ever
   }
 });
 
-test('the page\'s words for a run: learned or not, the held-out number against the rule', () => {
+test('the page\'s words for a run: when it stopped, the held-out number against the stop rule (no verdict: evaluations.js gives it)', () => {
   const copy = heldOutStop('copy', 1), markov = heldOutStop('markov', 1);
   const need = copy.accuracy.toFixed(3);
   const check = (h) => ({ step: 1200, loss: 0.5, oracleLoss: null, ...h });
   const learned = { status: 'trained', step: 1200, steps: 5000, learned: true, stepsToTarget: 1200, stop: copy,
     heldOut: check({ accuracy: 0.98412, met: true }) };
-  expect(learnedWords(learned)).toBe('learned at step 1200');
-  expect(sourceLabel('trained', learned)).toBe(`(learned at step 1200, held-out 0.984 ≥ ${need})`);
+  expect(learnedWords(learned)).toBe('stopped early at step 1200');
+  expect(sourceLabel('trained', learned)).toBe(`(stopped early at step 1200, held-out 0.984 ≥ ${need})`);
   const not = { ...learned, step: 5000, learned: false, stepsToTarget: null, heldOut: check({ step: 5000, accuracy: 0.8116, met: false }) };
-  expect(sourceLabel('trained', not)).toBe(`(not learned in 5000 steps, held-out 0.812 < ${need})`);
+  expect(sourceLabel('trained', not)).toBe(`(ran all 5000 steps, held-out 0.812 < ${need})`);
   const m = { ...not, stop: markov, heldOut: check({ step: 5000, accuracy: 0.4, loss: 1.2, oracleLoss: 0.99, met: false }) };
   expect(heldOutWords(m)).toBe(`held-out loss 1.200 > ${(0.99 + markov.lossAboveOracle).toFixed(3)}`);
   expect(heldOutWords({ ...m, heldOut: { ...m.heldOut, loss: 1.01, met: true } })).toBe(`held-out loss 1.010 ≤ ${(0.99 + markov.lossAboveOracle).toFixed(3)}`);

@@ -5,7 +5,7 @@ import { scaleLinear } from '../vendor/d3.js';
 /**
  * @param ctx 2-D context already scaled to CSS px
  * @param box {x, y, w, h}
- * @param opts {x: [lo, hi], y: [lo, hi], xLog?, series: [{points: [[x, y]], colour, dash?, width?}], marks: [{x, label, colour}], xLabel, yLabel}
+ * @param opts {x: [lo, hi], y: [lo, hi], xLog?, series: [{points: [[x, y]], colour, dash?, width?, dots?, hollow?: [bool]}], marks: [{x, label, colour}], xLabel, yLabel}
  */
 export function drawChart(ctx, box, opts) {
   const { x: [x0, x1], y: [y0, y1] } = opts;
@@ -60,7 +60,15 @@ export function drawChart(ctx, box, opts) {
     ctx.stroke();
     if (s.dots) {
       ctx.fillStyle = s.colour;
-      for (const [a, b] of s.points) ctx.fillRect(px(a) - 1.5, py(b) - 1.5, 3, 3);
+      // (s.hollow[i]: point i is drawn as a ring, e.g. a live evaluation on fewer sequences than the measured ones)
+      s.points.forEach(([a, b], i) => {
+        if (!s.hollow?.[i]) return ctx.fillRect(px(a) - 1.5, py(b) - 1.5, 3, 3);
+        ctx.setLineDash([]);
+        ctx.lineWidth = 1;
+        ctx.beginPath();
+        ctx.arc(px(a), py(b), 2.5, 0, 2 * Math.PI);
+        ctx.stroke();
+      });
     }
   }
   ctx.setLineDash([]);

@@ -28,6 +28,9 @@ export const EXPERIMENT = {
   // sequences per task, drawn with seed checkSeed + seed.
   checkSequences: { copy: 64, reverse: 64, retrieval: 1024, kth_retrieval: 1024, markov: 64 },
   checkSeed: 6000,
+  // Sequences a length of the shipped evaluation (results.json config.evaluation.sequences): the page's sweep
+  // evaluates this many at the training length, where the "learned" verdict is read.
+  evalSequences: 64,
   taskOptions: {
     copy: { symbols: 8, variableLength: true },
     reverse: { symbols: 8, variableLength: true },

@@ -1,49 +1,32 @@
 // The first screen's figure: accuracy against length (log axis), one line per encoding, the training length
-// and the task's floor marked, drawn whole from the start from the shipped checkpoints' measured sweep
-// (results.json, story.js shippedSweep) and replaced, line by line, by the live sweep once a model is no
-// longer the shipped one (retrained); the live sweep also extends a shipped line past the measured lengths.
+// and the task's floor marked. Every point is an evaluation of the page's one store (evaluations.js): the
+// shipped checkpoints' measured sweep, drawn whole from the start, and the live sweep's points (a retrained
+// model, a RoPE scaling, a length not measured), drawn hollow and dashed while they rest on fewer sequences than
+// the shipped ones. The legend and the number beside each map are the store's evaluation at the cursor, the
+// same number the lab's row shows.
 // The playhead is a cursor on the curves, nothing is wiped. Beside it, the attention maps of the encodings the
 // reader picks (the legend's buttons), at the length under the cursor.
 import { NAMES } from './meta.js';
 import { cssVar, fitCanvas } from './heatmap.js';
-import { drawMapsCanvas } from './sweep-view.js';
+import { drawMapsCanvas, cellAt, readoutText } from './sweep-view.js';
 import { pct } from './results-words.js';
+import { sequencesText } from './evaluations.js';
 import { encodingColours } from './palette.js';
 
 
-/**
- * A line per encoding: the shipped points (when the row's model is the shipped checkpoint), extended past them by
- * the live points at the measured lengths doubled (384 and 512 after …, 192, 256: the same spacing on the log
- * axis); else the live points only. Sorted by length.
- */
-export function heroSeries({ shipped, live, fromCheckpoint }) {
-  const pts = fromCheckpoint && shipped?.length ? shipped.map(([L, a]) => [L, a]) : [];
-  if (!pts.length) return live.map((r) => [r.length, r.accuracy]).sort((a, b) => a[0] - b[0]);
-  const top = Math.max(...pts.map(([L]) => L)), ladder = new Set();
-  for (const [L] of pts) for (let x = 2 * L; x <= 1 << 20; x *= 2) if (x > top) ladder.add(x);
-  for (const r of live) if (ladder.has(r.length)) pts.push([r.length, r.accuracy]);
-  return pts.sort((a, b) => a[0] - b[0]);
+/** The evaluation of a line at or before `L` (its last point not past L), or null: what the legend keeps while L computes. */
+export function lastAtOrBefore(points, L) {
+  let best = null;
+  for (const p of points) if (p.length <= L && (!best || p.length > best.length)) best = p;
+  return best;
 }
 
-/** The accuracy of a line at length L: the point there, or linear in log L between its neighbours (null outside). */
-export function valueAt(points, L) {
-  if (!points.length || L < points[0][0] || L > points.at(-1)[0]) return null;
-  for (let i = 0; i < points.length; i++) {
-    const [x, y] = points[i];
-    if (x === L) return y;
-    if (x > L) {
-      const [x0, y0] = points[i - 1], t = Math.log(L / x0) / Math.log(x / x0);
-      return y0 + t * (y - y0);
-    }
-  }
-  return null;
-}
-
-export function createHero(root, { client: given = null, encodingsAll, onPick, onLength }) {
+export function createHero(root, { client: given = null, evaluations, encodingsAll, onPick, onLength }) {
   let client = given;
   const canvas = root.querySelector('canvas.hero-chart'), legend = root.querySelector('.hero-legend'), maps = root.querySelector('.hero-maps');
+  const note = root.querySelector('.hero-note .counts');
   const colour = encodingColours(encodingsAll);
-  let geom = null, last = null, shipped = {}, sources = () => false, floor = null, values = new Map();
+  let geom = null, last = null, floor = null, lastState = null;
   const figures = new Map();
 
   // dragging or clicking on the chart moves the length (snapped by the caller)
@@ -110,21 +93,55 @@ export function createHero(root, { client: given = null, encodingsAll, onPick, o
       const c = document.createElement('canvas');
       c.className = 'maps';
       c.setAttribute('role', 'img');
-      fig.append(cap, c);
+      const readout = document.createElement('p');
+      readout.className = 'hero-readout';
+      readout.setAttribute('aria-live', 'polite');
+      readout.textContent = figures.size ? '' : READOUT_HINT; // (the hint once, under the first map)
+      fig.append(cap, c, readout);
       maps.append(fig);
-      figures.set(enc, { fig, canvas: c, acc, key: null });
+      const f = { fig, canvas: c, acc, readout, key: null, geom: null, shown: null, hover: null, readoutKey: null };
+      figures.set(enc, f);
+      // a readout of the cell under the pointer (a tap on a touch screen), as the lab's maps give
+      const at = (ev) => {
+        const b = c.getBoundingClientRect();
+        return cellAt(f.geom, ev.clientX - b.left, ev.clientY - b.top);
+      };
+      const hover = (cell) => {
+        if (JSON.stringify(cell) === JSON.stringify(f.hover)) return;
+        f.hover = cell;
+        showReadout(enc, f);
+      };
+      c.addEventListener('pointermove', (ev) => hover(at(ev)));
+      c.addEventListener('click', (ev) => hover(at(ev)));
+      c.addEventListener('pointerleave', () => hover(null));
     }
   }
 
+  // the readout of a map's hovered cell, from the exact weights of the map drawn (fetched on demand, as the lab's)
+  function showReadout(enc, f) {
+    const r = f.shown, cell = f.hover;
+    const wt = r && cell ? client?.weights(enc, r.length) ?? null : null;
+    const key = `${r?.gen}|${r?.length}|${!!wt}|${JSON.stringify(cell)}`;
+    if (key === f.readoutKey) return;
+    f.readoutKey = key;
+    if (!r || !cell) {
+      f.readout.textContent = f === figures.values().next().value ? READOUT_HINT : '';
+      delete f.readout.dataset.cell;
+      return;
+    }
+    f.readout.textContent = readoutText(NAMES[enc], r, lastState, wt, cell);
+    f.readout.dataset.cell = JSON.stringify({ ...cell, length: r.length });
+  }
+
   function lines(s) {
-    return s.encodings.map((enc) => ({ enc, points: heroSeries({ shipped: shipped[enc], live: client?.results(enc) ?? [], fromCheckpoint: sources(enc) }) }));
+    return s.encodings.map((enc) => ({ enc, points: evaluations.series(enc) }));
   }
 
   function drawChart(s, grid) {
     const L = lines(s);
     const [w, h, ctx] = fitCanvas(canvas, canvas.clientHeight || 380);
     ctx.clearRect(0, 0, w, h);
-    const xs = L.flatMap((l) => l.points.map(([x]) => x));
+    const xs = L.flatMap((l) => l.points.map((p) => p.length));
     const x0 = Math.min(grid[0], ...xs), x1 = Math.max(grid.at(-1), ...xs);
     const box = { x: 40, y: 22, w: w - 52, h: h - 64 };
     const px = (v) => box.x + (Math.log(v / x0) / Math.log(x1 / x0)) * box.w, py = (v) => box.y + (1 - v) * box.h;
@@ -194,15 +211,37 @@ export function createHero(root, { client: given = null, encodingsAll, onPick, o
     ctx.setLineDash([]);
     // lines: the picked ones on top and thicker
     const order = [...L].sort((a, b) => s.picks.includes(a.enc) - s.picks.includes(b.enc));
+    // A line is drawn through its full points (the shipped measurement, or a live one on as many sequences) solid;
+    // live points on fewer sequences are hollow rings: past the measured ones (or where there are none) joined by a
+    // dashed line, between measured ones a ring alone on the picked lines (the measured line stays the line).
     for (const { enc, points } of order) {
       if (!points.length) continue;
       const picked = s.picks.includes(enc);
+      const full = points.filter((p) => !p.partial);
+      const lo = full[0]?.length ?? Infinity, hi = full.at(-1)?.length ?? -Infinity;
+      const inside = (p) => p.length > lo && p.length < hi;
+      const path = points.filter((p) => !p.partial || !inside(p)); // the line: full points, and live ones outside them
       ctx.globalAlpha = picked ? 1 : 0.45;
       ctx.strokeStyle = colour[enc];
       ctx.lineWidth = picked ? 3 : 1.5;
-      ctx.beginPath();
-      points.forEach(([x, y], i) => (i ? ctx.lineTo(px(x), py(y)) : ctx.moveTo(px(x), py(y))));
-      ctx.stroke();
+      for (let i = 1; i < path.length; i++) {
+        const a = path[i - 1], b = path[i];
+        ctx.setLineDash(a.partial || b.partial ? [4, 3] : []);
+        ctx.beginPath();
+        ctx.moveTo(px(a.length), py(a.accuracy));
+        ctx.lineTo(px(b.length), py(b.accuracy));
+        ctx.stroke();
+      }
+      ctx.setLineDash([]);
+      ctx.lineWidth = 1.5;
+      ctx.fillStyle = cssVar('--bg', '#fff', canvas);
+      for (const p of points) {
+        if (!p.partial || (inside(p) && !picked)) continue;
+        ctx.beginPath();
+        ctx.arc(px(p.length), py(p.accuracy), picked ? 3.5 : 2.5, 0, 2 * Math.PI);
+        ctx.fill();
+        ctx.stroke();
+      }
       ctx.globalAlpha = 1;
     }
     // the cursor: the current length, with each picked line's value
@@ -218,17 +257,19 @@ export function createHero(root, { client: given = null, encodingsAll, onPick, o
     ctx.textAlign = cx > box.x + box.w - 120 ? 'right' : 'left';
     const x = s.length / s.trainLength;
     ctx.fillText(`T = ${s.length} (${Number.isInteger(x) ? x : x.toFixed(2)}×)`, cx + (ctx.textAlign === 'left' ? 5 : -5), box.y - 8);
-    for (const { enc, points } of L) {
-      const v = valueAt(points, s.length);
+    for (const { enc } of L) {
+      const v = evaluations.at(enc, s.length);
       if (v == null || !s.picks.includes(enc)) continue;
       ctx.fillStyle = colour[enc];
       ctx.beginPath();
-      ctx.arc(cx, py(v), 4.5, 0, 2 * Math.PI);
+      ctx.arc(cx, py(v.accuracy), 4.5, 0, 2 * Math.PI);
       ctx.fill();
     }
     canvas.dataset.xAxis = 'length T (tokens, log scale)';
     canvas.dataset.yAxis = 'accuracy';
     canvas.dataset.lines = JSON.stringify(Object.fromEntries(L.map((l) => [l.enc, l.points.length])));
+    // the points drawn, each with the sequences it rests on (for tests and exports)
+    canvas.dataset.points = JSON.stringify(Object.fromEntries(L.map((l) => [l.enc, l.points.map((p) => [p.length, p.accuracy, p.sequences, p.measured])])));
     return L;
   }
 
@@ -238,10 +279,8 @@ export function createHero(root, { client: given = null, encodingsAll, onPick, o
       client = c;
       last = null;
     },
-    /** The shipped sweep ({encoding: [[length, accuracy, loss]]}), whether a row's model is the shipped one, and the floor. */
-    setShipped(sweep, isShipped, taskFloor) {
-      shipped = sweep ?? {};
-      sources = isShipped;
+    /** The task's floor (the shipped sweep itself is the evaluations store's). */
+    setFloor(taskFloor) {
       floor = taskFloor;
       last = null;
     },
@@ -251,18 +290,17 @@ export function createHero(root, { client: given = null, encodingsAll, onPick, o
       last = null;
     },
     draw(s, grid, force = false) {
+      lastState = s;
       const key = JSON.stringify([s.length, s.trainLength, s.picks, s.encodings, s.theme, grid.length, canvas.clientWidth,
-        ...s.encodings.map((e) => `${client?.results(e).length}|${client?.results(e).at(-1)?.gen}|${sources(e)}`)]);
+        ...s.encodings.map((e) => evaluations.key(e))]);
       if (force || key !== last) {
         last = key;
         const L = drawChart(s, grid);
-        values = new Map();
         for (const { enc, points } of L) {
           const b = legend.querySelector(`[data-encoding="${enc}"] .value`);
-          const v = valueAt(points, s.length);
-          values.set(enc, v);
-          if (b) b.textContent = v == null ? '–' : `${pct(v)}%`;
+          if (b) legendValue(b, enc, points, s);
         }
+        if (note) note.textContent = countsText(L);
         if (L.some((l) => l.points.length)) window.__heroDrawnAt ??= performance.now(); // (the budget: lines within 2 s of load)
       }
       // the picked maps at the cursor's length
@@ -270,15 +308,47 @@ export function createHero(root, { client: given = null, encodingsAll, onPick, o
       if (!client) return;
       [...figures].forEach(([enc, f], i) => {
         const r = client.get(enc, s.length);
-        // the accuracy beside the map is the line's at the cursor (the legend's), so the two never disagree
-        const v = values.get(enc) ?? null;
-        const k = `${r?.gen}|${r?.length}|${s.length}|${widths[i]}|${s.task}|${s.theme}|${v}`;
-        if (!force && k === f.key) return;
-        f.key = k;
-        drawMapsCanvas(f.canvas, r, s, 230, { hideAccuracy: true }, widths[i]);
-        f.acc.textContent = v == null ? '…' : `${pct(v)}%`;
-        f.canvas.setAttribute('aria-label', r ? `${NAMES[enc]} attention at T = ${r.length}${v == null ? '' : `, accuracy ${pct(v)}%`}` : `${NAMES[enc]} attention, computing`);
+        // the number beside the map is the store's evaluation at the map's own length, the legend's and the lab's;
+        // while the map on screen is of a shorter length (the cursor's still computing), no number
+        const v = r && r.length === s.length ? evaluations.at(enc, s.length) : null;
+        const k = `${r?.gen}|${r?.length}|${s.length}|${widths[i]}|${s.task}|${s.theme}|${v?.accuracy}|${v?.sequences}`;
+        if (force || k !== f.key) {
+          f.key = k;
+          f.shown = r;
+          f.geom = drawMapsCanvas(f.canvas, r, s, 230, { hideAccuracy: true }, widths[i]);
+          if (f.geom) f.canvas.dataset.geom = JSON.stringify(f.geom); // where the cells are (CSS px), for pointer tests
+          f.acc.textContent = v ? `${pct(v.accuracy)}%` : '…';
+          f.acc.title = v ? `accuracy at T = ${s.length}, ${v.measured ? 'measured' : 'live'} on ${sequencesText(v.sequences)}` : `T = ${s.length} is being computed`;
+          f.acc.classList.toggle('live', !!v?.partial);
+          f.canvas.setAttribute('aria-label', r ? `${NAMES[enc]} attention at T = ${r.length}${v ? `, accuracy ${pct(v.accuracy)}%` : r.length !== s.length ? `, computing T = ${s.length}` : ''}`
+            : `${NAMES[enc]} attention, computing`);
+        }
+        showReadout(enc, f);
       });
     },
   };
+
+  // The legend's number: the evaluation at the cursor; while it computes, the last one before it, with its length
+  // (never a dash where a number was).
+  function legendValue(b, enc, points, s) {
+    const v = evaluations.at(enc, s.length), prev = v ? null : lastAtOrBefore(points, s.length);
+    const shown = v ?? prev;
+    b.textContent = shown ? `${pct(shown.accuracy)}%${v ? '' : ` at ${shown.length}`}` : '…';
+    b.classList.toggle('live', !!shown?.partial);
+    b.classList.toggle('stale', !v && !!prev);
+    b.title = shown ? `accuracy at T = ${shown.length}, ${shown.measured ? 'measured' : 'live'} on ${sequencesText(shown.sequences)}${v ? '' : `; T = ${s.length} is being computed`}`
+      : `T = ${s.length} is being computed`;
+  }
+
+  // What the points rest on, in words: the shipped count, and the live points' counts where any are drawn.
+  function countsText(L) {
+    const n = evaluations.shippedSequences(), live = new Set();
+    for (const { points } of L) for (const p of points) if (p.partial) live.add(p.sequences);
+    const counts = [...live].sort((a, b) => a - b);
+    const shippedWords = n ? `Solid lines: the shipped models measured on ${sequencesText(n)} a length` : '';
+    const liveWords = counts.length ? `${shippedWords ? 'h' : 'H'}ollow rings and dashed lines: computed here on ${counts.length > 1 ? `${counts[0]} to ${sequencesText(counts.at(-1))}` : sequencesText(counts[0])}` : '';
+    return [shippedWords, liveWords].filter(Boolean).join('; ') + (shippedWords || liveWords ? '.' : '');
+  }
 }
+
+const READOUT_HINT = 'Hover or tap a map to read a weight and the correct key.';

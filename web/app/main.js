@@ -15,7 +15,8 @@ import { createSweepExporter } from './sweep-export.js';
 import { sweepExportHandlers, explainMissingFormats } from './sweep-export-ui.js';
 import { NAMES, taskName, TASK_PHRASES } from './meta.js';
 import { createHero } from './hero.js';
-import { shippedSweep, storySteps, contrastPicks } from './story.js';
+import { createEvaluations } from './evaluations.js';
+import { shippedSweep, shippedScaledRuns, storySteps, contrastPicks } from './story.js';
 import { yardstick } from './row-words.js';
 import { taskInfo, floorOf, floorNear, tasksOf } from './results-words.js';
 import { EXPERIMENT as SETTINGS } from './experiment.js';
@@ -50,6 +51,8 @@ applyTheme();
 let pe = null;
 let dirty = true;
 let controller, client, sweepView, trainer, trainView, perf, hero;
+// Every figure of a model at a length, for the hero, the steps, the lab and the training panel (evaluations.js)
+const evaluations = createEvaluations();
 let urlTimer = 0;
 const saveUrl = () => {
   clearTimeout(urlTimer);
@@ -133,8 +136,9 @@ function heroData() {
   // the floor at each measured length (the best of chance and the task's floors there), as the story's words use it
   const points = info ? shippedResults.config.evalLengths.map((L) => [L, floorOf(info, L)]) : [];
   const varies = points.some(([, f]) => f.accuracy !== fl.accuracy);
-  hero.setShipped(ok ? shippedSweep(shippedResults, state.task) : {}, shippedModel,
-    fl ? { accuracy: fl.accuracy, name: varies ? points[0][1].accuracyName : fl.accuracyName, points: varies ? points.map(([L, f]) => [L, f.accuracy]) : null } : null);
+  evaluations.setShipped({ sweep: ok ? shippedSweep(shippedResults, state.task) : {}, scaledRuns: ok ? shippedScaledRuns(shippedResults, state.task) : [], sequences: shippedResults?.config?.evaluation?.sequences,
+    isShipped: shippedModel });
+  hero.setFloor(fl ? { accuracy: fl.accuracy, name: varies ? points[0][1].accuracyName : fl.accuracyName, points: varies ? points.map(([L, f]) => [L, f.accuracy]) : null } : null);
 }
 
 function pick(enc) {
@@ -402,8 +406,10 @@ function frame(now) {
     const live = $('#rope-scaling canvas.rope-live'), liveWidth = live.clientWidth; // read before the rows' DOM writes (no forced layout)
     hero.draw(heroState(s), grid());
     sweepView.draw(s, grid());
-    const r = client.get('rope', s.length), key = `${r?.gen}|${r?.length}|${s.length}|${s.trainLength}|${liveWidth}|${r?.bitmaps.length}`;
-    if (key !== liveKey) drawMapsCanvas(live, r, s, 220, {}, liveWidth); // (only when what it shows changed)
+    trainView.refreshVerdicts();
+    const r = client.get('rope', s.length), key = `${r?.gen}|${r?.length}|${s.length}|${s.trainLength}|${liveWidth}|${r?.bitmaps.length}|${evaluations.key('rope')}`;
+    const ev = r ? evaluations.at('rope', r.length) : null; // (the page's one number for RoPE at that length)
+    if (key !== liveKey) drawMapsCanvas(live, r, s, 220, ev ? { accuracy: ev.accuracy } : {}, liveWidth); // (only when what it shows changed)
     liveKey = key;
   }
   perf.frame(now, performance.now() - t0);
@@ -447,7 +453,7 @@ let lmView = null;
 
 async function main() {
   // The hero figure first: the shipped sweep needs no wasm, so it is drawn while the module loads.
-  hero = createHero($('#hero'), { encodingsAll: ENCODINGS, onPick: pick,
+  hero = createHero($('#hero'), { evaluations, encodingsAll: ENCODINGS, onPick: pick,
     onLength: (L) => { if (state.play) setPlay(false); setLength(nearestLength(L)); } });
   lede();
   hero.build(heroState());
@@ -469,6 +475,7 @@ async function main() {
   $('#train-batch').textContent = String(SETTINGS.batch);
   perf = createPerf($('#perf-readout'), () => `· cached maps ${client.cachedCount()} · training ${trainer.busy() ? 'busy' : 'idle'}`);
   trainView = createTrainView($('#train-rows'), { onStop: (enc) => trainer.stop(enc), onRetrain: (enc) => trainer.retrainOne(enc) });
+  trainView.setVerdict((enc) => evaluations.verdict(enc, state.task, state.trainLength));
   controller = createController({
     pe, state: () => state, timeline: () => timeline,
     onUpdate: (enc, kind, length) => {
@@ -482,7 +489,8 @@ async function main() {
     onError: (enc, message) => { $('#status').textContent = `${enc ? NAMES[enc] : 'sweep'}: ${message}`; },
   });
   ({ client, trainer } = controller);
-  sweepView = createSweepView($('#sweep-rows'), client, { onVisible: () => invalidate() });
+  evaluations.setClient(client);
+  sweepView = createSweepView($('#sweep-rows'), client, { onVisible: () => invalidate(), evaluations });
   hero.setClient(client);
   yourRope = createYourRope(pe, $('#your-rope'), state, { onChange: saveUrl });
   // "Your model, past its context": its code is fetched when the section comes near the screen (a reader who never
@@ -525,7 +533,7 @@ async function main() {
   invalidate();
   retrieval = createRetrieval($('#retrieval'), state, { encodingsAll: ENCODINGS, onChange: saveUrl });
   retrieval.setResults(shippedResults);
-  window.posenc = { state, client, trainer, controller, perf, grid, setLength, setPlay, dataFor, exportSweep: sweepExport.run, lmView,
+  window.posenc = { state, client, trainer, controller, evaluations, perf, grid, setLength, setPlay, dataFor, exportSweep: sweepExport.run, lmView,
     /** Draw every row now, on screen or not (rows off screen otherwise wait until they come into view). */
     drawAll: () => sweepView.draw({ ...state }, grid(), true),
     exportView: (id, format) => exportView(document.getElementById(id), format, () => dataFor(id)) };

@@ -3,7 +3,8 @@
 // compared against the task's floor (results.json, the shipped checkpoints' seed). Every number in a step
 // is computed here from the results (tests/js/story.test.js checks each against them, with mutations);
 // a claim the numbers do not support is not made (a step whose evidence is missing is left out).
-import { taskInfo, floorOf, rowsOf, RULES, levelOf, pct, pct1 } from './results-words.js';
+import { taskInfo, floorOf, floorNear, rowsOf, RULES, levelOf, pct, pct1 } from './results-words.js';
+import { learnedAt, yardstick } from './row-words.js';
 
 const SHIPPED_SEED = 0; // the seed of the shipped checkpoints (docs/results.json runs with a checkpoint)
 
@@ -15,6 +16,19 @@ export function shippedSweep(results, task, seed = SHIPPED_SEED) {
     out[r.encoding] = r.lengths.map((l) => [l.length, l.accuracy, l.loss]);
   }
   return out;
+}
+
+/**
+ * The shipped models' scaled runs on `task` whose scaling the page's view can apply: position interpolation with
+ * the factor L / trainLength past the training length (results.json config.ropeScalings.linear), as
+ * [{encoding, scalingAt(L): the scaling object at L (scalingObject's form) or null, points: [[length, accuracy, loss]]}].
+ */
+export function shippedScaledRuns(results, task, seed = SHIPPED_SEED) {
+  const T = results?.config?.trainLength, lin = results?.config?.ropeScalings;
+  if (!T || lin?.linear?.factor !== 'L/trainLength' || lin.appliedWhen !== 'L > trainLength') return [];
+  const scalingAt = (L) => (L > T ? { rope_type: 'linear', factor: L / T } : null);
+  return results.runs.filter((r) => r.task === task && r.seed === seed && r.scaling === 'linear' && !r.variant && !r.finetune)
+    .map((r) => ({ encoding: r.encoding, scalingAt, points: r.lengths.map((l) => [l.length, l.accuracy, l.loss]) }));
 }
 
 const run = (results, task, pred) => results.runs.find((r) => r.task === task && r.seed === SHIPPED_SEED && pred(r));
@@ -36,6 +50,12 @@ export function storySteps(results, task, names, encodings) {
   const encs = encodings.filter((e) => sweep[e]);
   if (!encs.length) return [];
   const at = (e, L) => sweep[e].find(([l]) => l === L)?.[1] ?? null;
+  // the page's one "learned" verdict (row-words.js learnedAt, as evaluations.js gives it to the lab and the training panel)
+  const y = yardstick(info, (L) => floorNear(info, L));
+  const learned = (e) => {
+    const p = sweep[e].find(([l]) => l === T);
+    return !!p && learnedAt({ length: T, accuracy: p[1], loss: p[2] }, y, T).learned;
+  };
   const kept = (e, L) => (at(e, L) - fl(L).accuracy) / (at(e, T) - fl(T).accuracy);
   const name = (e) => names[e] ?? e;
   const steps = [];
@@ -44,9 +64,9 @@ export function storySteps(results, task, names, encodings) {
   // 1. at the training length, every model does the task
   const ones = encs.map((e) => [e, at(e, T)]).filter(([, a]) => a != null).sort((a, b) => a[1] - b[1]);
   const target = info.target ?? 0;
-  const all = ones.every(([, a]) => a >= target);
+  const all = ones.every(([e]) => learned(e));
   steps.push({ id: 'train', title: `At the training length`,
-    text: `At T = ${T}, the length they were trained on, ${all ? `all ${ones.length} encodings do the task` : `${ones.filter(([, a]) => a >= target).length} of ${ones.length} encodings reach the ${pct(target)}% target`}: ` +
+    text: `At T = ${T}, the length they were trained on, ${all ? `all ${ones.length} encodings learned the task (each at or above the ${pct(target)}% target)` : `${ones.filter(([e]) => learned(e)).length} of ${ones.length} encodings learned the task (at or above the ${pct(target)}% target)`}: ` +
       `accuracy from ${pct(ones[0][1])}% (${name(ones[0][0])}) to ${pct(ones.at(-1)[1])}% (${name(ones.at(-1)[0])}), against ${guess(T)}.`,
     view: { length: T, picks: contrast } });
 
@@ -77,7 +97,8 @@ export function storySteps(results, task, names, encodings) {
   // 4. random positions against their base, at 2x
   const pairs = encs.filter((e) => e.endsWith('_random') && encs.includes(e.replace(/_random$/, '')))
     .map((e) => [e, e.replace(/_random$/, '')]).filter(([r, b]) => at(r, L2) != null && at(b, L2) != null);
-  const helped = pairs.filter(([r, b]) => at(r, L2) > at(b, L2) + RULES.paperMargin);
+  // (only a model that learned the task is presented as a success)
+  const helped = pairs.filter(([r, b]) => learned(r) && at(r, L2) > at(b, L2) + RULES.paperMargin);
   if (helped.length) {
     steps.push({ id: 'random', title: 'Training on random positions',
       text: `Trained with positions drawn at random from a longer range, ${list(helped.map(([r, b]) => `${name(b)} keeps ${pct(at(r, L2))}% at 2× instead of ${pct(at(b, L2))}%`))}` +

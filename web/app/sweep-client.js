@@ -47,6 +47,8 @@ export function createSweepClient({ lut, workers: given = sweepConcurrency(), pr
     } else if (data.type === 'result') {
       if (data.gen !== e.gen) return data.bitmaps.forEach((b) => b.close());
       data.encoding = encoding;
+      data.scalingKey = e.scalingKey; // the RoPE scaling it was computed with ('' none): evaluations.js never mixes them
+      data.version = e.version; // and the model it was computed with (evaluations.js uses only the current one's)
       e.cur.get(data.length)?.bitmaps.forEach((b) => b.close());
       e.cur.set(data.length, data);
       onUpdate(encoding, 'result', data.length);
@@ -106,6 +108,7 @@ export function createSweepClient({ lut, workers: given = sweepConcurrency(), pr
           [e.prev, e.cur] = [e.cur, e.prev];
         }
         e.view = key;
+        e.scalingKey = view.scaling ? JSON.stringify(view.scaling) : '';
         e.weights = null;
       }
       e.viewArgs = view;
@@ -164,6 +167,10 @@ export function createSweepClient({ lut, workers: given = sweepConcurrency(), pr
     },
 
     info: (encoding) => state.get(encoding)?.info ?? null,
+    /** The RoPE scaling of the view last asked for (JSON, '' for none): each result carries the one it was computed with. */
+    scalingKey: (encoding) => state.get(encoding)?.scalingKey ?? '',
+    /** The version of the encoding's current model (each result carries the one it was computed with). */
+    version: (encoding) => state.get(encoding)?.version ?? 0,
     /** How many lengths of the current view are cached, over all encodings. */
     cachedCount: () => [...state.values()].reduce((n, e) => n + e.cur.size, 0),
     done(encoding, lengths) {

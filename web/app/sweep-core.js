@@ -1,7 +1,7 @@
 // The length sweep's forward passes (run in sweep-worker.js, or on the main
 // thread where Workers cannot start, e.g. a page opened from file://). Holds one model per
 // encoding; for each requested length it evaluates the model on a fixed task
-// batch (evalBatch: 4 sequences, fewer from 512 on; loss, accuracy), keeping the attention maps of the chosen layer only, has the module
+// batch (evalBatch: 4 sequences, fewer from 512 on, the shipped count at the training length; loss, accuracy), keeping the attention maps of the chosen layer only, has the module
 // max-pool them to pictures (evaluate's attentionPool) and colours them
 // (one head or all) into ImageBitmaps through the colour table the page sends.
 // The page only draws what comes back.
@@ -12,7 +12,7 @@
 //   {type: 'cancel' | 'drop', encoding}                               stop its sweep | and free its model
 //   {type: 'hold', on}          on: only each request's first length runs until {type: 'hold', on: false} (foreground.js)
 //   {type: 'attention', encoding, id, length, scaling, layer, head, task, seed}   the exact weights of one map
-//   -> {type: 'result', encoding, gen, length, loss, accuracy, status, trainedLength, bitmaps, px, layer, heads, tokens, peaks}
+//   -> {type: 'result', encoding, gen, length, loss, accuracy, sequences, status, trainedLength, bitmaps, px, layer, heads, tokens, peaks}
 //      layer -1 in a request: each model's own layer and head that best mark the correct key (pickView)
 //      tokens: Int32Array(length), the sequence drawn (sequence 0 of the batch); peaks: per head, the mean over
 //      query rows of the row's largest weight (how sharp the head is)
@@ -20,7 +20,7 @@
 //      [head, query, key], the same forward pass as the result at that length (same batch, model and view)
 //   -> {type: 'ready', encoding, trainedLength, config}  after 'model'
 //   -> {type: 'error', encoding, message}
-import { evalTask } from './experiment.js';
+import { evalTask, EXPERIMENT } from './experiment.js';
 import { yieldToEventLoop } from '../lib/yield.js';
 import { answerKeys, headScores } from './answer-key.js';
 
@@ -28,7 +28,11 @@ import { answerKeys, headScores } from './answer-key.js';
 // forward pass costs T^2 (4 sequences at 512 cost 16 times those at 128): 4 up to 256, 2 at 512, 1 from 1024.
 const EVAL_TOKENS = 1024;
 const MAX_EVAL_BATCH = 4;
-export function evalBatch(length) {
+// At the model's training length, where the one "learned" verdict is read (evaluations.js), as many as the shipped
+// evaluation used (EXPERIMENT.evalSequences): the verdict of a model trained here rests on the same count as a
+// shipped one's.
+export function evalBatch(length, trainedLength = 0) {
+  if (length === trainedLength) return EXPERIMENT.evalSequences;
   return Math.min(MAX_EVAL_BATCH, Math.max(1, Math.round(EVAL_TOKENS / length)));
 }
 
@@ -117,7 +121,7 @@ export function createSweepCore(api, post) {
       const p = pickView(model, job);
       job = { ...job, layer: p.layer, head: p.head };
     }
-    const batch = evalBatch(length);
+    const batch = evalBatch(length, model.trainedLength);
     const { tokens, targets } = batchFor(job, length, batch);
     const { layers, heads } = model.config;
     const layer = Math.min(job.layer, layers - 1);
@@ -129,7 +133,7 @@ export function createSweepCore(api, post) {
       ...(px ? { attentionPool: px } : { attentionOut: mapsBuffer }),
     });
     const headList = job.head < 0 ? Array.from({ length: heads }, (_, h) => h) : [Math.min(job.head, heads - 1)];
-    return { r, layer, headList, tokens: tokens.slice(0, length) };
+    return { r, layer, headList, tokens: tokens.slice(0, length), batch };
   }
 
   function attentionOf({ encoding, id, length, ...view }) {
@@ -145,7 +149,7 @@ export function createSweepCore(api, post) {
     const model = models.get(encoding);
     const length = job.lengths[job.i++];
     const px = Math.min(length, maxPx);
-    const { r, layer, headList, tokens } = evaluateAt(model, job, length, px);
+    const { r, layer, headList, tokens, batch } = evaluateAt(model, job, length, px);
     // Read everything from the model before awaiting: a 'model' message may replace (and delete) it meanwhile.
     const status = model.positionStatus(length);
     const trainedLength = model.trainedLength;
@@ -154,7 +158,7 @@ export function createSweepCore(api, post) {
     const bitmaps = await Promise.all(headList.map((h) => createImageBitmap(render(pool.maps, h * px * px, px))));
     if (models.get(encoding) !== model) return; // replaced while rendering: this result is stale
     post({
-      type: 'result', encoding, gen: job.gen, length, loss: r.loss, accuracy: r.accuracy, status,
+      type: 'result', encoding, gen: job.gen, length, loss: r.loss, accuracy: r.accuracy, sequences: batch, status,
       trainedLength, bitmaps, px, layer, heads: headList, tokens, peaks,
     }, [...bitmaps, status.buffer, tokens.buffer]);
   }

@@ -4,7 +4,9 @@
 // learned table), the training length marked, and accuracy and loss against
 // length drawn up to the current length. Draws only what changed.
 import { NAMES, BLURBS } from './meta.js';
-import { noticeText, measuredText, learnedAt } from './row-words.js';
+import { noticeText, measuredText } from './row-words.js';
+import { createEvaluations, sequencesText } from './evaluations.js';
+import { pct } from './results-words.js';
 import { answerKeys } from './answer-key.js';
 export { noticeText };
 import { cssVar, fitCanvas } from './heatmap.js';
@@ -155,7 +157,8 @@ export function paintMaps(ctx, w, h, r, s, { masked, train: trainColour, muted, 
   // the length and accuracy, right-aligned above the maps where they fit beside the head labels
   ctx.fillStyle = muted;
   // (marks.hideAccuracy: the caller states the accuracy itself, e.g. the hero's, from its own measurement)
-  const text = r.length !== s.length ? `T=${r.length} (computing ${s.length}…)` : `T=${r.length}${marks.hideAccuracy ? '' : ` · accuracy ${r.accuracy.toFixed(2)}`}`;
+  // (marks.accuracy: the page's evaluation at this length, evaluations.js, where it is not this result's own)
+  const text = r.length !== s.length ? `T=${r.length} (computing ${s.length}…)` : `T=${r.length}${marks.hideAccuracy ? '' : ` · accuracy ${pct(marks.accuracy ?? r.accuracy)}%`}`;
   const right = Math.min(w, ml + n * (size + gap) - gap);
   if (right - ctx.measureText(text).width > labelsEnd + 8) {
     ctx.textAlign = 'right';
@@ -188,7 +191,16 @@ export function readoutText(name, r, s, wt, { k, i, j }) {
   if (!wt || wt.length !== r.length) return `${head}: query ${i}${tok(i)} → key ${j}${tok(j)}: fetching the weights…`;
   const row = rowOf(wt, k, i), best = argmax(row, i);
   const here = j > i ? 'masked (a key after the query), weight 0' : `weight ${row[j].toFixed(3)}`;
-  return `${head}: query ${i}${tok(i)} → key ${j}${tok(j)}: ${here}. Query ${i} attends most to key ${best}${tok(best)} (weight ${row[best].toFixed(3)}).`;
+  return `${head}: query ${i}${tok(i)} → key ${j}${tok(j)}: ${here}. Query ${i} attends most to key ${best}${tok(best)} (weight ${row[best].toFixed(3)}).` +
+    correctKeyText(r, s, row, i, tok);
+}
+
+/** Where the task has a correct key for query i (answer-key.js): which key it is and the weight on it. */
+function correctKeyText(r, s, row, i, tok) {
+  if (!r.tokens || !s?.task) return '';
+  const key = answerKeys(s.task, r.tokens).find(([q]) => q === i)?.[1];
+  if (key == null) return '';
+  return ` The correct key is key ${key}${tok(key)} (weight ${row[key].toFixed(3)})${argmax(row, i) === key ? ': the head finds it' : ''}.`;
 }
 
 /**
@@ -201,7 +213,7 @@ export function curveOptions(shown, s, [lo, hi], colours) {
   return {
     x: [lo, hi], y: [0, 1], xLog: true, colours, lossMax,
     series: [
-      { points: shown.map((r) => [r.length, r.accuracy]), colour: colours.accent, width: 2, dots: true },
+      { points: shown.map((r) => [r.length, r.accuracy]), colour: colours.accent, width: 2, dots: true, hollow: shown.map((r) => !!r.partial) },
       { points: shown.map((r) => [r.length, r.loss / lossMax]), colour: colours.loss, dash: [4, 3] },
     ],
     marks: [
@@ -247,7 +259,7 @@ const READOUT_HINT = 'Hover a map, or focus it and use the arrow keys, to read a
  * screen are not drawn (an IntersectionObserver marks them), and `onVisible()` is called when one comes into view,
  * to draw it (the page's lab, far below its first screen; an element's few rows are always drawn).
  */
-export function createSweepView(container, client, { legend = true, onVisible = null } = {}) {
+export function createSweepView(container, client, { legend = true, onVisible = null, evaluations = createEvaluations({ client }) } = {}) {
   const rows = new Map();
   const seen = new WeakMap(); // row element -> on screen (within a margin)
   const observer = onVisible && typeof IntersectionObserver === 'function' ? new IntersectionObserver((entries) => {
@@ -321,7 +333,8 @@ export function createSweepView(container, client, { legend = true, onVisible = 
   }
 
   function drawMaps(row, r, s, force, box) {
-    const marks = { focus: row.focus, selected: row.selected, ...(legend ? {} : { noLegend: true }) };
+    const ev = r ? evaluations.at(row.el.dataset.encoding, r.length) : null;
+    const marks = { focus: row.focus, selected: row.selected, ...(legend ? {} : { noLegend: true }), ...(ev ? { accuracy: ev.accuracy } : {}) };
     const key = r ? `${r.gen}|${r.length}|${r.trainedLength}|${s.length}|${r.bitmaps.length}|${JSON.stringify(marks)}` : 'none';
     if (!force && row.drawn === key) return;
     row.drawn = key;
@@ -421,31 +434,35 @@ export function createSweepView(container, client, { legend = true, onVisible = 
     });
   }
 
+  // The row's numbers are the page's evaluations (evaluations.js): the same as the hero's and the story's for this
+  // model, length and scaling; the grey-out is the one verdict (evaluations.verdict).
   function drawCurve(row, enc, s, grid, force, box) {
-    const results = client.results(enc);
-    const key = `${results.length}|${results.at(-1)?.gen}|${s.length}|${s.trainLength}`;
+    const shown = evaluations.series(enc); // every length evaluated: the curve stays whole, the current length is a cursor on it
+    const nowMap = row.shown?.length === s.length; // the map on screen is of the length shown (not a shorter one while it computes)
+    const key = `${evaluations.key(enc)}|${shown.length}|${s.length}|${s.trainLength}|${s.task}|${nowMap}`;
     if (!force && row.curveKey === key) return;
     row.curveKey = key;
     const [w, h, ctx] = fitCanvas(row.curve, box.curveHeight || MAP_H, box.curve);
     ctx.clearRect(0, 0, w, h);
-    const shown = results; // every length computed: the curve stays whole, the current length is a cursor on it
     const c = (name, fallback) => cssVar(name, fallback, row.curve);
     drawChart(ctx, { x: 26, y: 16, w: w - 30, h: h - 42 }, curveOptions(shown, s, [grid[0], grid.at(-1)],
       { accent: c('--accent'), loss: c('--loss', '#d9480f'), train: c('--train', '#e0a000'), fg: c('--fg') }));
-    const at = (T) => results.find((r) => r.length === T);
-    const a1 = at(s.trainLength), aNow = at(s.length) ?? shown.at(-1), y = yardstickFor(s.task);
-    row.measured.textContent = measuredText(a1, aNow, s.trainLength, y);
-    // the accuracy at the length shown, in large type (as the GIF export writes it)
-    const shownNow = at(s.length);
-    row.big.textContent = shownNow ? `${Math.round(100 * shownNow.accuracy)}%` : '';
-    row.big.title = shownNow ? `accuracy at T = ${s.length}` : '';
+    const a1 = evaluations.at(enc, s.trainLength), now = evaluations.at(enc, s.length), aNow = now ?? shown.at(-1), y = yardstickFor(s.task);
+    row.measured.textContent = measuredText(a1, aNow, s.trainLength, y) + (aNow?.partial ? ` (T = ${aNow.length}: live, on ${sequencesText(aNow.sequences)})` : '');
+    // the accuracy at the length shown, in large type (as the GIF export writes it); none over a map still computing
+    const big = nowMap ? now : null;
+    row.big.textContent = big ? `${pct(big.accuracy)}%` : '';
+    row.big.title = big ? `accuracy at T = ${s.length}, ${big.measured ? 'measured' : 'live'} on ${sequencesText(big.sequences)}` : '';
+    row.big.classList.toggle('live', !!big?.partial);
     const scaled = !!scalings.get(enc);
     row.notice.textContent = noticeText(NAMES[enc], a1, aNow, s.trainLength, y, { scaled });
-    // a model that did not learn: its maps greyed, with the reason (not a scaled one: the scaling is what fails)
-    const l = scaled ? { learned: true } : learnedAt(a1, y, s.trainLength);
-    row.el.classList.toggle('unlearned', !l.learned);
-    row.reason.textContent = l.learned ? '' : `Greyed: ${NAMES[enc]} ${l.reason}.`;
-    row.reason.hidden = l.learned;
+    // a model that did not learn: its maps greyed, with the reason (the one verdict, on the unscaled model)
+    const l = evaluations.verdict(enc, s.task, s.trainLength);
+    const greyed = l.learned === false;
+    row.el.classList.toggle('unlearned', greyed);
+    row.el.dataset.learned = l.learned == null ? '' : String(l.learned);
+    row.reason.textContent = greyed ? `Greyed: ${NAMES[enc]} ${l.reason}.` : '';
+    row.reason.hidden = !greyed;
   }
 
   return {
@@ -465,9 +482,10 @@ export function createSweepView(container, client, { legend = true, onVisible = 
         drawCurve(row, enc, s, grid, force, boxes.get(enc));
       }
     },
-    /** Sets the function giving a task's yardstick (floor, metric, target) for the rows' words. */
+    /** Sets the function giving a task's yardstick (floor, metric, target) for the rows' words (and the verdict). */
     setYardstick(fn) {
       yardstickFor = fn;
+      evaluations.setYardstick(fn);
       for (const row of rows.values()) row.curveKey = null;
     },
     /** Sets the function giving each row's words about the shipped measurements, and fills them in. */

@@ -1,12 +1,15 @@
 // The training panel: per encoding a progress bar, a live loss curve (a shipped checkpoint's recorded one,
 // until a retrain replaces it), the latest numbers and Stop / Retrain buttons. A run trains for a budget of
 // steps and stops early once its held-out check meets the experiment's target;
-// a finished row says which ("learned at step N" / "not learned in N steps").
+// a finished row says which ("stopped early at step N" / "ran all N steps"). Whether the model learned is the
+// page's one verdict (evaluations.js), shown beside it: the same words and number as the lab's row and the story.
 import { NAMES } from './meta.js';
 import { learnedWords, heldOutWords } from './trainer.js';
 import { cssVar, fitCanvas } from './heatmap.js';
 import { drawChart } from './chart.js';
 import { createArrivals, createWake } from './arrivals.js';
+import { pct } from './results-words.js';
+import { sequencesText } from './evaluations.js';
 
 const LABELS = { untrained: 'untrained', queued: 'queued', training: 'training', trained: 'trained', stopped: 'stopped',
   checkpoint: 'shipped checkpoint', error: 'error' };
@@ -16,14 +19,15 @@ function offlineWords(c) {
   const [, held] = c.heldOut.at(-1) ?? [];
   const check = held === undefined ? '' : c.heldOutMetric === 'loss' ? `, held-out loss ${held.toFixed(3)}`
     : `, held-out accuracy ${held.toFixed(3)}`;
-  return c.stepsToTarget ? `trained offline: met the held-out target at step ${c.stepsToTarget}${check}`
-    : `trained offline: not learned in ${c.steps} steps${check}`;
+  return c.stepsToTarget ? `trained offline: stopped early at step ${c.stepsToTarget}${check}`
+    : `trained offline: ran all ${c.steps} steps${check}`;
 }
 
 export function createTrainView(container, { onStop, onRetrain }) {
   const rows = new Map();
   let shippedInfo = () => null;
   let shippedCurve = () => null;
+  let verdictOf = () => null; // enc -> evaluations.verdict (the one "learned" verdict)
 
   const pending = new Map(); // encoding -> the newest run to show (its progress only: a new status is shown at once)
   const progress = createArrivals(); // drawn at most once per slot, in the frames the sweep view uses
@@ -51,8 +55,6 @@ export function createTrainView(container, { onStop, onRetrain }) {
   function show(row, r, width) {
     row.shownStatus = r.status;
     row.el.dataset.status = r.status;
-    if (typeof r.learned === 'boolean') row.el.dataset.learned = String(r.learned);
-    else delete row.el.dataset.learned;
     // The bar: steps out of the budget; full once the run is over (an early stop ends it before the budget).
     row.bar.max = Math.max(1, r.steps);
     row.bar.value = r.status === 'checkpoint' || r.status === 'trained' ? row.bar.max : r.step;
@@ -74,7 +76,7 @@ export function createTrainView(container, { onStop, onRetrain }) {
     if (offline) {
       const info = shippedInfo(row.el.dataset.encoding);
       row.offline.textContent = info?.stepsToTarget
-        ? `trained offline: met the held-out target at step ${info.stepsToTarget}; its loss curve is not recorded. Retrain to watch it learn.`
+        ? `trained offline: stopped early at step ${info.stepsToTarget}; its loss curve is not recorded. Retrain to watch it learn.`
         : 'trained offline; its loss curve is not recorded. Retrain to watch it learn.';
       return;
     }
@@ -92,7 +94,33 @@ export function createTrainView(container, { onStop, onRetrain }) {
     row.canvas.dataset.points = String(losses.length);
   }
 
+  // The verdict of each row's model: the evaluation at the training length against the task's target.
+  function showVerdict(enc, row) {
+    // (a model still training, or not yet trained, has no verdict yet)
+    const v = ['checkpoint', 'trained', 'stopped'].includes(row.shownStatus) ? verdictOf(enc) : null;
+    const key = v ? `${v.learned}|${v.at?.accuracy}|${v.at?.sequences}` : '';
+    if (key === row.verdictKey) return;
+    row.verdictKey = key;
+    if (!v || v.learned == null) {
+      row.verdict.textContent = '';
+      delete row.el.dataset.learned;
+      return;
+    }
+    row.el.dataset.learned = String(v.learned);
+    row.verdict.textContent = v.learned
+      ? `learned: accuracy ${pct(v.at.accuracy)}% at the training length, on ${sequencesText(v.at.sequences)}`
+      : `${v.reason}, on ${sequencesText(v.at.sequences)}`;
+  }
+
   return {
+    /** `fn(enc)`: the one verdict of a row's model (evaluations.js verdict), shown by refreshVerdicts(). */
+    setVerdict(fn) {
+      verdictOf = fn;
+    },
+    /** Show each row's verdict where it changed (the page calls it as evaluations arrive). */
+    refreshVerdicts() {
+      for (const [enc, row] of rows) showVerdict(enc, row);
+    },
     /** `fn(enc)`: what the offline run of a shipped checkpoint recorded ({stepsToTarget}), or null. */
     setShippedInfo(fn) {
       shippedInfo = fn;
@@ -111,14 +139,14 @@ export function createTrainView(container, { onStop, onRetrain }) {
         el.innerHTML = `<strong>${NAMES[enc]}</strong>
           <progress max="1" value="0" aria-label="${NAMES[enc]} training progress"></progress>
           <canvas class="loss" role="img" aria-label="${NAMES[enc]} training loss"></canvas><span class="offline-train" hidden></span>
-          <span class="tstat" role="status"></span>
+          <span class="tstat-cell"><span class="tstat" role="status"></span><span class="verdict"></span></span>
           <span class="tbuttons"><button type="button" class="stop">Stop</button>
           <button type="button" class="again">Retrain</button></span>`;
         el.querySelector('.stop').addEventListener('click', () => onStop(enc));
         el.querySelector('.again').addEventListener('click', () => onRetrain(enc));
         container.append(el);
         rows.set(enc, { el, bar: el.querySelector('progress'), canvas: el.querySelector('canvas'), stat: el.querySelector('.tstat'),
-          offline: el.querySelector('.offline-train'),
+          offline: el.querySelector('.offline-train'), verdict: el.querySelector('.verdict'), verdictKey: null,
           stop: el.querySelector('.stop') });
       }
     },

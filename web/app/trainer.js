@@ -110,12 +110,13 @@ export function heldOutWords(r) {
 }
 
 /**
- * Whether a finished run (status 'trained') met its held-out target, in words: "learned at step 1200" or
- * "not learned in 5000 steps". null unless the run has finished with a held-out check.
+ * How a finished run (status 'trained') ended, in words: "stopped early at step 1200" (its held-out check met the
+ * stop rule) or "ran all 5000 steps". null unless the run has finished with a held-out check. This is when training
+ * stopped, not whether the model learned: that verdict is the page's one (evaluations.js verdict).
  */
 export function learnedWords(r) {
   if (typeof r?.learned !== 'boolean' || !heldOutWords(r)) return null;
-  return r.learned ? `learned at step ${r.stepsToTarget}` : `not learned in ${r.step} steps`;
+  return r.learned ? `stopped early at step ${r.stepsToTarget}` : `ran all ${r.step} steps`;
 }
 
 /**
