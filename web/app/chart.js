@@ -1,6 +1,7 @@
 // Small line charts on canvas: axes, series, vertical markers.
 import { cssVar, drawHeatmap, fitCanvas } from './heatmap.js';
 import { scaleLinear } from '../vendor/d3.js';
+import { lengthAxis } from './length-axis.js';
 
 /**
  * @param ctx 2-D context already scaled to CSS px
@@ -9,7 +10,7 @@ import { scaleLinear } from '../vendor/d3.js';
  */
 export function drawChart(ctx, box, opts) {
   const { x: [x0, x1], y: [y0, y1] } = opts;
-  const fx = opts.xLog ? (v) => Math.log(v / x0) / Math.log(x1 / x0) : (v) => (v - x0) / (x1 - x0);
+  const fx = opts.xLog ? lengthAxis(x0, x1) : (v) => (v - x0) / (x1 - x0);
   const fy = opts.yLog ? (v) => Math.log(v / y0) / Math.log(y1 / y0) : (v) => (v - y0) / (y1 - y0);
   const px = (v) => box.x + fx(v) * box.w;
   const py = (v) => box.y + box.h - Math.max(-0.05, Math.min(1.05, fy(v))) * box.h;

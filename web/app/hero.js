@@ -9,6 +9,7 @@ import { cssVar, fitCanvas } from './heatmap.js';
 import { drawMapsCanvas } from './sweep-view.js';
 import { pct } from './results-words.js';
 import { encodingColours } from './palette.js';
+import { lengthAxis } from './length-axis.js';
 
 
 /**
@@ -51,7 +52,7 @@ export function createHero(root, { client: given = null, encodingsAll, onPick, o
     if (!geom) return null;
     const b = canvas.getBoundingClientRect(), x = ev.clientX - b.left;
     if (x < geom.box.x - 8 || x > geom.box.x + geom.box.w + 8) return null;
-    return geom.x0 * (geom.x1 / geom.x0) ** Math.min(1, Math.max(0, (x - geom.box.x) / geom.box.w));
+    return geom.axis.invert(Math.min(1, Math.max(0, (x - geom.box.x) / geom.box.w)));
   };
   let dragging = false;
   canvas.addEventListener('pointerdown', (ev) => {
@@ -127,8 +128,8 @@ export function createHero(root, { client: given = null, encodingsAll, onPick, o
     const xs = L.flatMap((l) => l.points.map(([x]) => x));
     const x0 = Math.min(grid[0], ...xs), x1 = Math.max(grid.at(-1), ...xs);
     const box = { x: 40, y: 22, w: w - 52, h: h - 64 };
-    const px = (v) => box.x + (Math.log(v / x0) / Math.log(x1 / x0)) * box.w, py = (v) => box.y + (1 - v) * box.h;
-    geom = { box, x0, x1 };
+    const along = lengthAxis(x0, x1), px = (v) => box.x + along(v) * box.w, py = (v) => box.y + (1 - v) * box.h;
+    geom = { box, axis: along };
     const muted = cssVar('--muted', '#666', canvas), fg = cssVar('--fg', '#222', canvas), grid0 = cssVar('--grid', '#8884', canvas), train = cssVar('--train', '#b7791f', canvas);
     ctx.font = '12px system-ui, sans-serif';
     // grid, y ticks
