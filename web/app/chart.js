@@ -68,7 +68,9 @@ export function drawChart(ctx, box, opts) {
   ctx.fillStyle = muted;
   ctx.textAlign = 'left';
   // the y title: above the box (yLabelTop: clear of the curves), else in its bottom-left corner
-  if (opts.yLabel) ctx.fillText(opts.yLabel, opts.yLabelTop ? box.x : box.x + 3, opts.yLabelTop ? box.y - 5 : box.y + box.h - 3);
+  // (yLabel: a title, or titles from the longest to the shortest: the first that fits the chart's width)
+  const yLabel = [].concat(opts.yLabel ?? []).find((t, i, all) => i === all.length - 1 || ctx.measureText(t).width <= box.w + 4);
+  if (yLabel) ctx.fillText(yLabel, opts.yLabelTop ? box.x : box.x + 3, opts.yLabelTop ? box.y - 5 : box.y + box.h - 3);
   if (opts.xTicks) {
     for (const t of opts.xTicks) {
       if (t < x0 || t > x1) continue;
@@ -94,7 +96,7 @@ export function drawChart(ctx, box, opts) {
   }
   ctx.restore();
   note(ctx, 'xAxis', opts.xLabel ?? '');
-  note(ctx, 'yAxis', opts.yLabel ?? '');
+  note(ctx, 'yAxis', yLabel ?? '');
   return { px, py };
 }
 

@@ -7,7 +7,7 @@
 import { NAMES } from './meta.js';
 import { cssVar, fitCanvas } from './heatmap.js';
 import { drawMapsCanvas } from './sweep-view.js';
-import { pct } from './results-words.js';
+import { pct, guessWords } from './results-words.js';
 import { encodingColours } from './palette.js';
 import { lengthAxis } from './length-axis.js';
 
@@ -186,10 +186,11 @@ export function createHero(root, { client: given = null, encodingsAll, onPick, o
       ctx.textAlign = 'left';
       const at = pts?.length ? pts.find(([L]) => L === s.trainLength) ?? pts[0] : null;
       const [lx, la] = at ? [px(at[0]), at[1]] : [box.x, floor.accuracy];
-      // the long label where it fits, the short one on a narrow chart (a phone), never past the chart's edge
-      const short = `${floor.name} guess ${Number((100 * la).toFixed(1))}%${at ? ` at T = ${at[0]}` : ''}`;
-      const long = at ? `${short}, falling with the length` : short;
-      const label = lx + 4 + ctx.measureText(long).width <= box.x + box.w ? long : short;
+      // the longest label that fits (a phone: the shortest), never past the chart's edge; the guess in plain words
+      const v = `${Number((100 * la).toFixed(1))}%`, where = at ? ` at T = ${at[0]}` : '';
+      const labels = [`${guessWords(floor.name)}: ${v}${where}${at ? ', falling with the length' : ''}`, `${guessWords(floor.name)}: ${v}${where}`, `${guessWords(floor.name)}: ${v}`, `a guess: ${v}`];
+      const label = labels.find((t) => Math.min(lx + 4, box.x + 4) + ctx.measureText(t).width <= box.x + box.w) ?? labels.at(-1);
+      canvas.dataset.floorLabel = label;
       ctx.fillText(label, Math.max(box.x, Math.min(lx + 4, box.x + box.w - ctx.measureText(label).width)), py(la) - 5);
     }
     ctx.setLineDash([]);

@@ -92,6 +92,7 @@ export class PosencExplorer extends ElementBase {
       <div class="legend" part="legend"><span class="ramp-box">attention weight <span class="lo">0</span><span class="ramp"></span><span class="hi">1</span></span>
         <span><span class="dash"></span>training length</span><span>keys: <span class="sw ok"></span>seen in training
         <span class="sw untrained"></span>never trained <span class="sw past"></span>past the learned table</span>
+        <span><span class="sw key"></span>dotted: the correct key</span>
         <span><span class="line acc"></span>accuracy <span class="line loss"></span>loss</span></div>
       <div class="foot"><span class="about"></span><a class="open" target="_blank" rel="noopener">open in the explorer</a></div>`;
     adoptStyles(root);
