@@ -138,7 +138,7 @@ export function render(results, { zeroShot = null } = {}) {
       out();
       out(`![${task}: loss against length with oracle and floors](figures/${task}-loss.png)`);
     } else {
-      out(`Accuracy in %; the verdict reads accuracy above the ${floorText(results, i)}.`);
+      out(`Accuracy in %; the verdict reads accuracy above ${floorText(results, i)}.`);
     }
     out();
     out(`| row | seed article says | learned (seeds) | ${MULTIPLES.map((m) => `${m}× (T=${m * T})`).join(' | ')} | kept at ${RULES.verdictAt}× | verdict |`);
@@ -333,7 +333,7 @@ export function render(results, { zeroShot = null } = {}) {
   out();
   for (const c of byFloor) {
     out(`- ${c.row}, ${c.task}: ${word(c.old)}${c.old.kept == null ? '' : ` (${pct(c.old.kept)}% kept)`} → ${word(c.now)}` +
-      `${c.now.kept == null ? '' : ` (${pct(c.now.kept)}% kept)`}: accuracy above the ${floorText(results, c.now.info)}.`);
+      `${c.now.kept == null ? '' : ` (${pct(c.now.kept)}% kept)`}: accuracy above ${floorText(results, c.now.info)}.`);
   }
   if (byFloor.length) out();
   const added = addedRuns(results);

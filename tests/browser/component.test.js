@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { useBrowser, docsShot } from './harness.js';
 import { waitFor, canvasStats } from './page-helpers.js';
 import { CSP } from '../../scripts/serve.js';
+import { cdnBase } from '../../web/app/embed-snippet.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const env = useBrowser();
@@ -191,23 +192,39 @@ test("the explorer's 'Embed this sweep' snippets work: the tag in a page, and th
   const component = await page.locator('.embed-component').inputValue();
   const iframe = await page.locator('.embed-iframe').inputValue();
   expect(component).toContain('<posenc-explorer encodings="rope,alibi" sweep-factor="8" length="160" controls="none"></posenc-explorer>');
-  expect(component).toContain(`<script type="module" src="${env.url}/explorer.js"></script>`);
+  // the script: the published package on the CDN at this version (issue 38), as another site loads it
+  const cdn = cdnBase();
+  expect(component).toContain(`<script type="module" src="${cdn}explorer.js"></script>`);
   const src = /src="([^"]+)"/.exec(iframe)[1].replace(/&amp;/g, '&');
   expect(src).toBe(`${env.url}/embed.html?encodings=rope%2Calibi&sweep-factor=8&length=160&controls=0`);
   await page.close();
 
+  // The CDN is played by this server's dist/ (no network here), with the CORS header jsDelivr sends; the host page
+  // has the policy the README gives for a CDN.
+  const cdnCsp = `default-src 'self'; script-src 'self' https://cdn.jsdelivr.net 'wasm-unsafe-eval'; connect-src https://cdn.jsdelivr.net; ` +
+    "worker-src blob: https://cdn.jsdelivr.net; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:";
+  const fromCdn = async (route) => {
+    const res = await route.fetch({ url: `${env.url}/dist/${route.request().url().slice(cdn.length)}` });
+    const headers = Object.fromEntries(Object.entries(res.headers()).filter(([k]) => !['content-encoding', 'content-length', 'content-security-policy'].includes(k)));
+    await route.fulfill({ response: res, headers: { ...headers, 'access-control-allow-origin': '*' } });
+  };
   for (const [what, url, body] of [
     ['tag', `${env.url}/examples/snippet-test.html`, `<!doctype html>${component}`],
     ['iframe', src, null],
   ]) {
     const p = await env.newPage();
-    if (body) await p.route(url, (route) => route.fulfill({ status: 200, headers: { 'content-type': 'text/html', 'content-security-policy': CSP }, body }));
+    if (body) {
+      await p.context().route(`${cdn}**`, fromCdn);
+      await p.route(url, (route) => route.fulfill({ status: 200, headers: { 'content-type': 'text/html', 'content-security-policy': cdnCsp }, body }));
+    }
     await p.goto(url);
     await waitFor(p, () => document.querySelector('posenc-explorer')?.results?.().rope?.some((r) => r.length === 160), { what: `${what}: T=160` });
     const s = await p.evaluate(() => document.querySelector('posenc-explorer').state);
     expect(s).toMatchObject({ encodings: ['rope', 'alibi'], sweepFactor: 8, length: 160, play: false });
     expect(await p.locator('posenc-explorer button.play').isVisible()).toBe(false);
     expect(p.errors).toEqual([]);
+    if (body) expect(await p.evaluate(() => performance.getEntriesByType('resource').some((e) => e.name.startsWith('https://cdn.jsdelivr.net/npm/')))).toBe(true);
+    await p.context().unroute(`${cdn}**`, fromCdn);
     await p.close();
   }
 });

@@ -13,6 +13,7 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { ENGINES, useEngine, screenshotDir } from './harness.js';
 import { canvasStatsInPage } from './page-helpers.js';
+import { sliderPosition } from '../../web/app/length-axis.js';
 import { tinyModel, tinyFiles, plainForward } from '../js/lm-tiny.js';
 
 jest.setTimeout(120000);
@@ -49,7 +50,7 @@ async function expectPainted(page, selector, host, { painted = 0.05, colours = 2
 
 // The length slider, its label and the maps' length, on the page.
 const pageLength = () => ({
-  state: posenc.state.length, play: posenc.state.play, slider: Number(document.querySelector('input[name=length]').value),
+  state: posenc.state.length, play: posenc.state.play, slider: Number(document.querySelector('#hero input.length').dataset.length),
   label: document.querySelector('#length-out').value,
   maps: [...document.querySelectorAll('#sweep canvas.maps')].map((c) => c.getAttribute('aria-label')),
 });
@@ -90,7 +91,8 @@ describe.each(ENGINES)('%s', (engine) => {
     await waitMapsAt(page, 3 * step);
 
     // drag the length slider with the mouse while paused: the maps and the label follow (issue 12: they stayed put)
-    await page.dragRange('input[name=length]', 4 * trainLength);
+    // (the slider moves on the charts' log axis: its value is a position there, length-axis.js)
+    await page.dragRange('#hero input.length', sliderPosition(await page.evaluate(() => posenc.grid()), 4 * trainLength));
     let now = await page.evaluate(pageLength);
     expect(now.slider).not.toBe(3 * step);
     expect(Math.abs(now.slider - 4 * trainLength)).toBeLessThanOrEqual(4 * step); // about where the thumb was dropped
@@ -100,7 +102,7 @@ describe.each(ENGINES)('%s', (engine) => {
     await waitMapsAt(page, now.slider);
     // arrow keys on the focused slider (its own input events)
     const before = now.slider;
-    await page.evaluate(() => document.querySelector('input[name=length]').focus());
+    await page.evaluate(() => document.querySelector('#hero input.length').focus());
     await page.press('ArrowRight');
     now = await page.evaluate(pageLength);
     expect(now.slider).toBe(before + step);
@@ -188,10 +190,10 @@ describe.each(ENGINES)('%s', (engine) => {
     // drag its slider
     const before = await page.evaluate(() => document.querySelector('posenc-explorer').state.length);
     const target = before > 128 ? 64 : 192;
-    await page.dragRange('posenc-explorer >>> input.length', target);
+    await page.dragRange('posenc-explorer >>> input.length', sliderPosition(await page.evaluate(() => document.querySelector('posenc-explorer').timeline.grid()), target));
     const el = await page.evaluate(() => {
       const e = document.querySelector('posenc-explorer');
-      return { length: e.state.length, slider: Number(e.shadowRoot.querySelector('input.length').value),
+      return { length: e.state.length, slider: Number(e.shadowRoot.querySelector('input.length').dataset.length),
         label: e.shadowRoot.querySelector('.length-out').value, trainLength: e.state.trainLength };
     });
     expect(el.length).not.toBe(before);

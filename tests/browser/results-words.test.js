@@ -65,7 +65,7 @@ test('row words agree with the sweep\'s numbers at every length, and the readout
     }), T);
     // each score against copy's floor at its own length: the bag guess measured there, or (512) at 256
     const info = taskInfo(shipped, 'copy'), f1 = floorNear(info, 32).accuracy, fT = floorNear(info, T);
-    const floorWords = `${pct1(fT.accuracy)}% for a bag guess${T === 512 ? ' (measured at T = 256)' : ''}`;
+    const floorWords = `${pct1(fT.accuracy)}% for always guessing the most common token${T === 512 ? ' (measured at T = 256)' : ''}`;
     expect(fT.measuredAt).toBe(T === 512 ? 256 : undefined);
     for (const r of rows) {
       const pct = (x) => `${Math.round(100 * x)}%`;
@@ -87,5 +87,49 @@ test('row words agree with the sweep\'s numbers at every length, and the readout
   await page.mouse.move(5, 5);
   await page.evaluate(() => posenc.setLength(16));
   await waitFor(page, () => !/T = 512/.test(document.querySelector('.sweep-row[data-encoding=alibi] .readout').textContent), { what: 'the readout to drop T = 512' });
+  expect(page.errors).toEqual([]);
+});
+
+// Issue 38: every sentence the page generates is plain words (tests/js/plain-words.js): the header, each row's words at
+// several lengths (the words of a row below the guess included), the story's steps, the retrieval view, the curves'
+// titles and the hero's guess label; the terms that stay (loss, nats) are explained in the lab's text, and the maps'
+// dotted correct-key channel has its legend entry there.
+import { jargonIn } from '../js/plain-words.js';
+
+test('plain words: no sentence the page generates uses jargon; loss and its unit are explained; the dotted channel has a legend entry', async () => {
+  const page = await browser.newPage();
+  await page.setViewportSize({ width: 1400, height: 3200 });
+  await page.goto(`${browser.url}/?play=0&encodings=rope,alibi,none,learned,shaw`);
+  await waitReady(page);
+  await waitFor(page, () => document.querySelectorAll('#story .story-steps button').length > 2 && document.querySelector('#retrieval-note').textContent, { what: 'the story and the retrieval words' });
+  const texts = [];
+  const read = () => page.evaluate(() => [
+    document.querySelector('#measured-claims').textContent, document.querySelector('#story .story-text').textContent,
+    ...[...document.querySelectorAll('#sweep .sweep-row')].flatMap((r) => ['.offline', '.measured', '.notice', '.reason', '.source'].map((q) => r.querySelector(q).textContent)),
+    ...[...document.querySelectorAll('#sweep canvas.curve')].map((c) => c.dataset.yAxis ?? ''),
+    document.querySelector('#hero canvas.hero-chart').dataset.floorLabel ?? '',
+    document.querySelector('#retrieval-note').textContent, document.querySelector('#retrieval .notice').textContent,
+  ].filter(Boolean));
+  for (const T of [32, 128, 512]) {
+    await page.evaluate((t) => posenc.setLength(t), T);
+    await waitFor(page, (t) => posenc.state.encodings.every((e) => posenc.client.results(e).some((r) => r.length === t)), { arg: T, what: `the sweep at ${T}` });
+    await page.waitForTimeout(300);
+    texts.push(...await read());
+  }
+  const steps = await page.$$('#story .story-steps button');
+  for (const b of steps) {
+    await b.click();
+    await page.waitForTimeout(150);
+    texts.push(...await read());
+  }
+  expect(texts.some((t) => /scores below|no better than/.test(t))).toBe(true); // (a row below the guess was read)
+  expect(texts.some((t) => /^accuracy —/.test(t))).toBe(true); // (the curves' titles were read)
+  const bad = [...new Set(texts)].map((t) => [t, jargonIn(t)]).filter(([, j]) => j.length);
+  expect(bad).toEqual([]);
+  // the terms that stay are explained where the lab first shows them, and the dotted channel is in its legend
+  const explain = (await page.textContent('#sweep .explain')).replace(/\s+/g, ' ');
+  expect(explain).toMatch(/loss is how unsure the model is of the right token, in nats/);
+  expect(await page.$$eval('#sweep .explain .answer-swatch, #hero .hero-note .answer-swatch', (e) => e.length)).toBe(2);
+  expect(explain).toMatch(/Dotted lines run either side of the correct key/);
   expect(page.errors).toEqual([]);
 });

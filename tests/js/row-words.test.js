@@ -3,7 +3,7 @@
 // sentence is parsed back here and checked against the numbers it was computed from; mutations of one number
 // change the sentence (or its verdict) as they must.
 import { noticeText, measuredText, learnedAt, keptShare, yardstick } from '../../web/app/row-words.js';
-import { taskInfo, floorOf, floorNear, RULES, pct1 } from '../../web/app/results-words.js';
+import { taskInfo, floorOf, floorNear, RULES, pct1, guessWords } from '../../web/app/results-words.js';
 import { readFileSync } from 'node:fs';
 
 const shipped = JSON.parse(readFileSync(new URL('../../web/checkpoints/results.json', import.meta.url), 'utf8'));
@@ -38,8 +38,8 @@ test.each(cases)('%s: the notice states the accuracy shown, the training-length 
   const [n, t, f, kept] = numbers(s);
   const fL = copy.floorAt(now.length);
   expect([n, t, f]).toEqual([pct(now.accuracy), pct(a1.accuracy), Number((100 * fL.accuracy).toFixed(1))]);
-  if (fL.measuredAt) expect(s).toContain(`for a bag guess (measured at T = ${fL.measuredAt})`);
-  else expect(s).toContain('for a bag guess:');
+  if (fL.measuredAt) expect(s).toContain(`for always guessing the most common token (measured at T = ${fL.measuredAt})`);
+  else expect(s).toContain('for always guessing the most common token:');
   expect(measuredText(a1, now, 32, copy)).toContain(`${pct(a1.accuracy)}% at the training length 32, ${pct(now.accuracy)}% at ${now.length}`);
   const k = keptShare(a1, now, copy);
   expect(k).toBeCloseTo((now.accuracy - fL.accuracy) / (a1.accuracy - bag[32]), 12); // each score above the floor at its length
@@ -64,14 +64,14 @@ test('mutations: raising the accuracy shown raises the numbers and the verdict; 
   // a different floor changes the sentence
   const info = taskInfo(shipped, 'copy');
   const other = yardstick(info, { ...floorOf(info), accuracy: 0.5 });
-  expect(noticeText('ALiBi', a1, at(128, 0.67), 32, other)).toContain('50% for a uniform guess');
+  expect(noticeText('ALiBi', a1, at(128, 0.67), 32, other)).toContain('50% for a random guess');
   expect(noticeText('ALiBi', a1, at(128, 0.67), 32, other)).not.toBe(noticeText('ALiBi', a1, at(128, 0.67), 32, copy));
 });
 
 test('a model below the target at the training length did not learn: greyed reason, no verdict about length', () => {
   const l = learnedAt(at(32, 0.41), copy, 32);
   expect(l.learned).toBe(false);
-  expect(l.reason).toBe(`did not learn the task: accuracy 41% at the training length T = 32, below the 95% target (${pct1(bag[32])}% for a bag guess)`);
+  expect(l.reason).toBe(`did not learn the task: accuracy 41% at the training length T = 32, below the 95% target (${pct1(bag[32])}% for always guessing the most common token)`);
   expect(noticeText('NoPE', at(32, 0.41), at(128, 0.2), 32, copy)).toMatch(/^What to notice: NoPE did not learn the task/);
   expect(learnedAt(at(32, 0.96), copy, 32).learned).toBe(true);
 });
@@ -79,7 +79,7 @@ test('a model below the target at the training length did not learn: greyed reas
 test('a scaled model below the target at the training length: the scaling breaks it, not "did not learn"', () => {
   const s = noticeText('RoPE', at(32, 0.25), at(128, 0.2), 32, copy, { scaled: true });
   expect(s).toBe('What to notice: with this scaling and no fine-tuning, RoPE scores accuracy 25% already at the training length T = 32, ' +
-    `against ${pct1(bag[32])}% for a bag guess: the scaling breaks the trained model before any extrapolation.`);
+    `against ${pct1(bag[32])}% for always guessing the most common token: the scaling breaks the trained model before any extrapolation.`);
   expect(noticeText('RoPE', at(32, 0.99), at(128, 0.5), 32, copy, { scaled: true })).toContain('keeps');
 });
 
@@ -88,10 +88,29 @@ test('a loss task (markov) is read as loss against its floor', () => {
   expect(y.metric).toBe('loss');
   const s = noticeText('ALiBi', at(32, 0.4, 1.0), at(128, 0.3, 1.5), 32, y);
   expect(s).toContain('scores loss 1.50 nats, against 1.00 nats at T = 32');
-  expect(s).toContain(`${y.floor.loss.toFixed(2)} nats for a ${y.floor.name} guess`);
+  expect(s).toContain(`${y.floor.loss.toFixed(2)} nats for ${guessWords(y.floor.name)}`);
 });
 
 test('at the training length the notice states the score and the floor only', () => {
-  expect(noticeText('RoPE', at(32, 0.99), at(32, 0.99), 32, copy)).toBe(`What to notice: at the training length T = 32 RoPE scores accuracy 99%, against ${pct1(bag[32])}% for a bag guess.`);
+  expect(noticeText('RoPE', at(32, 0.99), at(32, 0.99), 32, copy)).toBe(`What to notice: at the training length T = 32 RoPE scores accuracy 99%, against ${pct1(bag[32])}% for always guessing the most common token.`);
   expect(noticeText('RoPE', at(32, 0.99), at(32, 0.99), 32, null)).toBe('');
+});
+
+// Issue 38: every sentence a row makes is plain words (tests/js/plain-words.js), whatever the score: above the guess,
+// below it, not learned, scaled, on an accuracy task and on a loss task.
+import { jargonIn } from './plain-words.js';
+
+test('plain words: no row sentence uses jargon, at any score', () => {
+  const a1 = at(32, 0.99), y = yOf('markov');
+  const sentences = [
+    ...cases.flatMap(([name, t, now]) => [noticeText(name, t, now, 32, copy), measuredText(t, now, 32, copy)]),
+    noticeText('ALiBi', a1, at(128, bag[128] - 0.05), 32, copy), // below the guess
+    noticeText('ALiBi', a1, at(512, 0.5), 32, copy), // a length measured at 256
+    noticeText('RoPE', at(32, 0.25), at(128, 0.2), 32, copy, { scaled: true }),
+    learnedAt(at(32, 0.41), copy, 32).reason, learnedAt(at(32, 0.2), copy, 32).reason,
+    noticeText('ALiBi', at(32, 0.4, 1.0), at(128, 0.3, 1.5), 32, y), noticeText('ALiBi', at(32, 0.4, 1.0), at(128, 0.3, 2.5), 32, y),
+    learnedAt(at(32, 0.3, 2.05), y, 32).reason,
+  ];
+  expect(sentences.every((s) => s.length > 20)).toBe(true);
+  expect(sentences.map((s) => [s, jargonIn(s)]).filter(([, j]) => j.length)).toEqual([]);
 });

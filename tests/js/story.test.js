@@ -29,7 +29,7 @@ test('step 1: every encoding at the training length, lowest and highest accuracy
   const accs = encs.map((e) => [e, acc(shipped, e, T)]).sort((a, b) => a[1] - b[1]);
   expect(accs.every(([, a]) => a >= shipped.tasks.copy.target)).toBe(true);
   expect(s.text).toBe(`At T = ${T}, the length they were trained on, all ${encs.length} encodings learned the task (each at or above the 95% target): accuracy from ${p(accs[0][1])} (${names[accs[0][0]]}) ` +
-    `to ${p(accs.at(-1)[1])} (${names[accs.at(-1)[0]]}), against ${floorPct(T)} for a bag guess.`);
+    `to ${p(accs.at(-1)[1])} (${names[accs.at(-1)[0]]}), against ${floorPct(T)} for always guessing the most common token.`);
   expect(floor(T)).toBeGreaterThan(0.2); // the bag guess, not the uniform 12.5%
   expect(s.view.length).toBe(T);
 });
@@ -55,7 +55,7 @@ test('step 3: ALiBi and FIRE degrade gently, with their 4x and 8x accuracy and k
     expect(s.text).toContain(p(kept(shipped, e, 4 * T)));
   }
   expect(s.text.startsWith('FIRE and ALiBi degrade gently')).toBe(true);
-  expect(s.text).toContain(`against ${floorPct(4 * T)} for a bag guess at T = ${4 * T}`);
+  expect(s.text).toContain(`against ${floorPct(4 * T)} for always guessing the most common token at T = ${4 * T}`);
 });
 
 test('step 5: position interpolation without fine-tuning against plain RoPE and the fine-tuned model', () => {
@@ -122,7 +122,7 @@ test('the legend keeps the last evaluation before the cursor while the cursor\'s
 
 test('every length a step quotes accuracies at comes with the floor at that same length (steps 3 to 5)', () => {
   const s = byId(shipped);
-  const atL = (L) => `${floorPct(L)} for a bag guess at T = ${L}`;
+  const atL = (L) => `${floorPct(L)} for always guessing the most common token at T = ${L}`;
   // step 3: 4x numbers with the 4x floor, 8x numbers with the 8x floor
   const [four, eight] = s.gentle.text.split('; at 8×');
   expect(four).toContain(atL(4 * T));
@@ -133,5 +133,5 @@ test('every length a step quotes accuracies at comes with the floor at that same
   expect(two).toContain(atL(2 * T));
   expect(by4).toContain(atL(4 * T));
   // step 5: both floors, each named with its length
-  expect(s.stretch.text).toContain(`a bag guess: ${floorPct(2 * T)} at T = ${2 * T}, ${floorPct(4 * T)} at T = ${4 * T}`);
+  expect(s.stretch.text).toContain(`always guessing the most common token: ${floorPct(2 * T)} at T = ${2 * T}, ${floorPct(4 * T)} at T = ${4 * T}`);
 });

@@ -1,6 +1,7 @@
 // Small line charts on canvas: axes, series, vertical markers.
 import { cssVar, drawHeatmap, fitCanvas } from './heatmap.js';
 import { scaleLinear } from '../vendor/d3.js';
+import { lengthAxis } from './length-axis.js';
 
 /**
  * @param ctx 2-D context already scaled to CSS px
@@ -9,7 +10,7 @@ import { scaleLinear } from '../vendor/d3.js';
  */
 export function drawChart(ctx, box, opts) {
   const { x: [x0, x1], y: [y0, y1] } = opts;
-  const fx = opts.xLog ? (v) => Math.log(v / x0) / Math.log(x1 / x0) : (v) => (v - x0) / (x1 - x0);
+  const fx = opts.xLog ? lengthAxis(x0, x1) : (v) => (v - x0) / (x1 - x0);
   const fy = opts.yLog ? (v) => Math.log(v / y0) / Math.log(y1 / y0) : (v) => (v - y0) / (y1 - y0);
   const px = (v) => box.x + fx(v) * box.w;
   const py = (v) => box.y + box.h - Math.max(-0.05, Math.min(1.05, fy(v))) * box.h;
@@ -20,6 +21,10 @@ export function drawChart(ctx, box, opts) {
   ctx.strokeStyle = opts.colours?.grid ?? cssVar('--grid', 'rgba(128,128,128,.35)', ctx.canvas);
   ctx.lineWidth = 1;
   ctx.strokeRect(box.x + 0.5, box.y + 0.5, box.w, box.h);
+  // Labels never overlap (a narrow chart, a phone): a mark's label takes the first line down where it meets none drawn,
+  // a tick label is left out where it would meet one (the first and the last ticks go first).
+  const placed = [];
+  const free = (l, r, y) => placed.every((p) => p.y !== y || r + 3 <= p.l || l >= p.r + 3);
   for (const m of opts.marks ?? []) {
     if (m.x < x0 || m.x > x1) continue;
     ctx.strokeStyle = m.colour ?? muted;
@@ -31,8 +36,13 @@ export function drawChart(ctx, box, opts) {
     ctx.setLineDash([]);
     if (m.label) {
       ctx.fillStyle = m.colour ?? muted;
-      ctx.textAlign = px(m.x) > box.x + box.w - 50 ? 'right' : 'left';
-      ctx.fillText(m.label, px(m.x) + (ctx.textAlign === 'left' ? 3 : -3), box.y + 10);
+      const wl = ctx.measureText(m.label).width, right = px(m.x) > box.x + box.w - 50;
+      const l = right ? px(m.x) - 3 - wl : px(m.x) + 3;
+      let y = box.y + 10;
+      while (!free(l, l + wl, y) && y < box.y + box.h - 11) y += 11;
+      placed.push({ l, r: l + wl, y });
+      ctx.textAlign = 'left';
+      ctx.fillText(m.label, l, y);
     }
   }
   for (const h of opts.hmarks ?? []) {
@@ -75,12 +85,20 @@ export function drawChart(ctx, box, opts) {
   ctx.fillStyle = muted;
   ctx.textAlign = 'left';
   // the y title: above the box (yLabelTop: clear of the curves), else in its bottom-left corner
-  if (opts.yLabel) ctx.fillText(opts.yLabel, opts.yLabelTop ? box.x : box.x + 3, opts.yLabelTop ? box.y - 5 : box.y + box.h - 3);
+  // (yLabel: a title, or titles from the longest to the shortest: the first that fits the chart's width)
+  const yLabel = [].concat(opts.yLabel ?? []).find((t, i, all) => i === all.length - 1 || ctx.measureText(t).width <= box.w + 4);
+  if (yLabel) ctx.fillText(yLabel, opts.yLabelTop ? box.x : box.x + 3, opts.yLabelTop ? box.y - 5 : box.y + box.h - 3);
   if (opts.xTicks) {
-    for (const t of opts.xTicks) {
-      if (t < x0 || t > x1) continue;
-      ctx.textAlign = px(t) > box.x + box.w - 12 ? 'right' : px(t) < box.x + 12 ? 'left' : 'center';
-      ctx.fillText(fmtTick(t), px(t), box.y + box.h + 11);
+    const ticks = opts.xTicks.filter((t) => t >= x0 && t <= x1);
+    const first = Math.min(...ticks), last = Math.max(...ticks);
+    for (const t of [...ticks].sort((a, b) => (b === first || b === last) - (a === first || a === last))) {
+      const text = fmtTick(t), wt = ctx.measureText(text).width, y = box.y + box.h + 11;
+      const align = px(t) > box.x + box.w - 12 ? 'right' : px(t) < box.x + 12 ? 'left' : 'center';
+      const l = align === 'right' ? px(t) - wt : align === 'left' ? px(t) : px(t) - wt / 2;
+      if (!free(l, l + wt, y)) continue;
+      placed.push({ l, r: l + wt, y });
+      ctx.textAlign = align;
+      ctx.fillText(text, px(t), y);
     }
   }
   // y ticks: labels left of the box, short tick marks into it
@@ -101,7 +119,8 @@ export function drawChart(ctx, box, opts) {
   }
   ctx.restore();
   note(ctx, 'xAxis', opts.xLabel ?? '');
-  note(ctx, 'yAxis', opts.yLabel ?? '');
+  note(ctx, 'yAxis', yLabel ?? '');
+  note(ctx, 'labels', JSON.stringify(placed.map((p) => [Math.round(p.l), Math.round(p.r), p.y])));
   return { px, py };
 }
 

@@ -1,6 +1,15 @@
 // "Embed this": the current sweep as a <posenc-explorer> tag or an iframe of
-// embed.html, for a blog post (as TensorFlow Playground offers its iframe).
+// embed.html, for a blog post (as TensorFlow Playground offers its iframe). The README's snippets are made here
+// too (scripts/readme-lists.js).
 import { toSearch, kebab } from './state.js';
+import { PACKAGE } from './package-info.js';
+
+/**
+ * The published package's dist/ on a public CDN, at this version: jsDelivr's npm address, which sends the CORS
+ * headers the element needs on another site (the server that served the page may send none), and which a post keeps
+ * pointing at the version it was written with. (jsDelivr serves no HTML pages, so the iframe is not taken from it.)
+ */
+export const cdnBase = ({ name, version } = PACKAGE) => `https://cdn.jsdelivr.net/npm/${name}@${version}/dist/`;
 
 const escapeAttr = (v) => String(v).replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
 // Page-only keys that mean nothing in an embed.
@@ -18,14 +27,14 @@ export function embedAttributes(state) {
 }
 
 /**
- * Snippets for `state`. `base` is the URL of the directory holding explorer.js and embed.html
- * (the site root in development, dist/ in the package).
+ * Snippets for `state`. `base` is the URL of the directory holding embed.html, for the iframe (the site root in
+ * development, dist/ in the package); the script comes from `scriptBase`, the package on the CDN by default.
  */
-export function embedSnippets(state, base, { controls = true } = {}) {
+export function embedSnippets(state, base, { controls = true, scriptBase = cdnBase() } = {}) {
   const attrs = embedAttributes(state);
   const tagAttrs = [...attrs, ...(controls ? [] : [['controls', 'none']])]
     .map(([k, v]) => (v === '' ? ` ${k}` : ` ${k}="${escapeAttr(v)}"`)).join('');
-  const script = new URL('explorer.js', base).href;
+  const script = new URL('explorer.js', scriptBase).href;
   const query = new URLSearchParams(attrs.map(([k, v]) => [k, v === '' ? '1' : v]));
   if (!controls) query.set('controls', '0');
   const src = `${new URL('embed.html', base).href}?${query}`;

@@ -9,9 +9,10 @@
 import { NAMES } from './meta.js';
 import { cssVar, fitCanvas } from './heatmap.js';
 import { drawMapsCanvas, cellAt, readoutText } from './sweep-view.js';
-import { pct } from './results-words.js';
+import { pct, guessWords } from './results-words.js';
 import { sequencesText } from './evaluations.js';
 import { encodingColours } from './palette.js';
+import { lengthAxis } from './length-axis.js';
 
 
 /** The evaluation of a line at or before `L` (its last point not past L), or null: what the legend keeps while L computes. */
@@ -34,7 +35,7 @@ export function createHero(root, { client: given = null, evaluations, encodingsA
     if (!geom) return null;
     const b = canvas.getBoundingClientRect(), x = ev.clientX - b.left;
     if (x < geom.box.x - 8 || x > geom.box.x + geom.box.w + 8) return null;
-    return geom.x0 * (geom.x1 / geom.x0) ** Math.min(1, Math.max(0, (x - geom.box.x) / geom.box.w));
+    return geom.axis.invert(Math.min(1, Math.max(0, (x - geom.box.x) / geom.box.w)));
   };
   let dragging = false;
   canvas.addEventListener('pointerdown', (ev) => {
@@ -144,8 +145,8 @@ export function createHero(root, { client: given = null, evaluations, encodingsA
     const xs = L.flatMap((l) => l.points.map((p) => p.length));
     const x0 = Math.min(grid[0], ...xs), x1 = Math.max(grid.at(-1), ...xs);
     const box = { x: 40, y: 22, w: w - 52, h: h - 64 };
-    const px = (v) => box.x + (Math.log(v / x0) / Math.log(x1 / x0)) * box.w, py = (v) => box.y + (1 - v) * box.h;
-    geom = { box, x0, x1 };
+    const along = lengthAxis(x0, x1), px = (v) => box.x + along(v) * box.w, py = (v) => box.y + (1 - v) * box.h;
+    geom = { box, axis: along };
     const muted = cssVar('--muted', '#666', canvas), fg = cssVar('--fg', '#222', canvas), grid0 = cssVar('--grid', '#8884', canvas), train = cssVar('--train', '#b7791f', canvas);
     ctx.font = '12px system-ui, sans-serif';
     // grid, y ticks
@@ -202,10 +203,11 @@ export function createHero(root, { client: given = null, evaluations, encodingsA
       ctx.textAlign = 'left';
       const at = pts?.length ? pts.find(([L]) => L === s.trainLength) ?? pts[0] : null;
       const [lx, la] = at ? [px(at[0]), at[1]] : [box.x, floor.accuracy];
-      // the long label where it fits, the short one on a narrow chart (a phone), never past the chart's edge
-      const short = `${floor.name} guess ${Number((100 * la).toFixed(1))}%${at ? ` at T = ${at[0]}` : ''}`;
-      const long = at ? `${short}, falling with the length` : short;
-      const label = lx + 4 + ctx.measureText(long).width <= box.x + box.w ? long : short;
+      // the longest label that fits (a phone: the shortest), never past the chart's edge; the guess in plain words
+      const v = `${Number((100 * la).toFixed(1))}%`, where = at ? ` at T = ${at[0]}` : '';
+      const labels = [`${guessWords(floor.name)}: ${v}${where}${at ? ', falling with the length' : ''}`, `${guessWords(floor.name)}: ${v}${where}`, `${guessWords(floor.name)}: ${v}`, `a guess: ${v}`];
+      const label = labels.find((t) => Math.min(lx + 4, box.x + 4) + ctx.measureText(t).width <= box.x + box.w) ?? labels.at(-1);
+      canvas.dataset.floorLabel = label;
       ctx.fillText(label, Math.max(box.x, Math.min(lx + 4, box.x + box.w - ctx.measureText(label).width)), py(la) - 5);
     }
     ctx.setLineDash([]);

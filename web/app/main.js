@@ -16,6 +16,7 @@ import { sweepExportHandlers, explainMissingFormats } from './sweep-export-ui.js
 import { NAMES, taskName, TASK_PHRASES } from './meta.js';
 import { createHero } from './hero.js';
 import { createEvaluations } from './evaluations.js';
+import { bindLengthSlider, nearestOnAxis } from './length-axis.js';
 import { shippedSweep, shippedScaledRuns, storySteps, contrastPicks } from './story.js';
 import { yardstick } from './row-words.js';
 import { taskInfo, floorOf, floorNear, tasksOf } from './results-words.js';
@@ -93,15 +94,9 @@ function syncControls() {
     const out = el.parentElement.querySelector('output');
     if (out) out.value = el.value;
   }
-  const scrub = document.querySelector('input[name=length]');
-  scrub.min = String(grid()[0]);
-  scrub.max = String(maxLength());
-  scrub.step = String(grid()[0]);
-  scrub.value = String(state.length);
   updateLengthLabel();
   for (const l of document.querySelectorAll('[data-for]')) l.hidden = l.dataset.for !== state.ropeScaling;
-  $('#play').textContent = state.play ? 'Pause' : 'Play';
-  $('#play').setAttribute('aria-pressed', String(state.play));
+  showPlay();
   $('#perf-readout').hidden = !state.perf;
   perf.visible = state.perf;
 }
@@ -150,9 +145,7 @@ function pick(enc) {
   invalidate();
 }
 
-function nearestLength(L) {
-  return grid().reduce((b, x) => (Math.abs(Math.log(x / L)) < Math.abs(Math.log(b / L)) ? x : b), grid()[0]);
-}
+const nearestLength = (L) => nearestOnAxis(grid(), L);
 
 let steps = [];
 function buildStory() {
@@ -195,13 +188,24 @@ function applyStep(n) {
   showStep();
   saveUrl();
   invalidate();
+  // the chart the step talks about, on screen: on a phone the steps sit under the chart and its maps, out of its sight
+  const b = $('#hero canvas.hero-chart').getBoundingClientRect();
+  if (b.top < 0 || b.bottom > innerHeight) $('#hero .hero-controls').scrollIntoView({ block: 'start', behavior: reducedMotion ? 'auto' : 'smooth' });
 }
 
+// The length bars (the first screen's, and the lab's, which stays at the top of the screen while its rows are on it):
+// a play button and a slider on the charts' log axis each, one state.
+let sliders = [];
 function updateLengthLabel() {
-  $('#length-out').value = lengthLabel(state);
-  const scrub = document.querySelector('input[name=length]');
-  if (scrub.value !== String(state.length)) scrub.value = String(state.length);
-  scrub.setAttribute('aria-valuetext', $('#length-out').value);
+  const label = lengthLabel(state);
+  for (const o of document.querySelectorAll('.length-bar .length-out')) o.value = label;
+  for (const show of sliders) show(state.length, label);
+}
+function showPlay() {
+  for (const b of document.querySelectorAll('.length-bar .play')) {
+    b.textContent = state.play ? 'Pause' : 'Play';
+    b.setAttribute('aria-pressed', String(state.play));
+  }
 }
 
 function setLength(T) {
@@ -217,8 +221,7 @@ function lengthChanged() {
 function setPlay(on) {
   state.play = on;
   if (on) timeline.rewindIfAtEnd();
-  $('#play').textContent = on ? 'Pause' : 'Play';
-  $('#play').setAttribute('aria-pressed', String(on));
+  showPlay();
   saveUrl();
   requestFrame();
 }
@@ -246,12 +249,6 @@ let spectrumData = null;
 function onControl(name, el, apply = false) {
   if (EXPERIMENT.includes(name) && !apply) return; // the experiment form is applied by "Retrain all"
   const raw = el.type === 'checkbox' ? el.checked : el.value;
-  // The length goes through the timeline, which snaps it and redraws only if it changed (storing it first
-  // left the maps and the label at the old length). Moving the slider pauses, like the arrow keys.
-  if (name === 'length') {
-    if (state.play) setPlay(false);
-    return setLength(coerce(name, raw));
-  }
   state[name] = coerce(name, raw);
   const out = el.parentElement.querySelector('output');
   if (out) out.value = String(state[name]);
@@ -300,7 +297,12 @@ function bindControls() {
     startExperiment({ retrain: true });
   });
   $('#stop-all').addEventListener('click', () => trainer.stopAll());
-  $('#play').addEventListener('click', () => setPlay(!state.play));
+  // The length goes through the timeline, which snaps it and redraws only if it changed (storing it first
+  // left the maps and the label at the old length). Moving a slider pauses, like the arrow keys.
+  for (const b of document.querySelectorAll('.length-bar .play')) b.addEventListener('click', () => setPlay(!state.play));
+  sliders = [...document.querySelectorAll('.length-bar input.length')].map((input) => bindLengthSlider(input, { grid,
+    onLength: (L) => { if (state.play) setPlay(false); setLength(L); } }));
+  updateLengthLabel();
   $('details.embed-this').addEventListener('toggle', updateEmbed);
   $('details.embed-this input').addEventListener('change', updateEmbed);
   for (const t of document.querySelectorAll('details.embed-this textarea')) t.addEventListener('focus', () => t.select());

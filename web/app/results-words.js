@@ -149,13 +149,26 @@ export function keptRun(results, r, L, info = taskInfo(results, r.task)) {
   return (info.metric === 'loss' ? fL.loss - b.loss : b.accuracy - fL.accuracy) / gain;
 }
 
-/** A floor in words at 1x and at the verdict's length: "bag floor (26.7% at 1×, 19.1% at 4×)", or one value when flat. */
+/**
+ * A floor in plain words, by what the guess does (results.json tasks[].floors[].name, 'uniform' for chance): the
+ * sentences a reader meets never name a floor by its id ("bag floor"). "27% for always guessing the most common token".
+ */
+export const GUESS_WORDS = Object.freeze({
+  uniform: 'a random guess', bag: 'always guessing the most common token', content: 'matching content alone',
+  unigram: 'guessing by how often each token occurs', bigram: 'guessing from the token before',
+});
+export const guessWords = (name) => GUESS_WORDS[name] ?? `the ${name} guess`;
+
+/**
+ * A floor in words at 1x and at the verdict's length: "what always guessing the most common token scores (26.7% at
+ * 1×, 19.1% at 4×)", or one value when flat.
+ */
 export function floorText(results, info, L = RULES.verdictAt * results.config.trainLength) {
   const T = results.config.trainLength, a = floorOf(info, T), b = floorOf(info, L), loss = info.metric === 'loss';
   const v = (f) => (loss ? `${f2(f.loss)} nats` : `${pct1(f.accuracy)}%`);
   const name = loss ? a.lossName : a.accuracyName, nameL = loss ? b.lossName : b.accuracyName;
-  if (v(a) === v(b) && name === nameL) return `${name} floor (${v(a)})`;
-  return `${name === nameL ? `${name} floor` : `best floor`} (${v(a)} at 1×, ${v(b)} at ${times(L / T)})`;
+  if (v(a) === v(b) && name === nameL) return `what ${guessWords(name)} scores (${v(a)})`;
+  return `${name === nameL ? `what ${guessWords(name)} scores` : 'what the best simple guess scores'} (${v(a)} at 1×, ${v(b)} at ${times(L / T)})`;
 }
 
 export function levelOf(kept) {
@@ -257,9 +270,9 @@ const reachText = () => `reaches or comes within ${pct(RULES.floorMargin)} point
 
 function changeReason(results, v) {
   const fl = floorOf(v.info, results.config.trainLength);
-  if (v.floorSolves) return `the ${fl.accuracyName} floor is ${pct1(fl.accuracy)}% at 1×: it ${reachText()} the 1× score`;
+  if (v.floorSolves) return `${guessWords(fl.accuracyName)} scores ${pct1(fl.accuracy)}% at 1×: it ${reachText()} the 1× score`;
   if (!v.learnedSeeds) return `learned on 0 of ${v.seeds} seeds`;
-  const floor = v.info.metric === 'loss' ? `gain over the ${floorText(results, v.info)}` : `accuracy above the ${floorText(results, v.info)}`;
+  const floor = v.info.metric === 'loss' ? `gain over ${floorText(results, v.info)}` : `accuracy above ${floorText(results, v.info)}`;
   return `${floor}${v.learnedSeeds < v.seeds ? `, over the ${v.learnedSeeds} of ${v.seeds} seeds that learned` : ''}`;
 }
 
@@ -317,29 +330,33 @@ export function keptInterval(v) {
 
 export function verdictLabel(v) {
   if (!v.learnedSeeds) return 'did not learn at 1×';
-  if (v.floorSolves) return `no verdict: the ${floorOf(v.info, v.trainLength).accuracyName} floor ${reachText()} the 1× score${v.aboveChance == null ? '' : ` (above chance it keeps ${pct(v.aboveChance)}%)`}`;
+  if (v.floorSolves) return `no verdict: ${guessWords(floorOf(v.info, v.trainLength).accuracyName)} ${reachText()} the 1× score${v.aboveChance == null ? '' : ` (above chance it keeps ${pct(v.aboveChance)}%)`}`;
   const tail = v.learnedSeeds < v.seeds ? ` (${v.learnedSeeds} of ${v.seeds} seeds learned)` : '';
   return `${v.level}${tail}`;
 }
 
 /** Per-seed kept shares, as "seed 0: 12%, seed 1: did not learn, …". */
-export const perSeedText = (v) => v.perSeed.map((s) => `seed ${s.seed}: ${!s.learned ? 'did not learn' : s.kept == null ? 'n/a' : `${pct(s.kept)}%`}`).join(', ');
+export const perSeedText = (v) => v.perSeed.map((s) => `seed ${s.seed}: ${!s.learned ? 'did not learn' : s.kept == null ? 'no share (its 1× score is too near the guess)' : s.kept < 0 ? 'none (below the guess)' : `${pct(s.kept)}%`}`).join(', ');
 
 /** One sentence about a row's verdict on a task (for the page's rows and the docs). */
 export function verdictSentence(results, v, nameOf = (row) => row.name, taskName = (t) => t) {
   const name = nameOf(v.row), task = taskName(v.task);
   const T = results.config.trainLength, m = RULES.verdictAt;
-  const fl = floorOf(v.info, T), measure = v.info.metric === 'loss' ? `its gain in loss over the ${floorText(results, v.info)}`
-    : `its accuracy above the ${floorText(results, v.info)}`;
+  const fl = floorOf(v.info, T), measure = v.info.metric === 'loss' ? `its gain in loss over ${floorText(results, v.info)}`
+    : `its accuracy above ${floorText(results, v.info)}`;
   if (!v.learnedSeeds) {
     const accs = v.perSeed.map((s) => f2(lengthOf(v.row.runs.find((r) => r.seed === s.seed), T)?.accuracy ?? NaN));
     return `${name} did not learn ${task} at the training length T = ${T} on any of ${v.seeds} seeds (held-out accuracy ${accs.join(', ')}): no verdict.`;
   }
   if (v.floorSolves) {
-    return `${name} on ${task}: no verdict, because the ${v.info.metric === 'loss' ? fl.lossName : fl.accuracyName} floor ` +
+    return `${name} on ${task}: no verdict, because ${guessWords(v.info.metric === 'loss' ? fl.lossName : fl.accuracyName)} ` +
       `(${v.info.metric === 'loss' ? `${f2(fl.loss)} nats` : `${pct1(fl.accuracy)}%`} at 1×) ${reachText()} its 1× score: there is no position skill to keep${v.aboveChance == null ? '' : ` (above chance alone it keeps ${pct(v.aboveChance)}% at ${times(m)})`}.`;
   }
-  let s = `${name} on ${task}: at ${times(m)} the training length (${m * T} tokens) it keeps ${pct(v.kept)}% of ${measure}${v.kept < 0 ? ', so it does worse than the floor itself' : ''}: “${v.level}”`;
+  // a share below 0 is no share: the model scores below the guess, and keeps none of what it had above it
+  let s = v.kept < 0
+    ? `${name} on ${task}: at ${times(m)} the training length (${m * T} tokens) it scores ${v.info.metric === 'loss' ? 'worse than' : 'below'} ${floorText(results, v.info)}, ` +
+      `so it keeps none of its ${v.info.metric === 'loss' ? 'gain in loss' : 'accuracy'} over that guess: “${v.level}”`
+    : `${name} on ${task}: at ${times(m)} the training length (${m * T} tokens) it keeps ${pct(v.kept)}% of ${measure}: “${v.level}”`;
   if (v.learnedSeeds < v.seeds) s += `; it learned the task on only ${v.learnedSeeds} of ${v.seeds} seeds, and the others get no verdict`;
   if (v.split) s += ` (${perSeedText(v)})`;
   return `${s}.`;
@@ -394,22 +411,28 @@ export function depthEffect(g, T) {
   });
 }
 
-/** The plain-words gradient of a grid: at the longest length, and how many lengths show each shape. */
+/** A depth effect's shape in plain words (the shapes are the literature's names: primacy, recency, lost in the middle). */
+export const SHAPE_WORDS = Object.freeze({
+  recency: 'best with the needle near the question', primacy: 'best with the needle far from the question',
+  'lost in the middle': 'worst with the needle in the middle (“lost in the middle”)', 'no depth effect': 'the same at every depth', uneven: 'uneven across depths',
+});
+
+/** The plain-words depth effect of a grid: at the longest length, and at how many lengths each shape shows. */
 export function gradientSentence(g, T, nameOf = (row) => row.name) {
   const eff = depthEffect(g, T), name = nameOf(g.row);
   if (!eff.length) return `${name}: no length at or above T = ${T} in the grid.`;
-  if (g.learnedSeeds === 0) return `${name} did not learn the task at 1× on any seed: no gradient to report.`;
+  if (g.learnedSeeds === 0) return `${name} did not learn the task at 1× on any seed: no depth effect to report.`;
   const last = eff.at(-1), x = Number.isInteger(last.multiple) ? times(last.multiple) : `${last.multiple.toFixed(1)}×`;
   const at = `at ${x} (T = ${last.length})`;
   let s = last.shape === 'no depth effect'
     ? `${name}: ${at} accuracy stays within ${pct(RULES.gradient)} points at every depth (${pct(last.far)}% with the needle far from the question, ${pct(last.near)}% with it near)`
     : `${name}: ${at} accuracy is ${pct(last.far)}% with the needle far from the question (depth ${g.depths[0]}) and ${pct(last.near)}% with it near (depth ${g.depths.at(-1)})` +
-      `${last.shape === 'lost in the middle' ? `, and ${pct(last.mid)}% in the middle` : ''}: ${last.shape}`;
+      `${last.shape === 'lost in the middle' ? `, and ${pct(last.mid)}% in the middle` : ''}: ${SHAPE_WORDS[last.shape]}`;
   const counts = {};
   for (const e of eff) counts[e.shape] = (counts[e.shape] ?? 0) + 1;
-  const parts = Object.entries(counts).map(([k, n]) => `${k} at ${n}`);
+  const parts = Object.entries(counts).map(([k, n]) => `${SHAPE_WORDS[k]} at ${n}`);
   const seeds = g.learnedSeeds != null && g.learnedSeeds < g.seeds ? ` (the ${g.learnedSeeds} of ${g.seeds} seeds that learned)` : '';
-  return `${s}; over the ${eff.length} lengths from T to ${times(eff.at(-1).multiple)}: ${parts.join(', ')}${seeds}.`;
+  return `${s}; of the ${eff.length} lengths from 1× to ${times(eff.at(-1).multiple)}, it is ${parts.join(', ')}${seeds}.`;
 }
 
 // ---------------------------------------------------------------- the page's words
@@ -425,9 +448,11 @@ export function summarySentence(results, task, nameOf = (row) => row.name, { tas
   const ok = vs.filter((v) => v.kept != null).sort((a, b) => b.kept - a.kept);
   const lo = Math.min(...vs.map((v) => v.seeds)), hi = Math.max(...vs.map((v) => v.seeds));
   const seeds = lo === hi ? `${hi} seed${hi > 1 ? 's' : ''}` : `${lo}–${hi} seeds per row`; // rows near a rule's line have more
-  let s = `Measured offline (${taskName}, trained at T = ${T}, ${seeds}; share of the above-floor ` +
-    `${info.metric === 'loss' ? 'loss gain' : 'accuracy'} kept at ${times(m)})`;
-  if (ok.length) s += `: ${nameOf(ok[0].row)} keeps the most (${pct(ok[0].kept)}%, “${ok[0].level}”) and ${nameOf(ok.at(-1).row)} the least (${pct(ok.at(-1).kept)}%, “${ok.at(-1).level}”)`;
+  let s = `Measured offline (${taskName}, trained at T = ${T}, ${seeds}; the share of each model's ` +
+    `${info.metric === 'loss' ? 'gain in loss over' : 'accuracy above'} the best simple guess that it keeps at ${times(m)})`;
+  // (a share below 0 is none: the row scores below the guess)
+  const share = (k) => (k < 0 ? 'none: it scores below the guess' : `${pct(k)}%`);
+  if (ok.length) s += `: ${nameOf(ok[0].row)} keeps the most (${share(ok[0].kept)}, “${ok[0].level}”) and ${nameOf(ok.at(-1).row)} the least (${share(ok.at(-1).kept)}, “${ok.at(-1).level}”)`;
   const not = vs.filter((v) => v.learnedSeeds < v.seeds);
   if (not.length) s += `; ${not.map((v) => `${nameOf(v.row)} learned on ${v.learnedSeeds} of ${v.seeds} seeds`).join(', ')}`;
   return `${s}.`;

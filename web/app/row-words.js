@@ -2,7 +2,7 @@
 // and against its own score at the training length, never attention alone. Pure functions (no DOM), shared
 // by the page's rows, the hero figure and the narrative; tests/js/row-words.test.js checks every number in
 // these sentences against the numbers they are computed from, with mutations.
-import { RULES, levelOf, pct, pct1 } from './results-words.js';
+import { RULES, levelOf, pct, pct1, guessWords } from './results-words.js';
 
 /** "4×", "1.75×". */
 export const timesText = (L, T) => {
@@ -33,7 +33,7 @@ const gain = (r, y) => {
 const fmt = (x, metric) => (metric === 'loss' ? `${x.toFixed(2)} nats` : `${pct(x)}%`);
 const floorText = (y, L) => {
   const f = floorAt(y, L), where = f.measuredAt != null ? ` (measured at T = ${f.measuredAt})` : '';
-  return y.metric === 'loss' ? `${f.loss.toFixed(2)} nats for a ${f.name} guess${where}` : `${pct1(f.accuracy)}% for a ${f.name} guess${where}`;
+  return y.metric === 'loss' ? `${f.loss.toFixed(2)} nats for ${guessWords(f.name)}${where}` : `${pct1(f.accuracy)}% for ${guessWords(f.name)}${where}`;
 };
 
 /**

@@ -3,7 +3,7 @@
 // compared against the task's floor (results.json, the shipped checkpoints' seed). Every number in a step
 // is computed here from the results (tests/js/story.test.js checks each against them, with mutations);
 // a claim the numbers do not support is not made (a step whose evidence is missing is left out).
-import { taskInfo, floorOf, floorNear, rowsOf, RULES, levelOf, pct, pct1 } from './results-words.js';
+import { taskInfo, floorOf, floorNear, rowsOf, RULES, levelOf, pct, pct1, guessWords } from './results-words.js';
 import { learnedAt, yardstick } from './row-words.js';
 
 const SHIPPED_SEED = 0; // the seed of the shipped checkpoints (docs/results.json runs with a checkpoint)
@@ -45,7 +45,7 @@ export function storySteps(results, task, names, encodings) {
   // The floor at each length (the best of chance and the task's floors there: for copy and reverse the bag-of-tokens
   // guess, which falls with the length), as every verdict of results.md uses it.
   const T = results.config.trainLength, fl = (L) => floorOf(info, L);
-  const guess = (L) => `${pct1(fl(L).accuracy)}% for a ${fl(L).accuracyName} guess${L === T ? '' : ` at T = ${L}`}`;
+  const guess = (L) => `${pct1(fl(L).accuracy)}% for ${guessWords(fl(L).accuracyName)}${L === T ? '' : ` at T = ${L}`}`;
   const sweep = shippedSweep(results, task);
   const encs = encodings.filter((e) => sweep[e]);
   if (!encs.length) return [];
@@ -114,7 +114,7 @@ export function storySteps(results, task, names, encodings) {
     const F = tuned?.finetune?.length;
     let text = `Stretching RoPE by position interpolation, with no fine-tuning (positions divided by L/${T}), RoPE scores ${pct(accAt(pi, L2))}% at 2× and ` +
       `${pct(accAt(pi, L4))}% at 4×, against ${pct(accAt(plain, L2))}% and ${pct(accAt(plain, L4))}% unstretched ` +
-      `(a ${fl(L2).accuracyName} guess: ${pct1(fl(L2).accuracy)}% at T = ${L2}, ${pct1(fl(L4).accuracy)}% at T = ${L4})`;
+      `(${guessWords(fl(L2).accuracyName)}: ${pct1(fl(L2).accuracy)}% at T = ${L2}, ${pct1(fl(L4).accuracy)}% at T = ${L4})`;
     if (tuned && accAt(tuned, F) != null && accAt(tuned, T) != null) {
       text += `; fine-tuned for ${tuned.finetune.steps} steps at T = ${F} with the factor ${F / T} fixed, it scores ${pct(accAt(tuned, F))}% there, ` +
         `and ${pct(accAt(tuned, T))}% back at T = ${T} (${pct(accAt(plain, T))}% before)`;

@@ -222,7 +222,9 @@ export function curveOptions(shown, s, [lo, hi], colours) {
     ],
     xTicks: [...new Set([s.trainLength, 4 * s.trainLength, 8 * s.trainLength, hi])].filter((x) => x <= hi),
     yTicks: [0, 0.5, 1],
-    yLabel: `accuracy —  ·  loss/${lossMax} (nats) - -`,
+    // plain words, the longest that fits: the loss is drawn on the same axis, its top at lossMax (the lab's text says
+    // what loss is and its unit)
+    yLabel: [`accuracy —  (0 to 100%)   ·   loss - -  (0 to ${lossMax} at the top)`, `accuracy —  ·  loss - -  (0 to ${lossMax})`, `accuracy —  ·  loss - -`],
     yLabelTop: true,
     xLabel: 'length T (tokens, log scale)',
   };

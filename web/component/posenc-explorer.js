@@ -14,6 +14,7 @@
 // is off screen or the tab is hidden.
 import { readState, rejected, fixUp, toSearch, kebab, SCHEMA } from '../app/state.js';
 import { createTimeline } from '../app/timeline.js';
+import { bindLengthSlider } from '../app/length-axis.js';
 import { createSweepView } from '../app/sweep-view.js';
 import { createController, experimentChanged, lengthLabel, sourceLabel } from '../app/controller.js';
 import { NAMES, taskName } from '../app/meta.js';
@@ -91,6 +92,7 @@ export class PosencExplorer extends ElementBase {
       <div class="legend" part="legend"><span class="ramp-box">attention weight <span class="lo">0</span><span class="ramp"></span><span class="hi">1</span></span>
         <span><span class="dash"></span>training length</span><span>keys: <span class="sw ok"></span>seen in training
         <span class="sw untrained"></span>never trained <span class="sw past"></span>past the learned table</span>
+        <span><span class="sw key"></span>dotted: the correct key</span>
         <span><span class="line acc"></span>accuracy <span class="line loss"></span>loss</span></div>
       <div class="foot"><span class="about"></span><a class="open" target="_blank" rel="noopener">open in the explorer</a></div>`;
     adoptStyles(root);
@@ -102,11 +104,11 @@ export class PosencExplorer extends ElementBase {
     this.raf = 0;
     this.wake = createWake(() => this.schedule()); // the loop sleeps until the next length or batch of arrivals
     this.$('.play').addEventListener('click', () => this.setPlay(!this.state.play));
-    this.$('.length').addEventListener('input', (ev) => {
-      const T = Number(ev.target.value); // read first: setPlay redraws the controls from the state, thumb included
+    // the slider moves on the curves' log axis, as the page's do (length-axis.js)
+    this.showLength = bindLengthSlider(this.$('.length'), { grid: () => this.timeline.grid(), onLength: (T) => {
       this.setPlay(false);
       this.setLength(T);
-    });
+    } });
     this.onVisibility = () => this.schedule();
   }
 
@@ -295,14 +297,10 @@ export class PosencExplorer extends ElementBase {
   }
 
   syncControls() {
-    const s = this.state, range = this.$('.length'), grid = this.timeline.grid();
-    range.min = String(grid[0]);
-    range.max = String(this.timeline.maxLength());
-    range.step = String(grid[0]);
-    range.value = String(s.length);
+    const s = this.state;
     const label = lengthLabel(s);
     this.$('.length-out').value = label;
-    range.setAttribute('aria-valuetext', label);
+    this.showLength(s.length, label);
     this.$('.play').textContent = s.play ? 'Pause' : 'Play';
     this.$('.play').setAttribute('aria-pressed', String(s.play));
     // the title, as the GIF export writes it: the length and its multiple of the training length

@@ -56,6 +56,7 @@ output.length-out { position: absolute; width: 1px; height: 1px; overflow: hidde
   background: linear-gradient(90deg, #440154, #3b528b 25%, #21918c 50%, #5ec962 75%, #fde725); }
 .legend .dash { display: inline-block; width: 1.4em; margin-right: .3em; vertical-align: middle; border-top: 2px dashed var(--train); }
 .legend .sw { display: inline-block; width: .8em; height: .5em; margin: 0 .2em 0 .4em; vertical-align: middle; }
+.legend .sw.key { width: 1.4em; height: .5em; background: #3b1c5a; border-top: 2px dotted rgba(255,255,255,.85); border-bottom: 2px dotted rgba(255,255,255,.85); }
 .legend .sw.ok { background: var(--ok); } .legend .sw.untrained { background: var(--untrained); } .legend .sw.past { background: var(--past); }
 .legend .line { display: inline-block; width: 1.3em; margin: 0 .25em 0 .4em; vertical-align: middle; border-top: 2px solid var(--accent); }
 .legend .line.loss { border-top: 2px dashed var(--loss); }
