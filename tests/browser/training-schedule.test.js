@@ -88,6 +88,15 @@ test('at most hardwareConcurrency training Workers at once; snapshots swept at t
   // the trained models are swept at every length of the timeline
   await waitFor(page, (n) => posenc.state.encodings.every((e) => posenc.client.results(e).length === n), { arg: r.grid, timeout: 120000,
     what: 'the trained models swept at every length' });
+  // one verdict for a model trained here too: the lab's row and the training panel say the same, from the evaluation at
+  // the training length on the shipped count of sequences
+  const verdicts = await waitFor(page, () => {
+    posenc.drawAll();
+    const v = posenc.state.encodings.map((e) => [document.querySelector(`.sweep-row[data-encoding="${e}"]`).dataset.learned,
+      document.querySelector(`.train-row[data-encoding="${e}"]`).dataset.learned, posenc.evaluations.verdict(e, 'copy', 64).at?.sequences]);
+    return v.every(([lab, train]) => lab && train) && v;
+  }, { what: 'the verdicts' });
+  for (const [lab, train, n] of verdicts) expect([train, n]).toEqual([lab, 64]);
   expect(page.errors).toEqual([]);
 });
 

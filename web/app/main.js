@@ -424,9 +424,12 @@ function dataFor(view) {
   const s = { ...state };
   switch (view) {
     case 'sweep':
+      // the live sweep's results, each with the sequences it rests on; `shown`: every figure the page draws (evaluations.js)
       return { state: s, lengths: grid(), encodings: Object.fromEntries(state.encodings.map((enc) => [enc,
-        client.results(enc).map((r) => ({ length: r.length, loss: r.loss, accuracy: r.accuracy, trainedLength: r.trainedLength,
-          positionStatus: Array.from(r.status) }))])) };
+        client.results(enc).map((r) => ({ length: r.length, loss: r.loss, accuracy: r.accuracy, sequences: r.sequences, trainedLength: r.trainedLength,
+          positionStatus: Array.from(r.status) }))])),
+        shown: Object.fromEntries(state.encodings.map((enc) => [enc, evaluations.series(enc).map((r) => ({ length: r.length, loss: r.loss,
+          accuracy: r.accuracy, sequences: r.sequences, measured: r.measured }))])) };
     case 'train':
       // a row loaded from a shipped checkpoint: the loss its offline training run recorded, as the panel draws it
       return { state: s, runs: Object.fromEntries([...trainer.runs].map(([enc, r]) => {
@@ -435,7 +438,9 @@ function dataFor(view) {
           ...(shipped ? { lossFrom: 'the shipped checkpoint\'s training run', heldOutCurve: shipped.heldOut } : {}),
           learned: r.learned, stepsToTarget: r.stepsToTarget ?? shipped?.stepsToTarget ?? null, heldOut: r.heldOut }];
       })) };
-    case 'rope-scaling': return { state: s, ...spectrumData, rope: client.results('rope').map((r) => ({ length: r.length, accuracy: r.accuracy, loss: r.loss })) };
+    // RoPE's accuracy as the page shows it (evaluations.js): measured where the shipped run applies, else live, with its count
+    case 'rope-scaling': return { state: s, ...spectrumData, rope: evaluations.series('rope').map((r) => ({ length: r.length, accuracy: r.accuracy, loss: r.loss,
+      sequences: r.sequences, measured: r.measured })) };
     case 'sinusoid': return { length: s.sinLength, dim: s.sinDim, values: Array.from(pe.sinusoidal({ length: s.sinLength, dim: s.sinDim })) };
     case 'rope': return { position: s.ropePos, invFreq: Array.from(pe.ropeFrequencies({ dim: 32 }).invFreq) };
     case 'alibi': return { heads: s.alibiHeads, slopes: Array.from(pe.alibiSlopes(s.alibiHeads)) };
