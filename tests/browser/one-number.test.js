@@ -89,7 +89,8 @@ describe.each(ENGINES)('%s', (engine) => {
     const rope4 = xs.find((x) => x.enc === 'rope');
     const shipped4 = pct(accAt(runOf('rope', 'linear'), 4 * T));
     expect([rope4.legend, rope4.big, rope4.measured, rope4.heroMap]).toEqual([shipped4, shipped4, shipped4, shipped4]);
-    expect(step5).toContain(`and ${shipped4} at 4×`);
+    expect(step5).toContain(`RoPE scores ${shipped4} at 4× (T = ${4 * T})`);
+    expect(step5).not.toMatch(/at 2×/); // (the shipped ×2 at 2× is another scaling than the page's ×4)
     for (const x of xs) expect([x.enc, x.legend, x.measured]).toEqual([x.enc, x.big, x.big]);
     // past 8x: the RoPE line holds no unscaled point (its only measured point is the shipped PI run's at 4x)
     xs = await settle(9 * T);

@@ -110,17 +110,21 @@ export function storySteps(results, task, names, encodings) {
   const plain = run(results, task, (r) => r.encoding === 'rope' && (r.scaling ?? 'none') === 'none' && !r.variant && !r.finetune);
   const pi = run(results, task, (r) => r.encoding === 'rope' && r.scaling === 'linear' && !r.variant && !r.finetune);
   const tuned = run(results, task, (r) => r.encoding === 'rope' && r.scaling === 'linear' && r.finetune);
-  if (plain && pi && accAt(pi, L2) != null && accAt(plain, L2) != null) {
-    const F = tuned?.finetune?.length;
-    let text = `Stretching RoPE by position interpolation, with no fine-tuning (positions divided by L/${T}), RoPE scores ${pct(accAt(pi, L2))}% at 2× and ` +
-      `${pct(accAt(pi, L4))}% at 4×, against ${pct(accAt(plain, L2))}% and ${pct(accAt(plain, L4))}% unstretched ` +
-      `(${guessWords(fl(L2).accuracyName)}: ${pct1(fl(L2).accuracy)}% at T = ${L2}, ${pct1(fl(L4).accuracy)}% at T = ${L4})`;
+  // The page applies one fixed factor K to the RoPE row at every length (the fine-tuned model's, else 4), so the step
+  // quotes the shipped interpolation run only where its factor L/T is K (at K×): the one number the page shows there
+  // for RoPE under that scaling (evaluations.js). At other lengths the shipped run used another factor (×2 at 2×),
+  // a different scaling, so the step does not quote it; the page computes ×K there live.
+  const F = tuned?.finetune?.length, K = F ? F / T : 4, LK = K * T;
+  if (plain && pi && accAt(pi, LK) != null && accAt(plain, LK) != null) {
+    let text = `Stretching RoPE by position interpolation ×${K}, with no fine-tuning (positions divided by ${K}), RoPE scores ${pct(accAt(pi, LK))}% at ${K}× (T = ${LK}), ` +
+      `against ${pct(accAt(plain, LK))}% unstretched (${guessWords(fl(LK).accuracyName)}: ${pct1(fl(LK).accuracy)}% at T = ${LK})`;
     if (tuned && accAt(tuned, F) != null && accAt(tuned, T) != null) {
-      text += `; fine-tuned for ${tuned.finetune.steps} steps at T = ${F} with the factor ${F / T} fixed, it scores ${pct(accAt(tuned, F))}% there, ` +
+      text += `; fine-tuned for ${tuned.finetune.steps} steps at T = ${F} with the factor ${K} fixed, it scores ${pct(accAt(tuned, F))}% there, ` +
         `and ${pct(accAt(tuned, T))}% back at T = ${T} (${pct(accAt(plain, T))}% before)`;
     }
-    steps.push({ id: 'stretch', title: 'Stretching RoPE', text: `${text}. The view applies interpolation ×${F ? F / T : 4} to the RoPE row, live: compare its accuracy at T = ${T}.`,
-      view: { length: T, picks: pickFour(encs, ['rope', ...contrast]), ropeScaling: 'linear', factor: F ? F / T : 4 } });
+    steps.push({ id: 'stretch', title: 'Stretching RoPE', text: `${text}. The view applies the same ×${K} to the RoPE row at every length, ` +
+      `computed here where it was not measured: compare its accuracy at T = ${T}, where ×${K} squeezes the positions it was trained on.`,
+      view: { length: T, picks: pickFour(encs, ['rope', ...contrast]), ropeScaling: 'linear', factor: K } });
   }
   return steps;
 }
