@@ -175,6 +175,7 @@ function drawFrame(ctx, L, T, results, history, o) {
     ctx.fillText(`accuracy ${r.accuracy.toFixed(2)}`, PAD, y + 44);
     ctx.fillStyle = c.muted;
     ctx.fillText(`loss ${r.loss.toFixed(2)}`, PAD, y + 62);
+    if (r.sequences) ctx.fillText(`${r.measured ? 'measured' : 'live'}, ${r.sequences} seq.`, PAD, y + 80);
     ctx.save();
     ctx.translate(L.mapsX, y + 6);
     paintMaps(ctx, L.mapsW, L.rowH - 12, r, s, mapColours);

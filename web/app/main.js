@@ -513,7 +513,7 @@ async function main() {
   }, { rootMargin: '600px' }).observe($('#your-model'));
   bindControls();
   const sweepExport = createSweepExporter({ client, trainer, state, grid, view: controller.viewOf, lut: lutFor(interpolateViridis),
-    style: () => getComputedStyle(document.documentElement) });
+    style: () => getComputedStyle(document.documentElement), evaluations });
   attachExports(dataFor, { sweep: sweepExportHandlers(sweepExport) });
   explainMissingFormats($('.export[data-view=sweep]'));
   startExperiment();
