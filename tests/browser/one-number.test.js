@@ -168,6 +168,30 @@ describe.each(ENGINES)('%s', (engine) => {
     await shot('one-number-hover-1400');
   }, 300000);
 
+  test('item 8 by keyboard: a focused hero map highlights a cell, arrow keys move it, and the live readout names the correct key', async () => {
+    const enc = await page.evaluate(() => [...document.querySelectorAll('.hero-map')].map((f) => f.dataset.encoding).find((e) => e !== 'rope'));
+    const q = await page.evaluate((e) => {
+      const r = posenc.client.get(e, posenc.state.length);
+      document.querySelector(`.hero-map[data-encoding="${e}"] canvas`).focus();
+      return r.tokens.indexOf(2) + 3; // a query of the copied half (copy: it has a correct key)
+    }, enc);
+    const L = await page.evaluate(() => posenc.state.length);
+    await page.press(...Array(Math.floor(q / 10)).fill('PageDown'), ...Array(q % 10).fill('ArrowDown'), 'End', 'ArrowLeft');
+    const sel = `.hero-map[data-encoding="${enc}"]`;
+    const got = await page.waitFor((s) => { const c = document.querySelector(`${s} canvas`), t = document.querySelector(`${s} .hero-readout`).textContent;
+      return c.dataset.focus && /weight \d\.\d{3}.*The correct key is key/.test(t) ? { focus: JSON.parse(c.dataset.focus), t, live: document.querySelector(`${s} .hero-readout`).getAttribute('aria-live') } : null; },
+    { arg: sel, timeout: 30000, what: 'the keyboard readout' });
+    expect(got.focus).toMatchObject({ i: q, j: q - 1 });
+    expect(got.t).toContain(`query ${q} `);
+    expect(got.t).toContain(`→ key ${q - 1} `);
+    expect(got.live).toBe('polite');
+    expect(await page.evaluate(() => posenc.state.length)).toBe(L); // (the page's own arrow keys did not move the length)
+    console.log(`${engine}: keyboard: ${got.t}`);
+    await page.evaluate((s) => document.querySelector(s).scrollIntoView({ block: 'center' }), sel);
+    console.log(`${engine}: shot ${await page.screenshot('one-number-keyboard-1400')}`);
+    await page.evaluate(() => document.activeElement.blur());
+  }, 300000);
+
   test('a phone (390 px): the same numbers everywhere', async () => {
     await page.setViewport(390, 844);
     const xs = await settle(2 * T);

@@ -27,7 +27,7 @@ export function createHero(root, { client: given = null, evaluations, encodingsA
   const canvas = root.querySelector('canvas.hero-chart'), legend = root.querySelector('.hero-legend'), maps = root.querySelector('.hero-maps');
   const note = root.querySelector('.hero-note .counts');
   const colour = encodingColours(encodingsAll);
-  let geom = null, last = null, floor = null, lastState = null;
+  let geom = null, last = null, floor = null, lastState = null, lastGrid = null;
   const figures = new Map();
 
   // dragging or clicking on the chart moves the length (snapped by the caller)
@@ -94,13 +94,14 @@ export function createHero(root, { client: given = null, evaluations, encodingsA
       const c = document.createElement('canvas');
       c.className = 'maps';
       c.setAttribute('role', 'img');
+      c.tabIndex = 0; // (focus it and use the arrow keys: the keyboard's readout, as the lab's maps)
       const readout = document.createElement('p');
       readout.className = 'hero-readout';
       readout.setAttribute('aria-live', 'polite');
       readout.textContent = figures.size ? '' : READOUT_HINT; // (the hint once, under the first map)
       fig.append(cap, c, readout);
       maps.append(fig);
-      const f = { fig, canvas: c, acc, readout, key: null, geom: null, shown: null, hover: null, readoutKey: null };
+      const f = { fig, canvas: c, acc, readout, key: null, geom: null, shown: null, hover: null, focus: null, readoutKey: null };
       figures.set(enc, f);
       // a readout of the cell under the pointer (a tap on a touch screen), as the lab's maps give
       const at = (ev) => {
@@ -112,15 +113,51 @@ export function createHero(root, { client: given = null, evaluations, encodingsA
         f.hover = cell;
         showReadout(enc, f);
       };
+      // the highlighted cell (the keyboard's, or the one clicked or tapped) is drawn on the map: redraw it
+      const mark = () => {
+        f.key = null;
+        if (lastState && lastGrid) api.draw(lastState, lastGrid);
+      };
       c.addEventListener('pointermove', (ev) => hover(at(ev)));
-      c.addEventListener('click', (ev) => hover(at(ev)));
+      c.addEventListener('click', (ev) => {
+        const cell = at(ev);
+        if (cell) f.focus = { ...cell };
+        hover(cell);
+        mark();
+      });
       c.addEventListener('pointerleave', () => hover(null));
+      c.addEventListener('focus', () => {
+        if (!f.focus && f.shown) f.focus = { k: 0, i: 0, j: 0 };
+        mark();
+      });
+      c.addEventListener('blur', () => {
+        f.focus = null;
+        mark();
+      });
+      // keys inside a focused map (as the lab's): arrows move the cell, Page Up/Down ten queries, Home/End the row's
+      // first key and the query itself, [ and ] the head
+      c.addEventListener('keydown', (ev) => {
+        const r = f.shown;
+        if (!r || ev.altKey || ev.ctrlKey || ev.metaKey) return;
+        const g = (f.focus ??= { k: 0, i: 0, j: 0 }), T = r.length, n = r.bitmaps.length;
+        const moves = { ArrowUp: () => g.i--, ArrowDown: () => g.i++, ArrowLeft: () => g.j--, ArrowRight: () => g.j++,
+          PageUp: () => (g.i -= 10), PageDown: () => (g.i += 10), Home: () => (g.j = 0), End: () => (g.j = g.i),
+          '[': () => (g.k = (g.k + n - 1) % n), ']': () => (g.k = (g.k + 1) % n) };
+        if (!moves[ev.key]) return;
+        moves[ev.key]();
+        g.i = Math.max(0, Math.min(T - 1, g.i));
+        g.j = Math.max(0, Math.min(T - 1, g.j));
+        f.hover = null;
+        ev.preventDefault();
+        ev.stopPropagation(); // the page's own keys (length, play) do not act while a map has focus
+        mark();
+      });
     }
   }
 
   // the readout of a map's hovered cell, from the exact weights of the map drawn (fetched on demand, as the lab's)
   function showReadout(enc, f) {
-    const r = f.shown, cell = f.hover;
+    const r = f.shown, cell = f.hover ?? f.focus; // the pointer's cell, else the keyboard's
     const wt = r && cell ? client?.weights(enc, r.length) ?? null : null;
     const key = `${r?.gen}|${r?.length}|${!!wt}|${JSON.stringify(cell)}`;
     if (key === f.readoutKey) return;
@@ -275,7 +312,7 @@ export function createHero(root, { client: given = null, evaluations, encodingsA
     return L;
   }
 
-  return {
+  const api = {
     /** The live sweep (once the module is loaded: the hero draws the shipped sweep before). */
     setClient(c) {
       client = c;
@@ -293,6 +330,7 @@ export function createHero(root, { client: given = null, evaluations, encodingsA
     },
     draw(s, grid, force = false) {
       lastState = s;
+      lastGrid = grid;
       const key = JSON.stringify([s.length, s.trainLength, s.picks, s.encodings, s.theme, grid.length, canvas.clientWidth,
         ...s.encodings.map((e) => evaluations.key(e))]);
       if (force || key !== last) {
@@ -313,12 +351,19 @@ export function createHero(root, { client: given = null, evaluations, encodingsA
         // the number beside the map is the store's evaluation at the map's own length, the legend's and the lab's;
         // while the map on screen is of a shorter length (the cursor's still computing), no number
         const v = r && r.length === s.length ? evaluations.at(enc, s.length) : null;
-        const k = `${r?.gen}|${r?.length}|${s.length}|${widths[i]}|${s.task}|${s.theme}|${v?.accuracy}|${v?.sequences}`;
+        if (f.focus && r) { // (a cell kept from a longer map stays inside this one)
+          f.focus.i = Math.min(f.focus.i, r.length - 1);
+          f.focus.j = Math.min(f.focus.j, r.length - 1);
+          if (f.focus.k >= r.bitmaps.length) f.focus.k = 0;
+        }
+        const k = `${r?.gen}|${r?.length}|${s.length}|${widths[i]}|${s.task}|${s.theme}|${v?.accuracy}|${v?.sequences}|${JSON.stringify(f.focus)}`;
         if (force || k !== f.key) {
           f.key = k;
           f.shown = r;
-          f.geom = drawMapsCanvas(f.canvas, r, s, 230, { hideAccuracy: true }, widths[i]);
+          f.geom = drawMapsCanvas(f.canvas, r, s, 230, { hideAccuracy: true, ...(f.focus ? { focus: f.focus } : {}) }, widths[i]);
           if (f.geom) f.canvas.dataset.geom = JSON.stringify(f.geom); // where the cells are (CSS px), for pointer tests
+          if (f.focus) f.canvas.dataset.focus = JSON.stringify(f.focus); // the highlighted cell (drawn on the map)
+          else delete f.canvas.dataset.focus;
           f.acc.textContent = v ? `${pct(v.accuracy)}%` : '…';
           f.acc.title = v ? `accuracy at T = ${s.length}, ${v.measured ? 'measured' : 'live'} on ${sequencesText(v.sequences)}` : `T = ${s.length} is being computed`;
           f.acc.classList.toggle('live', !!v?.partial);
@@ -329,6 +374,7 @@ export function createHero(root, { client: given = null, evaluations, encodingsA
       });
     },
   };
+  return api;
 
   // The legend's number: the evaluation at the cursor; while it computes, the last one before it, with its length
   // (never a dash where a number was).
@@ -353,4 +399,4 @@ export function createHero(root, { client: given = null, evaluations, encodingsA
   }
 }
 
-const READOUT_HINT = 'Hover or tap a map to read a weight and the correct key.';
+const READOUT_HINT = 'Hover or tap a map, or focus it and use the arrow keys, to read a weight and the correct key.';
