@@ -3,7 +3,7 @@
 // evaluation. Every number comes from results.json: the runs' per-head statistics (lengths[].heads) and, for what
 // the training run did not record, results.json's checkpointProbe (the shipped seed-0 checkpoints run through the
 // same evaluation by `posenc_train --probe-checkpoints`, written there by scripts/results-probe.js).
-import { MULTIPLES, RULES, pct, pct1, tasksOf, taskInfo, rowsOf, floorOf } from '../web/app/results-words.js';
+import { MULTIPLES, RULES, pct, pct1, tasksOf, taskInfo, rowsOf, floorOf, guessWords } from '../web/app/results-words.js';
 
 const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
 const f2 = (x) => (x == null ? 'n/a' : x.toFixed(2));
@@ -91,7 +91,7 @@ export function attentionSection(results) {
       out();
       const fl = floorOf(taskInfo(results, task), T);
       out(`${task}: the scaling helps in ${helps} and hurts in ${hurts} of ${cells} (encoding, length) cells` +
-        `${loss ? '' : ` (the ${fl.accuracyName} floor is ${pct1(fl.accuracy)}% at 1×)`}.`);
+        `${loss ? '' : ` (${guessWords(fl.accuracyName)} scores ${pct1(fl.accuracy)}% at 1×)`}.`);
       out();
     }
   }

@@ -76,7 +76,7 @@ export function spectrumSection(exp, results) {
     out(`| model | ${lengths.map((L) => `${L} (${L / T}×)`).join(' | ')} |`);
     out(`|---|${lengths.map(() => '---:').join('|')}|`);
     for (const r of SPECTRUM_ROWS) out(`| ${rowName(exp, r)} | ${lengths.map((L) => cellText(cellOf(exp, b, r.kind, r.scaling, L))).join(' | ')} |`);
-    out(`| *best floor* | ${fl.map((f) => `*${pct1(f.accuracy)}*`).join(' | ')} |`);
+    out(`| *the best simple guess* | ${fl.map((f) => `*${pct1(f.accuracy)}*`).join(' | ')} |`);
     out();
   }
 

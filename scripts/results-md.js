@@ -7,7 +7,7 @@ import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import {
   RULES, MULTIPLES, pct, pct1, tasksOf, taskInfo, floorOf, rowsOf, seedValues, verdict, verdictLabel, verdictSentence,
-  changedVerdicts, gridTasks, gridsOf, depthEffect, gradientSentence, allVerdicts, lengthFloorChanges, floorText, trainingStops, nearTheLine,
+  changedVerdicts, gridTasks, gridsOf, depthEffect, gradientSentence, allVerdicts, lengthFloorChanges, floorText, guessWords, trainingStops, nearTheLine,
 } from '../web/app/results-words.js';
 import { literature, changedLiterature } from '../web/app/literature.js';
 import { attentionSection } from './results-md-attention.js';
@@ -152,18 +152,18 @@ export function render(results, { zeroShot = null } = {}) {
     const oracle = MULTIPLES.map((m) => i.oracleAt(m * T, isLoss ? 'oracleLoss' : 'oracleAccuracy'));
     if (isLoss) {
       out(`| *oracle* | | | ${oracle.map((o) => `*${f2(o)}*`).join(' | ')} | | the best any predictor can do |`);
-      out(`| *uniform guess* | | | ${MULTIPLES.map(() => `*${f2(i.chance.loss)}*`).join(' | ')} | | chance |`);
-      for (const f of i.floors.filter((x) => x.name !== 'uniform')) out(`| *${f.name} floor* | | | ${MULTIPLES.map(() => `*${f2(f.loss)}*`).join(' | ')} | | ${f.note ?? ''} |`);
+      out(`| *${guessWords('uniform')}* | | | ${MULTIPLES.map(() => `*${f2(i.chance.loss)}*`).join(' | ')} | | chance |`);
+      for (const f of i.floors.filter((x) => x.name !== 'uniform')) out(`| *${guessWords(f.name)}* | | | ${MULTIPLES.map(() => `*${f2(f.loss)}*`).join(' | ')} | | ${f.note ?? ''} |`);
       if (!i.floorsAvailable) out('| *unigram / bigram floors* | | | unavailable (v1) | | | |');
       out();
       out(`Perplexity: ${rowsOf(results, task).map((row) => `${row.name} ${MULTIPLES.map((m) => {
         const s = seedValues(results, row, m * T, 'loss');
         return s ? Math.exp(s.mean).toFixed(2) : 'n/a';
-      }).join(' → ')}`).join('; ')} (at ${MULTIPLES.map((m) => `${m}×`).join(', ')}); uniform guess ${Math.exp(i.chance.loss).toFixed(2)}.`);
+      }).join(' → ')}`).join('; ')} (at ${MULTIPLES.map((m) => `${m}×`).join(', ')}); ${guessWords('uniform')} ${Math.exp(i.chance.loss).toFixed(2)}.`);
     } else {
       if (oracle.some((o) => o != null && o < 0.999)) out(`| *oracle* | | | ${oracle.map((o) => `*${o == null ? 'n/a' : pct(o)}*`).join(' | ')} | | the best any predictor can do |`);
       for (const f of i.floors.filter((x) => x.byLength)) {
-        out(`| *${f.name} floor* | | | ${MULTIPLES.map((m) => { const x = f.byLength.find((b) => b.length === m * T); return `*${x ? pct1(x.accuracy) : 'n/a'}*`; }).join(' | ')} | | ${f.note ?? ''} |`);
+        out(`| *${guessWords(f.name)}* | | | ${MULTIPLES.map((m) => { const x = f.byLength.find((b) => b.length === m * T); return `*${x ? pct1(x.accuracy) : 'n/a'}*`; }).join(' | ')} | | ${f.note ?? ''} |`);
       }
     }
     // Parameters in use that training never reached (results.json lengths[].untrainedParameters), per row.

@@ -30,7 +30,7 @@ EncodingModel* make_none_model(const ModelConfig& c) { return new EncodingModel(
 //  prefix_stable, make
 constexpr EncodingInfo kEncodings[] = {
     {Encoding::None, "none", "NoPE",
-     "No position signal at all. The causal mask alone lets a token count how many came before it.", "", false,
+     "No position signal at all. Each token sees only the tokens before it, and that alone lets it count them.", "", false,
      false, false, true, true, make_none_model},
     {Encoding::Sinusoidal, "sinusoidal", "Sinusoidal",
      "Fixed sines and cosines added to the tokens. Defined at every position, but positions past training give "

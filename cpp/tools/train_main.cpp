@@ -663,10 +663,10 @@ std::string task_meta_json(const Config& c, TaskKind k) {
       break;
     case TaskKind::KthRetrieval:
       what = "a lookup whose answer depends on where things are (the first or the second of two occurrences of the "
-             "query key; in training, a shorter sequence then asks the same of other repeated keys), with a needle-depth x "
-             "length grid";
-      cannot = "recall from natural long documents; the order of two occurrences is also available to NoPE through "
-               "the causal mask";
+             "query key; in training, a shorter sequence then asks the same of other repeated keys), with its accuracy "
+             "at each depth of the needle (where in the input it sits) and each length";
+      cannot = "recall from natural long documents; the order of two occurrences is also available to NoPE, since "
+               "each token sees only the tokens before it";
       floors += ",{\"name\":\"content\",\"accuracy\":0.5,\"loss\":" + num(std::log(2.0)) +
                 ",\"note\":\"exact: from the multiset of tokens a predictor finds the query key's two values but "
                 "not their order\"}";

@@ -79,8 +79,8 @@ test('at most hardwareConcurrency training Workers at once; snapshots swept at t
   const need = heldOutStop('copy', 17).accuracy.toFixed(3).replace('.', '\\.'); // the experiment's copy target + margin
   for (const x of said) {
     expect(x).toMatchObject({ learned: false });
-    expect(x.stat).toMatch(new RegExp(`^ran all ${STEPS} steps · held-out 0\\.\\d{3} < ${need} · loss `));
-    expect(x.source).toMatch(new RegExp(`^\\(ran all ${STEPS} steps, held-out 0\\.\\d{3} < ${need}\\)$`));
+    expect(x.stat).toMatch(new RegExp(`^ran all ${STEPS} steps · check on new sequences 0\\.\\d{3} < ${need} · loss `));
+    expect(x.source).toMatch(new RegExp(`^\\(ran all ${STEPS} steps, check on new sequences 0\\.\\d{3} < ${need}\\)$`));
   }
   // every snapshot row seen held the length on screen only (the play head stood still)
   expect(r.snapshots).toBeGreaterThan(0);

@@ -33,7 +33,7 @@ describe('the bag-of-tokens floor at each length', () => {
     expect(v.kept).toBeCloseTo(kept(1, 0.7, 0.3, 0.2), 12);
     const md = render(r);
     expect(md).toContain(`alibi on copy: at 4× the training length (128 tokens) it keeps ${Math.round(100 * kept(1, 0.7, 0.3, 0.2))}% of its accuracy above what always guessing the most common token scores (30% at 1×, 20% at 4×)`);
-    expect(md).toMatch(/\| \*bag floor\* \| \| \| \*30\* \| \*25\* \| \*20\* \| \*15\* \|/);
+    expect(md).toMatch(/\| \*always guessing the most common token\* \| \| \| \*30\* \| \*25\* \| \*20\* \| \*15\* \|/);
     // mutation: a higher floor at 4x lowers the kept share
     const m = withBag(base(), [[32, 0.3], [64, 0.25], [128, 0.4], [256, 0.15]]);
     expect(W.verdict(m, W.rowsOf(m, 'copy').find((x) => x.encoding === 'alibi')).kept).toBeCloseTo(kept(1, 0.7, 0.3, 0.4), 12);

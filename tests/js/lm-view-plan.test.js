@@ -4,6 +4,7 @@
 import { fetchPlan, classifyFiles, hfRepo, SUGGESTED } from '../../web/app/lm-sources.js';
 import { planForwards, bucketPerplexity, rangePerplexity, statLengths, maxTimes, lengthFor, scalingBlock, nllKeys, mapsKey, statsKey, findNll, findStats, CHOSEN_EXTRA } from '../../web/app/lm-plan.js';
 import { perplexityWords, statsWords } from '../../web/app/lm-words.js';
+import { jargonIn } from './plain-words.js';
 import { isModelUrl } from '../../web/app/state.js';
 import { poolSize, POOL_WEIGHT_BYTES } from '../../web/app/lm-pool.js';
 
@@ -188,10 +189,14 @@ test('the sentences name the scaling the numbers favour, and change when the num
   expect(perplexityWords({ none: mk(3, 3), dynamic: mk(3, 3) }, { context: 512, length: 400, factor: 4 })).toMatch(/its line lies on no scaling's/);
   expect(perplexityWords({ none: mk(3, 3), dynamic: mk(3, 3.5) }, s)).not.toMatch(/lies on/);
   expect(statsWords([{ length: 512, entropy: 2.2, sink: 0.02 }, { length: 2048, entropy: 2.5, sink: 0.005 }], { type: 'yarn', factor: 4 }))
-    .toBe('Averaged over layers and heads, with YaRN ×4: attention entropy rises from 2.20 nats at 512 tokens to 2.50 at 2,048 (uniform attention ' +
-      'over 2,048 keys would be 7.62); the mass on the first token falls from 2.0% to 0.5%.');
+    .toBe('Averaged over layers and heads, with YaRN ×4: attention widens, from about as wide as an even split over 9 tokens at 512 tokens ' +
+      'to 12.2 at 2,048 (an even split over all 2,048 would be 2,048; the chart plots the log of these numbers, 2.20 to 2.50); ' +
+      'the share of attention on the first token falls from 2.0% to 0.5%.');
   expect(statsWords([{ length: 512, entropy: 2.5, sink: 0.02 }, { length: 2048, entropy: 2.2, sink: 0.0201 }], { type: 'none', factor: 4 }))
-    .toMatch(/with no scaling: attention entropy falls .* stays near from 2\.0% to 2\.0%/);
+    .toMatch(/with no scaling: attention narrows, .* stays near from 2\.0% to 2\.0%/);
+  // plain words (issue 38): no "entropy ... nats" in the sentences the reader meets
+  for (const p of [[{ length: 512, entropy: 2.2, sink: 0.02 }], [{ length: 512, entropy: 2.2, sink: 0.02 }, { length: 4096, entropy: 2.2, sink: 0.02 }]])
+    expect(jargonIn(statsWords(p, { type: 'none', factor: 1 }))).toEqual([]);
 });
 
 test('the Workers: one per core, 1 to 4, and one for a model whose float32 weights pass the limit', () => {

@@ -11,6 +11,10 @@ export const JARGON = [
   [/(^|[^\w.])[-−]\d+(\.\d+)?%/, 'a negative percentage (a share kept below zero is none)'],
   [/\bloss\/\d/i, '"loss/N": a scaled loss'],
   [/\bgradient\b/i, '"gradient" (in a model, a gradient is something else)'],
+  [/\bheld-out\b/i, '"held-out": say what the check is scored on (new sequences, never trained on)'],
+  [/\bentropy\b[^.]*\bnats\b/i, '"entropy ... nats": say how widely attention spreads'],
+  [/\bcausal mask\b/i, '"causal mask": say that a token sees only the tokens before it'],
+  [/\bneedle-depth\b/i, '"needle-depth x length grid": say what is measured at each depth and length'],
 ];
 
 /** The jargon found in `text`: [[match, why]]; empty when the sentence is plain. */

@@ -85,7 +85,11 @@ describe('v1 results (no tasks): chance from taskOptions, floors unavailable', (
 
   test('markov is reported as loss with the oracle and the uniform floor, and its verdict reads the loss gain', () => {
     expect(md).toMatch(/\| \*oracle\* \| \| \| \*0\.99\* \|/);
-    expect(md).toMatch(/\| \*uniform guess\* \| \| \| \*2\.08\* \|/);
+    expect(md).toMatch(/\| \*a random guess\* \| \| \| \*2\.08\* \|/);
+    // the tables' guess rows say what the guess does, never its id ("bag floor", "uniform guess")
+    const labels = md.split('\n').map((l) => l.match(/^\| \*([^*]+)\* \|/)?.[1]).filter(Boolean);
+    expect(labels.length).toBeGreaterThan(1);
+    expect(labels.filter((l) => jargonIn(l).length)).toEqual([]);
     const k = (Math.log(8) - 2.6) / (Math.log(8) - 1); // sinusoidal: worse than a uniform guess at 4x
     expect(k).toBeLessThan(0); // a share below 0 is no share: the sentence says it keeps none, never a negative percentage
     expect(md).toContain('sinusoidal on markov: at 4× the training length (128 tokens) it scores worse than what a random guess scores (2.08 nats), so it keeps none of its gain in loss over that guess: “none”');
@@ -126,7 +130,7 @@ describe('v2 results: tasks, floors, learned flags, kth_retrieval, variants, fin
     expect(W.floorOf(W.taskInfo(r, 'markov'))).toMatchObject({ loss: 1.75, lossName: 'bigram', accuracy: 0.31, accuracyName: 'bigram' });
     const k = (1.75 - 1.4) / (1.75 - 1);
     expect(rowWords(r, 'markov', 'xpos')).toContain(`${label('xpos')} on Markov chain: at 4× the training length (128 tokens) it keeps ${Math.round(100 * k)}% of its gain in loss over what guessing from the token before scores (1.75 nats)`);
-    expect(md).toMatch(/\| \*bigram floor\* \| \| \| \*1\.75\*/);
+    expect(md).toMatch(/\| \*guessing from the token before\* \| \| \| \*1\.75\*/);
   });
 
   test('a content floor is used: the control\'s reaches the oracle (no verdict), kth_retrieval is read above 50%', () => {
@@ -190,7 +194,7 @@ describe('changing a number changes the sentence that reports it', () => {
     const m = clone(base);
     for (const x of m.runs.filter((y) => y.task === 'copy' && y.encoding === 'none' && y.seed === 2)) x.lengths[0].accuracy = 0.5;
     expect(render(base)).not.toContain('none did not learn copy');
-    expect(render(m)).toContain('none did not learn copy at the training length T = 32 on any of 3 seeds (held-out accuracy 0.50, 0.50, 0.50): no verdict.');
+    expect(render(m)).toContain('none did not learn copy at the training length T = 32 on any of 3 seeds (accuracy on new sequences 0.50, 0.50, 0.50): no verdict.');
     expect(rowWords(m, 'copy', 'none')).toContain('did not learn copy');
     expect(headerWords(m, 'copy')).toContain(`${label('none')} learned on 0 of 3 seeds`);
   });

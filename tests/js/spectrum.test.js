@@ -151,7 +151,7 @@ describe('the results.md section', () => {
     expect(md).toContain('## RoPE scaling in an LLM-like spectrum');
     expect(md).toContain('| zero shot, YaRN (factor L / T) | 98 | 87 | 81 |'); // 1x: the plain model's
     expect(md).toContain('| fine-tuned at 2048, no interpolation | 36 | 2 | 2 |');
-    expect(md).toContain('| *best floor* | *4* | *3* | *2.5* |');
+    expect(md).toContain('| *the best simple guess* | *4* | *3* | *2.5* |');
     expect(md).toContain('6 of 6 runs did');
     expect(md).toContain('CPU time (one thread): pretraining 10.0 min');
     expect(md).toContain('the best scaling above the floor by more than 10 points: YaRN at base 500 (81%) and YaRN at base 1,500 (81%).');

@@ -307,22 +307,22 @@ test('the page\'s words for a run: when it stopped, the held-out number against 
   const learned = { status: 'trained', step: 1200, steps: 5000, learned: true, stepsToTarget: 1200, stop: copy,
     heldOut: check({ accuracy: 0.98412, met: true }) };
   expect(learnedWords(learned)).toBe('stopped early at step 1200');
-  expect(sourceLabel('trained', learned)).toBe(`(stopped early at step 1200, held-out 0.984 ≥ ${need})`);
+  expect(sourceLabel('trained', learned)).toBe(`(stopped early at step 1200, check on new sequences 0.984 ≥ ${need})`);
   const not = { ...learned, step: 5000, learned: false, stepsToTarget: null, heldOut: check({ step: 5000, accuracy: 0.8116, met: false }) };
-  expect(sourceLabel('trained', not)).toBe(`(ran all 5000 steps, held-out 0.812 < ${need})`);
+  expect(sourceLabel('trained', not)).toBe(`(ran all 5000 steps, check on new sequences 0.812 < ${need})`);
   const m = { ...not, stop: markov, heldOut: check({ step: 5000, accuracy: 0.4, loss: 1.2, oracleLoss: 0.99, met: false }) };
-  expect(heldOutWords(m)).toBe(`held-out loss 1.200 > ${(0.99 + markov.lossAboveOracle).toFixed(3)}`);
-  expect(heldOutWords({ ...m, heldOut: { ...m.heldOut, loss: 1.01, met: true } })).toBe(`held-out loss 1.010 ≤ ${(0.99 + markov.lossAboveOracle).toFixed(3)}`);
+  expect(heldOutWords(m)).toBe(`loss on new sequences 1.200 > ${(0.99 + markov.lossAboveOracle).toFixed(3)}`);
+  expect(heldOutWords({ ...m, heldOut: { ...m.heldOut, loss: 1.01, met: true } })).toBe(`loss on new sequences 1.010 ≤ ${(0.99 + markov.lossAboveOracle).toFixed(3)}`);
   // while training: the step out of the budget and the latest check
   expect(sourceLabel('training', { ...not, status: 'training', step: 300, learned: null, heldOut: check({ step: 300, accuracy: 0.5, met: false }) }))
-    .toBe(`(training, step 300/5000, held-out 0.500 < ${need})`);
+    .toBe(`(training, step 300/5000, check on new sequences 0.500 < ${need})`);
   expect(sourceLabel('training', { step: 0, steps: 5000, heldOut: null })).toBe('(training, step 0/5000)');
   // no held-out check (or a run stopped by the user): no verdict
   expect(learnedWords({ ...not, heldOut: null })).toBeNull();
   expect(sourceLabel('trained', { step: 80, heldOut: null })).toBe('(trained 80 steps)');
   expect(learnedWords({ ...not, learned: null })).toBeNull();
   expect(sourceLabel('stopped', { ...not, step: 700, learned: null, heldOut: check({ step: 700, accuracy: 0.6, met: false }) }))
-    .toBe(`(stopped at step 700, held-out 0.600 < ${need})`);
+    .toBe(`(stopped at step 700, check on new sequences 0.600 < ${need})`);
 });
 
 // Issue 26: a randomized model refused the sweep's longest lengths (trainLength 128 x 16 = 2048 past randomLength

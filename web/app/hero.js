@@ -8,7 +8,7 @@
 // reader picks (the legend's buttons), at the length under the cursor.
 import { NAMES } from './meta.js';
 import { cssVar, fitCanvas } from './heatmap.js';
-import { drawMapsCanvas, cellAt, readoutText } from './sweep-view.js';
+import { drawMapsCanvas, cellAt, readoutText, moveCell } from './sweep-view.js';
 import { pct, guessWords } from './results-words.js';
 import { sequencesText } from './evaluations.js';
 import { encodingColours } from './palette.js';
@@ -139,14 +139,7 @@ export function createHero(root, { client: given = null, evaluations, encodingsA
       c.addEventListener('keydown', (ev) => {
         const r = f.shown;
         if (!r || ev.altKey || ev.ctrlKey || ev.metaKey) return;
-        const g = (f.focus ??= { k: 0, i: 0, j: 0 }), T = r.length, n = r.bitmaps.length;
-        const moves = { ArrowUp: () => g.i--, ArrowDown: () => g.i++, ArrowLeft: () => g.j--, ArrowRight: () => g.j++,
-          PageUp: () => (g.i -= 10), PageDown: () => (g.i += 10), Home: () => (g.j = 0), End: () => (g.j = g.i),
-          '[': () => (g.k = (g.k + n - 1) % n), ']': () => (g.k = (g.k + 1) % n) };
-        if (!moves[ev.key]) return;
-        moves[ev.key]();
-        g.i = Math.max(0, Math.min(T - 1, g.i));
-        g.j = Math.max(0, Math.min(T - 1, g.j));
+        if (!moveCell((f.focus ??= { k: 0, i: 0, j: 0 }), ev.key, r)) return;
         f.hover = null;
         ev.preventDefault();
         ev.stopPropagation(); // the page's own keys (length, play) do not act while a map has focus

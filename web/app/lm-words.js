@@ -53,11 +53,17 @@ export function statsWords(points, { type, factor }) {
   if (!points.length) return '';
   const a = points[0], b = points.at(-1);
   const how = type === 'none' ? 'with no scaling' : `with ${SCALING_NAMES[type]} ×${factor}`;
+  // How widely attention spreads, in plain words: as wide as an even split over e^entropy tokens (the chart plots the
+  // entropy itself, the log of that number)
+  const over = (p) => count(Math.round(10 * Math.exp(p.entropy)) / 10);
   if (points.length === 1)
-    return `At ${count(a.length)} tokens, ${how}, attention entropy averages ${a.entropy.toFixed(2)} nats and the first token draws ${(100 * a.sink).toFixed(1)}% of the attention.`;
-  return `Averaged over layers and heads, ${how}: attention entropy ${direction(a.entropy, b.entropy)} from ${a.entropy.toFixed(2)} nats at ` +
-    `${count(a.length)} tokens to ${b.entropy.toFixed(2)} at ${count(b.length)} (uniform attention over ${count(b.length)} keys would be ` +
-    `${Math.log(b.length).toFixed(2)}); the mass on the first token ${direction(a.sink, b.sink, 0.05)} from ${(100 * a.sink).toFixed(1)}% to ${(100 * b.sink).toFixed(1)}%.`;
+    return `At ${count(a.length)} tokens, ${how}, a head's attention is spread about as widely as an even split over ${over(a)} tokens ` +
+      `(the chart plots the log of that number, ${a.entropy.toFixed(2)}), and the first token draws ${(100 * a.sink).toFixed(1)}% of the attention.`;
+  const widens = { 'stays near': 'stays about as wide', rises: 'widens', falls: 'narrows' }[direction(a.entropy, b.entropy)];
+  return `Averaged over layers and heads, ${how}: attention ${widens}, from about as wide as an even split over ${over(a)} tokens at ` +
+    `${count(a.length)} tokens to ${over(b)} at ${count(b.length)} (an even split over all ${count(b.length)} would be ${count(b.length)}; ` +
+    `the chart plots the log of these numbers, ${a.entropy.toFixed(2)} to ${b.entropy.toFixed(2)}); the share of attention on the first token ` +
+    `${direction(a.sink, b.sink, 0.05)} from ${(100 * a.sink).toFixed(1)}% to ${(100 * b.sink).toFixed(1)}%.`;
 }
 
 /** One point of the statistics plot from a forward's per-layer-and-head arrays. */

@@ -346,7 +346,7 @@ export function verdictSentence(results, v, nameOf = (row) => row.name, taskName
     : `its accuracy above ${floorText(results, v.info)}`;
   if (!v.learnedSeeds) {
     const accs = v.perSeed.map((s) => f2(lengthOf(v.row.runs.find((r) => r.seed === s.seed), T)?.accuracy ?? NaN));
-    return `${name} did not learn ${task} at the training length T = ${T} on any of ${v.seeds} seeds (held-out accuracy ${accs.join(', ')}): no verdict.`;
+    return `${name} did not learn ${task} at the training length T = ${T} on any of ${v.seeds} seeds (accuracy on new sequences ${accs.join(', ')}): no verdict.`;
   }
   if (v.floorSolves) {
     return `${name} on ${task}: no verdict, because ${guessWords(v.info.metric === 'loss' ? fl.lossName : fl.accuracyName)} ` +

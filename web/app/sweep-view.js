@@ -254,6 +254,23 @@ export function drawRowBars(canvas, name, r, wt, sel) {
 }
 
 let readoutIds = 0;
+/**
+ * A map's keyboard cell `f` ({k, i, j}: head, query, key) moved by `key` within result `r` (the lab's and the hero's
+ * maps alike): arrows one cell, Page Up/Down ten queries, Home the first key, End the query itself, [ and ] the head;
+ * `extra` adds keys. Returns false for a key it does not take.
+ */
+export function moveCell(f, key, r, extra = {}) {
+  const T = r.length, n = r.bitmaps.length;
+  const moves = { ArrowUp: () => f.i--, ArrowDown: () => f.i++, ArrowLeft: () => f.j--, ArrowRight: () => f.j++,
+    PageUp: () => (f.i -= 10), PageDown: () => (f.i += 10), Home: () => (f.j = 0), End: () => (f.j = f.i),
+    '[': () => (f.k = (f.k + n - 1) % n), ']': () => (f.k = (f.k + 1) % n), ...extra };
+  if (!moves[key]) return false;
+  moves[key]();
+  f.i = Math.max(0, Math.min(T - 1, f.i));
+  f.j = Math.max(0, Math.min(T - 1, f.j));
+  return true;
+}
+
 const READOUT_HINT = 'Hover a map, or focus it and use the arrow keys, to read a weight; click a row to chart it.';
 
 /**
@@ -419,16 +436,10 @@ export function createSweepView(container, client, { legend = true, onVisible = 
     row.maps.addEventListener('keydown', (ev) => {
       const r = row.shown;
       if (!r || ev.altKey || ev.ctrlKey || ev.metaKey) return;
-      const f = (row.focus ??= { k: 0, i: 0, j: 0 }), T = r.length, n = r.bitmaps.length;
-      const moves = { ArrowUp: () => f.i--, ArrowDown: () => f.i++, ArrowLeft: () => f.j--, ArrowRight: () => f.j++,
-        PageUp: () => (f.i -= 10), PageDown: () => (f.i += 10), Home: () => (f.j = 0), End: () => (f.j = f.i),
-        '[': () => (f.k = (f.k + n - 1) % n), ']': () => (f.k = (f.k + 1) % n),
-        Enter: () => (row.selected = row.selected && row.selected.k === f.k && row.selected.i === f.i ? null : { k: f.k, i: f.i }),
+      const f = (row.focus ??= { k: 0, i: 0, j: 0 });
+      const extra = { Enter: () => (row.selected = row.selected && row.selected.k === f.k && row.selected.i === f.i ? null : { k: f.k, i: f.i }),
         Escape: () => (row.selected = null) };
-      if (!moves[ev.key]) return;
-      moves[ev.key]();
-      f.i = Math.max(0, Math.min(T - 1, f.i));
-      f.j = Math.max(0, Math.min(T - 1, f.j));
+      if (!moveCell(f, ev.key, r, extra)) return;
       row.hover = null;
       ev.preventDefault();
       ev.stopPropagation(); // the page's own keys (length, play) do not act while a map has focus

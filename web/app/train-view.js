@@ -17,8 +17,8 @@ const LABELS = { untrained: 'untrained', queued: 'queued', training: 'training',
 // What a shipped run's recorded curve says at its end: where it met the held-out target, or that it never did.
 function offlineWords(c) {
   const [, held] = c.heldOut.at(-1) ?? [];
-  const check = held === undefined ? '' : c.heldOutMetric === 'loss' ? `, held-out loss ${held.toFixed(3)}`
-    : `, held-out accuracy ${held.toFixed(3)}`;
+  const check = held === undefined ? '' : c.heldOutMetric === 'loss' ? `, loss ${held.toFixed(3)} on new sequences`
+    : `, accuracy ${held.toFixed(3)} on new sequences`;
   return c.stepsToTarget ? `trained offline: stopped early at step ${c.stepsToTarget}${check}`
     : `trained offline: ran all ${c.steps} steps${check}`;
 }

@@ -105,8 +105,8 @@ const acc = (x) => x.toFixed(3);
 export function heldOutWords(r) {
   const h = r?.heldOut;
   if (!h || !r.stop) return null;
-  if (h.oracleLoss === null) return `held-out ${acc(h.accuracy)} ${h.met ? '≥' : '<'} ${acc(r.stop.accuracy)}`;
-  return `held-out loss ${acc(h.loss)} ${h.met ? '≤' : '>'} ${acc(h.oracleLoss + r.stop.lossAboveOracle)}`;
+  if (h.oracleLoss === null) return `check on new sequences ${acc(h.accuracy)} ${h.met ? '≥' : '<'} ${acc(r.stop.accuracy)}`;
+  return `loss on new sequences ${acc(h.loss)} ${h.met ? '≤' : '>'} ${acc(h.oracleLoss + r.stop.lossAboveOracle)}`;
 }
 
 /**

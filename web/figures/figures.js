@@ -3,7 +3,7 @@
 // Chromium, calls window.drawFigures(results) and saves each <figure>.
 // Rows (encoding, variant, scaling), tasks, floors and grids come from ../app/results-words.js, the same
 // reading of results.json that writes docs/results.md.
-import { rowsOf, taskInfo, floorOf, tasksOf, gridTasks, gridsOf } from '../app/results-words.js';
+import { rowsOf, taskInfo, floorOf, tasksOf, gridTasks, gridsOf, guessWords } from '../app/results-words.js';
 import { select, scaleLog, scaleLinear, scaleOrdinal, scaleBand, scaleSequential, axisBottom, axisLeft, line, area, schemeTableau10, interpolateViridis } from '../vendor/d3.js';
 
 const M = { top: 14, right: 10, bottom: 34, left: 40 };
@@ -71,7 +71,7 @@ function accuracyFigure(root, results) {
     const series = rowsOf(results, task).map((row) => ({ name: row.name, colour: colour(row.name), points: curve(row, config.evalLengths) }))
       .filter((s) => s.points.length);
     linePanel(div, { title: `${task}: accuracy against length`, series, lengths: config.evalLengths, trainLength: config.trainLength,
-      refs: [{ name: `${fl.accuracyName} floor`, points: config.evalLengths.map((length) => ({ length, value: floorOf(info, length).accuracy })) }] });
+      refs: [{ name: guessWords(fl.accuracyName), points: config.evalLengths.map((length) => ({ length, value: floorOf(info, length).accuracy })) }] });
   }
   legend(div, colour.domain(), colour);
 }
@@ -87,8 +87,8 @@ function lossFigure(root, results) {
       .filter((s) => s.points.length);
     const flat = (value) => config.evalLengths.map((length) => ({ length, value }));
     const oracle = config.evalLengths.map((length) => ({ length, value: info.oracleAt(length, 'oracleLoss') ?? info.oracle?.loss })).filter((d) => d.value != null);
-    const refs = [{ name: 'oracle', points: oracle, colour: '#060', dash: '5 2' }, { name: 'uniform guess', points: flat(info.chance.loss), colour: '#900' },
-      ...info.floors.map((f) => ({ name: `${f.name} floor`, points: flat(f.loss), colour: '#a60' }))];
+    const refs = [{ name: 'oracle', points: oracle, colour: '#060', dash: '5 2' }, { name: guessWords('uniform'), points: flat(info.chance.loss), colour: '#900' },
+      ...info.floors.map((f) => ({ name: guessWords(f.name), points: flat(f.loss), colour: '#a60' }))];
     const top = Math.max(info.chance.loss, ...series.flatMap((s) => s.points.map((p) => p.hi))) * 1.05;
     linePanel(div, { title: `${task}: loss against length (nats; perplexity = e^loss)`, series, lengths: config.evalLengths,
       trainLength: config.trainLength, width: 520, height: 300, y: [0, top], yFormat: '.1f', yTitle: 'loss (nats)', refs });
