@@ -106,6 +106,17 @@ describe.each(ENGINES)('%s', (engine) => {
       return r.top >= 0 && r.bottom <= innerHeight && { top: r.top, bottom: r.bottom };
     }, { what: 'the chart on screen', timeout: 5000 });
     expect(chart.top).toBeGreaterThanOrEqual(0);
+    // the step's words stay in sight with the chart (the steps themselves sit far below it)
+    const words = await page.evaluate(() => {
+      const p = document.querySelector('#hero .hero-step'), r = p.getBoundingClientRect();
+      return { top: r.top, bottom: r.bottom, text: p.textContent, story: document.querySelector('#story .story-text').textContent,
+        seen: r.height > 0 && document.elementFromPoint(r.left + 10, r.top + r.height / 2)?.closest('.hero-step') === p };
+    });
+    expect(words.text).toContain(words.story);
+    expect(words.story.length).toBeGreaterThan(40);
+    expect(words.top).toBeGreaterThanOrEqual(0);
+    expect(words.bottom).toBeLessThanOrEqual(844);
+    expect(words.seen).toBe(true);
     console.log(`${engine} 390: after a step ${await page.screenshot('controls-step-390')}`);
     expect(await page.errors()).toEqual([]);
   });

@@ -168,6 +168,12 @@ function buildStory() {
 function showStep() {
   const st = steps[state.step - 1];
   $('#story .story-text').textContent = st ? st.text : (steps.length ? 'Pick a step: each one sets the view and says what the shipped models measured there.' : '');
+  // on a narrow screen the steps sit far under the chart: the step's words are also shown under the chart's legend, so
+  // a step that brings the chart on screen keeps its words in sight (style.css; the story's own text is the one read out)
+  const withChart = $('#hero .hero-step');
+  withChart.textContent = st ? `${state.step}. ${st.title}: ${st.text}` : '';
+  withChart.hidden = !st;
+  $('#story').classList.toggle('text-with-chart', !!st);
   [...document.querySelectorAll('#story .story-steps button')].forEach((b, i) => b.setAttribute('aria-pressed', String(state.step === i + 1)));
 }
 function applyStep(n) {
