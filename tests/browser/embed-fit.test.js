@@ -15,8 +15,10 @@ const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8')
 async function snippetFor(page, query) {
   await page.goto(`${browser.url}/app/${query}`);
   await waitReady(page);
-  await page.locator('details.embed-this summary').click();
-  await waitFor(page, () => document.querySelector('.embed-component').value !== '', { what: 'the snippets (filled on the toggle event)' });
+  // the snippets are there the moment the panel opens (read in the same task as the opening: they were once filled
+  // on its toggle event, which comes after, and read blank in between)
+  expect(await page.evaluate(() => { document.querySelector('details.embed-this').open = true; return document.querySelector('.embed-component').value; }))
+    .toContain('<posenc-explorer');
   return { iframe: await page.locator('.embed-iframe').inputValue(), component: await page.locator('.embed-component').inputValue() };
 }
 
@@ -110,7 +112,6 @@ test('layer and head are numbered alike in the controls, the URL, the snippet an
   await waitFor(page, () => location.search.includes('layer=3') && location.search.includes('head=2'), { what: 'the URL', timeout: 10000 });
   expect(await page.$eval('select[name=layer]', (s) => s.selectedOptions[0].textContent)).toBe('3');
   await page.locator('details.embed-this summary').click();
-  await waitFor(page, () => document.querySelector('.embed-component').value !== '', { what: 'the snippets (filled on the toggle event)' });
   const component = await page.locator('.embed-component').inputValue();
   expect(component).toContain('layer="3"');
   expect(component).toContain('head="2"');

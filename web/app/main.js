@@ -63,10 +63,11 @@ const saveUrl = () => {
   }, 150);
 };
 
-// "Embed this sweep": snippets for the current state (filled when the panel is open)
+// "Embed this sweep": snippets for the current state, kept current whether the panel is open or not (filling them only
+// on its toggle event, which fires after the panel opens, left them empty for a moment: read then, they were blank)
 function updateEmbed() {
   const panel = $('details.embed-this');
-  if (!panel?.open) return;
+  if (!panel) return;
   const { component, iframe } = embedSnippets(state, new URL('../', location.href), { controls: panel.querySelector('input').checked });
   panel.querySelector('.embed-component').value = component;
   panel.querySelector('.embed-iframe').value = iframe;
@@ -309,7 +310,7 @@ function bindControls() {
   sliders = [...document.querySelectorAll('.length-bar input.length')].map((input) => bindLengthSlider(input, { grid,
     onLength: (L) => { if (state.play) setPlay(false); setLength(L); } }));
   updateLengthLabel();
-  $('details.embed-this').addEventListener('toggle', updateEmbed);
+  updateEmbed();
   $('details.embed-this input').addEventListener('change', updateEmbed);
   for (const t of document.querySelectorAll('details.embed-this textarea')) t.addEventListener('focus', () => t.select());
   // encodings shown
