@@ -548,8 +548,8 @@ async function main() {
   retrieval = createRetrieval($('#retrieval'), state, { encodingsAll: ENCODINGS, onChange: saveUrl });
   retrieval.setResults(shippedResults);
   window.posenc = { state, client, trainer, controller, evaluations, perf, grid, setLength, setPlay, dataFor, exportSweep: sweepExport.run, lmView,
-    /** Draw every row now, on screen or not (rows off screen otherwise wait until they come into view). */
-    drawAll: () => sweepView.draw({ ...state }, grid(), true),
+    /** Draw the hero and every row now, on screen or not (rows off screen otherwise wait until they come into view). */
+    drawAll: () => { hero.draw(heroState(), grid()); sweepView.draw({ ...state }, grid(), true); },
     exportView: (id, format) => exportView(document.getElementById(id), format, () => dataFor(id)) };
   document.body.dataset.ready = 'true';
   requestFrame();
