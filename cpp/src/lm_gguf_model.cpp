@@ -119,7 +119,8 @@ std::vector<TensorBytes> tensor_bytes(const GgufFile& f, const uint8_t* data) {
       b.shape.push_back(static_cast<int64_t>(*it));
       n *= *it;
     }
-    b.bytes = static_cast<std::size_t>(b.dtype == DType::F32 ? 4 * n : b.dtype == DType::Q8_0 ? n / 32 * 34 : 2 * n);
+    const Format& fmt = format(b.dtype);
+    b.bytes = static_cast<std::size_t>(n / fmt.block * fmt.block_bytes);
     b.data = data + f.data_offset + t.offset;  // in the file: parse_gguf checked
     out.push_back(std::move(b));
   }

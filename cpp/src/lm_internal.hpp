@@ -30,9 +30,34 @@ inline float bf16_to_f32(uint16_t h) {
   std::memcpy(&f, &bits, 4);
   return f;
 }
+// One storage format (lm_dtype.cpp's table): `block` values in `block_bytes` bytes; decode turns n
+// blocks into n * block floats.
+struct Format {
+  DType dtype;
+  const char* name;
+  uint32_t ggml;  // ggml_type id (ggml.h)
+  int block, block_bytes;
+  void (*decode)(const uint8_t* blocks, float* out, std::size_t n);
+};
+const Format& format(DType t);
+const Format* format_of_ggml(uint32_t ggml_type);  // nullptr: a type posenc does not read
+std::string format_list();                         // "F32, F16, ..." for messages
+// A tensor's element count, after checking its rows hold whole blocks and its byte count matches.
+uint64_t checked_bytes(const TensorBytes& t);
+// Throws "tensor <name> has a NaN at element N" (first + i) for the first non-finite v[i].
+void check_finite(const std::string& name, const float* v, std::size_t n, uint64_t first);
 // A tensor's values as float32, row-major; throws when its byte count does not match its shape
 // and dtype, or when a value is NaN or infinite ("tensor X has a NaN at element N").
 std::vector<float> dequantise(const TensorBytes& t);
+
+// --- Weight matrices (lm_weights.cpp)
+// The 2-D tensor t, [rows, cols], as the forward keeps it: `keep` its dtype's blocks, or float32
+// (transposed) when keep is false or t is F32. Checks its byte count and that every value is finite.
+Weight make_weight(const TensorBytes& t, bool keep);
+// out[T, W.rows] (+)= x[T, W.cols] W^T: every matrix product of the forward.
+void matmul(float* out, const float* x, const Weight& W, int T, bool accumulate);
+// out[W.cols] = row r of W (an embedding lookup).
+void weight_row(const Weight& W, int r, float* out);
 
 // Reads little-endian values from a byte range; running past the end throws
 // "<what> is truncated at byte N (reading <field>)".
@@ -79,8 +104,8 @@ class ByteReader {
 // The forward's view of a model's weights.
 struct Access {
   static const std::vector<Model::Layer>& layers(const Model& m) { return m.layers_; }
-  static const std::vector<float>& embed(const Model& m) { return m.embed_; }
-  static const std::vector<float>& cls(const Model& m) { return m.cls_; }
+  static const Weight& embed(const Model& m) { return m.embed_; }
+  static const Weight& cls(const Model& m) { return m.cls_; }
   static const std::vector<float>& out_norm(const Model& m) { return m.out_norm_; }
 };
 

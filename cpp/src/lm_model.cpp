@@ -30,16 +30,6 @@ const char* context_source_name(ContextSource s) {
 
 const char* arch_name(Arch a) { return a == Arch::Qwen2 ? "qwen2" : "llama"; }
 
-const char* dtype_name(DType t) {
-  switch (t) {
-    case DType::F32: return "F32";
-    case DType::F16: return "F16";
-    case DType::BF16: return "BF16";
-    case DType::Q8_0: return "Q8_0";
-  }
-  return "unknown";
-}
-
 RopeLayout rope_layout(const Config& c) {
   if (c.source == Source::HfSafetensors) return RopeLayout::Half;
   if (c.source == Source::Gguf && c.arch == Arch::Qwen2) return RopeLayout::Half;
@@ -105,6 +95,9 @@ std::string shape_text(const std::vector<int64_t>& s) {
   return t + "]";
 }
 
+// Whether a matrix of this dtype stays in its format in memory (else it is converted to float32).
+bool keeps(DType) { return false; }
+
 class Tensors {
  public:
   explicit Tensors(const std::vector<TensorBytes>& list) {
@@ -115,17 +108,12 @@ class Tensors {
     }
   }
   bool has(const std::string& name) const { return by_name_.count(name) != 0; }
-  // The tensor `name` of shape `shape` as float32, row-major (transpose: a 2-D [O, I] becomes [I, O]).
-  std::vector<float> take(const std::string& name, std::vector<int64_t> shape, bool transpose) {
-    auto it = by_name_.find(name);
-    if (it == by_name_.end()) throw Error(ErrorKind::Range, "tensor " + name + " is missing");
-    const TensorBytes& t = *it->second;
-    if (t.shape != shape)
-      throw Error(ErrorKind::Range, "tensor " + t.name + " has shape " + shape_text(t.shape) + ", expected " + shape_text(shape));
-    std::vector<float> w = dequantise(t);
-    by_name_.erase(it);
-    if (transpose) w = transposed(w, static_cast<int>(shape[0]), static_cast<int>(shape[1]));
-    return w;
+  // The vector `name` of shape `shape` as float32.
+  std::vector<float> take(const std::string& name, std::vector<int64_t> shape) { return dequantise(find(name, shape)); }
+  // The matrix `name` of shape `shape` [out, in] as the forward keeps it (make_weight).
+  Weight take_weight(const std::string& name, std::vector<int64_t> shape) {
+    const TensorBytes& t = find(name, shape);
+    return make_weight(t, keeps(t.dtype));
   }
   void refuse_leftovers() const {
     if (!by_name_.empty())
@@ -134,10 +122,14 @@ class Tensors {
 
  private:
   std::map<std::string, const TensorBytes*> by_name_;
-  static std::vector<float> transposed(const std::vector<float>& w, int rows, int cols) {
-    std::vector<float> t(w.size());  // [rows, cols] -> [cols, rows]
-    for (int r = 0; r < rows; ++r)
-      for (int c = 0; c < cols; ++c) t[static_cast<std::size_t>(c) * rows + r] = w[static_cast<std::size_t>(r) * cols + c];
+  // Removes the tensor from the list (so leftovers can be refused) and returns it, shape checked.
+  const TensorBytes& find(const std::string& name, const std::vector<int64_t>& shape) {
+    auto it = by_name_.find(name);
+    if (it == by_name_.end()) throw Error(ErrorKind::Range, "tensor " + name + " is missing");
+    const TensorBytes& t = *it->second;
+    if (t.shape != shape)
+      throw Error(ErrorKind::Range, "tensor " + t.name + " has shape " + shape_text(t.shape) + ", expected " + shape_text(shape));
+    by_name_.erase(it);
     return t;
   }
 };
@@ -201,38 +193,44 @@ Model from_tensors(const Config& config, const std::vector<TensorBytes>& list) {
   if (c.tied_embeddings != m.cfg_.tied_embeddings)
     throw Error(ErrorKind::Range, c.tied_embeddings ? "the config says tied embeddings but tensor output.weight is present"
                                                     : "the config says untied embeddings but tensor output.weight is missing");
-  if (m.cfg_.tied_embeddings) {
-    m.cls_ = t.take("token_embd.weight", {V, D}, true);
-  } else {
-    m.embed_ = t.take("token_embd.weight", {V, D}, false);
-    m.cls_ = t.take("output.weight", {V, D}, true);
-  }
-  m.out_norm_ = t.take("output_norm.weight", {D}, false);
+  if (!m.cfg_.tied_embeddings) m.embed_ = t.take_weight("token_embd.weight", {V, D});
+  m.cls_ = t.take_weight(m.cfg_.tied_embeddings ? "token_embd.weight" : "output.weight", {V, D});
+  m.out_norm_ = t.take("output_norm.weight", {D});
   m.layers_.resize(c.n_layers);
   for (int l = 0; l < c.n_layers; ++l) {
     const std::string p = "blk." + std::to_string(l) + ".";
     Model::Layer& L = m.layers_[l];
-    L.attn_norm = t.take(p + "attn_norm.weight", {D}, false);
-    L.wq = t.take(p + "attn_q.weight", {Q, D}, true);
-    L.wk = t.take(p + "attn_k.weight", {KV, D}, true);
-    L.wv = t.take(p + "attn_v.weight", {KV, D}, true);
+    L.attn_norm = t.take(p + "attn_norm.weight", {D});
+    L.wq = t.take_weight(p + "attn_q.weight", {Q, D});
+    L.wk = t.take_weight(p + "attn_k.weight", {KV, D});
+    L.wv = t.take_weight(p + "attn_v.weight", {KV, D});
     if (c.qkv_bias) {
-      L.bq = t.take(p + "attn_q.bias", {Q}, false);
-      L.bk = t.take(p + "attn_k.bias", {KV}, false);
-      L.bv = t.take(p + "attn_v.bias", {KV}, false);
+      L.bq = t.take(p + "attn_q.bias", {Q});
+      L.bk = t.take(p + "attn_k.bias", {KV});
+      L.bv = t.take(p + "attn_v.bias", {KV});
     }
-    L.wo = t.take(p + "attn_output.weight", {D, Q}, true);
-    L.ffn_norm = t.take(p + "ffn_norm.weight", {D}, false);
-    L.w_gate = t.take(p + "ffn_gate.weight", {F, D}, true);
-    L.w_up = t.take(p + "ffn_up.weight", {F, D}, true);
-    L.w_down = t.take(p + "ffn_down.weight", {D, F}, true);
+    L.wo = t.take_weight(p + "attn_output.weight", {D, Q});
+    L.ffn_norm = t.take(p + "ffn_norm.weight", {D});
+    L.w_gate = t.take_weight(p + "ffn_gate.weight", {F, D});
+    L.w_up = t.take_weight(p + "ffn_up.weight", {F, D});
+    L.w_down = t.take_weight(p + "ffn_down.weight", {D, F});
   }
   t.refuse_leftovers();
-  m.params_ = m.embed_.size() + m.cls_.size() + m.out_norm_.size();
-  for (const Model::Layer& L : m.layers_)
-    for (const auto* w : {&L.attn_norm, &L.ffn_norm, &L.wq, &L.wk, &L.wv, &L.wo, &L.bq, &L.bk, &L.bv, &L.w_gate,
-                          &L.w_up, &L.w_down})
-      m.params_ += w->size();
+  const auto count = [&](const Weight& w) {
+    m.params_ += static_cast<std::size_t>(w.rows) * w.cols;
+    m.weight_bytes_ += w.bytes();
+  };
+  const auto count_vector = [&](const std::vector<float>& v) {
+    m.params_ += v.size();
+    m.weight_bytes_ += 4 * v.size();
+  };
+  count(m.embed_);
+  count(m.cls_);
+  count_vector(m.out_norm_);
+  for (const Model::Layer& L : m.layers_) {
+    for (const Weight* w : {&L.wq, &L.wk, &L.wv, &L.wo, &L.w_gate, &L.w_up, &L.w_down}) count(*w);
+    for (const auto* v : {&L.attn_norm, &L.ffn_norm, &L.bq, &L.bk, &L.bv}) count_vector(*v);
+  }
   return m;
 }
 

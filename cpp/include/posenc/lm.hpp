@@ -26,6 +26,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "posenc/lm_weights.hpp"
 #include "posenc/rope.hpp"
 #include "posenc/rope_scaling.hpp"
 
@@ -65,8 +66,6 @@ RopeLayout rope_layout(const Config& c);
 void validate(const Config& c);
 
 // --- Tensors as they lie in a file (row-major, outermost dimension first, as PyTorch).
-enum class DType { F32, F16, BF16, Q8_0 };
-const char* dtype_name(DType t);
 struct TensorBytes {
   std::string name;             // GGUF (blk.0.attn_q.weight) or HF (model.layers.0.self_attn.q_proj.weight) names
   DType dtype = DType::F32;
@@ -79,23 +78,25 @@ class Model {
  public:
   const Config& config() const { return cfg_; }
   std::size_t parameter_count() const { return params_; }
-  // One block's weights, float32, transposed to [in, out].
+  // One block's weights: matrices [out, in] in their file's format (lm_weights.hpp), vectors float32.
   struct Layer {
     std::vector<float> attn_norm, ffn_norm;  // [D]
-    std::vector<float> wq, wk, wv, wo;       // [D, H*hd], [D, Hkv*hd], [D, Hkv*hd], [H*hd, D]
+    Weight wq, wk, wv, wo;                   // [H*hd, D], [Hkv*hd, D], [Hkv*hd, D], [D, H*hd]
     std::vector<float> bq, bk, bv;           // Qwen2 only: [H*hd], [Hkv*hd], [Hkv*hd]
-    std::vector<float> w_gate, w_up, w_down;  // [D, F], [D, F], [F, D]
+    Weight w_gate, w_up, w_down;             // [F, D], [F, D], [D, F]
   };
+  // Bytes the weights take in memory (every matrix in its format, vectors as float32).
+  std::size_t weight_bytes() const { return weight_bytes_; }
 
  private:
   friend Model from_tensors(const Config&, const std::vector<TensorBytes>&);
   friend struct Access;
   Config cfg_;
   std::vector<Layer> layers_;
-  std::vector<float> embed_;     // [V, D] when untied; empty when tied
-  std::vector<float> cls_;       // [D, V]
+  Weight embed_;                 // [V, D] when untied; empty when tied
+  Weight cls_;                   // [V, D]; tied: the embedding too (a token's vector is its row)
   std::vector<float> out_norm_;  // [D]
-  std::size_t params_ = 0;
+  std::size_t params_ = 0, weight_bytes_ = 0;
 };
 
 // Builds a model from named tensors; names may be GGUF's or HF's. Every tensor the config needs
