@@ -98,14 +98,9 @@ Config read_config(const GgufFile& f) {
 }
 
 DType dtype_of(const GgufTensorInfo& t) {
-  switch (t.ggml_type) {
-    case 0: return DType::F32;
-    case 1: return DType::F16;
-    case 8: return DType::Q8_0;
-    case 30: return DType::BF16;
-  }
+  if (const Format* f = format_of_ggml(t.ggml_type)) return f->dtype;
   throw Error(ErrorKind::Range, "tensor " + t.name + " has type " + ggml_type_name(t.ggml_type) +
-                                    ", which posenc does not read (F32, F16, BF16, Q8_0)");
+                                    ", which posenc does not read (" + format_list() + ")");
 }
 
 std::vector<TensorBytes> tensor_bytes(const GgufFile& f, const uint8_t* data) {

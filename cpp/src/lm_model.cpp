@@ -95,8 +95,9 @@ std::string shape_text(const std::vector<int64_t>& s) {
   return t + "]";
 }
 
-// Whether a matrix of this dtype stays in its format in memory (else it is converted to float32).
-bool keeps(DType) { return false; }
+// Whether a matrix of this dtype stays in its format in memory (else it is converted to float32): the block
+// formats do; F16 and BF16 do not yet.
+bool keeps(DType t) { return t != DType::F16 && t != DType::BF16; }
 
 class Tensors {
  public:
