@@ -14,23 +14,10 @@
 //   Q5_K 256 values, 176 B: d, dmin, scales[12], qh[32], qs[128]
 //   Q6_K 256 values, 210 B: ql[128], qh[64], int8 scales[16], d
 #include <cmath>
-#include <limits>
 
 #include "lm_internal.hpp"
 
 namespace posenc::lm {
-
-float f16_to_f32(uint16_t h) {
-  const int sign = h >> 15, exp = (h >> 10) & 0x1f, mant = h & 0x3ff;
-  float v;
-  if (exp == 0)
-    v = std::ldexp(static_cast<float>(mant), -24);  // zero and subnormals
-  else if (exp == 31)
-    v = mant ? std::numeric_limits<float>::quiet_NaN() : std::numeric_limits<float>::infinity();
-  else
-    v = std::ldexp(static_cast<float>(mant | 0x400), exp - 25);
-  return sign ? -v : v;
-}
 
 namespace {
 
@@ -41,7 +28,7 @@ float h_at(const uint8_t* p) { return f16_to_f32(u16_at(p)); }
 // Each decoder turns n blocks at p into n * block floats at y.
 void dec_f32(const uint8_t* p, float* y, std::size_t n) { std::memcpy(y, p, 4 * n); }
 void dec_f16(const uint8_t* p, float* y, std::size_t n) {
-  for (std::size_t i = 0; i < n; ++i) y[i] = h_at(p + 2 * i);
+  for (std::size_t i = 0; i < n; ++i) y[i] = f16_to_f32(u16_at(p + 2 * i));
 }
 void dec_bf16(const uint8_t* p, float* y, std::size_t n) {
   for (std::size_t i = 0; i < n; ++i) y[i] = bf16_to_f32(u16_at(p + 2 * i));

@@ -23,7 +23,20 @@ inline constexpr int kMaxHeadDim = 1024;
 inline constexpr int kMaxContext = 1 << 24;  // metadata only (the forward's T is bounded by kMaxLength)
 
 // float16 / bfloat16 bits -> float.
-float f16_to_f32(uint16_t h);
+// f16 by its bits (a loop of it vectorises): exponent and mantissa moved up 13 bits and scaled by 2^112 (exact for
+// normal and subnormal halves); exponent 31 (inf, NaN) becomes 255; then the sign.
+inline float f16_to_f32(uint16_t h) {
+  const uint32_t body = (static_cast<uint32_t>(h) & 0x7fffu) << 13;
+  float f;
+  std::memcpy(&f, &body, 4);
+  f *= 0x1p112f;
+  uint32_t bits;
+  std::memcpy(&bits, &f, 4);
+  if ((h & 0x7c00u) == 0x7c00u) bits = body | 0x7f800000u;
+  bits |= (static_cast<uint32_t>(h) & 0x8000u) << 16;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
 inline float bf16_to_f32(uint16_t h) {
   const uint32_t bits = static_cast<uint32_t>(h) << 16;
   float f;
@@ -51,9 +64,9 @@ void check_finite(const std::string& name, const float* v, std::size_t n, uint64
 std::vector<float> dequantise(const TensorBytes& t);
 
 // --- Weight matrices (lm_weights.cpp)
-// The 2-D tensor t, [rows, cols], as the forward keeps it: `keep` its dtype's blocks, or float32
-// (transposed) when keep is false or t is F32. Checks its byte count and that every value is finite.
-Weight make_weight(const TensorBytes& t, bool keep);
+// The 2-D tensor t, [rows, cols], as the forward keeps it: its dtype's bytes (F32: transposed). Checks its
+// byte count and that every value is finite.
+Weight make_weight(const TensorBytes& t);
 // out[T, W.rows] (+)= x[T, W.cols] W^T: every matrix product of the forward.
 void matmul(float* out, const float* x, const Weight& W, int T, bool accumulate);
 // out[W.cols] = row r of W (an embedding lookup).

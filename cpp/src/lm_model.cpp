@@ -95,10 +95,6 @@ std::string shape_text(const std::vector<int64_t>& s) {
   return t + "]";
 }
 
-// Whether a matrix of this dtype stays in its format in memory (else it is converted to float32): the block
-// formats do; F16 and BF16 do not yet.
-bool keeps(DType t) { return t != DType::F16 && t != DType::BF16; }
-
 class Tensors {
  public:
   explicit Tensors(const std::vector<TensorBytes>& list) {
@@ -113,8 +109,7 @@ class Tensors {
   std::vector<float> take(const std::string& name, std::vector<int64_t> shape) { return dequantise(find(name, shape)); }
   // The matrix `name` of shape `shape` [out, in] as the forward keeps it (make_weight).
   Weight take_weight(const std::string& name, std::vector<int64_t> shape) {
-    const TensorBytes& t = find(name, shape);
-    return make_weight(t, keeps(t.dtype));
+    return make_weight(find(name, shape));
   }
   void refuse_leftovers() const {
     if (!by_name_.empty())

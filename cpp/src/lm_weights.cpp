@@ -41,7 +41,7 @@ float dot(const float* a, const float* b, int n) {
 
 }  // namespace
 
-Weight make_weight(const TensorBytes& t, bool keep) {
+Weight make_weight(const TensorBytes& t) {
   const uint64_t n = checked_bytes(t);
   if (t.shape.size() != 2) throw Error(ErrorKind::Range, "tensor " + t.name + " must be a matrix");
   const Format& f = format(t.dtype);
@@ -49,8 +49,8 @@ Weight make_weight(const TensorBytes& t, bool keep) {
   w.rows = static_cast<int>(t.shape[0]);
   w.cols = static_cast<int>(t.shape[1]);
   const std::size_t rb = row_bytes(f, w.cols);
-  keep = keep && t.dtype != DType::F32;
-  w.dtype = keep ? t.dtype : DType::F32;
+  const bool keep = t.dtype != DType::F32;
+  w.dtype = t.dtype;
   w.data.resize(keep ? t.bytes : static_cast<std::size_t>(n) * 4);
   if (keep) std::memcpy(w.data.data(), t.data, t.bytes);
   float* out = keep ? nullptr : reinterpret_cast<float*>(w.data.data());

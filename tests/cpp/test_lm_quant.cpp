@@ -72,7 +72,7 @@ void check_blocks(const std::string& args) {
   ASSERT_EQ(x.size(), static_cast<std::size_t>(T) * cols);
   for (const GgufTensorInfo& info : f.tensors) {
     const TensorBytes t = tensor_of(f, info, c.gguf);
-    const Weight w = make_weight(t, true);
+    const Weight w = make_weight(t);
     EXPECT_EQ(w.dtype, t.dtype) << info.name << ": kept in its format";
     EXPECT_EQ(w.bytes(), t.bytes) << info.name;
     const std::vector<double>& want = c.lines.at(info.name);
@@ -130,8 +130,37 @@ TEST_P(LmQuantModel, MatchesTheFloat64Forward) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Formats, LmQuantModel,
-                         ::testing::Values("Q4_0", "Q4_1", "Q5_0", "Q5_1", "Q8_0", "Q2_K", "Q3_K", "Q4_K", "Q5_K", "Q6_K", "mix"),
+                         ::testing::Values("F16", "BF16", "Q4_0", "Q4_1", "Q5_0", "Q5_1", "Q8_0", "Q2_K", "Q3_K", "Q4_K", "Q5_K", "Q6_K", "mix"),
                          [](const auto& info) { return std::string(info.param); });
+
+}  // namespace
+}  // namespace posenc::lm
+
+namespace posenc::lm {
+namespace {
+
+std::string error_of(const TensorBytes& t) {
+  try {
+    make_weight(t);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+// A half's infinity or NaN, as a 16-bit weight or as a block's scale, is refused with the element it reaches.
+TEST(LmQuant, NonFiniteHalvesAreRefusedByElement) {
+  std::vector<uint8_t> f16(2 * 64, 0);
+  f16[2 * 37 + 1] = 0x7c;  // +inf at element 37
+  EXPECT_EQ(error_of({"w", DType::F16, {2, 32}, f16.data(), f16.size()}), "tensor w has an infinite value at element 37");
+  std::vector<uint8_t> q4(2 * 18, 0x88);  // two Q4_0 blocks of zeros (nibbles 8), scales set below
+  q4[0] = 0, q4[1] = 0x3c;                // 1.0
+  q4[18] = 0x01, q4[19] = 0x7e;           // NaN: the second block, elements 32..63
+  EXPECT_EQ(error_of({"w", DType::Q4_0, {1, 64}, q4.data(), q4.size()}), "tensor w has a NaN at element 32");
+  EXPECT_EQ(f16_to_f32(0x0001), std::ldexp(1.0f, -24));  // the smallest subnormal
+  EXPECT_EQ(f16_to_f32(0xfbff), -65504.0f);
+  EXPECT_TRUE(std::isnan(f16_to_f32(0xfe00)));
+}
 
 }  // namespace
 }  // namespace posenc::lm
