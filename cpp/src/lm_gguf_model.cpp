@@ -165,12 +165,12 @@ std::optional<Tokenizer> read_tokenizer(const GgufFile& f, int vocab_size, std::
 
 }  // namespace
 
-Loaded load_gguf(const uint8_t* data, std::size_t size) {
+Loaded load_gguf(const uint8_t* data, std::size_t size, Storage storage) {
   const GgufFile f = parse_gguf(data, size);
   const Config c = read_config(f);
   std::string note;
   std::optional<Tokenizer> tok = read_tokenizer(f, c.vocab_size, note);
-  return Loaded{from_tensors(c, tensor_bytes(f, data)), std::move(tok), std::move(note)};
+  return Loaded{from_tensors(c, tensor_bytes(f, data), std::move(storage)), std::move(tok), std::move(note)};
 }
 
 }  // namespace posenc::lm

@@ -65,8 +65,11 @@ std::vector<float> dequantise(const TensorBytes& t);
 
 // --- Weight matrices (lm_weights.cpp)
 // The 2-D tensor t, [rows, cols], as the forward keeps it: its dtype's bytes (F32: transposed). Checks its
-// byte count and that every value is finite.
-Weight make_weight(const TensorBytes& t);
+// byte count and that every value is finite. in_place: t's bytes may be kept where they are (and an aligned
+// float32 matrix transposed there), else they are copied.
+Weight make_weight(const TensorBytes& t, bool in_place = false);
+// Whether make_weight(t, true) keeps t where it is (no new bytes).
+bool fits_in_place(const TensorBytes& t);
 // out[T, W.rows] (+)= x[T, W.cols] W^T: every matrix product of the forward.
 void matmul(float* out, const float* x, const Weight& W, int T, bool accumulate);
 // out[W.cols] = row r of W (an embedding lookup).

@@ -1,6 +1,6 @@
 // posenc::lm: the model's configuration checks and from_tensors (lm.hpp). Tensors arrive in
-// GGUF's or HF's names and any supported dtype; each is checked (shape, byte count, finite) and
-// dequantised to float32, transposed to [in, out] for the matmul kernel.
+// GGUF's or HF's names and any supported dtype; each is checked (shape, byte count, finite); a matrix
+// is kept in its format (make_weight: in place, with a Storage), a vector dequantised to float32.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -97,7 +97,7 @@ std::string shape_text(const std::vector<int64_t>& s) {
 
 class Tensors {
  public:
-  explicit Tensors(const std::vector<TensorBytes>& list) {
+  Tensors(const std::vector<TensorBytes>& list, bool in_place) : in_place_(in_place) {
     for (const TensorBytes& t : list) {
       const std::string name = canonical(t.name);
       if (ignorable(name)) continue;
@@ -109,7 +109,7 @@ class Tensors {
   std::vector<float> take(const std::string& name, std::vector<int64_t> shape) { return dequantise(find(name, shape)); }
   // The matrix `name` of shape `shape` [out, in] as the forward keeps it (make_weight).
   Weight take_weight(const std::string& name, std::vector<int64_t> shape) {
-    return make_weight(find(name, shape));
+    return make_weight(find(name, shape), in_place_);
   }
   void refuse_leftovers() const {
     if (!by_name_.empty())
@@ -118,6 +118,7 @@ class Tensors {
 
  private:
   std::map<std::string, const TensorBytes*> by_name_;
+  bool in_place_;
   // Removes the tensor from the list (so leftovers can be refused) and returns it, shape checked.
   const TensorBytes& find(const std::string& name, const std::vector<int64_t>& shape) {
     auto it = by_name_.find(name);
@@ -148,18 +149,22 @@ std::string gigabytes(double bytes) {
   return b;
 }
 
-// Every weight is kept in float32 (4 bytes a parameter, whatever the file's dtype); loading also needs one
-// tensor's transposed copy at a time. Refused by name when that does not fit, before anything is allocated.
-void check_memory(const std::vector<TensorBytes>& list) {
-  double params = 0, largest = 0;
+// Matrices are kept in their file's format: read in place from the file's buffer when the model keeps it
+// (in_place), else copied; vectors become float32; a float32 matrix is transposed from one copy of it. Refused by
+// name when the new bytes do not fit, before anything is allocated.
+void check_memory(const std::vector<TensorBytes>& list, bool in_place) {
+  double params = 0, weights = 0, need = 0, largest_f32 = 0;
   for (const TensorBytes& t : list) {
     if (ignorable(canonical(t.name))) continue;
     double n = 1;
     for (const int64_t d : t.shape) n *= static_cast<double>(d);
     params += n;
-    largest = std::max(largest, n);
+    const bool matrix = t.shape.size() == 2;
+    weights += matrix ? static_cast<double>(t.bytes) : 4 * n;
+    need += !matrix ? 4 * n : in_place && fits_in_place(t) ? 0 : static_cast<double>(t.bytes);
+    if (matrix && t.dtype == DType::F32) largest_f32 = std::max(largest_f32, static_cast<double>(t.bytes));
   }
-  const double need = 4 * (params + largest);
+  need += largest_f32;
   const Room room = memory_room();
   if (need <= room.max - room.used) return;
   char count[32];
@@ -169,20 +174,21 @@ void check_memory(const std::vector<TensorBytes>& list) {
     if (i && (digits - i) % 3 == 0) grouped += ',';
     grouped += count[i];
   }
-  throw Error(ErrorKind::Range, "this model has " + grouped + " parameters: posenc keeps them as float32, and loading them needs " +
-                                    gigabytes(need) + ", and this module has " + gigabytes(room.max - room.used) + " left of its " +
-                                    gigabytes(room.max) + " (the file's bytes are held in it too)");
+  throw Error(ErrorKind::Range, "this model has " + grouped + " parameters in " + gigabytes(weights) +
+                                    " of weights (each kept in its file's format): loading them needs " + gigabytes(need) +
+                                    (in_place ? " more than the file" : "") + ", and this module has " + gigabytes(room.max - room.used) +
+                                    " left of its " + gigabytes(room.max) + " (the file's bytes are held in it too)");
 }
 
 }  // namespace
 
-Model from_tensors(const Config& config, const std::vector<TensorBytes>& list) {
+Model from_tensors(const Config& config, const std::vector<TensorBytes>& list, Storage storage) {
   validate(config);
   const Config& c = config;
   const int64_t D = c.dim, F = c.hidden_dim, V = c.vocab_size, hd = c.hd(), Q = int64_t{c.n_heads} * hd,
                 KV = int64_t{c.n_kv_heads} * hd;
-  check_memory(list);
-  Tensors t(list);
+  check_memory(list, storage != nullptr);
+  Tensors t(list, storage != nullptr);
   Model m;
   m.cfg_ = c;
   m.cfg_.tied_embeddings = !t.has("output.weight");
@@ -227,6 +233,7 @@ Model from_tensors(const Config& config, const std::vector<TensorBytes>& list) {
     for (const Weight* w : {&L.wq, &L.wk, &L.wv, &L.wo, &L.w_gate, &L.w_up, &L.w_down}) count(*w);
     for (const auto* v : {&L.attn_norm, &L.ffn_norm, &L.bq, &L.bk, &L.bv}) count_vector(*v);
   }
+  m.storage_ = std::move(storage);
   return m;
 }
 

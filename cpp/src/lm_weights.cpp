@@ -17,7 +17,7 @@ using idx = std::ptrdiff_t;
 constexpr int kPanel = 64;  // rows of W decoded at a time
 constexpr int kDirect = 4;  // T below this: dot products straight from the decoded rows, no transpose
 
-const float* f32(const Weight& W) { return reinterpret_cast<const float*>(W.data.data()); }
+const float* f32(const Weight& W) { return reinterpret_cast<const float*>(W.raw()); }
 
 std::size_t row_bytes(const Format& f, int cols) { return static_cast<std::size_t>(cols / f.block) * f.block_bytes; }
 
@@ -41,29 +41,48 @@ float dot(const float* a, const float* b, int n) {
 
 }  // namespace
 
-Weight make_weight(const TensorBytes& t) {
+bool fits_in_place(const TensorBytes& t) {
+  return t.dtype != DType::F32 || reinterpret_cast<std::uintptr_t>(t.data) % alignof(float) == 0;
+}
+
+Weight make_weight(const TensorBytes& t, bool in_place) {
   const uint64_t n = checked_bytes(t);
   if (t.shape.size() != 2) throw Error(ErrorKind::Range, "tensor " + t.name + " must be a matrix");
   const Format& f = format(t.dtype);
   Weight w;
+  w.dtype = t.dtype;
   w.rows = static_cast<int>(t.shape[0]);
   w.cols = static_cast<int>(t.shape[1]);
   const std::size_t rb = row_bytes(f, w.cols);
-  const bool keep = t.dtype != DType::F32;
-  w.dtype = t.dtype;
-  w.data.resize(keep ? t.bytes : static_cast<std::size_t>(n) * 4);
-  if (keep) std::memcpy(w.data.data(), t.data, t.bytes);
-  float* out = keep ? nullptr : reinterpret_cast<float*>(w.data.data());
   std::vector<float>& buf = scratch().rows;
-  for (int r0 = 0; r0 < w.rows; r0 += kPanel) {  // decoded kPanel rows at a time: checked, and transposed when float32
+  for (int r0 = 0; r0 < w.rows; r0 += kPanel) {  // decoded kPanel rows at a time: every value checked finite
     const int m = std::min(kPanel, w.rows - r0);
     buf.resize(static_cast<std::size_t>(m) * w.cols);
     f.decode(t.data + r0 * rb, buf.data(), buf.size() / f.block);
     check_finite(t.name, buf.data(), buf.size(), static_cast<uint64_t>(r0) * w.cols);
-    if (out)
-      for (int r = 0; r < m; ++r)
-        for (int c = 0; c < w.cols; ++c) out[static_cast<idx>(c) * w.rows + r0 + r] = buf[static_cast<idx>(r) * w.cols + c];
   }
+  in_place = in_place && fits_in_place(t);
+  if (t.dtype != DType::F32) {
+    if (in_place) {
+      w.view = t.data, w.view_bytes = t.bytes;
+    } else {
+      w.data.assign(t.data, t.data + t.bytes);
+    }
+    return w;
+  }
+  // float32 [rows, cols] -> [cols, rows]: where it lies (from one copy of it), or into its own bytes.
+  std::vector<float> src(static_cast<std::size_t>(n));
+  std::memcpy(src.data(), t.data, t.bytes);
+  float* out;
+  if (in_place) {
+    out = reinterpret_cast<float*>(const_cast<uint8_t*>(t.data));
+    w.view = t.data, w.view_bytes = t.bytes;
+  } else {
+    w.data.resize(t.bytes);
+    out = reinterpret_cast<float*>(w.data.data());
+  }
+  for (int r = 0; r < w.rows; ++r)
+    for (int c = 0; c < w.cols; ++c) out[static_cast<idx>(c) * w.rows + r] = src[static_cast<idx>(r) * w.cols + c];
   return w;
 }
 
@@ -75,7 +94,7 @@ void matmul(float* out, const float* x, const Weight& W, int T, bool accumulate)
   for (int r0 = 0; r0 < W.rows; r0 += kPanel) {
     const int m = std::min(kPanel, W.rows - r0);
     s.rows.resize(static_cast<std::size_t>(m) * W.cols);
-    f.decode(W.data.data() + r0 * rb, s.rows.data(), s.rows.size() / f.block);
+    f.decode(W.raw() + r0 * rb, s.rows.data(), s.rows.size() / f.block);
     if (T < kDirect) {
       for (int t = 0; t < T; ++t)
         for (int r = 0; r < m; ++r) {
@@ -97,7 +116,7 @@ void weight_row(const Weight& W, int r, float* out) {
     return;
   }
   const Format& f = format(W.dtype);
-  f.decode(W.data.data() + r * row_bytes(f, W.cols), out, static_cast<std::size_t>(W.cols / f.block));
+  f.decode(W.raw() + r * row_bytes(f, W.cols), out, static_cast<std::size_t>(W.cols / f.block));
 }
 
 }  // namespace posenc::lm

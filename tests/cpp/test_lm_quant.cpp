@@ -164,3 +164,39 @@ TEST(LmQuant, NonFiniteHalvesAreRefusedByElement) {
 
 }  // namespace
 }  // namespace posenc::lm
+
+namespace posenc::lm {
+namespace {
+
+Storage copy_to_storage(const std::vector<uint8_t>& file) {
+  Storage s(static_cast<uint8_t*>(std::malloc(file.size())), std::free);
+  std::memcpy(s.get(), file.data(), file.size());
+  return s;
+}
+
+// A file handed over as the model's storage is read in place (float32 matrices transposed where they lie): the
+// same NLL as from a copy, and the model's weights hold no bytes of their own beyond its float32 vectors.
+TEST(LmQuant, FilesKeptAsStorageAreReadInPlace) {
+  POSENC_REQUIRE_NUMPY();
+  for (const char* fmt : {"mix", "F32", "BF16"}) {
+    const Case c = run_dequant(std::string("model --seed 6 --length 16 --format ") + fmt);
+    std::vector<int32_t> tok;
+    for (double t : c.lines.at("tokens")) tok.push_back(static_cast<int32_t>(t));
+    const Loaded copied = load_gguf(c.gguf.data(), c.gguf.size());
+    Storage s = copy_to_storage(c.gguf);
+    const uint8_t* base = s.get();
+    const Loaded kept = load_gguf(base, c.gguf.size(), std::move(s));
+    EXPECT_EQ(forward(kept.model, tok.data(), 16).nll, forward(copied.model, tok.data(), 16).nll) << fmt;
+    EXPECT_EQ(kept.model.weight_bytes(), copied.model.weight_bytes()) << fmt;
+  }
+  if (!have_stories()) return;
+  const std::vector<uint8_t> bin = read_file(stories_dir() + "/stories260K.bin");
+  Storage s = copy_to_storage(bin);
+  const uint8_t* base = s.get();
+  const Model kept = load_llama2c(base, bin.size(), std::move(s));
+  const std::vector<int32_t> tok = {1, 200, 300, 17, 400, 5};
+  EXPECT_EQ(forward(kept, tok.data(), 6).nll, forward(load_llama2c(bin.data(), bin.size()), tok.data(), 6).nll);
+}
+
+}  // namespace
+}  // namespace posenc::lm

@@ -16,6 +16,9 @@ usage:
       in format F (or "mix": Q4_K, with Q6_K for output, attn_v and ffn_down, as llama.cpp's Q4_K_M), its
       norms F32; OUT.txt: "tokens <ids>", "nll <values>" from tests/lm/reference.py's float64 forward of the
       dequantised weights.
+  dequant.py shapes OUT.gguf OUT.txt --shape qwen2.5-0.5b|llama3.2-1b
+      random Q4_K_M blocks in a published model's exact shapes (llama.cpp's per-tensor choice of types); OUT.txt:
+      "params <type>=<count> ...".
 """
 import argparse
 import os
@@ -320,17 +323,82 @@ def model(args):
     open(args.out, 'w').write('tokens %s\nnll %s\n' % (' '.join(str(int(t)) for t in tokens), fmt_values(nll)))
 
 
+# Published shapes (the models' config.json) of two Q4_K_M files people run.
+SHAPES = {
+    'qwen2.5-0.5b': dict(arch='qwen2', dim=896, hidden=4864, layers=24, heads=14, kv_heads=2, vocab=151936, theta=1e6, eps=1e-6,
+                         context=32768, bias=True),
+    'llama3.2-1b': dict(arch='llama', dim=2048, hidden=8192, layers=16, heads=32, kv_heads=8, vocab=128256, theta=5e5, eps=1e-5,
+                        context=131072, bias=False),
+}
+
+
+def q4_k_m_type(role, layer, layers, cols):
+    """llama.cpp's Q4_K_M choice (llama_tensor_get_type): Q6_K for the output (the tied embedding) and, on the layers
+    use_more_bits picks, attn_v and ffn_down; Q4_K elsewhere; rows that are not whole 256-blocks fall back to Q8_0
+    (for Q6_K) or Q5_0 (for Q4_K)."""
+    more = layer is not None and (layer < layers // 8 or layer >= 7 * layers // 8 or (layer - layers // 8) % 3 == 2)
+    k = 'Q6_K' if role == 'output' or (role in ('attn_v', 'ffn_down') and more) else 'Q4_K'
+    return k if cols % 256 == 0 else {'Q6_K': 'Q8_0', 'Q4_K': 'Q5_0'}[k]
+
+
+def shapes(args):
+    """A GGUF with the model's exact tensor shapes, random Q4_K_M blocks and no tokenizer; OUT.txt: tensor types."""
+    m = SHAPES[args.shape]
+    rng = np.random.default_rng(args.seed)
+    D, F, L, H, Hkv, V = m['dim'], m['hidden'], m['layers'], m['heads'], m['kv_heads'], m['vocab']
+    hd = D // H
+    a = m['arch']
+    g = Gguf()
+    g.string('general.architecture', a)
+    for k, v in [('embedding_length', D), ('feed_forward_length', F), ('block_count', L), ('attention.head_count', H),
+                 ('attention.head_count_kv', Hkv), ('context_length', m['context'])]:
+        g.u32(a + '.' + k, v)
+    g.f32(a + '.rope.freq_base', m['theta'])
+    g.f32(a + '.attention.layer_norm_rms_epsilon', m['eps'])
+    count = {}
+
+    def matrix(name, role, layer, rows, cols):
+        f = q4_k_m_type(role, layer, L, cols)
+        count[f] = count.get(f, 0) + rows * cols
+        g.tensor(name, [rows, cols], f, random_matrix(f, rows, cols, rng, scale=0.05))
+
+    def vector(name, n):
+        count['F32'] = count.get('F32', 0) + n
+        g.tensor(name, [n], 'F32', rng.uniform(0.8, 1.2, n).astype('<f4').tobytes())
+
+    matrix('token_embd.weight', 'output', None, V, D)  # tied: the classifier too
+    vector('output_norm.weight', D)
+    for l in range(L):
+        b = 'blk.%d.' % l
+        vector(b + 'attn_norm.weight', D)
+        matrix(b + 'attn_q.weight', 'attn_q', l, H * hd, D)
+        matrix(b + 'attn_k.weight', 'attn_k', l, Hkv * hd, D)
+        matrix(b + 'attn_v.weight', 'attn_v', l, Hkv * hd, D)
+        if m['bias']:
+            vector(b + 'attn_q.bias', H * hd)
+            vector(b + 'attn_k.bias', Hkv * hd)
+            vector(b + 'attn_v.bias', Hkv * hd)
+        matrix(b + 'attn_output.weight', 'attn_output', l, D, H * hd)
+        vector(b + 'ffn_norm.weight', D)
+        matrix(b + 'ffn_gate.weight', 'ffn_gate', l, F, D)
+        matrix(b + 'ffn_up.weight', 'ffn_up', l, F, D)
+        matrix(b + 'ffn_down.weight', 'ffn_down', l, D, F)
+    g.write(args.gguf)
+    open(args.out, 'w').write('params %s\n' % ' '.join('%s=%d' % kv for kv in sorted(count.items())))
+
+
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument('what', choices=['blocks', 'model'])
+    ap.add_argument('what', choices=['blocks', 'model', 'shapes'])
     ap.add_argument('gguf')
     ap.add_argument('out')
     ap.add_argument('--seed', type=int, default=1)
     ap.add_argument('--extreme', action='store_true')
     ap.add_argument('--format', default='Q4_K', choices=list(FORMATS) + ['mix'])
     ap.add_argument('--length', type=int, default=64)
+    ap.add_argument('--shape', default='qwen2.5-0.5b', choices=list(SHAPES))
     args = ap.parse_args()
-    (blocks if args.what == 'blocks' else model)(args)
+    {'blocks': blocks, 'model': model, 'shapes': shapes}[args.what](args)
 
 
 if __name__ == '__main__':

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 namespace posenc::lm {
@@ -14,15 +15,23 @@ namespace posenc::lm {
 enum class DType { F32, F16, BF16, Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K };
 const char* dtype_name(DType t);
 
+// A file's bytes handed to a loader to keep: the model's matrices are then read in place (never copied; float32
+// ones are transposed where they lie), and the model frees the buffer when it is destroyed.
+using Storage = std::shared_ptr<uint8_t>;
+
 // A matrix of `rows` output features by `cols` input features (PyTorch's [out, in]).
-//   F32: float32, transposed, [cols, rows] (the matmul kernel's right-hand side, as before).
+//   F32: float32, transposed, [cols, rows] (the matmul kernel's right-hand side).
 //   every other dtype: the file's bytes, row by row, [rows, cols / block] blocks (ggml's layouts).
+// The bytes are its own (data), or lie in the model's Storage (view).
 struct Weight {
   DType dtype = DType::F32;
   int rows = 0, cols = 0;
   std::vector<uint8_t> data;
+  const uint8_t* view = nullptr;
+  std::size_t view_bytes = 0;
   bool empty() const { return rows == 0; }
-  std::size_t bytes() const { return data.size(); }
+  const uint8_t* raw() const { return view ? view : data.data(); }
+  std::size_t bytes() const { return view ? view_bytes : data.size(); }
 };
 
 }  // namespace posenc::lm
