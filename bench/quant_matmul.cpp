@@ -20,13 +20,16 @@ namespace {
 
 using namespace posenc::lm;
 
-// Random bytes below 0x3c: every f16 scale is finite (exponent at most 14) and the quantised values still vary.
+// Random bytes below 0x3c: every f16 scale is finite (exponent at most 14) and the quantised values still vary;
+// float32 and bfloat16 values get a normal exponent.
 Weight random_weight(DType t, int rows, int cols, std::mt19937& rng) {
   const Format& f = format(t);
   std::vector<uint8_t> bytes(static_cast<std::size_t>(rows) * (cols / f.block) * f.block_bytes);
   for (uint8_t& b : bytes) b = static_cast<uint8_t>(rng() % 0x3c);
-  if (t == DType::F32)
-    for (std::size_t i = 0; i < bytes.size(); i += 4) bytes[i + 3] = 0x3c;  // floats near 0.01
+  if (t == DType::F32)  // floats near 0.01
+    for (std::size_t i = 0; i < bytes.size(); i += 4) bytes[i + 3] = 0x3c;
+  if (t == DType::BF16)  // the same exponent: a high byte below 0x3c would make subnormal floats, slow to multiply
+    for (std::size_t i = 0; i < bytes.size(); i += 2) bytes[i + 1] = 0x3c;
   TensorBytes tb{format(t).name, t, {rows, cols}, bytes.data(), bytes.size()};
   return make_weight(tb);
 }
