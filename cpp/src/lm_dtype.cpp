@@ -27,11 +27,17 @@ float h_at(const uint8_t* p) { return f16_to_f32(u16_at(p)); }
 
 // Each decoder turns n blocks at p into n * block floats at y.
 void dec_f32(const uint8_t* p, float* y, std::size_t n) { std::memcpy(y, p, 4 * n); }
+// 16-bit values read as whole little-endian words (both targets are little-endian): loops the compiler vectorises.
+uint16_t u16_le(const uint8_t* p) {
+  uint16_t h;
+  std::memcpy(&h, p, 2);
+  return h;
+}
 void dec_f16(const uint8_t* p, float* y, std::size_t n) {
-  for (std::size_t i = 0; i < n; ++i) y[i] = f16_to_f32(u16_at(p + 2 * i));
+  for (std::size_t i = 0; i < n; ++i) y[i] = f16_to_f32(u16_le(p + 2 * i));
 }
 void dec_bf16(const uint8_t* p, float* y, std::size_t n) {
-  for (std::size_t i = 0; i < n; ++i) y[i] = bf16_to_f32(u16_at(p + 2 * i));
+  for (std::size_t i = 0; i < n; ++i) y[i] = bf16_to_f32(u16_le(p + 2 * i));
 }
 
 void dec_q4_0(const uint8_t* p, float* y, std::size_t n) {
