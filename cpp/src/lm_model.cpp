@@ -137,7 +137,7 @@ struct Room {
 };
 Room memory_room() {
 #ifdef __EMSCRIPTEN__
-  return {static_cast<double>(emscripten_get_heap_max()), static_cast<double>(mallinfo().uordblks)};
+  return {static_cast<double>(emscripten_get_heap_max()), static_cast<double>(static_cast<unsigned>(mallinfo().uordblks))};
 #else
   return {1e300, 0};
 #endif

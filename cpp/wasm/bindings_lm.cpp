@@ -119,7 +119,7 @@ double lm_parameter_count(ptr h) { return static_cast<double>(handle(h).model.pa
 double lm_weight_bytes(ptr h) { return static_cast<double>(handle(h).model.weight_bytes()); }
 // The module's maximum memory and the bytes allocated now (for a refusal's numbers).
 double lm_memory_max() { return static_cast<double>(emscripten_get_heap_max()); }
-double lm_memory_used() { return static_cast<double>(mallinfo().uordblks); }
+double lm_memory_used() { return static_cast<double>(static_cast<unsigned>(mallinfo().uordblks)); }
 
 int lm_load_tokenizer(ptr h, ptr bytes, double size) {
   return guard([&] {
