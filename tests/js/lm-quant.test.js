@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadPosenc } from '../../web/lib/index.js';
+import { bf16Llama } from './lm-tiny.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 let pe, dir;
@@ -80,29 +81,14 @@ test('a file larger than the module is refused with the numbers, and the module 
 // Addresses above 2 GB: eleven copies of a 219 MB bfloat16 model fill the module past 2^31; the last one, read at
 // addresses above it, gives the first one's losses bit for bit.
 test('models at addresses above 2 GB give the same losses as the first', async () => {
-  const dim = 1024, vocab = 100_000, shapes = [['model.embed_tokens.weight', [vocab, dim]], ['model.norm.weight', [dim]]];
-  for (const [n, r, c] of [['input_layernorm', dim], ['post_attention_layernorm', dim], ['self_attn.q_proj', dim, dim], ['self_attn.k_proj', dim, dim],
-    ['self_attn.v_proj', dim, dim], ['self_attn.o_proj', dim, dim], ['mlp.gate_proj', dim, dim], ['mlp.up_proj', dim, dim], ['mlp.down_proj', dim, dim]])
-    shapes.push([`model.layers.0.${n}.weight`, c ? [r, c] : [r]]);
-  const header = {};
-  let at = 0;
-  for (const [name, shape] of shapes) {
-    const bytes = 2 * shape.reduce((a, x) => a * x, 1);
-    header[name] = { dtype: 'BF16', shape, data_offsets: [at, at + bytes] };
-    at += bytes;
-  }
-  const json = new TextEncoder().encode(JSON.stringify(header));
-  const file = new Uint8Array(8 + json.length + at);
-  new DataView(file.buffer).setBigUint64(0, BigInt(json.length), true);
-  file.set(json, 8);
-  let s = 7;
-  for (let i = 8 + json.length; i < file.length; i += 2) { // bfloat16 of about +-0.01: low byte random, high 0x3c or 0xbc
-    s = (s * 1103515245 + 12345) >>> 0;
-    file[i] = s >>> 24;
-    file[i + 1] = s & 0x100 ? 0xbc : 0x3c;
-  }
-  const config = { model_type: 'llama', hidden_size: dim, intermediate_size: dim, num_hidden_layers: 1, num_attention_heads: 8, num_key_value_heads: 8,
-    vocab_size: vocab, max_position_embeddings: 64, rms_norm_eps: 1e-6, rope_theta: 1e4, tie_word_embeddings: true };
+  const { file, config } = bf16Llama({ dim: 1024, vocab: 100_000, heads: 8, fill: (f, begin) => {
+    let s = 7;
+    for (let i = begin; i < f.length; i += 2) { // bfloat16 of about +-0.01: low byte random, high 0x3c or 0xbc
+      s = (s * 1103515245 + 12345) >>> 0;
+      f[i] = s >>> 24;
+      f[i + 1] = s & 0x100 ? 0xbc : 0x3c;
+    }
+  } });
   const tokens = Int32Array.from([5, 99_999, 12_345, 7]);
   const models = [];
   try {

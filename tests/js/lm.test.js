@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadPosenc } from '../../web/lib/index.js';
-import { safetensors, tinyModel, tinyFiles, plainForward } from './lm-tiny.js';
+import { safetensors, tinyModel, tinyFiles, plainForward, bf16Llama } from './lm-tiny.js';
 import { readLlama2cTokenizer, sentencepieceTokenizerJson, readShared, sharedTest, SHARED } from './lm-fixtures.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -269,23 +269,7 @@ test('hostile files and arguments: a TypeError or RangeError naming the problem;
 // A model whose weights as float32 would not have fit the old 2 GB module: 217.7 M parameters of bfloat16 zeros
 // (a 435 MB file). Its matrices stay 16-bit, read where the file's bytes lie: the module grows by the file once.
 test('a 217.7 M-parameter bfloat16 model loads with its file held once; delete gives the memory back', async () => {
-  const dim = 128, vocab = 1_700_000, shapes = [['model.embed_tokens.weight', [vocab, dim]], ['model.norm.weight', [dim]]];
-  for (const [n, r, c] of [['input_layernorm', dim], ['post_attention_layernorm', dim], ['self_attn.q_proj', dim, dim], ['self_attn.k_proj', dim, dim],
-    ['self_attn.v_proj', dim, dim], ['self_attn.o_proj', dim, dim], ['mlp.gate_proj', dim, dim], ['mlp.up_proj', dim, dim], ['mlp.down_proj', dim, dim]])
-    shapes.push([`model.layers.0.${n}.weight`, c ? [r, c] : [r]]);
-  const header = {};
-  let at = 0;
-  for (const [name, shape] of shapes) {
-    const bytes = 2 * shape.reduce((a, x) => a * x, 1);
-    header[name] = { dtype: 'BF16', shape, data_offsets: [at, at + bytes] };
-    at += bytes;
-  }
-  const json = new TextEncoder().encode(JSON.stringify(header));
-  const big = new Uint8Array(8 + json.length + at); // zeros: a valid bfloat16 0
-  new DataView(big.buffer).setBigUint64(0, BigInt(json.length), true);
-  big.set(json, 8);
-  const config = { model_type: 'llama', hidden_size: dim, intermediate_size: dim, num_hidden_layers: 1, num_attention_heads: 2, num_key_value_heads: 2,
-    vocab_size: vocab, max_position_embeddings: 64, rms_norm_eps: 1e-6, rope_theta: 1e4, tie_word_embeddings: true };
+  const dim = 128, { file: big, config, dataBytes: at } = bf16Llama({ dim, vocab: 1_700_000, heads: 2 }); // zeros: bfloat16 0
   const before = pe.heapBytes();
   const lm = await pe.loadLanguageModel({ model: big, config });
   expect([lm.config.parameters, lm.config.weightBytes]).toEqual([217_715_072, 2 * (217_715_072 - 3 * dim) + 4 * 3 * dim]); // 3 norms of float32
