@@ -1,5 +1,5 @@
 // posenc::lm: a weight matrix as the forward keeps it, in the file's own storage format.
-// DType lists the formats a tensor may have in a file; lm_weights.cpp's table gives each one's
+// DType lists the formats a tensor may have in a file; lm_dtype.cpp's table gives each one's
 // block size, byte count, ggml type id and decoder, and the forward multiplies every matrix through
 // one call (lm_internal.hpp: matmul(out, x, W, T, accumulate)).
 #pragma once
