@@ -720,6 +720,8 @@ export interface LanguageModel {
     dim: number; hiddenDim: number; layers: number; heads: number; kvHeads: number; vocabSize: number; headDim: number;
     rotaryDim: number; ropeTheta: number; normEps: number; tiedEmbeddings: boolean; qkvBias: boolean; context: number;
     contextSource: 'trained' | 'file' | 'converter default'; layout: 'interleaved' | 'half'; parameters: number;
+    /** Bytes the weights take in memory: each matrix in its file's format (Q4_K, BF16, ...), vectors as float32. */
+    weightBytes: number;
   }>;
   /** The original context that scalings extend: the file's unless set (an integer in [1, 131072]). */
   context: number;

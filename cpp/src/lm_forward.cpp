@@ -250,23 +250,19 @@ struct Forward {
     return {k, v};
   }
 
-  // x [T, D] = embedding rows of the tokens (tied: columns of cls [D, V])
+  // x [T, D] = embedding rows of the tokens (tied: rows of the classifier)
   void embed(const int32_t* tok) {
-    const std::vector<float>& e = Access::embed(m);
-    const std::vector<float>& cls = Access::cls(m);
-    for (int t = 0; t < T; ++t)
-      for (int d = 0; d < D; ++d)
-        b.x[static_cast<idx>(t) * D + d] = e.empty() ? cls[static_cast<idx>(d) * c.vocab_size + tok[t]]
-                                                      : e[static_cast<idx>(tok[t]) * D + d];
+    const Weight& e = Access::embed(m).empty() ? Access::cls(m) : Access::embed(m);
+    for (int t = 0; t < T; ++t) weight_row(e, tok[t], b.x.data() + static_cast<idx>(t) * D);
   }
 
   // x += Wo attention(rope(Wq xn), rope(Wk xn), Wv xn), xn = rmsnorm(x)
   void attention(const Model::Layer& L, const Rope& rope, bool stats, bool map, const ForwardOptions& o, int l) {
     const int Q = H * hd, KV = Hkv * hd;
     rmsnorm(b.xn.data(), b.x.data(), L.attn_norm.data(), T, D, static_cast<float>(c.norm_eps));
-    kernels::matmul(b.xn.data(), L.wq.data(), b.q.data(), T, D, Q, false);  // q [T, Q]
-    kernels::matmul(b.xn.data(), L.wk.data(), b.k.data(), T, D, KV, false);  // k [T, KV]
-    kernels::matmul(b.xn.data(), L.wv.data(), b.v.data(), T, D, KV, false);  // v [T, KV]
+    matmul(b.q.data(), b.xn.data(), L.wq, T, false);  // q [T, Q]
+    matmul(b.k.data(), b.xn.data(), L.wk, T, false);  // k [T, KV]
+    matmul(b.v.data(), b.xn.data(), L.wv, T, false);  // v [T, KV]
     add_bias(b.q.data(), L.bq, T, Q);
     add_bias(b.k.data(), L.bk, T, KV);
     add_bias(b.v.data(), L.bv, T, KV);
@@ -289,7 +285,7 @@ struct Forward {
       if (stats) record_stats(l, h, o);
     }
     if (map) record_maps(scale, group, o.map_px);
-    kernels::matmul(b.att.data(), L.wo.data(), b.x.data(), T, Q, D, true);  // x [T, D] += att @ wo
+    matmul(b.x.data(), b.att.data(), L.wo, T, true);  // x [T, D] += att @ wo
   }
 
   // Head h of layer l's statistics at each stats length n: means of the per-row values over rows [0, n).
@@ -327,10 +323,10 @@ struct Forward {
     for (int t0 = 0; t0 < T; t0 += kRowBlock) {
       const int n = std::min(kRowBlock, T - t0);
       const float* xn = b.xn.data() + static_cast<idx>(t0) * D;
-      kernels::matmul(xn, L.w_gate.data(), b.g.data(), n, D, F, false);  // g [n, F]
-      kernels::matmul(xn, L.w_up.data(), b.u.data(), n, D, F, false);    // u [n, F]
+      matmul(b.g.data(), xn, L.w_gate, n, false);  // g [n, F]
+      matmul(b.u.data(), xn, L.w_up, n, false);  // u [n, F]
       swiglu(b.g.data(), b.u.data(), static_cast<std::size_t>(n) * F);
-      kernels::matmul(b.g.data(), L.w_down.data(), b.x.data() + static_cast<idx>(t0) * D, n, F, D, true);
+      matmul(b.x.data() + static_cast<idx>(t0) * D, b.g.data(), L.w_down, n, true);
     }
   }
 
@@ -343,7 +339,7 @@ struct Forward {
     res.logits.resize(o.logits_rows.size() * V);
     for (int t0 = 0; t0 < T; t0 += kRowBlock) {
       const int n = std::min(kRowBlock, T - t0);
-      kernels::matmul(b.xn.data() + static_cast<idx>(t0) * D, Access::cls(m).data(), logits.data(), n, D, V, false);
+      matmul(logits.data(), b.xn.data() + static_cast<idx>(t0) * D, Access::cls(m), n, false);
       for (int i = 0; i < n; ++i) {
         const float* row = logits.data() + static_cast<idx>(i) * V;
         const int t = t0 + i;

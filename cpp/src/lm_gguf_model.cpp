@@ -98,14 +98,9 @@ Config read_config(const GgufFile& f) {
 }
 
 DType dtype_of(const GgufTensorInfo& t) {
-  switch (t.ggml_type) {
-    case 0: return DType::F32;
-    case 1: return DType::F16;
-    case 8: return DType::Q8_0;
-    case 30: return DType::BF16;
-  }
+  if (const Format* f = format_of_ggml(t.ggml_type)) return f->dtype;
   throw Error(ErrorKind::Range, "tensor " + t.name + " has type " + ggml_type_name(t.ggml_type) +
-                                    ", which posenc does not read (F32, F16, BF16, Q8_0)");
+                                    ", which posenc does not read (" + format_list() + ")");
 }
 
 std::vector<TensorBytes> tensor_bytes(const GgufFile& f, const uint8_t* data) {
@@ -119,7 +114,8 @@ std::vector<TensorBytes> tensor_bytes(const GgufFile& f, const uint8_t* data) {
       b.shape.push_back(static_cast<int64_t>(*it));
       n *= *it;
     }
-    b.bytes = static_cast<std::size_t>(b.dtype == DType::F32 ? 4 * n : b.dtype == DType::Q8_0 ? n / 32 * 34 : 2 * n);
+    const Format& fmt = format(b.dtype);
+    b.bytes = static_cast<std::size_t>(n / fmt.block * fmt.block_bytes);
     b.data = data + f.data_offset + t.offset;  // in the file: parse_gguf checked
     out.push_back(std::move(b));
   }
@@ -169,12 +165,12 @@ std::optional<Tokenizer> read_tokenizer(const GgufFile& f, int vocab_size, std::
 
 }  // namespace
 
-Loaded load_gguf(const uint8_t* data, std::size_t size) {
+Loaded load_gguf(const uint8_t* data, std::size_t size, Storage storage) {
   const GgufFile f = parse_gguf(data, size);
   const Config c = read_config(f);
   std::string note;
   std::optional<Tokenizer> tok = read_tokenizer(f, c.vocab_size, note);
-  return Loaded{from_tensors(c, tensor_bytes(f, data)), std::move(tok), std::move(note)};
+  return Loaded{from_tensors(c, tensor_bytes(f, data), std::move(storage)), std::move(tok), std::move(note)};
 }
 
 }  // namespace posenc::lm

@@ -1,6 +1,6 @@
 // posenc::lm: the model's configuration checks and from_tensors (lm.hpp). Tensors arrive in
-// GGUF's or HF's names and any supported dtype; each is checked (shape, byte count, finite) and
-// dequantised to float32, transposed to [in, out] for the matmul kernel.
+// GGUF's or HF's names and any supported dtype; each is checked (shape, byte count, finite); a matrix
+// is kept in its format (make_weight: in place, with a Storage), a vector dequantised to float32.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -29,16 +29,6 @@ const char* context_source_name(ContextSource s) {
 }
 
 const char* arch_name(Arch a) { return a == Arch::Qwen2 ? "qwen2" : "llama"; }
-
-const char* dtype_name(DType t) {
-  switch (t) {
-    case DType::F32: return "F32";
-    case DType::F16: return "F16";
-    case DType::BF16: return "BF16";
-    case DType::Q8_0: return "Q8_0";
-  }
-  return "unknown";
-}
 
 RopeLayout rope_layout(const Config& c) {
   if (c.source == Source::HfSafetensors) return RopeLayout::Half;
@@ -107,7 +97,7 @@ std::string shape_text(const std::vector<int64_t>& s) {
 
 class Tensors {
  public:
-  explicit Tensors(const std::vector<TensorBytes>& list) {
+  Tensors(const std::vector<TensorBytes>& list, bool in_place) : in_place_(in_place) {
     for (const TensorBytes& t : list) {
       const std::string name = canonical(t.name);
       if (ignorable(name)) continue;
@@ -115,17 +105,11 @@ class Tensors {
     }
   }
   bool has(const std::string& name) const { return by_name_.count(name) != 0; }
-  // The tensor `name` of shape `shape` as float32, row-major (transpose: a 2-D [O, I] becomes [I, O]).
-  std::vector<float> take(const std::string& name, std::vector<int64_t> shape, bool transpose) {
-    auto it = by_name_.find(name);
-    if (it == by_name_.end()) throw Error(ErrorKind::Range, "tensor " + name + " is missing");
-    const TensorBytes& t = *it->second;
-    if (t.shape != shape)
-      throw Error(ErrorKind::Range, "tensor " + t.name + " has shape " + shape_text(t.shape) + ", expected " + shape_text(shape));
-    std::vector<float> w = dequantise(t);
-    by_name_.erase(it);
-    if (transpose) w = transposed(w, static_cast<int>(shape[0]), static_cast<int>(shape[1]));
-    return w;
+  // The vector `name` of shape `shape` as float32.
+  std::vector<float> take(const std::string& name, std::vector<int64_t> shape) { return dequantise(find(name, shape)); }
+  // The matrix `name` of shape `shape` [out, in] as the forward keeps it (make_weight).
+  Weight take_weight(const std::string& name, std::vector<int64_t> shape) {
+    return make_weight(find(name, shape), in_place_);
   }
   void refuse_leftovers() const {
     if (!by_name_.empty())
@@ -134,10 +118,15 @@ class Tensors {
 
  private:
   std::map<std::string, const TensorBytes*> by_name_;
-  static std::vector<float> transposed(const std::vector<float>& w, int rows, int cols) {
-    std::vector<float> t(w.size());  // [rows, cols] -> [cols, rows]
-    for (int r = 0; r < rows; ++r)
-      for (int c = 0; c < cols; ++c) t[static_cast<std::size_t>(c) * rows + r] = w[static_cast<std::size_t>(r) * cols + c];
+  bool in_place_;
+  // Removes the tensor from the list (so leftovers can be refused) and returns it, shape checked.
+  const TensorBytes& find(const std::string& name, const std::vector<int64_t>& shape) {
+    auto it = by_name_.find(name);
+    if (it == by_name_.end()) throw Error(ErrorKind::Range, "tensor " + name + " is missing");
+    const TensorBytes& t = *it->second;
+    if (t.shape != shape)
+      throw Error(ErrorKind::Range, "tensor " + t.name + " has shape " + shape_text(t.shape) + ", expected " + shape_text(shape));
+    by_name_.erase(it);
     return t;
   }
 };
@@ -148,7 +137,7 @@ struct Room {
 };
 Room memory_room() {
 #ifdef __EMSCRIPTEN__
-  return {static_cast<double>(emscripten_get_heap_max()), static_cast<double>(mallinfo().uordblks)};
+  return {static_cast<double>(emscripten_get_heap_max()), static_cast<double>(static_cast<unsigned>(mallinfo().uordblks))};
 #else
   return {1e300, 0};
 #endif
@@ -160,18 +149,22 @@ std::string gigabytes(double bytes) {
   return b;
 }
 
-// Every weight is kept in float32 (4 bytes a parameter, whatever the file's dtype); loading also needs one
-// tensor's transposed copy at a time. Refused by name when that does not fit, before anything is allocated.
-void check_memory(const std::vector<TensorBytes>& list) {
-  double params = 0, largest = 0;
+// Matrices are kept in their file's format: read in place from the file's buffer when the model keeps it
+// (in_place), else copied; vectors become float32; a float32 matrix is transposed from one copy of it. Refused by
+// name when the new bytes do not fit, before anything is allocated.
+void check_memory(const std::vector<TensorBytes>& list, bool in_place) {
+  double params = 0, weights = 0, need = 0, largest_f32 = 0;
   for (const TensorBytes& t : list) {
     if (ignorable(canonical(t.name))) continue;
     double n = 1;
     for (const int64_t d : t.shape) n *= static_cast<double>(d);
     params += n;
-    largest = std::max(largest, n);
+    const bool matrix = t.shape.size() == 2;
+    weights += matrix ? static_cast<double>(t.bytes) : 4 * n;
+    need += !matrix ? 4 * n : in_place && fits_in_place(t) ? 0 : static_cast<double>(t.bytes);
+    if (matrix && t.dtype == DType::F32) largest_f32 = std::max(largest_f32, static_cast<double>(t.bytes));
   }
-  const double need = 4 * (params + largest);
+  need += largest_f32;
   const Room room = memory_room();
   if (need <= room.max - room.used) return;
   char count[32];
@@ -181,58 +174,66 @@ void check_memory(const std::vector<TensorBytes>& list) {
     if (i && (digits - i) % 3 == 0) grouped += ',';
     grouped += count[i];
   }
-  throw Error(ErrorKind::Range, "this model has " + grouped + " parameters: posenc keeps them as float32, and loading them needs " +
-                                    gigabytes(need) + ", and this module has " + gigabytes(room.max - room.used) + " left of its " +
-                                    gigabytes(room.max) + " (the file's bytes are held in it too)");
+  throw Error(ErrorKind::Range, "this model has " + grouped + " parameters in " + gigabytes(weights) +
+                                    " of weights (each kept in its file's format): loading them needs " + gigabytes(need) +
+                                    (in_place ? " more than the file" : "") + ", and this module has " + gigabytes(room.max - room.used) +
+                                    " left of its " + gigabytes(room.max) + " (the file's bytes are held in it too)");
 }
 
 }  // namespace
 
-Model from_tensors(const Config& config, const std::vector<TensorBytes>& list) {
+Model from_tensors(const Config& config, const std::vector<TensorBytes>& list, Storage storage) {
   validate(config);
   const Config& c = config;
   const int64_t D = c.dim, F = c.hidden_dim, V = c.vocab_size, hd = c.hd(), Q = int64_t{c.n_heads} * hd,
                 KV = int64_t{c.n_kv_heads} * hd;
-  check_memory(list);
-  Tensors t(list);
+  check_memory(list, storage != nullptr);
+  Tensors t(list, storage != nullptr);
   Model m;
   m.cfg_ = c;
   m.cfg_.tied_embeddings = !t.has("output.weight");
   if (c.tied_embeddings != m.cfg_.tied_embeddings)
     throw Error(ErrorKind::Range, c.tied_embeddings ? "the config says tied embeddings but tensor output.weight is present"
                                                     : "the config says untied embeddings but tensor output.weight is missing");
-  if (m.cfg_.tied_embeddings) {
-    m.cls_ = t.take("token_embd.weight", {V, D}, true);
-  } else {
-    m.embed_ = t.take("token_embd.weight", {V, D}, false);
-    m.cls_ = t.take("output.weight", {V, D}, true);
-  }
-  m.out_norm_ = t.take("output_norm.weight", {D}, false);
+  if (!m.cfg_.tied_embeddings) m.embed_ = t.take_weight("token_embd.weight", {V, D});
+  m.cls_ = t.take_weight(m.cfg_.tied_embeddings ? "token_embd.weight" : "output.weight", {V, D});
+  m.out_norm_ = t.take("output_norm.weight", {D});
   m.layers_.resize(c.n_layers);
   for (int l = 0; l < c.n_layers; ++l) {
     const std::string p = "blk." + std::to_string(l) + ".";
     Model::Layer& L = m.layers_[l];
-    L.attn_norm = t.take(p + "attn_norm.weight", {D}, false);
-    L.wq = t.take(p + "attn_q.weight", {Q, D}, true);
-    L.wk = t.take(p + "attn_k.weight", {KV, D}, true);
-    L.wv = t.take(p + "attn_v.weight", {KV, D}, true);
+    L.attn_norm = t.take(p + "attn_norm.weight", {D});
+    L.wq = t.take_weight(p + "attn_q.weight", {Q, D});
+    L.wk = t.take_weight(p + "attn_k.weight", {KV, D});
+    L.wv = t.take_weight(p + "attn_v.weight", {KV, D});
     if (c.qkv_bias) {
-      L.bq = t.take(p + "attn_q.bias", {Q}, false);
-      L.bk = t.take(p + "attn_k.bias", {KV}, false);
-      L.bv = t.take(p + "attn_v.bias", {KV}, false);
+      L.bq = t.take(p + "attn_q.bias", {Q});
+      L.bk = t.take(p + "attn_k.bias", {KV});
+      L.bv = t.take(p + "attn_v.bias", {KV});
     }
-    L.wo = t.take(p + "attn_output.weight", {D, Q}, true);
-    L.ffn_norm = t.take(p + "ffn_norm.weight", {D}, false);
-    L.w_gate = t.take(p + "ffn_gate.weight", {F, D}, true);
-    L.w_up = t.take(p + "ffn_up.weight", {F, D}, true);
-    L.w_down = t.take(p + "ffn_down.weight", {D, F}, true);
+    L.wo = t.take_weight(p + "attn_output.weight", {D, Q});
+    L.ffn_norm = t.take(p + "ffn_norm.weight", {D});
+    L.w_gate = t.take_weight(p + "ffn_gate.weight", {F, D});
+    L.w_up = t.take_weight(p + "ffn_up.weight", {F, D});
+    L.w_down = t.take_weight(p + "ffn_down.weight", {D, F});
   }
   t.refuse_leftovers();
-  m.params_ = m.embed_.size() + m.cls_.size() + m.out_norm_.size();
-  for (const Model::Layer& L : m.layers_)
-    for (const auto* w : {&L.attn_norm, &L.ffn_norm, &L.wq, &L.wk, &L.wv, &L.wo, &L.bq, &L.bk, &L.bv, &L.w_gate,
-                          &L.w_up, &L.w_down})
-      m.params_ += w->size();
+  const auto count = [&](const Weight& w) {
+    m.params_ += static_cast<std::size_t>(w.rows) * w.cols;
+    m.weight_bytes_ += w.bytes();
+  };
+  const auto count_vector = [&](const std::vector<float>& v) {
+    m.params_ += v.size();
+    m.weight_bytes_ += 4 * v.size();
+  };
+  count(m.embed_);
+  count(m.cls_);
+  count_vector(m.out_norm_);
+  for (const Model::Layer& L : m.layers_) {
+    for (const Weight* w : {&L.wq, &L.wk, &L.wv, &L.wo, &L.w_gate, &L.w_up, &L.w_down}) count(*w);
+    for (const auto* v : {&L.attn_norm, &L.ffn_norm, &L.bq, &L.bk, &L.bv}) count_vector(*v);
+  }
+  m.storage_ = std::move(storage);
   return m;
 }
 

@@ -2,9 +2,12 @@
 // pointers in, status codes out (lastError() has the message); a loaded model is handed to JS as
 // an opaque address owned by the JS wrapper (lmDelete frees it).
 #include <emscripten/bind.h>
+#include <emscripten/heap.h>
 #include <emscripten/val.h>
+#include <malloc.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <optional>
 #include <string>
 #include <vector>
@@ -58,21 +61,31 @@ int new_handle(Handle&& h, ptr out) {
   return kOk;
 }
 
+// The loaders take over `bytes` (a malloc'd copy of the file): the model reads its weights there and frees it;
+// on an error it is freed at once.
+lm::Storage adopt(ptr bytes) { return lm::Storage(at<uint8_t>(bytes), std::free); }
+
 int lm_load_llama2c(ptr bytes, double size, ptr out) {
-  return guard([&] { new_handle({lm::load_llama2c(at<const uint8_t>(bytes), static_cast<std::size_t>(size)), {}, {}, {}}, out); });
+  return guard([&] {
+    lm::Storage file = adopt(bytes);
+    new_handle({lm::load_llama2c(at<const uint8_t>(bytes), static_cast<std::size_t>(size), std::move(file)), {}, {}, {}}, out);
+  });
 }
 
 int lm_load_gguf(ptr bytes, double size, ptr out) {
   return guard([&] {
-    lm::Loaded l = lm::load_gguf(at<const uint8_t>(bytes), static_cast<std::size_t>(size));
+    lm::Storage file = adopt(bytes);
+    lm::Loaded l = lm::load_gguf(at<const uint8_t>(bytes), static_cast<std::size_t>(size), std::move(file));
     new_handle({std::move(l.model), std::move(l.tokenizer), std::move(l.tokenizer_note), {}}, out);
   });
 }
 
 // names: JS array of strings; per tensor i: dtypes[i] (lm::DType), ranks[i], dims (all shapes
-// concatenated, as doubles), addresses[i], sizes[i] (bytes, as doubles).
-int lm_from_tensors(ptr config, val names, ptr dtypes, ptr ranks, ptr dims, ptr addresses, ptr sizes, ptr out) {
+// concatenated, as doubles), addresses[i], sizes[i] (bytes, as doubles). storage: the malloc'd buffer holding
+// every tensor's bytes, taken over as lm_load_gguf's.
+int lm_from_tensors(ptr config, val names, ptr dtypes, ptr ranks, ptr dims, ptr addresses, ptr sizes, ptr storage, ptr out) {
   return guard([&] {
+    lm::Storage kept = adopt(storage);
     std::vector<lm::TensorBytes> t(names["length"].as<unsigned>());
     const double* d = at<const double>(dims);
     for (std::size_t i = 0; i < t.size(); ++i) {
@@ -82,7 +95,7 @@ int lm_from_tensors(ptr config, val names, ptr dtypes, ptr ranks, ptr dims, ptr 
       t[i].data = at<const uint8_t>(at<const uint32_t>(addresses)[i]);
       t[i].bytes = static_cast<std::size_t>(at<const double>(sizes)[i]);
     }
-    new_handle({lm::from_tensors(unpack(at<const double>(config)), t), {}, {}, {}}, out);
+    new_handle({lm::from_tensors(unpack(at<const double>(config)), t, std::move(kept)), {}, {}, {}}, out);
   });
 }
 
@@ -103,6 +116,10 @@ int lm_config(ptr h, ptr values) {
 }
 
 double lm_parameter_count(ptr h) { return static_cast<double>(handle(h).model.parameter_count()); }
+double lm_weight_bytes(ptr h) { return static_cast<double>(handle(h).model.weight_bytes()); }
+// The module's maximum memory and the bytes allocated now (for a refusal's numbers).
+double lm_memory_max() { return static_cast<double>(emscripten_get_heap_max()); }
+double lm_memory_used() { return static_cast<double>(static_cast<unsigned>(mallinfo().uordblks)); }
 
 int lm_load_tokenizer(ptr h, ptr bytes, double size) {
   return guard([&] {
@@ -171,6 +188,9 @@ EMSCRIPTEN_BINDINGS(posenc_lm) {
   function("lmDelete", &lm_delete);
   function("lmConfig", &lm_config);
   function("lmParameterCount", &lm_parameter_count);
+  function("lmWeightBytes", &lm_weight_bytes);
+  function("lmMemoryMax", &lm_memory_max);
+  function("lmMemoryUsed", &lm_memory_used);
   function("lmLoadTokenizer", &lm_load_tokenizer);
   function("lmTokenizerNote", &lm_tokenizer_note);
   function("lmEncode", &lm_encode);

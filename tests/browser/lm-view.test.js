@@ -4,7 +4,7 @@
 //    perplexity figure draws five scalings (pixels on the canvas, not a blank one), the heads' maps and the
 //    statistics against length draw, and the sentences carry the figure's numbers;
 //  - dragging the factor slider with the mouse changes the numbers;
-//  - models posenc refuses (a Gemma config beside a .safetensors file, and the GGUF with a Q4_K tensor, both written by
+//  - models posenc refuses (a Gemma config beside a .safetensors file, and the GGUF with an IQ2_XXS tensor, both written by
 //    the test in the tmp dir) show one readable sentence each: the API's message.
 // Screenshots at 1400 and 390 px wide go to the tmp screenshot dir.
 import { jest } from '@jest/globals';
@@ -20,7 +20,7 @@ const MODELS = fileURLToPath(new URL('../../../shared/models/', import.meta.url)
 const have = existsSync(join(MODELS, 'stories260K/stories260K.bin'));
 if (!have) console.log('skipped (no ../shared/models/stories260K here): the language-model view in the browsers');
 
-// The GGUF with its first tensor's type rewritten to `type` (12: Q4_K), its data left as it was.
+// The GGUF with its first tensor's type rewritten to `type` (16: IQ2_XXS), its data left as it was.
 function retypeFirstTensor(file, type) {
   const b = Buffer.from(readFileSync(file));
   let o = 8;
@@ -49,7 +49,7 @@ function retypeFirstTensor(file, type) {
 }
 
 // Models posenc refuses: by architecture (a Gemma 3 config.json beside a tiny, well-formed .safetensors file), and
-// by quantisation (stories260K's GGUF with a Q4_K tensor).
+// by quantisation (stories260K's GGUF with an IQ2_XXS tensor, a type posenc does not read).
 function refusedDir() {
   const dir = mkdtempSync(join(tmpdir(), 'posenc-lm-refused-'));
   writeFileSync(join(dir, 'config.json'), JSON.stringify({ model_type: 'gemma3_text', hidden_size: 64, intermediate_size: 128,
@@ -60,7 +60,7 @@ function refusedDir() {
   writeFileSync(join(dir, 'model.safetensors'), Buffer.concat([size, header]));
   writeFileSync(join(dir, 'tokenizer.json'), JSON.stringify({ model: { type: 'BPE', vocab: {}, merges: [] } }));
   writeFileSync(join(dir, 'tokenizer_config.json'), '{}');
-  writeFileSync(join(dir, 'q4k.gguf'), retypeFirstTensor(join(MODELS, 'stories260K/stories260K.gguf'), 12));
+  writeFileSync(join(dir, 'iq2.gguf'), retypeFirstTensor(join(MODELS, 'stories260K/stories260K.gguf'), 16));
   return dir;
 }
 
@@ -205,10 +205,10 @@ async function figure(page, what, points = 3) {
     await page.screenshot('lm-view-refused');
     await page.evaluate(() => { document.querySelector('#your-model input[name=lm-url]').value = ''; });
     await focusUrl(page);
-    await type(page, '/test-refused/q4k.gguf');
+    await type(page, '/test-refused/iq2.gguf');
     await page.press('Enter');
-    await page.waitFor(() => /Q4_K/.test(document.querySelector('#your-model .lm-error').textContent), { what: 'the Q4_K error', timeout: 60000 });
-    expect((await view(page)).error).toBe('This model cannot be used: tensor token_embd.weight has type Q4_K, which posenc does not read (F32, F16, BF16, Q8_0)');
+    await page.waitFor(() => /IQ2_XXS/.test(document.querySelector('#your-model .lm-error').textContent), { what: 'the IQ2_XXS error', timeout: 60000 });
+    expect((await view(page)).error).toBe('This model cannot be used: tensor token_embd.weight has type IQ2_XXS, which posenc does not read (F32, F16, BF16, Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K)');
     expect(await page.errors()).toEqual([]);
   });
 });

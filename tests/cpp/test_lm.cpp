@@ -490,7 +490,7 @@ TEST(LmHostile, GgufFiles) {
   GgufWriter q4;
   write_hparams(q4, "llama", tiny);
   q4.tensor_raw("token_embd.weight", {64, 64}, std::vector<uint8_t>(64 * 64 / 256 * 144), 12);
-  EXPECT_EQ(load(q4.bytes()), "tensor token_embd.weight has type Q4_K, which posenc does not read (F32, F16, BF16, Q8_0)");
+  EXPECT_EQ(load(q4.bytes()), "tensor token_embd.weight is Q4_K but its rows are not a multiple of 256 values");
   GgufWriter lie;
   lie.kv_strs("tokenizer.ggml.tokens", {"a", "b"});
   std::vector<uint8_t> f = lie.bytes();
@@ -504,14 +504,15 @@ TEST(LmHostile, GgufRefusesUnsupportedTensorTypesByName) {
   POSENC_REQUIRE_STORIES();
   std::vector<uint8_t> g = read_file(stories_dir() + "/stories260K.gguf");
   const GgufFile f = parse_gguf(g.data(), g.size());
-  // blk.0.attn_q.weight's type field: rewrite it to Q4_K (12) in place.
+  // blk.0.attn_q.weight's type field: rewrite it to IQ2_XXS (16) in place.
   const std::string name = "blk.0.attn_q.weight";
   const auto it = std::search(g.begin(), g.end(), name.begin(), name.end());
   ASSERT_NE(it, g.end());
   const std::size_t type_at = (it - g.begin()) + name.size() + 4 + 2 * 8;
-  g[type_at] = 12;
+  g[type_at] = 16;
   EXPECT_EQ(error_of([&] { load_gguf(g.data(), g.size()); }),
-            "tensor blk.0.attn_q.weight has type Q4_K, which posenc does not read (F32, F16, BF16, Q8_0)");
+            "tensor blk.0.attn_q.weight has type IQ2_XXS, which posenc does not read (F32, F16, BF16, Q8_0, Q4_0, Q4_1, Q5_0, "
+            "Q5_1, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K)");
   EXPECT_EQ(f.tensors.size(), 48u);
 }
 

@@ -21,6 +21,32 @@ export function safetensors(tensors) { // [{name, shape, data: number[]}] as F32
   return out;
 }
 
+/**
+ * A one-layer, tied llama of `dim` x `vocab` as bfloat16 safetensors (all matrices dim x dim), its bytes zero
+ * (bfloat16 0) or filled by fill(file, begin) from the first tensor's byte on: {file, config, dataBytes}.
+ */
+export function bf16Llama({ dim, vocab, heads, fill = null }) {
+  const shapes = [['model.embed_tokens.weight', [vocab, dim]], ['model.norm.weight', [dim]]];
+  for (const [n, r, c] of [['input_layernorm', dim], ['post_attention_layernorm', dim], ['self_attn.q_proj', dim, dim], ['self_attn.k_proj', dim, dim],
+    ['self_attn.v_proj', dim, dim], ['self_attn.o_proj', dim, dim], ['mlp.gate_proj', dim, dim], ['mlp.up_proj', dim, dim], ['mlp.down_proj', dim, dim]])
+    shapes.push([`model.layers.0.${n}.weight`, c ? [r, c] : [r]]);
+  const header = {};
+  let at = 0;
+  for (const [name, shape] of shapes) {
+    const bytes = 2 * shape.reduce((a, x) => a * x, 1);
+    header[name] = { dtype: 'BF16', shape, data_offsets: [at, at + bytes] };
+    at += bytes;
+  }
+  const json = new TextEncoder().encode(JSON.stringify(header));
+  const file = new Uint8Array(8 + json.length + at);
+  new DataView(file.buffer).setBigUint64(0, BigInt(json.length), true);
+  file.set(json, 8);
+  if (fill) fill(file, 8 + json.length);
+  const config = { model_type: 'llama', hidden_size: dim, intermediate_size: dim, num_hidden_layers: 1, num_attention_heads: heads, num_key_value_heads: heads,
+    vocab_size: vocab, max_position_embeddings: 64, rms_norm_eps: 1e-6, rope_theta: 1e4, tie_word_embeddings: true };
+  return { file, config, dataBytes: at };
+}
+
 /** A tiny random model's weights (seeded). */
 export function tinyModel({ seed, dim, layers, heads, kvHeads, headDim, hidden, vocab, bias, tied, partial, theta }) {
   const rnd = mulberry32(seed);

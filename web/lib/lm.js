@@ -24,6 +24,7 @@ const ARCHS = ['llama', 'qwen2'];
 const SOURCES = ['llama2c', 'gguf', 'safetensors'];
 const CONTEXT_SOURCES = ['trained', 'file', 'converter default'];
 const LAYOUTS = ['interleaved', 'half'];
+const gigabytes = (bytes) => `${(bytes / 1e9).toFixed(2)} GB`;
 const DTYPES = ['F32', 'F16', 'BF16', 'Q8_0'];
 export const MAX_LENGTH = 1 << 17; // posenc::lm::kMaxLength
 // Families whose differences from Llama the core implements (Qwen2: q/k/v bias). Anything else is refused by name.
@@ -61,6 +62,17 @@ export function createLanguageModelApi(mod) {
     const p = m.put('u8', bytes.length);
     mod.HEAPU8.set(bytes, p);
     return fn(p, bytes.length);
+  };
+  // A copy of a file's bytes in wasm memory that a loader takes over (the model reads its weights there, so the
+  // file is held once): allocated outside any scope, freed by the core when the model is deleted or the load fails.
+  // Addresses above 2 GB come back from malloc as negative int32: >>> 0 makes them unsigned.
+  const handedOver = (n, what) => {
+    const p = mod._malloc(Math.max(1, n)) >>> 0;
+    if (!p) {
+      const [max, used] = [mod.lmMemoryMax(), mod.lmMemoryUsed()];
+      throw new RangeError(`${what} takes ${gigabytes(n)}, and the language-model module has ${gigabytes(max - used)} left of its ${gigabytes(max)}`);
+    }
+    return p;
   };
   const handleFrom = (m, load) => {
     const out = m.put('u32', 1);
@@ -102,18 +114,23 @@ export function createLanguageModelApi(mod) {
     const h = scope(mod, (m) => {
       const ptrs = m.put('u32', tensors.length), sizes = m.put('f64', tensors.length), dtypes = m.put('i32', tensors.length);
       const ranks = m.put('i32', tensors.length), dims = m.put('f64', tensors.reduce((n, t) => n + t.shape.length, 0) || 1);
-      let d = dims / 8;
+      let d = dims / 8, at = 0;
+      const starts = tensors.map((t) => { const s = at; at += Math.ceil(t.byteLength / 32) * 32; return s; }); // 32-byte aligned
       tensors.forEach((t, i) => {
-        const p = m.put('u8', t.byteLength);
-        mod.HEAPU8.set(t.bytes, p);
-        mod.HEAPU32[ptrs / 4 + i] = p;
         mod.HEAPF64[sizes / 8 + i] = t.byteLength;
         mod.HEAP32[dtypes / 4 + i] = DTYPES.indexOf(t.dtype);
         mod.HEAP32[ranks / 4 + i] = t.shape.length;
         for (const x of t.shape) mod.HEAPF64[d++] = x;
       });
       const pc = m.put('f64', SLOTS.length, SLOTS.map((k) => config[k]));
-      return handleFrom(m, (out) => mod.lmFromTensors(pc, tensors.map((t) => t.name), dtypes, ranks, dims, ptrs, sizes, out));
+      return handleFrom(m, (out) => {
+        const storage = handedOver(at, 'the model\'s tensors'); // last: nothing can throw between this and the core taking it
+        tensors.forEach((t, i) => {
+          mod.HEAPU8.set(t.bytes, storage + starts[i]);
+          mod.HEAPU32[ptrs / 4 + i] = storage + starts[i];
+        });
+        return mod.lmFromTensors(pc, tensors.map((t) => t.name), dtypes, ranks, dims, ptrs, sizes, storage, out);
+      });
     });
     const defaultScaling = layer.ropeType === 'default' ? null : layer.ropeParameters;
     let tokenizer = null;
@@ -142,7 +159,11 @@ export function createLanguageModelApi(mod) {
     if (format === 'safetensors') ({ h, tokenizer, defaultScaling, note } = await fromSafetensors(f));
     else {
       const model = bytesOf('model', f.model);
-      h = scope(mod, (m) => withBytes(m, model, (p, n) => handleFrom(m, (out) => (format === 'gguf' ? mod.lmLoadGguf(p, n, out) : mod.lmLoadLlama2c(p, n, out)))));
+      h = scope(mod, (m) => handleFrom(m, (out) => {
+        const p = handedOver(model.length, 'the model file');
+        mod.HEAPU8.set(model, p);
+        return format === 'gguf' ? mod.lmLoadGguf(p, model.length, out) : mod.lmLoadLlama2c(p, model.length, out);
+      }));
       if (format === 'llama2c' && f.tokenizer != null) {
         const tok = bytesOf('tokenizer', f.tokenizer);
         try {
@@ -173,7 +194,7 @@ export function createLanguageModelApi(mod) {
     const c = Object.fromEntries(SLOTS.map((k, i) => [k, raw[i]]));
     const config = Object.freeze({
       ...c, arch: ARCHS[c.arch], source: SOURCES[c.source], contextSource: CONTEXT_SOURCES[c.contextSource], layout: LAYOUTS[c.layout],
-      tiedEmbeddings: Boolean(c.tiedEmbeddings), qkvBias: Boolean(c.qkvBias), parameters: mod.lmParameterCount(h), format,
+      tiedEmbeddings: Boolean(c.tiedEmbeddings), qkvBias: Boolean(c.qkvBias), parameters: mod.lmParameterCount(h), weightBytes: mod.lmWeightBytes(h), format,
     });
     let context = config.context;
     let deleted = false;

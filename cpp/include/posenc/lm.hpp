@@ -5,11 +5,15 @@
 // tensors (from_tensors). Every loader bounds each size it reads against the bytes actually
 // present before it allocates, and throws posenc::Error with a one-line message naming the problem.
 //
-// Weight-memory policy: every weight (F32, F16, BF16, Q8_0) is dequantised to float32 at load and
-// stored transposed, [in, out], for the matmul kernel: 4 bytes per parameter, whatever the file's
-// dtype. The tied classifier is stored once ([D, V]); the embedding lookup reads its column.
-// So a model needs about 4 x its parameter count in bytes (stories260K 1 MB, stories110M 440 MB);
-// in wasm (2 GB maximum memory) models up to about 400 M parameters load. Activations are
+// Weight-memory policy: every matrix stays in its file's format (lm_weights.hpp: F32, F16, BF16, and
+// ggml's Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K blocks, mixed freely), and is
+// multiplied 64 rows at a time, decoded to float32 (activations stay float32). Bytes per parameter:
+// F32 4, F16 / BF16 2, Q8_0 1.06, Q6_K 0.82, Q5_1 0.75, Q5_0 / Q5_K 0.69, Q4_1 0.63, Q4_0 / Q4_K
+// 0.56, Q3_K 0.43, Q2_K 0.33; vectors (norms, biases) become float32. Handed the file's buffer
+// (Storage), a loader reads the matrices where they lie (a float32 one is transposed in place, to
+// [in, out]), so the file is held once: a model needs about its file's size (Qwen2.5-0.5B Q4_K_M
+// 0.39 GB, Llama-3.2-1B Q4_K_M 0.80 GB). The wasm module may grow to 4 GB. The tied classifier is
+// the embedding matrix itself (a token's vector is its row). Activations are
 // T x (2 dim + 3 q_dim + 4 kv_dim) floats plus [64, hidden_dim] x 2 and [64, vocab] blocks: never
 // all T rows of logits, never a [T, T] attention matrix (attention is streamed; maps come from
 // bands of query rows' scores, pooled as they are made, with each row's log-sum-exp from the streamed
@@ -26,6 +30,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "posenc/lm_weights.hpp"
 #include "posenc/rope.hpp"
 #include "posenc/rope_scaling.hpp"
 
@@ -65,8 +70,6 @@ RopeLayout rope_layout(const Config& c);
 void validate(const Config& c);
 
 // --- Tensors as they lie in a file (row-major, outermost dimension first, as PyTorch).
-enum class DType { F32, F16, BF16, Q8_0 };
-const char* dtype_name(DType t);
 struct TensorBytes {
   std::string name;             // GGUF (blk.0.attn_q.weight) or HF (model.layers.0.self_attn.q_proj.weight) names
   DType dtype = DType::F32;
@@ -79,35 +82,40 @@ class Model {
  public:
   const Config& config() const { return cfg_; }
   std::size_t parameter_count() const { return params_; }
-  // One block's weights, float32, transposed to [in, out].
+  // One block's weights: matrices [out, in] in their file's format (lm_weights.hpp), vectors float32.
   struct Layer {
     std::vector<float> attn_norm, ffn_norm;  // [D]
-    std::vector<float> wq, wk, wv, wo;       // [D, H*hd], [D, Hkv*hd], [D, Hkv*hd], [H*hd, D]
+    Weight wq, wk, wv, wo;                   // [H*hd, D], [Hkv*hd, D], [Hkv*hd, D], [D, H*hd]
     std::vector<float> bq, bk, bv;           // Qwen2 only: [H*hd], [Hkv*hd], [Hkv*hd]
-    std::vector<float> w_gate, w_up, w_down;  // [D, F], [D, F], [F, D]
+    Weight w_gate, w_up, w_down;             // [F, D], [F, D], [D, F]
   };
+  // Bytes the weights take in memory (every matrix in its format, vectors as float32).
+  std::size_t weight_bytes() const { return weight_bytes_; }
 
  private:
-  friend Model from_tensors(const Config&, const std::vector<TensorBytes>&);
+  friend Model from_tensors(const Config&, const std::vector<TensorBytes>&, Storage);
   friend struct Access;
   Config cfg_;
   std::vector<Layer> layers_;
-  std::vector<float> embed_;     // [V, D] when untied; empty when tied
-  std::vector<float> cls_;       // [D, V]
+  Weight embed_;                 // [V, D] when untied; empty when tied
+  Weight cls_;                   // [V, D]; tied: the embedding too (a token's vector is its row)
   std::vector<float> out_norm_;  // [D]
-  std::size_t params_ = 0;
+  std::size_t params_ = 0, weight_bytes_ = 0;
+  Storage storage_;              // the file the matrices are read from in place (from_tensors' storage)
 };
 
 // Builds a model from named tensors; names may be GGUF's or HF's. Every tensor the config needs
 // must be present with its exact shape and byte count; extra tensors are refused by name except
 // the ones that carry nothing for the forward (rotary tables, HF's rotary_emb.inv_freq).
 // Weights are checked finite ("tensor X has a NaN at element N").
-Model from_tensors(const Config& config, const std::vector<TensorBytes>& tensors);
+// With storage, every tensor's bytes lie in it: the model keeps it and reads its matrices there (a float32 matrix is
+// transposed in place), so a file is held once; without, the matrices are copied.
+Model from_tensors(const Config& config, const std::vector<TensorBytes>& tensors, Storage storage = {});
 
 // --- llama2.c
 // .bin: seven int32 (dim, hidden_dim, n_layers, n_heads, n_kv_heads, vocab_size, seq_len; a negative
 // vocab_size means an untied classifier at the end), then float32 weights in llama2.c's order.
-Model load_llama2c(const uint8_t* data, std::size_t size);
+Model load_llama2c(const uint8_t* data, std::size_t size, Storage storage = {});  // storage: data's buffer, kept
 
 // --- Tokenizer: SentencePiece-style BPE with byte fallback (llama2.c's encode).
 class Tokenizer {
@@ -175,7 +183,7 @@ struct Loaded {
   std::string tokenizer_note;          // why there is none, when there is none
 };
 // arch llama or qwen2; F32, F16, BF16, Q8_0 tensors; everything else refused by name.
-Loaded load_gguf(const uint8_t* data, std::size_t size);
+Loaded load_gguf(const uint8_t* data, std::size_t size, Storage storage = {});  // storage: data's buffer, kept
 
 // --- Forward (inference): NLL row by row, optional attention statistics and pooled maps.
 // The keys (after RoPE) and values of a forward's first rows, for every layer: a forward that takes
