@@ -28,8 +28,6 @@ const char* context_source_name(ContextSource s) {
   return "unknown";
 }
 
-const char* arch_name(Arch a) { return a == Arch::Qwen2 ? "qwen2" : "llama"; }
-
 const char* dtype_name(DType t) {
   switch (t) {
     case DType::F32: return "F32";
@@ -42,11 +40,12 @@ const char* dtype_name(DType t) {
 
 RopeLayout rope_layout(const Config& c) {
   if (c.source == Source::HfSafetensors) return RopeLayout::Half;
-  if (c.source == Source::Gguf && c.arch == Arch::Qwen2) return RopeLayout::Half;
+  if (c.source == Source::Gguf) return family(c.arch).gguf_layout;
   return RopeLayout::Interleaved;
 }
 
 void validate(const Config& c) {
+  family(c.arch);  // a known family
   require_int_range("dim", c.dim, 1, kMaxDim);
   require_int_range("hidden_dim", c.hidden_dim, 1, kMaxHidden);
   require_int_range("n_layers", c.n_layers, 1, kMaxLayers);
@@ -66,12 +65,16 @@ void validate(const Config& c) {
   require_int_range("context", c.context, 1, kMaxContext);
   if (static_cast<int64_t>(c.n_heads) * c.hd() > kMaxDim)
     range_error("n_heads * head_dim", "at most " + std::to_string(kMaxDim), std::to_string(int64_t{c.n_heads} * c.hd()));
+  if (!c.layers.empty() && static_cast<int>(c.layers.size()) != c.n_layers)
+    range_error("layers", "one rule per layer (" + std::to_string(c.n_layers) + ") or none", std::to_string(c.layers.size()));
+  for (const Config::Layer& l : c.layers) require_int_range("layers[i].window", l.window, 0, kMaxContext);
 }
 
 namespace {
 
-// HF names -> GGUF names ("model.layers.3.self_attn.q_proj.weight" -> "blk.3.attn_q.weight").
-std::string canonical(const std::string& name) {
+// HF names -> GGUF names ("model.layers.3.self_attn.q_proj.weight" -> "blk.3.attn_q.weight"). In a family
+// with post-norms (Family::post_norms), HF's post_attention_layernorm is the attention output's norm.
+std::string canonical(const std::string& name, const Family& fam) {
   static const std::map<std::string, std::string> top = {{"model.embed_tokens.weight", "token_embd.weight"},
                                                          {"lm_head.weight", "output.weight"},
                                                          {"model.norm.weight", "output_norm.weight"}};
@@ -88,7 +91,10 @@ std::string canonical(const std::string& name) {
       {"self_attn.v_proj.weight", "attn_v.weight"},     {"self_attn.v_proj.bias", "attn_v.bias"},
       {"self_attn.o_proj.weight", "attn_output.weight"}, {"mlp.gate_proj.weight", "ffn_gate.weight"},
       {"mlp.up_proj.weight", "ffn_up.weight"},          {"mlp.down_proj.weight", "ffn_down.weight"},
-      {"self_attn.rotary_emb.inv_freq", "rotary_emb.inv_freq"}};
+      {"self_attn.rotary_emb.inv_freq", "rotary_emb.inv_freq"},
+      {"self_attn.q_norm.weight", "attn_q_norm.weight"}, {"self_attn.k_norm.weight", "attn_k_norm.weight"},
+      {"post_feedforward_layernorm.weight", "post_ffw_norm.weight"}};
+  if (fam.post_norms && rest == "post_attention_layernorm.weight") return "blk." + layer + ".post_attention_norm.weight";
   if (auto it = parts.find(rest); it != parts.end()) return "blk." + layer + "." + it->second;
   return name;
 }
@@ -107,9 +113,9 @@ std::string shape_text(const std::vector<int64_t>& s) {
 
 class Tensors {
  public:
-  explicit Tensors(const std::vector<TensorBytes>& list) {
+  Tensors(const std::vector<TensorBytes>& list, const Family& fam) {
     for (const TensorBytes& t : list) {
-      const std::string name = canonical(t.name);
+      const std::string name = canonical(t.name, fam);
       if (ignorable(name)) continue;
       if (!by_name_.emplace(name, &t).second) throw Error(ErrorKind::Range, "tensor " + t.name + " is given twice");
     }
@@ -165,7 +171,7 @@ std::string gigabytes(double bytes) {
 void check_memory(const std::vector<TensorBytes>& list) {
   double params = 0, largest = 0;
   for (const TensorBytes& t : list) {
-    if (ignorable(canonical(t.name))) continue;
+    if (ignorable(t.name)) continue;
     double n = 1;
     for (const int64_t d : t.shape) n *= static_cast<double>(d);
     params += n;
@@ -194,9 +200,11 @@ Model from_tensors(const Config& config, const std::vector<TensorBytes>& list) {
   const int64_t D = c.dim, F = c.hidden_dim, V = c.vocab_size, hd = c.hd(), Q = int64_t{c.n_heads} * hd,
                 KV = int64_t{c.n_kv_heads} * hd;
   check_memory(list);
-  Tensors t(list);
+  const Family& fam = family(c.arch);
+  Tensors t(list, fam);
   Model m;
   m.cfg_ = c;
+  m.cfg_.qkv_bias = fam.qkv_bias;  // the family's, whatever the caller set
   m.cfg_.tied_embeddings = !t.has("output.weight");
   if (c.tied_embeddings != m.cfg_.tied_embeddings)
     throw Error(ErrorKind::Range, c.tied_embeddings ? "the config says tied embeddings but tensor output.weight is present"
@@ -212,26 +220,35 @@ Model from_tensors(const Config& config, const std::vector<TensorBytes>& list) {
   for (int l = 0; l < c.n_layers; ++l) {
     const std::string p = "blk." + std::to_string(l) + ".";
     Model::Layer& L = m.layers_[l];
-    L.attn_norm = t.take(p + "attn_norm.weight", {D}, false);
+    if (fam.pre_norms) L.attn_norm = t.take(p + "attn_norm.weight", {D}, false);
     L.wq = t.take(p + "attn_q.weight", {Q, D}, true);
     L.wk = t.take(p + "attn_k.weight", {KV, D}, true);
     L.wv = t.take(p + "attn_v.weight", {KV, D}, true);
-    if (c.qkv_bias) {
+    if (fam.qkv_bias) {
       L.bq = t.take(p + "attn_q.bias", {Q}, false);
       L.bk = t.take(p + "attn_k.bias", {KV}, false);
       L.bv = t.take(p + "attn_v.bias", {KV}, false);
     }
+    if (fam.qk_norm == QkNorm::PerHead) {
+      L.q_norm = t.take(p + "attn_q_norm.weight", {hd}, false);
+      L.k_norm = t.take(p + "attn_k_norm.weight", {hd}, false);
+    } else if (fam.qk_norm == QkNorm::Whole) {
+      L.q_norm = t.take(p + "attn_q_norm.weight", {Q}, false);
+      L.k_norm = t.take(p + "attn_k_norm.weight", {KV}, false);
+    }
     L.wo = t.take(p + "attn_output.weight", {D, Q}, true);
-    L.ffn_norm = t.take(p + "ffn_norm.weight", {D}, false);
+    if (fam.post_norms) L.attn_post_norm = t.take(p + "post_attention_norm.weight", {D}, false);
+    if (fam.pre_norms) L.ffn_norm = t.take(p + "ffn_norm.weight", {D}, false);
     L.w_gate = t.take(p + "ffn_gate.weight", {F, D}, true);
     L.w_up = t.take(p + "ffn_up.weight", {F, D}, true);
     L.w_down = t.take(p + "ffn_down.weight", {D, F}, true);
+    if (fam.post_norms) L.ffn_post_norm = t.take(p + "post_ffw_norm.weight", {D}, false);
   }
   t.refuse_leftovers();
   m.params_ = m.embed_.size() + m.cls_.size() + m.out_norm_.size();
   for (const Model::Layer& L : m.layers_)
     for (const auto* w : {&L.attn_norm, &L.ffn_norm, &L.wq, &L.wk, &L.wv, &L.wo, &L.bq, &L.bk, &L.bv, &L.w_gate,
-                          &L.w_up, &L.w_down})
+                          &L.w_up, &L.w_down, &L.q_norm, &L.k_norm, &L.attn_post_norm, &L.ffn_post_norm})
       m.params_ += w->size();
   return m;
 }

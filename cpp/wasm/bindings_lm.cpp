@@ -4,6 +4,7 @@
 #include <emscripten/bind.h>
 #include <emscripten/val.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -26,7 +27,8 @@ struct Handle {
 };
 Handle& handle(ptr h) { return *at<Handle>(h); }
 
-// A config travels as doubles in this order (enums as their index).
+// A config travels as doubles in this order (enums as their index); lmFromTensors's also carries, after
+// these, two per layer (Config::layers): rope (0/1) and window (0: none).
 enum ConfigSlot {
   kArch, kSource, kDim, kHidden, kLayers, kHeads, kKvHeads, kVocab, kHeadDim, kRotaryDim, kTheta, kEps, kTied, kBias,
   kContext, kContextSource, kLayout, kConfigSlots
@@ -51,6 +53,21 @@ lm::Config unpack(const double* v) {
   c.context = static_cast<int>(v[kContext]);
   c.context_source = static_cast<lm::ContextSource>(static_cast<int>(v[kContextSource]));
   return c;
+}
+
+// The family table (lm.hpp's families()): one object per row, in Arch order.
+val lm_families() {
+  val rows = val::array();
+  for (const lm::Family& f : lm::families()) {
+    val r = val::object();
+    r.set("name", std::string(f.name));
+    r.set("hfTypes", std::string(f.hf_types));
+    r.set("source", std::string(f.source));
+    r.set("gguf", f.gguf);
+    r.set("qkvBias", f.qkv_bias);
+    rows.call<void>("push", r);
+  }
+  return rows;
 }
 
 int new_handle(Handle&& h, ptr out) {
@@ -82,7 +99,12 @@ int lm_from_tensors(ptr config, val names, ptr dtypes, ptr ranks, ptr dims, ptr 
       t[i].data = at<const uint8_t>(at<const uint32_t>(addresses)[i]);
       t[i].bytes = static_cast<std::size_t>(at<const double>(sizes)[i]);
     }
-    new_handle({lm::from_tensors(unpack(at<const double>(config)), t), {}, {}, {}}, out);
+    lm::Config c = unpack(at<const double>(config));
+    const double* rules = at<const double>(config) + kConfigSlots;
+    if (c.n_layers > 0 && c.n_layers <= 1024)  // (else validate names n_layers)
+      for (int l = 0; l < c.n_layers; ++l)
+        c.layers.push_back({rules[2 * l] != 0, static_cast<int>(std::clamp(rules[2 * l + 1], -1.0, 1e9))});
+    new_handle({lm::from_tensors(c, t), {}, {}, {}}, out);
   });
 }
 
@@ -168,6 +190,7 @@ EMSCRIPTEN_BINDINGS(posenc_lm) {
   function("lmLoadLlama2c", &lm_load_llama2c);
   function("lmLoadGguf", &lm_load_gguf);
   function("lmFromTensors", &lm_from_tensors);
+  function("lmFamilies", &lm_families);
   function("lmDelete", &lm_delete);
   function("lmConfig", &lm_config);
   function("lmParameterCount", &lm_parameter_count);

@@ -31,7 +31,29 @@
 
 namespace posenc::lm {
 
-enum class Arch { Llama, Qwen2 };
+// The model families posenc runs: one row each in families() (lm_family.cpp), in this order.
+enum class Arch { Llama, Qwen2, Mistral, Qwen3, SmolLM3, Olmo2 };
+enum class QkNorm {
+  None,
+  PerHead,  // RMSNorm over each head's head_dim channels, one weight [head_dim] shared by the heads (Qwen3)
+  Whole,    // RMSNorm over the whole projection, weights [heads * head_dim] (OLMo 2)
+};
+// One family's differences from Llama (the forward and the loaders read them; adding a family is one row).
+// Per-layer rules that a config.json gives (NoPE layers, sliding windows) come as Config::layers.
+struct Family {
+  Arch arch;
+  const char* name;      // shown, and llama.cpp's general.architecture for its GGUF files
+  const char* hf_types;  // config.json model_type values, comma-separated
+  const char* source;    // the HF modeling code followed
+  bool qkv_bias;         // q/k/v projections have biases (Qwen2)
+  QkNorm qk_norm;        // q/k RMSNorm before RoPE
+  bool pre_norms;        // RMSNorm before attention and MLP (Llama); false: none (OLMo 2)
+  bool post_norms;       // RMSNorm of the attention and MLP outputs before the residual add (OLMo 2)
+  bool gguf;             // llama.cpp writes this family's GGUF files under `name`
+  RopeLayout gguf_layout;  // llama.cpp's rope type for it (NORM: interleaved pairs; NEOX: half)
+};
+const std::vector<Family>& families();
+const Family& family(Arch a);
 enum class Source { Llama2c, Gguf, HfSafetensors };
 // Where Config::context (the original, trained context) came from.
 enum class ContextSource {
@@ -51,9 +73,15 @@ struct Config {
   double rope_theta = 10000.0;
   double norm_eps = 1e-5;
   bool tied_embeddings = true;
-  bool qkv_bias = false;  // Qwen2
+  bool qkv_bias = false;  // Qwen2 (from_tensors sets it from the family row)
   int context = 0;        // original context (>= 1)
   ContextSource context_source = ContextSource::FileMetadata;
+  // Per layer (empty: every layer rotates and attends to every earlier key).
+  struct Layer {
+    bool rope = true;  // false: a NoPE layer (SmolLM3's no_rope_layers)
+    int window = 0;    // > 0: sliding-window attention over that many keys (the query's own included)
+  };
+  std::vector<Layer> layers;
 
   int hd() const { return head_dim ? head_dim : (n_heads ? dim / n_heads : 0); }
   int rd() const { return rotary_dim ? rotary_dim : hd(); }
@@ -85,6 +113,8 @@ class Model {
     std::vector<float> wq, wk, wv, wo;       // [D, H*hd], [D, Hkv*hd], [D, Hkv*hd], [H*hd, D]
     std::vector<float> bq, bk, bv;           // Qwen2 only: [H*hd], [Hkv*hd], [Hkv*hd]
     std::vector<float> w_gate, w_up, w_down;  // [D, F], [D, F], [F, D]
+    std::vector<float> q_norm, k_norm;        // Family::qk_norm: [hd] each (PerHead) or [H*hd], [Hkv*hd] (Whole)
+    std::vector<float> attn_post_norm, ffn_post_norm;  // Family::post_norms: [D] each
   };
 
  private:

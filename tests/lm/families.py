@@ -1,0 +1,157 @@
+#!/usr/bin/python3
+"""Independent float64 forward of an HF model directory (config.json + model.safetensors), per family, written
+from HF transformers' modeling code for each (src/transformers/models/<family>/modeling_<family>.py). It shares no
+code with posenc (the C++ core or the JS library): it reads the safetensors and config.json itself.
+
+usage: families.py DIR TOKENS OUT [--drop DETAIL]
+  TOKENS: comma-separated token ids. Writes OUT as one line "nll <values...>" (nll[i] = -log p(tok[i+1] | tok[..i])).
+  --drop DETAIL runs the forward without one family detail (the sensitivity checks): window (Mistral's sliding
+  window), qk_norm (Qwen3's per-head, OLMo 2's whole-projection q/k RMSNorm), nope (SmolLM3's NoPE layers: RoPE on
+  every layer), post_norm (OLMo 2: the norms after attention and MLP moved before them, as Llama's), llama3 (Llama
+  3.2: the llama3 frequency scaling), tied (Llama 3.2: a zero classifier instead of the tied embedding).
+"""
+import argparse
+import json
+import math
+import os
+import struct
+import sys
+
+import numpy as np
+
+
+def read_safetensors(path):
+    raw = open(path, 'rb').read()
+    (n,) = struct.unpack_from('<Q', raw, 0)
+    header = json.loads(raw[8:8 + n])
+    out = {}
+    for name, t in header.items():
+        if name == '__metadata__':
+            continue
+        assert t['dtype'] == 'F32', t['dtype']
+        a, b = t['data_offsets']
+        out[name] = np.frombuffer(raw[8 + n + a:8 + n + b], dtype='<f4').astype(np.float64).reshape(t['shape'])
+    return out
+
+
+def rms(x, w, eps):
+    return x / np.sqrt((x * x).mean(-1, keepdims=True) + eps) * w
+
+
+def inv_freq(cfg, dim, drop):
+    """modeling_rope_utils: the default rope and llama3's (_compute_llama3_parameters)."""
+    rp = cfg.get('rope_parameters') or cfg.get('rope_scaling') or {}
+    base = rp.get('rope_theta', cfg.get('rope_theta', 2e6 if cfg['model_type'] == 'smollm3' else 10000.0))
+    inv = 1.0 / base ** (np.arange(0, dim, 2, dtype=np.float64) / dim)
+    kind = rp.get('rope_type', rp.get('type', 'default'))
+    if kind == 'default' or (kind == 'llama3' and drop == 'llama3'):
+        return inv
+    assert kind == 'llama3', kind
+    factor, low, high, orig = rp['factor'], rp['low_freq_factor'], rp['high_freq_factor'], rp['original_max_position_embeddings']
+    low_wavelen, high_wavelen = orig / low, orig / high
+    wavelen = 2 * math.pi / inv
+    scaled = np.where(wavelen > low_wavelen, inv / factor, inv)
+    smooth = (orig / wavelen - low) / (high - low)
+    smoothed = (1 - smooth) * scaled / factor + smooth * scaled
+    medium = ~(wavelen < high_wavelen) & ~(wavelen > low_wavelen)
+    return np.where(medium, smoothed, scaled)
+
+
+def rotate_half_rope(x, cos, sin):
+    """x [T, heads, hd]: HF's q * cos + rotate_half(q) * sin, cos/sin = cat(freqs, freqs)."""
+    h = x.shape[-1] // 2
+    rot = np.concatenate([-x[..., h:], x[..., :h]], -1)
+    return x * cos[:, None, :] + rot * sin[:, None, :]
+
+
+def forward(d, tokens, drop):
+    cfg = json.load(open(os.path.join(d, 'config.json')))
+    W = read_safetensors(os.path.join(d, 'model.safetensors'))
+    mt = cfg['model_type']
+    T, D = len(tokens), cfg['hidden_size']
+    H = cfg['num_attention_heads']
+    Hkv = cfg.get('num_key_value_heads') or H
+    hd = cfg.get('head_dim') or D // H
+    n = cfg['num_hidden_layers']
+    eps = cfg.get('rms_norm_eps', 1e-6)
+    # per layer: RoPE or not, sliding window or none
+    rope = [True] * n
+    if mt == 'smollm3' and drop != 'nope':
+        # SmolLM3Config: no_rope_layers[i] = 1 uses RoPE; default a NoPE layer every no_rope_layer_interval (4)
+        every = cfg.get('no_rope_layer_interval', 4)
+        rope = [bool(x) for x in cfg.get('no_rope_layers') or [int((i + 1) % every != 0) for i in range(n)]]
+    window = [None] * n
+    if mt == 'mistral' and drop != 'window':
+        # MistralAttention passes config.sliding_window (default 4096) to every layer's attention
+        w = cfg['sliding_window'] if 'sliding_window' in cfg else 4096
+        window = [w] * n
+    inv = inv_freq(cfg, hd, drop)
+    ang = np.arange(T, dtype=np.float64)[:, None] * inv[None, :]
+    cos, sin = np.cos(np.concatenate([ang, ang], -1)), np.sin(np.concatenate([ang, ang], -1))
+    pos = np.arange(T)
+    x = W['model.embed_tokens.weight'][tokens]
+    post = mt == 'olmo2' and drop != 'post_norm'
+    for l in range(n):
+        p = 'model.layers.%d.' % l
+        w = lambda name: W[p + name]
+        lin = lambda h, name: h @ w(name + '.weight').T + (W[p + name + '.bias'] if p + name + '.bias' in W else 0)
+        # attention
+        if mt == 'olmo2':  # Olmo2DecoderLayer: no norm before attention (post_attention_layernorm after it)
+            h = x if post else rms(x, w('post_attention_layernorm.weight'), eps)
+        else:
+            h = rms(x, w('input_layernorm.weight'), eps)
+        q, k, v = lin(h, 'self_attn.q_proj'), lin(h, 'self_attn.k_proj'), lin(h, 'self_attn.v_proj')
+        if mt == 'olmo2' and drop != 'qk_norm':  # Olmo2Attention: q_norm over num_heads * head_dim
+            q, k = rms(q, w('self_attn.q_norm.weight'), eps), rms(k, w('self_attn.k_norm.weight'), eps)
+        q, k, v = q.reshape(T, H, hd), k.reshape(T, Hkv, hd), v.reshape(T, Hkv, hd)
+        if mt == 'qwen3' and drop != 'qk_norm':  # Qwen3Attention: q_norm over head_dim, before RoPE
+            q, k = rms(q, w('self_attn.q_norm.weight'), eps), rms(k, w('self_attn.k_norm.weight'), eps)
+        if rope[l]:
+            q, k = rotate_half_rope(q, cos, sin), rotate_half_rope(k, cos, sin)
+        # masking_utils: causal (kv_idx <= q_idx) and, with a sliding window, kv_idx > q_idx - sliding_window
+        allowed = pos[None, :] <= pos[:, None]
+        if window[l] is not None:
+            allowed &= pos[None, :] > pos[:, None] - window[l]
+        mask = np.where(allowed, 0.0, -np.inf)
+        out = np.empty((T, H, hd))
+        for i in range(H):
+            g = i // (H // Hkv)
+            s = q[:, i, :] @ k[:, g, :].T * hd ** -0.5 + mask
+            s = np.exp(s - s.max(-1, keepdims=True))
+            out[:, i, :] = (s / s.sum(-1, keepdims=True)) @ v[:, g, :]
+        a = lin(out.reshape(T, H * hd), 'self_attn.o_proj')
+        x = x + (rms(a, w('post_attention_layernorm.weight'), eps) if post else a)
+        # MLP: down(silu(gate(h)) * up(h))
+        if mt == 'olmo2':
+            h = x if post else rms(x, w('post_feedforward_layernorm.weight'), eps)
+        else:
+            h = rms(x, w('post_attention_layernorm.weight'), eps)
+        g = lin(h, 'mlp.gate_proj')
+        m = lin((g / (1 + np.exp(-g))) * lin(h, 'mlp.up_proj'), 'mlp.down_proj')
+        x = x + (rms(m, w('post_feedforward_layernorm.weight'), eps) if post else m)
+    x = rms(x, W['model.norm.weight'], eps)
+    if 'lm_head.weight' in W:
+        cls = W['lm_head.weight']
+    else:  # tie_word_embeddings
+        cls = np.zeros_like(W['model.embed_tokens.weight']) if drop == 'tied' else W['model.embed_tokens.weight']
+    logits = x @ cls.T
+    mx = logits.max(-1, keepdims=True)
+    lse = (mx + np.log(np.exp(logits - mx).sum(-1, keepdims=True)))[:, 0]
+    return lse[:-1] - logits[np.arange(T - 1), tokens[1:]]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument('dir')
+    ap.add_argument('tokens')
+    ap.add_argument('out')
+    ap.add_argument('--drop', default='')
+    a = ap.parse_args()
+    tokens = np.array([int(t) for t in a.tokens.split(',')])
+    nll = forward(a.dir, tokens, a.drop)
+    with open(a.out, 'w') as f:
+        f.write('nll ' + ' '.join('%.17g' % v for v in nll) + '\n')
+
+
+if __name__ == '__main__':
+    sys.exit(main())
