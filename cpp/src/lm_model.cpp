@@ -93,7 +93,8 @@ std::string canonical(const std::string& name, const Family& fam) {
       {"mlp.up_proj.weight", "ffn_up.weight"},          {"mlp.down_proj.weight", "ffn_down.weight"},
       {"self_attn.rotary_emb.inv_freq", "rotary_emb.inv_freq"},
       {"self_attn.q_norm.weight", "attn_q_norm.weight"}, {"self_attn.k_norm.weight", "attn_k_norm.weight"},
-      {"post_feedforward_layernorm.weight", "post_ffw_norm.weight"}};
+      {"post_feedforward_layernorm.weight", "post_ffw_norm.weight"},
+      {"self_attn.qkv_proj.weight", "attn_qkv.weight"}, {"mlp.gate_up_proj.weight", "ffn_gate_up.weight"}};
   if (fam.post_norms && rest == "post_attention_layernorm.weight") return "blk." + layer + ".post_attention_norm.weight";
   if (auto it = parts.find(rest); it != parts.end()) return "blk." + layer + "." + it->second;
   return name;
@@ -132,6 +133,20 @@ class Tensors {
     by_name_.erase(it);
     if (transpose) w = transposed(w, static_cast<int>(shape[0]), static_cast<int>(shape[1]));
     return w;
+  }
+  // A fused projection [sum(rows), cols] split by rows into its parts, each transposed to [cols, rows_i].
+  std::vector<std::vector<float>> take_split(const std::string& name, const std::vector<int64_t>& rows, int64_t cols) {
+    int64_t total = 0;
+    for (const int64_t r : rows) total += r;
+    const std::vector<float> w = take(name, {total, cols}, false);
+    std::vector<std::vector<float>> parts;
+    std::size_t at = 0;
+    for (const int64_t r : rows) {
+      const std::vector<float> part(w.begin() + at, w.begin() + at + r * cols);
+      parts.push_back(transposed(part, static_cast<int>(r), static_cast<int>(cols)));
+      at += r * cols;
+    }
+    return parts;
   }
   void refuse_leftovers() const {
     if (!by_name_.empty())
@@ -221,9 +236,14 @@ Model from_tensors(const Config& config, const std::vector<TensorBytes>& list) {
     const std::string p = "blk." + std::to_string(l) + ".";
     Model::Layer& L = m.layers_[l];
     if (fam.pre_norms) L.attn_norm = t.take(p + "attn_norm.weight", {D}, false);
-    L.wq = t.take(p + "attn_q.weight", {Q, D}, true);
-    L.wk = t.take(p + "attn_k.weight", {KV, D}, true);
-    L.wv = t.take(p + "attn_v.weight", {KV, D}, true);
+    if (fam.fused_qkv) {
+      auto qkv = t.take_split(p + "attn_qkv.weight", {Q, KV, KV}, D);
+      L.wq = std::move(qkv[0]), L.wk = std::move(qkv[1]), L.wv = std::move(qkv[2]);
+    } else {
+      L.wq = t.take(p + "attn_q.weight", {Q, D}, true);
+      L.wk = t.take(p + "attn_k.weight", {KV, D}, true);
+      L.wv = t.take(p + "attn_v.weight", {KV, D}, true);
+    }
     if (fam.qkv_bias) {
       L.bq = t.take(p + "attn_q.bias", {Q}, false);
       L.bk = t.take(p + "attn_k.bias", {KV}, false);
@@ -239,8 +259,13 @@ Model from_tensors(const Config& config, const std::vector<TensorBytes>& list) {
     L.wo = t.take(p + "attn_output.weight", {D, Q}, true);
     if (fam.post_norms) L.attn_post_norm = t.take(p + "post_attention_norm.weight", {D}, false);
     if (fam.pre_norms) L.ffn_norm = t.take(p + "ffn_norm.weight", {D}, false);
-    L.w_gate = t.take(p + "ffn_gate.weight", {F, D}, true);
-    L.w_up = t.take(p + "ffn_up.weight", {F, D}, true);
+    if (fam.fused_gate_up) {
+      auto gate_up = t.take_split(p + "ffn_gate_up.weight", {F, F}, D);
+      L.w_gate = std::move(gate_up[0]), L.w_up = std::move(gate_up[1]);
+    } else {
+      L.w_gate = t.take(p + "ffn_gate.weight", {F, D}, true);
+      L.w_up = t.take(p + "ffn_up.weight", {F, D}, true);
+    }
     L.w_down = t.take(p + "ffn_down.weight", {D, F}, true);
     if (fam.post_norms) L.ffn_post_norm = t.take(p + "post_ffw_norm.weight", {D}, false);
   }

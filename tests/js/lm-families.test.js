@@ -33,6 +33,9 @@ function reference(path, ids, drop) {
   return readFileSync(out, 'utf8').trim().split(' ').slice(1).map(Number);
 }
 
+// Phi3Config with LongRoPE: original_max_position_embeddings at the top level, max_position_embeddings / it = factor 4
+const PHI3 = { rope_theta: 1e4, partial_rotary_factor: 0.75, original_max_position_embeddings: 64, max_position_embeddings: 256, sliding_window: 90,
+  rope_scaling: { type: 'longrope', short_factor: [1, 1.3, 1.9, 2.8, 4.1, 6], long_factor: [1.1, 2, 3.5, 6, 9, 14] } };
 const shape = { dim: 32, layers: 3, heads: 4, kvHeads: 2, headDim: 8, hidden: 48, vocab: 41 };
 // [name, family files, tokens, details the sensitivity check drops]
 const CASES = [
@@ -45,6 +48,9 @@ const CASES = [
   ['SmolLM3, default NoPE layers (every 4th) and theta', { family: 'smollm3', seed: 25, ...shape, layers: 4 }, 160, ['nope']],
   ['OLMo 2, norms after attention and MLP, q/k norm over the projection', { family: 'olmo2', seed: 26, ...shape, config: { rope_theta: 5e5 } }, 120,
     ['qk_norm', 'post_norm']],
+  ['Phi-3.5, fused qkv and gate_up, LongRoPE long factors (T = 200 > 64), partial rotary 0.75, sliding window 90',
+    { family: 'phi3', seed: 27, ...shape, headDim: 16, config: PHI3 }, 200, ['longrope', 'gate_up', 'window']],
+  ['Phi-3.5, LongRoPE short factors (T = 60 <= 64)', { family: 'phi3', seed: 28, ...shape, headDim: 16, config: PHI3 }, 60, ['longrope']],
 ];
 
 test.each(CASES)('%s: equals the float64 HF forward, and each family detail matters', async (name, spec, T, drops) => {
@@ -74,8 +80,9 @@ test.each(CASES)('%s: equals the float64 HF forward, and each family detail matt
 test('the families come from the core\'s table; a model_type it has no row for is refused by name', async () => {
   const families = await pe.languageModelFamilies();
   expect(families.map((f) => [f.name, f.hfTypes, f.gguf, f.qkvBias])).toEqual([['llama', ['llama'], true, false], ['qwen2', ['qwen2'], true, true],
-    ['mistral', ['mistral'], false, false], ['qwen3', ['qwen3'], true, false], ['smollm3', ['smollm3'], false, false], ['olmo2', ['olmo2'], false, false]]);
+    ['mistral', ['mistral'], false, false], ['qwen3', ['qwen3'], true, false], ['smollm3', ['smollm3'], false, false], ['olmo2', ['olmo2'], false, false],
+    ['phi3', ['phi3'], false, false]]);
   for (const f of families) expect(f.source).toMatch(new RegExp(`^${f.name}/mod(eling|ular)_${f.name}\\.py$`));
   const { model, config } = familyFiles({ family: 'gemma3_text', seed: 1, ...shape });
-  await expect(pe.loadLanguageModel({ model, config })).rejects.toThrow(/model_type "gemma3_text" is not one posenc runs \(llama, qwen2, mistral, qwen3, smollm3, olmo2\)/);
+  await expect(pe.loadLanguageModel({ model, config })).rejects.toThrow(/model_type "gemma3_text" is not one posenc runs \(llama, qwen2, mistral, qwen3, smollm3, olmo2, phi3\)/);
 });

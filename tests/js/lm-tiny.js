@@ -94,7 +94,7 @@ export function plainForward(p, ids) {
 
 /**
  * A tiny random model of one HF family, as the files HF writes: {model: safetensors bytes, config}. family: its
- * config.json model_type (llama, mistral, qwen3, smollm3, olmo2); config: more config.json keys. The weights are
+ * config.json model_type (llama, mistral, qwen3, smollm3, olmo2, phi3); config: more config.json keys. The weights are
  * large (scale) and the norms' weights far from 1, so that each family detail moves the NLL by far more than
  * float rounding does.
  */
@@ -121,12 +121,17 @@ export function familyFiles({ family, seed, dim, layers, heads, kvHeads, headDim
       w('self_attn.q_norm.weight', [headDim], norm(headDim));
       w('self_attn.k_norm.weight', [headDim], norm(headDim));
     }
-    w('self_attn.q_proj.weight', [Q, dim]);
-    w('self_attn.k_proj.weight', [KV, dim]);
-    w('self_attn.v_proj.weight', [KV, dim]);
+    if (family === 'phi3') { // Phi3Attention's qkv_proj [q | k | v], Phi3MLP's gate_up_proj [gate | up]
+      w('self_attn.qkv_proj.weight', [Q + 2 * KV, dim]);
+      w('mlp.gate_up_proj.weight', [2 * hidden, dim]);
+    } else {
+      w('self_attn.q_proj.weight', [Q, dim]);
+      w('self_attn.k_proj.weight', [KV, dim]);
+      w('self_attn.v_proj.weight', [KV, dim]);
+      w('mlp.gate_proj.weight', [hidden, dim]);
+      w('mlp.up_proj.weight', [hidden, dim]);
+    }
     w('self_attn.o_proj.weight', [dim, Q]);
-    w('mlp.gate_proj.weight', [hidden, dim]);
-    w('mlp.up_proj.weight', [hidden, dim]);
     w('mlp.down_proj.weight', [dim, hidden]);
   }
   return {

@@ -8,7 +8,8 @@ usage: families.py DIR TOKENS OUT [--drop DETAIL]
   --drop DETAIL runs the forward without one family detail (the sensitivity checks): window (Mistral's sliding
   window), qk_norm (Qwen3's per-head, OLMo 2's whole-projection q/k RMSNorm), nope (SmolLM3's NoPE layers: RoPE on
   every layer), post_norm (OLMo 2: the norms after attention and MLP moved before them, as Llama's), llama3 (Llama
-  3.2: the llama3 frequency scaling), tied (Llama 3.2: a zero classifier instead of the tied embedding).
+  3.2: the llama3 frequency scaling), tied (Llama 3.2: a zero classifier instead of the tied embedding), longrope
+  (Phi-3: no frequency scaling), gate_up (Phi-3: the fused gate_up_proj read as [up | gate] instead of [gate | up]).
 """
 import argparse
 import json
@@ -38,14 +39,22 @@ def rms(x, w, eps):
     return x / np.sqrt((x * x).mean(-1, keepdims=True) + eps) * w
 
 
-def inv_freq(cfg, dim, drop):
-    """modeling_rope_utils: the default rope and llama3's (_compute_llama3_parameters)."""
+def inv_freq(cfg, dim, drop, T):
+    """modeling_rope_utils: the default rope, llama3's (_compute_llama3_parameters) and longrope's
+    (_compute_longrope_parameters, with Phi-3's long factors once the input passes the original context).
+    Returns (inv_freq, the cos/sin scale)."""
     rp = cfg.get('rope_parameters') or cfg.get('rope_scaling') or {}
     base = rp.get('rope_theta', cfg.get('rope_theta', 2e6 if cfg['model_type'] == 'smollm3' else 10000.0))
     inv = 1.0 / base ** (np.arange(0, dim, 2, dtype=np.float64) / dim)
     kind = rp.get('rope_type', rp.get('type', 'default'))
-    if kind == 'default' or (kind == 'llama3' and drop == 'llama3'):
-        return inv
+    if kind == 'default' or (kind in ('llama3', 'longrope') and drop in ('llama3', 'longrope')):
+        return inv, 1.0
+    if kind == 'longrope':
+        orig = cfg.get('original_max_position_embeddings') or rp['original_max_position_embeddings']
+        factor = cfg['max_position_embeddings'] / orig  # Phi-3: the ratio, not rope_scaling's factor
+        scale = math.sqrt(1 + math.log(factor) / math.log(orig)) if factor > 1 else 1.0
+        ext = np.array(rp['long_factor'] if T > orig else rp['short_factor'], dtype=np.float64)
+        return inv / ext, scale
     assert kind == 'llama3', kind
     factor, low, high, orig = rp['factor'], rp['low_freq_factor'], rp['high_freq_factor'], rp['original_max_position_embeddings']
     low_wavelen, high_wavelen = orig / low, orig / high
@@ -54,14 +63,17 @@ def inv_freq(cfg, dim, drop):
     smooth = (orig / wavelen - low) / (high - low)
     smoothed = (1 - smooth) * scaled / factor + smooth * scaled
     medium = ~(wavelen < high_wavelen) & ~(wavelen > low_wavelen)
-    return np.where(medium, smoothed, scaled)
+    return np.where(medium, smoothed, scaled), 1.0
 
 
 def rotate_half_rope(x, cos, sin):
-    """x [T, heads, hd]: HF's q * cos + rotate_half(q) * sin, cos/sin = cat(freqs, freqs)."""
-    h = x.shape[-1] // 2
-    rot = np.concatenate([-x[..., h:], x[..., :h]], -1)
-    return x * cos[:, None, :] + rot * sin[:, None, :]
+    """x [T, heads, hd]: HF's q * cos + rotate_half(q) * sin, cos/sin = cat(freqs, freqs), on the first
+    cos.shape[-1] channels (partial rotary: the rest pass)."""
+    rd = cos.shape[-1]
+    r, rest = x[..., :rd], x[..., rd:]
+    h = rd // 2
+    rot = np.concatenate([-r[..., h:], r[..., :h]], -1)
+    return np.concatenate([r * cos[:, None, :] + rot * sin[:, None, :], rest], -1)
 
 
 def forward(d, tokens, drop):
@@ -85,9 +97,12 @@ def forward(d, tokens, drop):
         # MistralAttention passes config.sliding_window (default 4096) to every layer's attention
         w = cfg['sliding_window'] if 'sliding_window' in cfg else 4096
         window = [w] * n
-    inv = inv_freq(cfg, hd, drop)
+    if mt == 'phi3' and drop != 'window':  # Phi3Attention: config.sliding_window (default None)
+        window = [cfg.get('sliding_window')] * n
+    rd = int(hd * cfg.get('partial_rotary_factor', 1.0))
+    inv, scale = inv_freq(cfg, rd, drop, T)
     ang = np.arange(T, dtype=np.float64)[:, None] * inv[None, :]
-    cos, sin = np.cos(np.concatenate([ang, ang], -1)), np.sin(np.concatenate([ang, ang], -1))
+    cos, sin = np.cos(np.concatenate([ang, ang], -1)) * scale, np.sin(np.concatenate([ang, ang], -1)) * scale
     pos = np.arange(T)
     x = W['model.embed_tokens.weight'][tokens]
     post = mt == 'olmo2' and drop != 'post_norm'
@@ -100,7 +115,11 @@ def forward(d, tokens, drop):
             h = x if post else rms(x, w('post_attention_layernorm.weight'), eps)
         else:
             h = rms(x, w('input_layernorm.weight'), eps)
-        q, k, v = lin(h, 'self_attn.q_proj'), lin(h, 'self_attn.k_proj'), lin(h, 'self_attn.v_proj')
+        if mt == 'phi3':  # Phi3Attention: qkv_proj rows [q | k | v]
+            qkv = lin(h, 'self_attn.qkv_proj')
+            q, k, v = qkv[:, :H * hd], qkv[:, H * hd:(H + Hkv) * hd], qkv[:, (H + Hkv) * hd:]
+        else:
+            q, k, v = lin(h, 'self_attn.q_proj'), lin(h, 'self_attn.k_proj'), lin(h, 'self_attn.v_proj')
         if mt == 'olmo2' and drop != 'qk_norm':  # Olmo2Attention: q_norm over num_heads * head_dim
             q, k = rms(q, w('self_attn.q_norm.weight'), eps), rms(k, w('self_attn.k_norm.weight'), eps)
         q, k, v = q.reshape(T, H, hd), k.reshape(T, Hkv, hd), v.reshape(T, Hkv, hd)
@@ -126,8 +145,13 @@ def forward(d, tokens, drop):
             h = x if post else rms(x, w('post_feedforward_layernorm.weight'), eps)
         else:
             h = rms(x, w('post_attention_layernorm.weight'), eps)
-        g = lin(h, 'mlp.gate_proj')
-        m = lin((g / (1 + np.exp(-g))) * lin(h, 'mlp.up_proj'), 'mlp.down_proj')
+        if mt == 'phi3':  # Phi3MLP: gate, up = gate_up_proj(h).chunk(2); down(up * silu(gate))
+            gu = lin(h, 'mlp.gate_up_proj')
+            F = gu.shape[-1] // 2
+            g, u = (gu[:, F:], gu[:, :F]) if drop == 'gate_up' else (gu[:, :F], gu[:, F:])
+        else:
+            g, u = lin(h, 'mlp.gate_proj'), lin(h, 'mlp.up_proj')
+        m = lin((g / (1 + np.exp(-g))) * u, 'mlp.down_proj')
         x = x + (rms(m, w('post_feedforward_layernorm.weight'), eps) if post else m)
     x = rms(x, W['model.norm.weight'], eps)
     if 'lm_head.weight' in W:

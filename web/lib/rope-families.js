@@ -132,9 +132,10 @@ export const FAMILIES = [
   },
   {
     id: 'phi3', models: ['phi3'],
-    source: 'phi3/configuration_phi3.py',
-    reads: "original_max_position_embeddings at the top level; rope_type 'su' and 'yarn' renamed to 'longrope'",
+    source: 'phi3/configuration_phi3.py, phi3/modeling_phi3.py',
+    reads: "original_max_position_embeddings at the top level; rope_type 'su' and 'yarn' renamed to 'longrope'; every layer attends over sliding_window keys when set (Phi3Attention passes config.sliding_window)",
     renameToLongrope: true,
+    window: (type, c) => (int(windowOf(c, null)) ? windowOf(c, null) : null),
   },
   {
     id: 'llama4-scaling-beta', models: ['ministral3', 'mistral3', 'mistral4'],

@@ -32,7 +32,7 @@
 namespace posenc::lm {
 
 // The model families posenc runs: one row each in families() (lm_family.cpp), in this order.
-enum class Arch { Llama, Qwen2, Mistral, Qwen3, SmolLM3, Olmo2 };
+enum class Arch { Llama, Qwen2, Mistral, Qwen3, SmolLM3, Olmo2, Phi3 };
 enum class QkNorm {
   None,
   PerHead,  // RMSNorm over each head's head_dim channels, one weight [head_dim] shared by the heads (Qwen3)
@@ -49,6 +49,8 @@ struct Family {
   QkNorm qk_norm;        // q/k RMSNorm before RoPE
   bool pre_norms;        // RMSNorm before attention and MLP (Llama); false: none (OLMo 2)
   bool post_norms;       // RMSNorm of the attention and MLP outputs before the residual add (OLMo 2)
+  bool fused_qkv;        // one q/k/v projection, [q | k | v] rows (Phi-3's qkv_proj; split at load)
+  bool fused_gate_up;    // one gate/up projection, [gate | up] rows (Phi-3's gate_up_proj; split at load)
   bool gguf;             // llama.cpp writes this family's GGUF files under `name`
   RopeLayout gguf_layout;  // llama.cpp's rope type for it (NORM: interleaved pairs; NEOX: half)
 };
