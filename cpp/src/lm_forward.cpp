@@ -59,6 +59,20 @@ void add_into(float* x, const float* y, std::size_t n) {
   for (; i < n; ++i) x[i] += y[i];
 }
 
+// g[n] = gelu_tanh(g) * u: gelu with the tanh approximation, 0.5 g (1 + tanh(z)) = g / (1 + e^(-2z)),
+// z = sqrt(2 / pi) (g + 0.044715 g^3) (GeGLU, Gemma's gelu_pytorch_tanh)
+void geglu(float* g, const float* u, std::size_t n) {
+  const simd::ExpConstants k = simd::exp_constants();
+  const float c = -2.0f * 0.7978845608028654f, c3 = c * 0.044715f;
+  const fbatch one = simd::splat(1.0f), vc = simd::splat(c), vc3 = simd::splat(c3);
+  std::size_t i = 0;
+  for (; i + W <= n; i += W) {
+    const fbatch x = simd::load(g + i);
+    simd::store(g + i, x / (one + simd::exp(x * (vc + vc3 * x * x), k)) * simd::load(u + i));
+  }
+  for (; i < n; ++i) g[i] = g[i] / (1.0f + std::exp(g[i] * (c + c3 * g[i] * g[i]))) * u[i];
+}
+
 // g[n] = silu(g) * u = g / (1 + e^-g) * u
 void swiglu(float* g, const float* u, std::size_t n) {
   const simd::ExpConstants k = simd::exp_constants();
@@ -263,14 +277,16 @@ struct Forward {
     return {k, v};
   }
 
-  // x [T, D] = embedding rows of the tokens (tied: columns of cls [D, V])
+  // x [T, D] = embedding rows of the tokens (tied: columns of cls [D, V]), times sqrt(D) in the family's with
+  // embed_scale (Gemma: HF multiplies by sqrt(hidden_size) rounded to the embeddings' float32)
   void embed(const int32_t* tok) {
     const std::vector<float>& e = Access::embed(m);
     const std::vector<float>& cls = Access::cls(m);
+    const float scale = fam.embed_scale ? static_cast<float>(std::sqrt(static_cast<double>(D))) : 1.0f;
     for (int t = 0; t < T; ++t)
       for (int d = 0; d < D; ++d)
-        b.x[static_cast<idx>(t) * D + d] = e.empty() ? cls[static_cast<idx>(d) * c.vocab_size + tok[t]]
-                                                      : e[static_cast<idx>(tok[t]) * D + d];
+        b.x[static_cast<idx>(t) * D + d] = scale * (e.empty() ? cls[static_cast<idx>(d) * c.vocab_size + tok[t]]
+                                                              : e[static_cast<idx>(tok[t]) * D + d]);
   }
 
   // x += Wo attention(rope(Wq xn), rope(Wk xn), Wv xn), xn = rmsnorm(x); with the family's q/k norms (before
@@ -303,7 +319,7 @@ struct Forward {
       for (int g = 0; g < Hkv; ++g) rope.rotate(b.kh.data() + g * head, T, P);
     }
     const auto [keys, values] = keys_values(l);
-    const float scale = 1.0f / std::sqrt(static_cast<float>(hd));
+    const float scale = 1.0f / std::sqrt(static_cast<float>(c.attn_scalar > 0 ? c.attn_scalar : hd));
     const int group = H / Hkv;
     if (map) b.row_lse.resize(static_cast<std::size_t>(H) * T);
     for (int h = 0; h < H; ++h) {  // att [T, Q]: head h at columns h*hd; query i at position P + i
@@ -363,7 +379,10 @@ struct Forward {
       const float* xn = (fam.pre_norms ? b.xn.data() : b.x.data()) + static_cast<idx>(t0) * D;  // OLMo 2: x itself
       kernels::matmul(xn, L.w_gate.data(), b.g.data(), n, D, F, false);  // g [n, F]
       kernels::matmul(xn, L.w_up.data(), b.u.data(), n, D, F, false);    // u [n, F]
-      swiglu(b.g.data(), b.u.data(), static_cast<std::size_t>(n) * F);
+      if (fam.act == Activation::GeluTanh)
+        geglu(b.g.data(), b.u.data(), static_cast<std::size_t>(n) * F);
+      else
+        swiglu(b.g.data(), b.u.data(), static_cast<std::size_t>(n) * F);
       float* x = b.x.data() + static_cast<idx>(t0) * D;
       if (fam.post_norms) {  // x += rmsnorm(down), the block's xn rows (read) as scratch
         float* y = b.xn.data() + static_cast<idx>(t0) * D;
@@ -407,7 +426,22 @@ ForwardResult forward(const Model& model, const int32_t* tokens, int T, const Fo
   check_inputs(model, tokens, T, o);
   Forward f(model, T, o);
   const Config& c = model.config();
-  const Rope rope = make_rope(c, o.scaling, f.P + T);
+  // One RoPE table per (base, scaled) that the layers use (Gemma 3: its local and its global layers)
+  std::vector<std::pair<std::pair<double, bool>, Rope>> ropes;
+  ropes.reserve(static_cast<std::size_t>(c.n_layers));  // (rope_of points into it)
+  std::vector<const Rope*> rope_of(c.n_layers);
+  for (int l = 0; l < c.n_layers; ++l) {
+    const Config::Layer rule = c.layers.empty() ? Config::Layer{} : c.layers[l];
+    const std::pair<double, bool> key{rule.theta > 0 ? rule.theta : c.rope_theta, rule.scaled};
+    auto it = std::find_if(ropes.begin(), ropes.end(), [&](const auto& r) { return r.first == key; });
+    if (it == ropes.end()) {
+      Config cl = c;
+      cl.rope_theta = key.first;
+      ropes.emplace_back(key, make_rope(cl, key.second ? o.scaling : RopeScaling{}, f.P + T));
+      it = ropes.end() - 1;
+    }
+    rope_of[l] = &it->second;
+  }
   if (o.head_stats) {
     const std::size_t S = o.stats_lengths.empty() ? 1 : o.stats_lengths.size();
     f.res.entropy.assign(S * c.n_layers * c.n_heads, 0.0f);
@@ -418,7 +452,7 @@ ForwardResult forward(const Model& model, const int32_t* tokens, int T, const Fo
   f.embed(tokens);
   const std::vector<Model::Layer>& layers = Access::layers(model);
   for (int l = 0; l < c.n_layers; ++l) {
-    f.attention(layers[l], rope, o.head_stats, o.map_layer == l, o, l);
+    f.attention(layers[l], *rope_of[l], o.head_stats, o.map_layer == l, o, l);
     f.ffn(layers[l]);
   }
   f.head(tokens, o);

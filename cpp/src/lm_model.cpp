@@ -67,7 +67,13 @@ void validate(const Config& c) {
     range_error("n_heads * head_dim", "at most " + std::to_string(kMaxDim), std::to_string(int64_t{c.n_heads} * c.hd()));
   if (!c.layers.empty() && static_cast<int>(c.layers.size()) != c.n_layers)
     range_error("layers", "one rule per layer (" + std::to_string(c.n_layers) + ") or none", std::to_string(c.layers.size()));
-  for (const Config::Layer& l : c.layers) require_int_range("layers[i].window", l.window, 0, kMaxContext);
+  for (const Config::Layer& l : c.layers) {
+    require_int_range("layers[i].window", l.window, 0, kMaxContext);
+    if (!std::isfinite(l.theta) || (l.theta != 0 && l.theta <= 1))
+      range_error("layers[i].theta", "0 (rope_theta) or a finite number > 1", format_number(l.theta));
+  }
+  if (!std::isfinite(c.attn_scalar) || c.attn_scalar < 0 || c.attn_scalar > 1e9)
+    range_error("attn_scalar", "0 (the default) or a number in (0, 1e9]", format_number(c.attn_scalar));
 }
 
 namespace {
@@ -96,6 +102,7 @@ std::string canonical(const std::string& name, const Family& fam) {
       {"post_feedforward_layernorm.weight", "post_ffw_norm.weight"},
       {"self_attn.qkv_proj.weight", "attn_qkv.weight"}, {"mlp.gate_up_proj.weight", "ffn_gate_up.weight"}};
   if (fam.post_norms && rest == "post_attention_layernorm.weight") return "blk." + layer + ".post_attention_norm.weight";
+  if (rest == "pre_feedforward_layernorm.weight") return "blk." + layer + ".ffn_norm.weight";  // Gemma
   if (auto it = parts.find(rest); it != parts.end()) return "blk." + layer + "." + it->second;
   return name;
 }
@@ -209,6 +216,14 @@ void check_memory(const std::vector<TensorBytes>& list) {
 
 }  // namespace
 
+// Every RMSNorm weight of a model.
+std::vector<std::vector<float>*> norms(Model& m) {
+  std::vector<std::vector<float>*> out = {&m.out_norm_};
+  for (Model::Layer& L : m.layers_)
+    for (std::vector<float>* w : {&L.attn_norm, &L.ffn_norm, &L.q_norm, &L.k_norm, &L.attn_post_norm, &L.ffn_post_norm}) out.push_back(w);
+  return out;
+}
+
 Model from_tensors(const Config& config, const std::vector<TensorBytes>& list) {
   validate(config);
   const Config& c = config;
@@ -220,6 +235,7 @@ Model from_tensors(const Config& config, const std::vector<TensorBytes>& list) {
   Model m;
   m.cfg_ = c;
   m.cfg_.qkv_bias = fam.qkv_bias;  // the family's, whatever the caller set
+  if (m.cfg_.attn_scalar == 0) m.cfg_.attn_scalar = fam.attn_scalar;
   m.cfg_.tied_embeddings = !t.has("output.weight");
   if (c.tied_embeddings != m.cfg_.tied_embeddings)
     throw Error(ErrorKind::Range, c.tied_embeddings ? "the config says tied embeddings but tensor output.weight is present"
@@ -270,6 +286,9 @@ Model from_tensors(const Config& config, const std::vector<TensorBytes>& list) {
     if (fam.post_norms) L.ffn_post_norm = t.take(p + "post_ffw_norm.weight", {D}, false);
   }
   t.refuse_leftovers();
+  if (fam.norm_plus_one)  // Gemma's RMSNorm: x * (1 + w)
+    for (std::vector<float>* w : norms(m))
+      for (float& x : *w) x += 1.0f;
   m.params_ = m.embed_.size() + m.cls_.size() + m.out_norm_.size();
   for (const Model::Layer& L : m.layers_)
     for (const auto* w : {&L.attn_norm, &L.ffn_norm, &L.wq, &L.wk, &L.wv, &L.wo, &L.bq, &L.bk, &L.bv, &L.w_gate,

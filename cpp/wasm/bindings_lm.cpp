@@ -28,10 +28,10 @@ struct Handle {
 Handle& handle(ptr h) { return *at<Handle>(h); }
 
 // A config travels as doubles in this order (enums as their index); lmFromTensors's also carries, after
-// these, two per layer (Config::layers): rope (0/1) and window (0: none).
+// these, four per layer (Config::layers): rope (0/1), window (0: none), theta (0: rope_theta), scaled (0/1).
 enum ConfigSlot {
   kArch, kSource, kDim, kHidden, kLayers, kHeads, kKvHeads, kVocab, kHeadDim, kRotaryDim, kTheta, kEps, kTied, kBias,
-  kContext, kContextSource, kLayout, kConfigSlots
+  kContext, kContextSource, kLayout, kAttnScalar, kConfigSlots
 };
 
 lm::Config unpack(const double* v) {
@@ -52,6 +52,7 @@ lm::Config unpack(const double* v) {
   c.qkv_bias = v[kBias] != 0;
   c.context = static_cast<int>(v[kContext]);
   c.context_source = static_cast<lm::ContextSource>(static_cast<int>(v[kContextSource]));
+  c.attn_scalar = v[kAttnScalar];
   return c;
 }
 
@@ -102,8 +103,8 @@ int lm_from_tensors(ptr config, val names, ptr dtypes, ptr ranks, ptr dims, ptr 
     lm::Config c = unpack(at<const double>(config));
     const double* rules = at<const double>(config) + kConfigSlots;
     if (c.n_layers > 0 && c.n_layers <= 1024)  // (else validate names n_layers)
-      for (int l = 0; l < c.n_layers; ++l)
-        c.layers.push_back({rules[2 * l] != 0, static_cast<int>(std::clamp(rules[2 * l + 1], -1.0, 1e9))});
+      for (const double* r = rules; r < rules + 4 * c.n_layers; r += 4)
+        c.layers.push_back({r[0] != 0, static_cast<int>(std::clamp(r[1], -1.0, 1e9)), r[2], r[3] != 0});
     new_handle({lm::from_tensors(c, t), {}, {}, {}}, out);
   });
 }
@@ -121,6 +122,7 @@ int lm_config(ptr h, ptr values) {
     v[kTheta] = c.rope_theta, v[kEps] = c.norm_eps, v[kTied] = c.tied_embeddings, v[kBias] = c.qkv_bias;
     v[kContext] = c.context, v[kContextSource] = static_cast<int>(c.context_source);
     v[kLayout] = static_cast<int>(lm::rope_layout(c));
+    v[kAttnScalar] = c.attn_scalar;
   });
 }
 

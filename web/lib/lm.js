@@ -19,7 +19,7 @@ import { loadLmModule } from './lm-module.js';
 
 // cpp/wasm/bindings_lm.cpp's config slots, and the core's enums, in their order.
 const SLOTS = ['arch', 'source', 'dim', 'hiddenDim', 'layers', 'heads', 'kvHeads', 'vocabSize', 'headDim', 'rotaryDim',
-  'ropeTheta', 'normEps', 'tiedEmbeddings', 'qkvBias', 'context', 'contextSource', 'layout'];
+  'ropeTheta', 'normEps', 'tiedEmbeddings', 'qkvBias', 'context', 'contextSource', 'layout', 'attnScalar'];
 const SOURCES = ['llama2c', 'gguf', 'safetensors'];
 const CONTEXT_SOURCES = ['trained', 'file', 'converter default'];
 const LAYOUTS = ['interleaved', 'half'];
@@ -77,15 +77,24 @@ export function createLanguageModelApi(mod) {
 
   async function fromSafetensors(files) {
     if (files.config == null) throw new TypeError('config must be the model\'s config.json (text, bytes or object): safetensors files carry no architecture');
-    const arch = describeArchitecture(plainJson(jsonOf('config', files.config), 'config.json'));
+    const json = plainJson(jsonOf('config', files.config), 'config.json');
+    const arch = describeArchitecture(json);
+    const cfg = json.text_config ?? json;
     const family = HF_ARCHS.get(arch.modelType);
     if (family === undefined) throw new RangeError(`config.json: model_type ${v.show(arch.modelType)} is not one posenc runs (${[...HF_ARCHS.keys()].join(', ')})`);
-    // Per layer: RoPE or NoPE, and its sliding window (Config::layers); the RoPE layers share one RoPE.
+    // Per layer (Config::layers): RoPE or NoPE, its sliding window, its RoPE base, and whether a scaling applies to it
+    // (a family's scalingOn layer type, as Gemma 3's global layers; else every layer). The scaled layers share one RoPE,
+    // the others rotate at their own base, unscaled.
     const roped = arch.layers.filter((l) => l.rope);
-    const layer = roped[0] ?? arch.layers[0];
-    const same = (l) => l.layout === 'half' && l.rotaryDim === layer.rotaryDim && l.theta === layer.theta && JSON.stringify(l.ropeParameters) === JSON.stringify(layer.ropeParameters);
+    const scaledType = arch.family.scalingOn;
+    const isScaled = (l) => !scaledType || l.layerType === scaledType;
+    const layer = roped.find(isScaled) ?? roped[0] ?? arch.layers[0];
+    const same = (l) => l.layout === 'half' && l.rotaryDim === layer.rotaryDim &&
+      (isScaled(l) ? JSON.stringify(l.ropeParameters) === JSON.stringify(layer.ropeParameters) : l.ropeType === 'default');
     if (!roped.length || !roped.every(same))
-      throw new RangeError('config.json: posenc runs models whose RoPE layers all use the same RoPE (the same base, rotary dims and scaling)');
+      throw new RangeError('config.json: posenc runs models whose RoPE layers all use the same RoPE (the same rotary dims and scaling)');
+    for (const key of ['attn_logit_softcapping', 'final_logit_softcapping'])
+      if (cfg[key] != null) throw new RangeError(`config.json: ${key} is not supported`);
     if (arch.attentionBias && !FAMILIES[family].qkvBias) throw new RangeError(`config.json: attention_bias is only supported for ${FAMILIES.filter((f) => f.qkvBias).map((f) => f.name).join(', ')} models`);
     // The shards: the file itself, or an index naming several (each given in files.shards by name).
     const shards = [];
@@ -108,8 +117,9 @@ export function createLanguageModelApi(mod) {
     const config = { arch: family, source: 2, dim: arch.hiddenSize, hiddenDim: arch.intermediateSize, layers: arch.layers.length,
       heads: arch.numAttentionHeads, kvHeads: arch.numKeyValueHeads, vocabSize: arch.vocabSize, headDim: arch.headDim,
       rotaryDim: layer.rotaryDim, ropeTheta: layer.theta, normEps: arch.rmsNormEps, tiedEmbeddings: arch.tieWordEmbeddings ? 1 : 0,
-      qkvBias: FAMILIES[family].qkvBias ? 1 : 0, context: ctx, contextSource: 1, layout: 1 };
-    const rules = arch.layers.flatMap((l) => [l.rope ? 1 : 0, l.window ?? 0]);
+      qkvBias: FAMILIES[family].qkvBias ? 1 : 0, context: ctx, contextSource: 1, layout: 1,
+      attnScalar: cfg.query_pre_attn_scalar == null ? 0 : v.number('config.json query_pre_attn_scalar', cfg.query_pre_attn_scalar, { min: 0, minExclusive: true, max: 1e9 }) };
+    const rules = arch.layers.flatMap((l) => [l.rope ? 1 : 0, l.window ?? 0, l.rope ? l.theta : 0, isScaled(l) ? 1 : 0]);
     const h = scope(mod, (m) => {
       const ptrs = m.put('u32', tensors.length), sizes = m.put('f64', tensors.length), dtypes = m.put('i32', tensors.length);
       const ranks = m.put('i32', tensors.length), dims = m.put('f64', tensors.reduce((n, t) => n + t.shape.length, 0) || 1);

@@ -32,11 +32,15 @@
 namespace posenc::lm {
 
 // The model families posenc runs: one row each in families() (lm_family.cpp), in this order.
-enum class Arch { Llama, Qwen2, Mistral, Qwen3, SmolLM3, Olmo2, Phi3 };
+enum class Arch { Llama, Qwen2, Mistral, Qwen3, SmolLM3, Olmo2, Phi3, Gemma3 };
 enum class QkNorm {
   None,
   PerHead,  // RMSNorm over each head's head_dim channels, one weight [head_dim] shared by the heads (Qwen3)
   Whole,    // RMSNorm over the whole projection, weights [heads * head_dim] (OLMo 2)
+};
+enum class Activation {
+  SiLU,      // SwiGLU: silu(gate) * up
+  GeluTanh,  // GeGLU: gelu(gate, tanh approximation) * up (Gemma)
 };
 // One family's differences from Llama (the forward and the loaders read them; adding a family is one row).
 // Per-layer rules that a config.json gives (NoPE layers, sliding windows) come as Config::layers.
@@ -51,6 +55,10 @@ struct Family {
   bool post_norms;       // RMSNorm of the attention and MLP outputs before the residual add (OLMo 2)
   bool fused_qkv;        // one q/k/v projection, [q | k | v] rows (Phi-3's qkv_proj; split at load)
   bool fused_gate_up;    // one gate/up projection, [gate | up] rows (Phi-3's gate_up_proj; split at load)
+  bool norm_plus_one;    // RMSNorm multiplies by (1 + weight) (Gemma; 1 is added at load)
+  bool embed_scale;      // the embeddings are multiplied by sqrt(dim) (Gemma)
+  Activation act;
+  double attn_scalar;    // the default of Config::attn_scalar (Gemma 3's query_pre_attn_scalar: 256); 0: head_dim
   bool gguf;             // llama.cpp writes this family's GGUF files under `name`
   RopeLayout gguf_layout;  // llama.cpp's rope type for it (NORM: interleaved pairs; NEOX: half)
 };
@@ -80,10 +88,13 @@ struct Config {
   ContextSource context_source = ContextSource::FileMetadata;
   // Per layer (empty: every layer rotates and attends to every earlier key).
   struct Layer {
-    bool rope = true;  // false: a NoPE layer (SmolLM3's no_rope_layers)
-    int window = 0;    // > 0: sliding-window attention over that many keys (the query's own included)
+    bool rope = true;    // false: a NoPE layer (SmolLM3's no_rope_layers)
+    int window = 0;      // > 0: sliding-window attention over that many keys (the query's own included)
+    double theta = 0;    // > 0: this layer's RoPE base (Gemma 3's local layers); 0: rope_theta
+    bool scaled = true;  // false: the forward's RoPE scaling skips this layer (Gemma 3's local layers)
   };
   std::vector<Layer> layers;
+  double attn_scalar = 0;  // scores are q.k / sqrt(attn_scalar) (Gemma 3's query_pre_attn_scalar); 0: the family's, else head_dim
 
   int hd() const { return head_dim ? head_dim : (n_heads ? dim / n_heads : 0); }
   int rd() const { return rotary_dim ? rotary_dim : hd(); }
@@ -121,6 +132,7 @@ class Model {
 
  private:
   friend Model from_tensors(const Config&, const std::vector<TensorBytes>&);
+  friend std::vector<std::vector<float>*> norms(Model&);
   friend struct Access;
   Config cfg_;
   std::vector<Layer> layers_;
