@@ -713,10 +713,20 @@ export interface LanguageModelFiles {
   shards?: Record<string, FileBytes>;
   format?: 'llama2c' | 'gguf' | 'safetensors';
 }
+/** One row of the core's family table ({@link Posenc.languageModelFamilies}). */
+export interface LanguageModelFamily {
+  readonly name: string;
+  readonly hfTypes: ReadonlyArray<string>;
+  readonly source: string;
+  readonly gguf: boolean;
+  readonly qkvBias: boolean;
+}
+
 /** A loaded language model ({@link Posenc.loadLanguageModel}). */
 export interface LanguageModel {
   readonly config: Readonly<{
-    arch: 'llama' | 'qwen2'; source: 'llama2c' | 'gguf' | 'safetensors'; format: 'llama2c' | 'gguf' | 'safetensors';
+    /** The family's name in the core's family table ({@link Posenc.languageModelFamilies}). */
+    arch: string; source: 'llama2c' | 'gguf' | 'safetensors'; format: 'llama2c' | 'gguf' | 'safetensors';
     dim: number; hiddenDim: number; layers: number; heads: number; kvHeads: number; vocabSize: number; headDim: number;
     rotaryDim: number; ropeTheta: number; normEps: number; tiedEmbeddings: boolean; qkvBias: boolean; context: number;
     contextSource: 'trained' | 'file' | 'converter default'; layout: 'interleaved' | 'half'; parameters: number;
@@ -1286,7 +1296,7 @@ export interface Posenc {
   /** The module's encoding registry (the same entries as {@link ENCODING_INFO}). */
   readonly encodings: readonly EncodingInfo[];
   /**
-   * A real, trained language model (Llama or Qwen2 architecture) from the bytes of its files, for its loss by
+   * A real, trained language model (a family of {@link Posenc.languageModelFamilies}) from the bytes of its files, for its loss by
    * position and attention past its context, with any HF RoPE scaling. The language models run in a wasm module
    * of their own, fetched and instantiated by the first call ({@link LoadOptions.lmWasmUrl}); an HF tokenizer's
    * code is imported when a tokenizer.json is given. Call {@link LanguageModel.delete} when done.
@@ -1297,6 +1307,12 @@ export interface Posenc {
    *   the next call tries again.
    */
   loadLanguageModel(files: LanguageModelFiles): Promise<LanguageModel>;
+  /**
+   * The model families {@link Posenc.loadLanguageModel} runs, one row each of the core's family table: its name,
+   * the config.json model_type values it reads, the HF modeling code it follows, whether llama.cpp's GGUF files of
+   * it load, and whether its q/k/v projections have biases. Loads the language models' module on the first call.
+   */
+  languageModelFamilies(): Promise<ReadonlyArray<LanguageModelFamily>>;
   /** A seeded batch generator. */
   createTask(options?: TaskOptions): Task;
   /**

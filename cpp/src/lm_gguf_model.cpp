@@ -1,5 +1,6 @@
-// posenc::lm: a model and its tokenizer from a parsed GGUF (lm.hpp): arch llama or qwen2, hyper-
-// parameters from <arch>.* keys, the SentencePiece vocabulary from tokenizer.ggml.*.
+// posenc::lm: a model and its tokenizer from a parsed GGUF (lm.hpp): an architecture that a row of the
+// family table names as llama.cpp's, hyperparameters from <arch>.* keys, the SentencePiece vocabulary
+// from tokenizer.ggml.*.
 #include "lm_internal.hpp"
 
 namespace posenc::lm {
@@ -51,9 +52,13 @@ double get_float(const GgufFile& f, const std::string& key, double fallback) {
 Arch read_arch(const GgufFile& f) {
   const GgufValue* v = find(f, "general.architecture");
   if (!v || v->type != GgufType::String) throw Error(ErrorKind::Range, "GGUF key general.architecture is missing");
-  if (v->s == "llama") return Arch::Llama;
-  if (v->s == "qwen2") return Arch::Qwen2;
-  throw Error(ErrorKind::Range, "GGUF architecture '" + v->s.substr(0, 64) + "' is not supported (llama, qwen2)");
+  std::string known;
+  for (const Family& fam : families()) {
+    if (!fam.gguf) continue;
+    if (v->s == fam.name) return fam.arch;
+    known += (known.empty() ? "" : ", ") + std::string(fam.name);
+  }
+  throw Error(ErrorKind::Range, "GGUF architecture '" + v->s.substr(0, 64) + "' is not supported (" + known + ")");
 }
 
 const GgufTensorInfo* tensor(const GgufFile& f, const std::string& name) {
@@ -86,7 +91,7 @@ Config read_config(const GgufFile& f) {
                                       "': a file's own rope scaling is not supported (posenc applies scaling as an option)");
   if (tensor(f, "rope_freqs.weight"))
     throw Error(ErrorKind::Range, "GGUF tensor rope_freqs.weight (per-pair rope frequency factors, as llama3 models have) is not supported");
-  c.qkv_bias = c.arch == Arch::Qwen2;
+  c.qkv_bias = family(c.arch).qkv_bias;
   c.tied_embeddings = tensor(f, "output.weight") == nullptr;
   const GgufTensorInfo* embd = tensor(f, "token_embd.weight");
   if (!embd) throw Error(ErrorKind::Range, "GGUF tensor token_embd.weight is missing");

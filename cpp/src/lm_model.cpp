@@ -28,15 +28,15 @@ const char* context_source_name(ContextSource s) {
   return "unknown";
 }
 
-const char* arch_name(Arch a) { return a == Arch::Qwen2 ? "qwen2" : "llama"; }
 
 RopeLayout rope_layout(const Config& c) {
   if (c.source == Source::HfSafetensors) return RopeLayout::Half;
-  if (c.source == Source::Gguf && c.arch == Arch::Qwen2) return RopeLayout::Half;
+  if (c.source == Source::Gguf) return family(c.arch).gguf_layout;
   return RopeLayout::Interleaved;
 }
 
 void validate(const Config& c) {
+  family(c.arch);  // a known family
   require_int_range("dim", c.dim, 1, kMaxDim);
   require_int_range("hidden_dim", c.hidden_dim, 1, kMaxHidden);
   require_int_range("n_layers", c.n_layers, 1, kMaxLayers);
@@ -56,12 +56,22 @@ void validate(const Config& c) {
   require_int_range("context", c.context, 1, kMaxContext);
   if (static_cast<int64_t>(c.n_heads) * c.hd() > kMaxDim)
     range_error("n_heads * head_dim", "at most " + std::to_string(kMaxDim), std::to_string(int64_t{c.n_heads} * c.hd()));
+  if (!c.layers.empty() && static_cast<int>(c.layers.size()) != c.n_layers)
+    range_error("layers", "one rule per layer (" + std::to_string(c.n_layers) + ") or none", std::to_string(c.layers.size()));
+  for (const Config::Layer& l : c.layers) {
+    require_int_range("layers[i].window", l.window, 0, kMaxContext);
+    if (!std::isfinite(l.theta) || (l.theta != 0 && l.theta <= 1))
+      range_error("layers[i].theta", "0 (rope_theta) or a finite number > 1", format_number(l.theta));
+  }
+  if (!std::isfinite(c.attn_scalar) || c.attn_scalar < 0 || c.attn_scalar > 1e9)
+    range_error("attn_scalar", "0 (the default) or a number in (0, 1e9]", format_number(c.attn_scalar));
 }
 
 namespace {
 
-// HF names -> GGUF names ("model.layers.3.self_attn.q_proj.weight" -> "blk.3.attn_q.weight").
-std::string canonical(const std::string& name) {
+// HF names -> GGUF names ("model.layers.3.self_attn.q_proj.weight" -> "blk.3.attn_q.weight"). In a family
+// with post-norms (Family::post_norms), HF's post_attention_layernorm is the attention output's norm.
+std::string canonical(const std::string& name, const Family& fam) {
   static const std::map<std::string, std::string> top = {{"model.embed_tokens.weight", "token_embd.weight"},
                                                          {"lm_head.weight", "output.weight"},
                                                          {"model.norm.weight", "output_norm.weight"}};
@@ -78,7 +88,12 @@ std::string canonical(const std::string& name) {
       {"self_attn.v_proj.weight", "attn_v.weight"},     {"self_attn.v_proj.bias", "attn_v.bias"},
       {"self_attn.o_proj.weight", "attn_output.weight"}, {"mlp.gate_proj.weight", "ffn_gate.weight"},
       {"mlp.up_proj.weight", "ffn_up.weight"},          {"mlp.down_proj.weight", "ffn_down.weight"},
-      {"self_attn.rotary_emb.inv_freq", "rotary_emb.inv_freq"}};
+      {"self_attn.rotary_emb.inv_freq", "rotary_emb.inv_freq"},
+      {"self_attn.q_norm.weight", "attn_q_norm.weight"}, {"self_attn.k_norm.weight", "attn_k_norm.weight"},
+      {"post_feedforward_layernorm.weight", "post_ffw_norm.weight"},
+      {"self_attn.qkv_proj.weight", "attn_qkv.weight"}, {"mlp.gate_up_proj.weight", "ffn_gate_up.weight"}};
+  if (fam.post_norms && rest == "post_attention_layernorm.weight") return "blk." + layer + ".post_attention_norm.weight";
+  if (rest == "pre_feedforward_layernorm.weight") return "blk." + layer + ".ffn_norm.weight";  // Gemma
   if (auto it = parts.find(rest); it != parts.end()) return "blk." + layer + "." + it->second;
   return name;
 }
@@ -97,9 +112,9 @@ std::string shape_text(const std::vector<int64_t>& s) {
 
 class Tensors {
  public:
-  Tensors(const std::vector<TensorBytes>& list, bool in_place) : in_place_(in_place) {
+  Tensors(const std::vector<TensorBytes>& list, const Family& fam, bool in_place) : in_place_(in_place) {
     for (const TensorBytes& t : list) {
-      const std::string name = canonical(t.name);
+      const std::string name = canonical(t.name, fam);
       if (ignorable(name)) continue;
       if (!by_name_.emplace(name, &t).second) throw Error(ErrorKind::Range, "tensor " + t.name + " is given twice");
     }
@@ -110,6 +125,26 @@ class Tensors {
   // The matrix `name` of shape `shape` [out, in] as the forward keeps it (make_weight).
   Weight take_weight(const std::string& name, std::vector<int64_t> shape) {
     return make_weight(find(name, shape), in_place_);
+  }
+  // A fused projection [sum(rows), cols] split by rows into its parts, each a matrix [rows_i, cols] as the
+  // forward keeps it: a part's rows lie one after another in the file, in any format, so a part is a slice of the bytes.
+  std::vector<Weight> take_split(const std::string& name, const std::vector<int64_t>& rows, int64_t cols) {
+    int64_t total = 0;
+    for (const int64_t r : rows) total += r;
+    const TensorBytes& whole = find(name, {total, cols});
+    checked_bytes(whole);
+    const std::size_t row_bytes = whole.bytes / static_cast<std::size_t>(total);
+    std::vector<Weight> parts;
+    std::size_t at = 0;
+    for (const int64_t r : rows) {
+      TensorBytes part = whole;
+      part.shape = {r, cols};
+      part.data = whole.data + at;
+      part.bytes = static_cast<std::size_t>(r) * row_bytes;
+      parts.push_back(make_weight(part, in_place_));
+      at += part.bytes;
+    }
+    return parts;
   }
   void refuse_leftovers() const {
     if (!by_name_.empty())
@@ -155,7 +190,7 @@ std::string gigabytes(double bytes) {
 void check_memory(const std::vector<TensorBytes>& list, bool in_place) {
   double params = 0, weights = 0, need = 0, largest_f32 = 0;
   for (const TensorBytes& t : list) {
-    if (ignorable(canonical(t.name))) continue;
+    if (ignorable(t.name)) continue;
     double n = 1;
     for (const int64_t d : t.shape) n *= static_cast<double>(d);
     params += n;
@@ -182,15 +217,26 @@ void check_memory(const std::vector<TensorBytes>& list, bool in_place) {
 
 }  // namespace
 
+// Every RMSNorm weight of a model.
+std::vector<std::vector<float>*> norms(Model& m) {
+  std::vector<std::vector<float>*> out = {&m.out_norm_};
+  for (Model::Layer& L : m.layers_)
+    for (std::vector<float>* w : {&L.attn_norm, &L.ffn_norm, &L.q_norm, &L.k_norm, &L.attn_post_norm, &L.ffn_post_norm}) out.push_back(w);
+  return out;
+}
+
 Model from_tensors(const Config& config, const std::vector<TensorBytes>& list, Storage storage) {
   validate(config);
   const Config& c = config;
   const int64_t D = c.dim, F = c.hidden_dim, V = c.vocab_size, hd = c.hd(), Q = int64_t{c.n_heads} * hd,
                 KV = int64_t{c.n_kv_heads} * hd;
   check_memory(list, storage != nullptr);
-  Tensors t(list, storage != nullptr);
+  const Family& fam = family(c.arch);
+  Tensors t(list, fam, storage != nullptr);
   Model m;
   m.cfg_ = c;
+  m.cfg_.qkv_bias = fam.qkv_bias;  // the family's, whatever the caller set
+  if (m.cfg_.attn_scalar == 0) m.cfg_.attn_scalar = fam.attn_scalar;
   m.cfg_.tied_embeddings = !t.has("output.weight");
   if (c.tied_embeddings != m.cfg_.tied_embeddings)
     throw Error(ErrorKind::Range, c.tied_embeddings ? "the config says tied embeddings but tensor output.weight is present"
@@ -202,22 +248,44 @@ Model from_tensors(const Config& config, const std::vector<TensorBytes>& list, S
   for (int l = 0; l < c.n_layers; ++l) {
     const std::string p = "blk." + std::to_string(l) + ".";
     Model::Layer& L = m.layers_[l];
-    L.attn_norm = t.take(p + "attn_norm.weight", {D});
-    L.wq = t.take_weight(p + "attn_q.weight", {Q, D});
-    L.wk = t.take_weight(p + "attn_k.weight", {KV, D});
-    L.wv = t.take_weight(p + "attn_v.weight", {KV, D});
-    if (c.qkv_bias) {
+    if (fam.pre_norms) L.attn_norm = t.take(p + "attn_norm.weight", {D});
+    if (fam.fused_qkv) {
+      auto qkv = t.take_split(p + "attn_qkv.weight", {Q, KV, KV}, D);
+      L.wq = std::move(qkv[0]), L.wk = std::move(qkv[1]), L.wv = std::move(qkv[2]);
+    } else {
+      L.wq = t.take_weight(p + "attn_q.weight", {Q, D});
+      L.wk = t.take_weight(p + "attn_k.weight", {KV, D});
+      L.wv = t.take_weight(p + "attn_v.weight", {KV, D});
+    }
+    if (fam.qkv_bias) {
       L.bq = t.take(p + "attn_q.bias", {Q});
       L.bk = t.take(p + "attn_k.bias", {KV});
       L.bv = t.take(p + "attn_v.bias", {KV});
     }
+    if (fam.qk_norm == QkNorm::PerHead) {
+      L.q_norm = t.take(p + "attn_q_norm.weight", {hd});
+      L.k_norm = t.take(p + "attn_k_norm.weight", {hd});
+    } else if (fam.qk_norm == QkNorm::Whole) {
+      L.q_norm = t.take(p + "attn_q_norm.weight", {Q});
+      L.k_norm = t.take(p + "attn_k_norm.weight", {KV});
+    }
     L.wo = t.take_weight(p + "attn_output.weight", {D, Q});
-    L.ffn_norm = t.take(p + "ffn_norm.weight", {D});
-    L.w_gate = t.take_weight(p + "ffn_gate.weight", {F, D});
-    L.w_up = t.take_weight(p + "ffn_up.weight", {F, D});
+    if (fam.post_norms) L.attn_post_norm = t.take(p + "post_attention_norm.weight", {D});
+    if (fam.pre_norms) L.ffn_norm = t.take(p + "ffn_norm.weight", {D});
+    if (fam.fused_gate_up) {
+      auto gate_up = t.take_split(p + "ffn_gate_up.weight", {F, F}, D);
+      L.w_gate = std::move(gate_up[0]), L.w_up = std::move(gate_up[1]);
+    } else {
+      L.w_gate = t.take_weight(p + "ffn_gate.weight", {F, D});
+      L.w_up = t.take_weight(p + "ffn_up.weight", {F, D});
+    }
     L.w_down = t.take_weight(p + "ffn_down.weight", {D, F});
+    if (fam.post_norms) L.ffn_post_norm = t.take(p + "post_ffw_norm.weight", {D});
   }
   t.refuse_leftovers();
+  if (fam.norm_plus_one)  // Gemma's RMSNorm: x * (1 + w)
+    for (std::vector<float>* w : norms(m))
+      for (float& x : *w) x += 1.0f;
   const auto count = [&](const Weight& w) {
     m.params_ += static_cast<std::size_t>(w.rows) * w.cols;
     m.weight_bytes_ += w.bytes();
@@ -231,7 +299,8 @@ Model from_tensors(const Config& config, const std::vector<TensorBytes>& list, S
   count_vector(m.out_norm_);
   for (const Model::Layer& L : m.layers_) {
     for (const Weight* w : {&L.wq, &L.wk, &L.wv, &L.wo, &L.w_gate, &L.w_up, &L.w_down}) count(*w);
-    for (const auto* v : {&L.attn_norm, &L.ffn_norm, &L.bq, &L.bk, &L.bv}) count_vector(*v);
+    for (const auto* v : {&L.attn_norm, &L.ffn_norm, &L.bq, &L.bk, &L.bv, &L.q_norm, &L.k_norm, &L.attn_post_norm, &L.ffn_post_norm})
+      count_vector(*v);
   }
   m.storage_ = std::move(storage);
   return m;

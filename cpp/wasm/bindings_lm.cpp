@@ -6,6 +6,7 @@
 #include <emscripten/val.h>
 #include <malloc.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <optional>
@@ -29,10 +30,11 @@ struct Handle {
 };
 Handle& handle(ptr h) { return *at<Handle>(h); }
 
-// A config travels as doubles in this order (enums as their index).
+// A config travels as doubles in this order (enums as their index); lmFromTensors's also carries, after
+// these, four per layer (Config::layers): rope (0/1), window (0: none), theta (0: rope_theta), scaled (0/1).
 enum ConfigSlot {
   kArch, kSource, kDim, kHidden, kLayers, kHeads, kKvHeads, kVocab, kHeadDim, kRotaryDim, kTheta, kEps, kTied, kBias,
-  kContext, kContextSource, kLayout, kConfigSlots
+  kContext, kContextSource, kLayout, kAttnScalar, kConfigSlots
 };
 
 lm::Config unpack(const double* v) {
@@ -53,7 +55,23 @@ lm::Config unpack(const double* v) {
   c.qkv_bias = v[kBias] != 0;
   c.context = static_cast<int>(v[kContext]);
   c.context_source = static_cast<lm::ContextSource>(static_cast<int>(v[kContextSource]));
+  c.attn_scalar = v[kAttnScalar];
   return c;
+}
+
+// The family table (lm.hpp's families()): one object per row, in Arch order.
+val lm_families() {
+  val rows = val::array();
+  for (const lm::Family& f : lm::families()) {
+    val r = val::object();
+    r.set("name", std::string(f.name));
+    r.set("hfTypes", std::string(f.hf_types));
+    r.set("source", std::string(f.source));
+    r.set("gguf", f.gguf);
+    r.set("qkvBias", f.qkv_bias);
+    rows.call<void>("push", r);
+  }
+  return rows;
 }
 
 int new_handle(Handle&& h, ptr out) {
@@ -95,7 +113,12 @@ int lm_from_tensors(ptr config, val names, ptr dtypes, ptr ranks, ptr dims, ptr 
       t[i].data = at<const uint8_t>(at<const uint32_t>(addresses)[i]);
       t[i].bytes = static_cast<std::size_t>(at<const double>(sizes)[i]);
     }
-    new_handle({lm::from_tensors(unpack(at<const double>(config)), t, std::move(kept)), {}, {}, {}}, out);
+    lm::Config c = unpack(at<const double>(config));
+    const double* rules = at<const double>(config) + kConfigSlots;
+    if (c.n_layers > 0 && c.n_layers <= 1024)  // (else validate names n_layers)
+      for (const double* r = rules; r < rules + 4 * c.n_layers; r += 4)
+        c.layers.push_back({r[0] != 0, static_cast<int>(std::clamp(r[1], -1.0, 1e9)), r[2], r[3] != 0});
+    new_handle({lm::from_tensors(c, t, std::move(kept)), {}, {}, {}}, out);
   });
 }
 
@@ -112,6 +135,7 @@ int lm_config(ptr h, ptr values) {
     v[kTheta] = c.rope_theta, v[kEps] = c.norm_eps, v[kTied] = c.tied_embeddings, v[kBias] = c.qkv_bias;
     v[kContext] = c.context, v[kContextSource] = static_cast<int>(c.context_source);
     v[kLayout] = static_cast<int>(lm::rope_layout(c));
+    v[kAttnScalar] = c.attn_scalar;
   });
 }
 
@@ -185,6 +209,7 @@ EMSCRIPTEN_BINDINGS(posenc_lm) {
   function("lmLoadLlama2c", &lm_load_llama2c);
   function("lmLoadGguf", &lm_load_gguf);
   function("lmFromTensors", &lm_from_tensors);
+  function("lmFamilies", &lm_families);
   function("lmDelete", &lm_delete);
   function("lmConfig", &lm_config);
   function("lmParameterCount", &lm_parameter_count);

@@ -31,6 +31,7 @@ function lazyLanguageModels(options) {
     }));
   return {
     loadLanguageModel: async (files) => (await api()).loadLanguageModel(files),
+    languageModelFamilies: async () => (await api()).families,
     heapBytes: () => (loaded ? loaded.mod.heapBytes() : 0),
     memoryBytes: () => (loaded ? loaded.mod.HEAPU8.length : 0),
   };
@@ -64,5 +65,7 @@ export async function loadPosenc(options = {}) {
     ...createTrainer(mod, tasks),
     /** A real language model from its files (lm.js); the first call loads the language models' module. */
     loadLanguageModel: lm.loadLanguageModel,
+    /** The model families loadLanguageModel runs, from the core's family table (loads the language models' module). */
+    languageModelFamilies: lm.languageModelFamilies,
   });
 }

@@ -1,4 +1,4 @@
-// Real, trained language models (Llama, Qwen2): load one from the bytes of its files and run it
+// Real, trained language models (the families of the core's family table): load one from the bytes of its files and run it
 // over a passage, with any HF RoPE scaling, for the per-position loss, attention statistics and
 // pooled attention maps. The C++ core (posenc/lm.hpp) does the parsing of llama2.c and GGUF files
 // and the forward; this module checks the caller's arguments, reads the formats that are JSON
@@ -19,16 +19,20 @@ import { loadLmModule } from './lm-module.js';
 
 // cpp/wasm/bindings_lm.cpp's config slots, and the core's enums, in their order.
 const SLOTS = ['arch', 'source', 'dim', 'hiddenDim', 'layers', 'heads', 'kvHeads', 'vocabSize', 'headDim', 'rotaryDim',
-  'ropeTheta', 'normEps', 'tiedEmbeddings', 'qkvBias', 'context', 'contextSource', 'layout'];
-const ARCHS = ['llama', 'qwen2'];
+  'ropeTheta', 'normEps', 'tiedEmbeddings', 'qkvBias', 'context', 'contextSource', 'layout', 'attnScalar'];
 const SOURCES = ['llama2c', 'gguf', 'safetensors'];
 const CONTEXT_SOURCES = ['trained', 'file', 'converter default'];
 const LAYOUTS = ['interleaved', 'half'];
 const gigabytes = (bytes) => `${(bytes / 1e9).toFixed(2)} GB`;
 const DTYPES = ['F32', 'F16', 'BF16', 'Q8_0'];
 export const MAX_LENGTH = 1 << 17; // posenc::lm::kMaxLength
-// Families whose differences from Llama the core implements (Qwen2: q/k/v bias). Anything else is refused by name.
-const HF_ARCHS = { llama: 'llama', mistral: 'llama', qwen2: 'qwen2' };
+/**
+ * The families the core runs, from its family table (one row each, in the core's order): [{name, hfTypes: [config.json
+ * model_type values], source: the HF modeling code followed, gguf: whether llama.cpp's GGUF files of it load, qkvBias}].
+ */
+export function languageModelFamilies(mod) {
+  return mod.lmFamilies().map((f) => Object.freeze({ ...f, hfTypes: f.hfTypes.split(',') }));
+}
 
 const bytesOf = (name, x) => {
   if (x instanceof Uint8Array) return x;
@@ -57,6 +61,9 @@ export async function loadLanguageModelApi(options) {
 }
 
 export function createLanguageModelApi(mod) {
+  const FAMILIES = languageModelFamilies(mod);
+  const ARCHS = FAMILIES.map((f) => f.name);
+  const HF_ARCHS = new Map(FAMILIES.flatMap((f, i) => f.hfTypes.map((t) => [t, i])));
   /** Copies `bytes` into the module for `fn(address)`, freed after (the core copies what it keeps). */
   const withBytes = (m, bytes, fn) => {
     const p = m.put('u8', bytes.length);
@@ -82,13 +89,25 @@ export function createLanguageModelApi(mod) {
 
   async function fromSafetensors(files) {
     if (files.config == null) throw new TypeError('config must be the model\'s config.json (text, bytes or object): safetensors files carry no architecture');
-    const arch = describeArchitecture(plainJson(jsonOf('config', files.config), 'config.json'));
-    const family = HF_ARCHS[arch.modelType];
-    if (!family) throw new RangeError(`config.json: model_type ${v.show(arch.modelType)} is not one posenc runs (${Object.keys(HF_ARCHS).join(', ')}: Llama-architecture models)`);
-    const layer = arch.layers[0];
-    if (!arch.layers.every((l) => l.rope && l.layout === 'half' && l.rotaryDim === layer.rotaryDim && l.window == null))
-      throw new RangeError('config.json: posenc runs models whose every layer uses the same RoPE and full attention (no NoPE or sliding-window layers)');
-    if (arch.attentionBias && family !== 'qwen2') throw new RangeError('config.json: attention_bias is only supported for qwen2 models');
+    const json = plainJson(jsonOf('config', files.config), 'config.json');
+    const arch = describeArchitecture(json);
+    const cfg = json.text_config ?? json;
+    const family = HF_ARCHS.get(arch.modelType);
+    if (family === undefined) throw new RangeError(`config.json: model_type ${v.show(arch.modelType)} is not one posenc runs (${[...HF_ARCHS.keys()].join(', ')})`);
+    // Per layer (Config::layers): RoPE or NoPE, its sliding window, its RoPE base, and whether a scaling applies to it
+    // (a family's scalingOn layer type, as Gemma 3's global layers; else every layer). The scaled layers share one RoPE,
+    // the others rotate at their own base, unscaled.
+    const roped = arch.layers.filter((l) => l.rope);
+    const scaledType = arch.family.scalingOn;
+    const isScaled = (l) => !scaledType || l.layerType === scaledType;
+    const layer = roped.find(isScaled) ?? roped[0] ?? arch.layers[0];
+    const same = (l) => l.layout === 'half' && l.rotaryDim === layer.rotaryDim &&
+      (isScaled(l) ? JSON.stringify(l.ropeParameters) === JSON.stringify(layer.ropeParameters) : l.ropeType === 'default');
+    if (!roped.length || !roped.every(same))
+      throw new RangeError('config.json: posenc runs models whose RoPE layers all use the same RoPE (the same rotary dims and scaling)');
+    for (const key of ['attn_logit_softcapping', 'final_logit_softcapping'])
+      if (cfg[key] != null) throw new RangeError(`config.json: ${key} is not supported`);
+    if (arch.attentionBias && !FAMILIES[family].qkvBias) throw new RangeError(`config.json: attention_bias is only supported for ${FAMILIES.filter((f) => f.qkvBias).map((f) => f.name).join(', ')} models`);
     // The shards: the file itself, or an index naming several (each given in files.shards by name).
     const shards = [];
     if (files.index != null) {
@@ -107,10 +126,12 @@ export function createLanguageModelApi(mod) {
         tensors.push({ ...t, bytes: s.bytes.subarray(t.offset, t.offset + t.byteLength) });
       }
     const ctx = arch.maxPositionEmbeddings;
-    const config = { arch: ARCHS.indexOf(family), source: 2, dim: arch.hiddenSize, hiddenDim: arch.intermediateSize, layers: arch.layers.length,
+    const config = { arch: family, source: 2, dim: arch.hiddenSize, hiddenDim: arch.intermediateSize, layers: arch.layers.length,
       heads: arch.numAttentionHeads, kvHeads: arch.numKeyValueHeads, vocabSize: arch.vocabSize, headDim: arch.headDim,
       rotaryDim: layer.rotaryDim, ropeTheta: layer.theta, normEps: arch.rmsNormEps, tiedEmbeddings: arch.tieWordEmbeddings ? 1 : 0,
-      qkvBias: family === 'qwen2' ? 1 : 0, context: ctx, contextSource: 1, layout: 1 };
+      qkvBias: FAMILIES[family].qkvBias ? 1 : 0, context: ctx, contextSource: 1, layout: 1,
+      attnScalar: cfg.query_pre_attn_scalar == null ? 0 : v.number('config.json query_pre_attn_scalar', cfg.query_pre_attn_scalar, { min: 0, minExclusive: true, max: 1e9 }) };
+    const rules = arch.layers.flatMap((l) => [l.rope ? 1 : 0, l.window ?? 0, l.rope ? l.theta : 0, isScaled(l) ? 1 : 0]);
     const h = scope(mod, (m) => {
       const ptrs = m.put('u32', tensors.length), sizes = m.put('f64', tensors.length), dtypes = m.put('i32', tensors.length);
       const ranks = m.put('i32', tensors.length), dims = m.put('f64', tensors.reduce((n, t) => n + t.shape.length, 0) || 1);
@@ -122,7 +143,7 @@ export function createLanguageModelApi(mod) {
         mod.HEAP32[ranks / 4 + i] = t.shape.length;
         for (const x of t.shape) mod.HEAPF64[d++] = x;
       });
-      const pc = m.put('f64', SLOTS.length, SLOTS.map((k) => config[k]));
+      const pc = m.put('f64', SLOTS.length + rules.length, [...SLOTS.map((k) => config[k]), ...rules]);
       return handleFrom(m, (out) => {
         const storage = handedOver(at, 'the model\'s tensors'); // last: nothing can throw between this and the core taking it
         tensors.forEach((t, i) => {
@@ -311,7 +332,7 @@ export function createLanguageModelApi(mod) {
     return lmObj;
   }
 
-  return { loadLanguageModel };
+  return { loadLanguageModel, families: FAMILIES };
 }
 
 // The context keys a scaling block leaves unset default to the model's (original) context, as HF's do to

@@ -36,7 +36,39 @@
 
 namespace posenc::lm {
 
-enum class Arch { Llama, Qwen2 };
+// The model families posenc runs: one row each in families() (lm_family.cpp), in this order.
+enum class Arch { Llama, Qwen2, Mistral, Qwen3, SmolLM3, Olmo2, Phi3, Gemma3 };
+enum class QkNorm {
+  None,
+  PerHead,  // RMSNorm over each head's head_dim channels, one weight [head_dim] shared by the heads (Qwen3)
+  Whole,    // RMSNorm over the whole projection, weights [heads * head_dim] (OLMo 2)
+};
+enum class Activation {
+  SiLU,      // SwiGLU: silu(gate) * up
+  GeluTanh,  // GeGLU: gelu(gate, tanh approximation) * up (Gemma)
+};
+// One family's differences from Llama (the forward and the loaders read them; adding a family is one row).
+// Per-layer rules that a config.json gives (NoPE layers, sliding windows) come as Config::layers.
+struct Family {
+  Arch arch;
+  const char* name;      // shown, and llama.cpp's general.architecture for its GGUF files
+  const char* hf_types;  // config.json model_type values, comma-separated
+  const char* source;    // the HF modeling code followed
+  bool qkv_bias;         // q/k/v projections have biases (Qwen2)
+  QkNorm qk_norm;        // q/k RMSNorm before RoPE
+  bool pre_norms;        // RMSNorm before attention and MLP (Llama); false: none (OLMo 2)
+  bool post_norms;       // RMSNorm of the attention and MLP outputs before the residual add (OLMo 2)
+  bool fused_qkv;        // one q/k/v projection, [q | k | v] rows (Phi-3's qkv_proj; split at load)
+  bool fused_gate_up;    // one gate/up projection, [gate | up] rows (Phi-3's gate_up_proj; split at load)
+  bool norm_plus_one;    // RMSNorm multiplies by (1 + weight) (Gemma; 1 is added at load)
+  bool embed_scale;      // the embeddings are multiplied by sqrt(dim) (Gemma)
+  Activation act;
+  double attn_scalar;    // the default of Config::attn_scalar (Gemma 3's query_pre_attn_scalar: 256); 0: head_dim
+  bool gguf;             // llama.cpp writes this family's GGUF files under `name`
+  RopeLayout gguf_layout;  // llama.cpp's rope type for it (NORM: interleaved pairs; NEOX: half)
+};
+const std::vector<Family>& families();
+const Family& family(Arch a);
 enum class Source { Llama2c, Gguf, HfSafetensors };
 // Where Config::context (the original, trained context) came from.
 enum class ContextSource {
@@ -56,9 +88,18 @@ struct Config {
   double rope_theta = 10000.0;
   double norm_eps = 1e-5;
   bool tied_embeddings = true;
-  bool qkv_bias = false;  // Qwen2
+  bool qkv_bias = false;  // Qwen2 (from_tensors sets it from the family row)
   int context = 0;        // original context (>= 1)
   ContextSource context_source = ContextSource::FileMetadata;
+  // Per layer (empty: every layer rotates and attends to every earlier key).
+  struct Layer {
+    bool rope = true;    // false: a NoPE layer (SmolLM3's no_rope_layers)
+    int window = 0;      // > 0: sliding-window attention over that many keys (the query's own included)
+    double theta = 0;    // > 0: this layer's RoPE base (Gemma 3's local layers); 0: rope_theta
+    bool scaled = true;  // false: the forward's RoPE scaling skips this layer (Gemma 3's local layers)
+  };
+  std::vector<Layer> layers;
+  double attn_scalar = 0;  // scores are q.k / sqrt(attn_scalar) (Gemma 3's query_pre_attn_scalar); 0: the family's, else head_dim
 
   int hd() const { return head_dim ? head_dim : (n_heads ? dim / n_heads : 0); }
   int rd() const { return rotary_dim ? rotary_dim : hd(); }
@@ -88,12 +129,15 @@ class Model {
     Weight wq, wk, wv, wo;                   // [H*hd, D], [Hkv*hd, D], [Hkv*hd, D], [D, H*hd]
     std::vector<float> bq, bk, bv;           // Qwen2 only: [H*hd], [Hkv*hd], [Hkv*hd]
     Weight w_gate, w_up, w_down;             // [F, D], [F, D], [D, F]
+    std::vector<float> q_norm, k_norm;        // Family::qk_norm: [hd] each (PerHead) or [H*hd], [Hkv*hd] (Whole)
+    std::vector<float> attn_post_norm, ffn_post_norm;  // Family::post_norms: [D] each
   };
   // Bytes the weights take in memory (every matrix in its format, vectors as float32).
   std::size_t weight_bytes() const { return weight_bytes_; }
 
  private:
   friend Model from_tensors(const Config&, const std::vector<TensorBytes>&, Storage);
+  friend std::vector<std::vector<float>*> norms(Model&);
   friend struct Access;
   Config cfg_;
   std::vector<Layer> layers_;
