@@ -34,6 +34,10 @@ inline float bf16_to_f32(uint16_t h) {
 // and dtype, or when a value is NaN or infinite ("tensor X has a NaN at element N").
 std::vector<float> dequantise(const TensorBytes& t);
 
+// Whether `head` (a file's first bytes) starts with a llama2.c header: seven int32 that form a valid model whose
+// heads divide dim, or llama2.c's newer export magic (which load_llama2c then names).
+bool llama2c_header_valid(const uint8_t* head, std::size_t size);
+
 // Reads little-endian values from a byte range; running past the end throws
 // "<what> is truncated at byte N (reading <field>)".
 class ByteReader {

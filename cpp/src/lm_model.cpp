@@ -228,6 +228,10 @@ Model from_tensors(const Config& config, const std::vector<TensorBytes>& list) {
     L.w_down = t.take(p + "ffn_down.weight", {D, F}, true);
   }
   t.refuse_leftovers();
+  std::map<DType, int> by_dtype;  // (every dtype a loader hands over, named by dtype_name)
+  for (const TensorBytes& x : list) by_dtype[x.dtype] += !ignorable(canonical(x.name));
+  for (const auto& [d, n] : by_dtype)
+    if (n) m.file_dtypes_.emplace_back(dtype_name(d), n);
   m.params_ = m.embed_.size() + m.cls_.size() + m.out_norm_.size();
   for (const Model::Layer& L : m.layers_)
     for (const auto* w : {&L.attn_norm, &L.ffn_norm, &L.wq, &L.wk, &L.wv, &L.wo, &L.bq, &L.bk, &L.bv, &L.w_gate,
