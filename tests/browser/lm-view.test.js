@@ -243,6 +243,7 @@ async function figure(page, what, points = 3) {
     expect(asked.text).toMatch(/^The file says its context is 2,048 tokens, but that number is its converter's default, not the context the model was trained at\. Suggested: 512 tokens, since its shapes .* are those of llama2\.c's stories260K, which its author trained with a context of 512 tokens\./);
     expect([asked.value, asked.button, asked.figures]).toEqual(['512', 'Use 512 tokens', false]);
     expect(asked.facts).toMatch(/A llama-family model from a GGUF file: 292,800 parameters in 48 F32 tensors/);
+    expect(asked.facts).not.toMatch(/null|undefined|original context/); // (the context's field waits for the answer)
     expect(asked.url).not.toContain('lmContext');
     await page.evaluate(() => document.querySelector('#your-model .lm-confirm').scrollIntoView({ block: 'center' }));
     await page.screenshot('lm-view-confirm-1400');
@@ -417,6 +418,18 @@ function slowDownload(req, res) {
     await page.waitFor(() => /GGUF file: 292,800 parameters/.test(document.querySelector('#your-model .lm-facts').textContent) &&
       !document.querySelector('#your-model .lm-model').hidden, { what: 'the dropped GGUF', timeout: 60000 });
     expect(await page.evaluate(() => location.search)).not.toContain('modelUrl');
+
+    // A link that carries the confirmed context: the GGUF loads without the question, and every number uses 512.
+    await page.goto(`${server.url}/app/?play=0&lmTimes=1&modelUrl=%2Ftest-models%2Fstories260K%2Fstories260K.gguf&lmContext=512`);
+    await page.waitFor(() => document.body.dataset.ready === 'true', { what: 'the page', timeout: 120000 });
+    await viewReady(page);
+    const linked = await page.waitFor(() => {
+      const h = document.querySelector('#your-model .lm-host'), d = posenc.dataFor('your-model');
+      return d && Number(h.querySelector('canvas.lm-ppl').dataset.series) === 5 && h.querySelector('.lm-busy').hidden
+        ? { asking: !h.querySelector('.lm-confirm').hidden, settings: d.settings, max: h.querySelector('input[name=lm-times]').max, url: location.search } : null;
+    }, { what: 'the linked GGUF\'s figure', timeout: 120000, interval: 250 });
+    expect(linked).toMatchObject({ asking: false, settings: { context: 512, top: 8, length: 512 }, max: '8' });
+    expect(linked.url).toContain('lmContext=512');
     expect(await page.errors()).toEqual([]);
   });
 });

@@ -11,7 +11,8 @@ const HF = 'https://huggingface.co';
 export const SUGGESTED = [
   { name: 'stories260K', what: 'llama2.c .bin and its 512-token tokenizer, 1.1 MB, context 512 (karpathy/tinyllamas)',
     urls: [`${HF}/karpathy/tinyllamas/resolve/main/stories260K/stories260K.bin`, `${HF}/karpathy/tinyllamas/resolve/main/stories260K/tok512.bin`] },
-  { name: 'stories260K GGUF', what: 'the same weights as a GGUF with its tokenizer inside, 1.2 MB (ggml-org/models)',
+  { name: 'stories260K GGUF', what: 'the same weights as a GGUF with its tokenizer inside, 1.2 MB (ggml-org/models); its file says context 2,048, ' +
+    'its converter\'s default, so the page asks for the one it was trained at',
     urls: [`${HF}/ggml-org/models/resolve/main/tinyllamas/stories260K.gguf`] },
   { name: 'stories15M', what: 'llama2.c .bin, 60 MB, context 256 (karpathy/tinyllamas); it needs llama2.c\'s 32,000-token tokenizer.bin, ' +
     'which is not on Hugging Face: download it from the llama2.c repository and drop both files',

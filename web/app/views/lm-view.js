@@ -312,14 +312,15 @@ export function createLmView(host, { state, onChange = () => {}, api, styleRoot 
       : el('span', { textContent: info.contextSource === 'trained' ? ' (the training context, from the file)' : ' (from the file)' });
     contextInput.value = String(contextOf());
     const s = settings();
-    facts.replaceChildren(
+    facts.replaceChildren(...[
       el('li', { className: 'lm-what', textContent: modelWords(d) }),
       el('li', { textContent: `${c.layers} layers, ${c.heads} query heads sharing ${c.kvHeads} key-value heads, head dim ${c.headDim} (${c.rotaryDim} rotated), vocabulary ${count(c.vocabSize)}` }),
       el('li', { textContent: `RoPE base θ = ${count(c.ropeTheta)}, ${c.layout === 'half' ? 'half-split' : 'interleaved'} pairs (from the format)` }),
       // (while the context is asked for, its field and what follows from it wait for the answer)
       asking ? null : el('li', {}, 'original context ', contextInput, ' tokens', flag),
       el('li', { textContent: `the passage: ${count(ids.length)} tokens (${customText == null ? 'a story written for this page' : 'your text'})` +
-        (s.top < 8 && !asking ? `; it reaches ${ids.length >= s.context ? `${s.top}× the context` : 'less than one context'}, so the lengths stop there` : '') }));
+        (s.top < 8 && !asking ? `; it reaches ${ids.length >= s.context ? `${s.top}× the context` : 'less than one context'}, so the lengths stop there` : '') }),
+    ].filter(Boolean));
     layerSelect.replaceChildren(...Array.from({ length: c.layers }, (_, l) => new Option(String(l + 1), String(l + 1))));
     syncControls();
   }
