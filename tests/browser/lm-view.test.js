@@ -247,6 +247,17 @@ async function figure(page, what, points = 3) {
     expect(asked.url).not.toContain('lmContext');
     await page.evaluate(() => document.querySelector('#your-model .lm-confirm').scrollIntoView({ block: 'center' }));
     await page.screenshot('lm-view-confirm-1400');
+    if (engine === 'chromium') { // the question, by axe-core (as tests/browser/a11y.test.js runs it): nothing serious
+      const found = await page.evaluate(() => new Promise((resolve, reject) => {
+        const s = document.createElement('script');
+        s.src = '/node_modules/axe-core/axe.min.js';
+        s.onload = () => globalThis.axe.run('#your-model', { resultTypes: ['violations'] }).then((r) => resolve(r.violations
+          .filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.nodes[0].target.join(' ')}`)), reject);
+        s.onerror = () => reject(new Error('axe-core did not load'));
+        document.head.append(s);
+      }));
+      expect(found).toEqual([]);
+    }
     await page.setViewport(390, 900);
     await page.evaluate(() => document.querySelector('#your-model .lm-confirm').scrollIntoView({ block: 'center' }));
     await page.screenshot('lm-view-confirm-390');
@@ -262,6 +273,8 @@ async function figure(page, what, points = 3) {
     expect(confirmed).toMatchObject({ max: '8', context: '512', asking: false, settings: { context: 512, top: 8, length: 1024 } });
     expect(confirmed.url).toContain('lmContext=512');
     expect(confirmed.words).toMatch(/over the first 512 tokens/);
+    await page.evaluate(() => document.querySelector('#your-model .lm-facts').scrollIntoView());
+    await page.screenshot('lm-view-confirmed-1400');
     expect(await page.errors()).toEqual([]);
   });
 });
