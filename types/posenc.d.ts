@@ -722,8 +722,41 @@ export interface LanguageModelFamily {
   readonly qkvBias: boolean;
 }
 
+/** A model file format posenc reads (the core's list, {@link MODEL_FORMATS}). */
+export interface ModelFormat {
+  id: 'llama2c' | 'gguf' | 'safetensors';
+  /** For readers: 'llama2.c checkpoint', 'GGUF', 'Hugging Face safetensors'. */
+  label: string;
+  shortName: string;
+  /** '.bin', '.gguf', '.safetensors'. */
+  extension: string;
+  /** How its content is recognised, in words. */
+  signature: string;
+}
+/** The model file formats posenc reads, from the language models' module (built with the library). */
+export declare const MODEL_FORMATS: readonly ModelFormat[];
+/** What a loaded language model is ({@link LanguageModel.describe}): every number from the loaded model. */
+export interface LanguageModelDescription {
+  /** The architecture family as the core names it ('llama', 'qwen2', ...). */
+  family: string;
+  format: 'llama2c' | 'gguf' | 'safetensors';
+  formatLabel: string;
+  /** The file's tensors by type (F32, F16, BF16, Q8_0, ...), in the core's order. */
+  dtypes: { dtype: string; tensors: number }[];
+  parameters: number;
+  /** The bytes the loaded weights take in memory. */
+  weightBytes: number;
+  /** The file's context. */
+  context: number;
+  contextSource: 'trained' | 'file' | 'converter default';
+  /** With a converter's default: the context the file's other facts point to (0: none), and what that rests on. */
+  suggestedContext: number;
+  suggestionReason: string;
+}
 /** A loaded language model ({@link Posenc.loadLanguageModel}). */
 export interface LanguageModel {
+  /** What the model is: family, format, tensor types, memory, and a context to suggest when the file's is a converter's default. */
+  describe(): LanguageModelDescription;
   readonly config: Readonly<{
     /** The family's name in the core's family table ({@link Posenc.languageModelFamilies}). */
     arch: string; source: 'llama2c' | 'gguf' | 'safetensors'; format: 'llama2c' | 'gguf' | 'safetensors';
@@ -1313,6 +1346,13 @@ export interface Posenc {
    * it load, and whether its q/k/v projections have biases. Loads the language models' module on the first call.
    */
   languageModelFamilies(): Promise<ReadonlyArray<LanguageModelFamily>>;
+   * A model file's format from its content (GGUF by its magic, safetensors by its header, llama2.c by a header that
+   * describes a model); loads the language models' module on the first call.
+   * @throws {RangeError} the file is none of them: the message names what it starts with.
+   */
+  detectModelFormat(bytes: Uint8Array | ArrayBuffer): Promise<'llama2c' | 'gguf' | 'safetensors'>;
+  /** The model file formats (as {@link MODEL_FORMATS}, from the loaded module). */
+  modelFormats(): Promise<readonly ModelFormat[]>;
   /** A seeded batch generator. */
   createTask(options?: TaskOptions): Task;
   /**

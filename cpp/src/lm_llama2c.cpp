@@ -69,6 +69,18 @@ uint64_t expected_floats(const Config& c, bool untied) {
 
 }  // namespace
 
+bool llama2c_header_valid(const uint8_t* head, std::size_t size) {
+  if (size >= 4 && (head[0] | head[1] << 8 | head[2] << 16 | static_cast<uint32_t>(head[3]) << 24) == kExportMagic) return true;
+  ByteReader r(head, size, "llama2.c checkpoint");
+  bool untied = false;
+  try {
+    const Config c = read_header(r, untied);
+    return c.dim % c.n_heads == 0;
+  } catch (const Error&) {
+    return false;
+  }
+}
+
 Model load_llama2c(const uint8_t* data, std::size_t size, Storage storage) {
   if (!data) throw Error(ErrorKind::Type, "llama2.c checkpoint has no data (null pointer)");
   ByteReader r(data, size, "llama2.c checkpoint");

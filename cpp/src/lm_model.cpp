@@ -303,6 +303,10 @@ Model from_tensors(const Config& config, const std::vector<TensorBytes>& list, S
       count_vector(*v);
   }
   m.storage_ = std::move(storage);
+  std::map<DType, int> by_dtype;  // (every dtype a loader hands over, named by dtype_name)
+  for (const TensorBytes& x : list) by_dtype[x.dtype] += !ignorable(canonical(x.name, fam));
+  for (const auto& [d, n] : by_dtype)
+    if (n) m.file_dtypes_.emplace_back(dtype_name(d), n);
   return m;
 }
 

@@ -202,6 +202,52 @@ int lm_forward(ptr h, ptr tokens, int T, ptr scaling_slots, ptr long_factor, ptr
   });
 }
 
+// The file formats (lm::file_formats()), as plain objects.
+val lm_formats() {
+  val out = val::array();
+  for (const lm::FileFormat& f : lm::file_formats()) {
+    val o = val::object();
+    o.set("id", std::string(f.id));
+    o.set("label", std::string(f.label));
+    o.set("shortName", std::string(f.short_name));
+    o.set("extension", std::string(f.extension));
+    o.set("signature", std::string(f.signature));
+    out.call<void>("push", o);
+  }
+  return out;
+}
+
+// head: the file's first bytes (n of them); size: the file's; out: the format's index (lm::Source).
+int lm_detect_format(ptr head, int n, double size, ptr out) {
+  return guard([&] {
+    *at<int32_t>(out) = static_cast<int32_t>(lm::detect_format(at<const uint8_t>(head), static_cast<std::size_t>(n), static_cast<uint64_t>(size)));
+  });
+}
+
+// lm::describe(), as a plain object.
+val lm_describe(ptr h) {
+  const lm::ModelInfo i = lm::describe(handle(h).model);
+  val o = val::object();
+  o.set("family", i.family);
+  o.set("format", std::string(i.format->id));
+  o.set("formatLabel", std::string(i.format->label));
+  val dtypes = val::array();
+  for (const auto& [name, count] : i.dtypes) {
+    val d = val::object();
+    d.set("dtype", name);
+    d.set("tensors", count);
+    dtypes.call<void>("push", d);
+  }
+  o.set("dtypes", dtypes);
+  o.set("parameters", static_cast<double>(i.parameters));
+  o.set("weightBytes", static_cast<double>(i.weight_bytes));
+  o.set("context", i.context);
+  o.set("contextSource", static_cast<int>(i.context_source));
+  o.set("suggestedContext", i.suggestion.context);
+  o.set("suggestionReason", i.suggestion.reason);
+  return o;
+}
+
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(posenc_lm) {
@@ -223,4 +269,8 @@ EMSCRIPTEN_BINDINGS(posenc_lm) {
   function("lmTokenCount", &lm_token_count);
   function("lmPiece", &lm_piece);
   function("lmForward", &lm_forward);
+  function("lmFormats", &lm_formats);
+  function("lmDetectFormat", &lm_detect_format);
+  function("lmDescribe", &lm_describe);
+  emscripten::constant("lmFormatHeadBytes", static_cast<int>(lm::kFormatHeadBytes));
 }

@@ -326,7 +326,7 @@ sharedTest('npm run model: the JSON and the table, and exit status 2 with one li
   writeFileSync(textFile, 'Once upon a time');
   for (const [args, re] of [
     [['--model', join(dir, 'nothing.bin'), '--text', textFile], /^npm run model: cannot read the model file .*nothing.bin: no such file\n$/],
-    [['--model', S('tok512.bin'), '--text', textFile], /^npm run model: llama2.c header: .*\n$/],
+    [['--model', S('tok512.bin'), '--text', textFile], /^npm run model: this file is not a llama2\.c \.bin, a GGUF or a safetensors file: it starts with the bytes .*\n$/],
     [['--model', S('stories260K.gguf'), '--text', textFile, '--scaling', '{"factor": 4'], /^npm run model: --scaling is not valid JSON/],
     [['--model', S('stories260K.gguf'), '--text', textFile, '--length', '400'], /^npm run model: --length 400 is more than the \d+ tokens of the text\n$/],
     [['--model', S('stories260K.gguf')], /^npm run model: --text is required/],

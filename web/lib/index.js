@@ -15,6 +15,8 @@ export { describeArchitecture } from './rope-config.js';
 export { FAMILIES as ROPE_FAMILIES } from './rope-families.js';
 export { ENCODINGS, ENCODING_INFO, CONFIG_SCHEMA, OPTIMIZER_SCHEMA, OPTIMIZER_KEYS } from './model.js';
 export { TASKS } from './tasks.js';
+/** The model file formats posenc reads ([{id, label, shortName, extension, signature}], the core's list). */
+export { MODEL_FORMATS } from '../wasm/registry.js';
 
 /**
  * The language models run in a module of their own (posenc-lm-*.wasm, with lm.js), imported and
@@ -32,6 +34,8 @@ function lazyLanguageModels(options) {
   return {
     loadLanguageModel: async (files) => (await api()).loadLanguageModel(files),
     languageModelFamilies: async () => (await api()).families,
+    detectModelFormat: async (bytes) => (await api()).detectFormat(bytes),
+    modelFormats: async () => (await api()).formats,
     heapBytes: () => (loaded ? loaded.mod.heapBytes() : 0),
     memoryBytes: () => (loaded ? loaded.mod.HEAPU8.length : 0),
   };
@@ -67,5 +71,9 @@ export async function loadPosenc(options = {}) {
     loadLanguageModel: lm.loadLanguageModel,
     /** The model families loadLanguageModel runs, from the core's family table (loads the language models' module). */
     languageModelFamilies: lm.languageModelFamilies,
+    /** A model file's format ('llama2c', 'gguf' or 'safetensors') from its content; a RangeError names what else it is. */
+    detectModelFormat: lm.detectModelFormat,
+    /** The model file formats posenc reads: [{id, label, shortName, extension, signature}] (from the core). */
+    modelFormats: lm.modelFormats,
   });
 }

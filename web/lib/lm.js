@@ -20,7 +20,6 @@ import { loadLmModule } from './lm-module.js';
 // cpp/wasm/bindings_lm.cpp's config slots, and the core's enums, in their order.
 const SLOTS = ['arch', 'source', 'dim', 'hiddenDim', 'layers', 'heads', 'kvHeads', 'vocabSize', 'headDim', 'rotaryDim',
   'ropeTheta', 'normEps', 'tiedEmbeddings', 'qkvBias', 'context', 'contextSource', 'layout', 'attnScalar'];
-const SOURCES = ['llama2c', 'gguf', 'safetensors'];
 const CONTEXT_SOURCES = ['trained', 'file', 'converter default'];
 const LAYOUTS = ['interleaved', 'half'];
 const gigabytes = (bytes) => `${(bytes / 1e9).toFixed(2)} GB`;
@@ -43,14 +42,6 @@ const bytesOf = (name, x) => {
 const textOf = (name, x) => (typeof x === 'string' ? x : new TextDecoder().decode(bytesOf(name, x)));
 const jsonOf = (name, x) => (x !== null && typeof x === 'object' && !ArrayBuffer.isView(x) && !(x instanceof ArrayBuffer) ? x : textOf(name, x));
 
-/** The format of a model file from its first bytes: 'gguf', 'safetensors' or 'llama2c'. */
-export function sniffFormat(bytes) {
-  const b = bytesOf('model', bytes);
-  if (b.length >= 4 && b[0] === 0x47 && b[1] === 0x47 && b[2] === 0x55 && b[3] === 0x46) return 'gguf';
-  if (b.length >= 9 && b[8] === 0x7b && b[4] === 0 && b[5] === 0 && b[6] === 0 && b[7] === 0) return 'safetensors';
-  return 'llama2c';
-}
-
 /**
  * The language models' module (options: {build, wasmUrl, locateFile}, lm-module.js) with the API on it:
  * {mod, loadLanguageModel}. index.js imports this file, and so the module, on the first loadLanguageModel.
@@ -64,6 +55,19 @@ export function createLanguageModelApi(mod) {
   const FAMILIES = languageModelFamilies(mod);
   const ARCHS = FAMILIES.map((f) => f.name);
   const HF_ARCHS = new Map(FAMILIES.flatMap((f, i) => f.hfTypes.map((t) => [t, i])));
+  // The formats posenc reads, from the core (posenc::lm::file_formats(), in lm::Source's order): [{id, label, shortName,
+  // extension, signature}].
+  const formats = Object.freeze(mod.lmFormats().map(Object.freeze));
+  const formatIds = formats.map((x) => x.id);
+  /** A model file's format ('llama2c', 'gguf' or 'safetensors') from its content, or the core's RangeError naming what it found. */
+  function detectFormat(bytes) {
+    const b = bytesOf('model', bytes);
+    return scope(mod, (m) => {
+      const head = b.subarray(0, mod.lmFormatHeadBytes), out = m.put('i32', 1);
+      check(mod, mod.lmDetectFormat(m.put('u8', head.length, head), head.length, b.length, out));
+      return formatIds[mod.HEAP32[out / 4]];
+    });
+  }
   /** Copies `bytes` into the module for `fn(address)`, freed after (the core copies what it keeps). */
   const withBytes = (m, bytes, fn) => {
     const p = m.put('u8', bytes.length);
@@ -175,7 +179,7 @@ export function createLanguageModelApi(mod) {
   async function loadLanguageModel(files) {
     const f = v.options('loadLanguageModel files', files);
     v.knownKeys('loadLanguageModel files', f, ['model', 'tokenizer', 'config', 'tokenizerConfig', 'index', 'shards', 'format']);
-    const format = f.format == null ? (f.model == null && f.index != null ? 'safetensors' : sniffFormat(f.model)) : v.oneOf('format', f.format, SOURCES);
+    const format = f.format == null ? (f.model == null && f.index != null ? 'safetensors' : detectFormat(f.model)) : v.oneOf('format', f.format, formatIds);
     let h, tokenizer = null, defaultScaling = null, note = '', coreTokenizer = false;
     if (format === 'safetensors') ({ h, tokenizer, defaultScaling, note } = await fromSafetensors(f));
     else {
@@ -214,7 +218,7 @@ export function createLanguageModelApi(mod) {
     });
     const c = Object.fromEntries(SLOTS.map((k, i) => [k, raw[i]]));
     const config = Object.freeze({
-      ...c, arch: ARCHS[c.arch], source: SOURCES[c.source], contextSource: CONTEXT_SOURCES[c.contextSource], layout: LAYOUTS[c.layout],
+      ...c, arch: ARCHS[c.arch], source: formatIds[c.source], contextSource: CONTEXT_SOURCES[c.contextSource], layout: LAYOUTS[c.layout],
       tiedEmbeddings: Boolean(c.tiedEmbeddings), qkvBias: Boolean(c.qkvBias), parameters: mod.lmParameterCount(h), weightBytes: mod.lmWeightBytes(h), format,
     });
     let context = config.context;
@@ -240,6 +244,17 @@ export function createLanguageModelApi(mod) {
       set context(n) { context = v.integer('context', n, 1, MAX_LENGTH); },
       /** Where the file's context came from: 'trained', 'file' or 'converter default' (a value to correct). */
       contextSource: config.contextSource,
+      /**
+       * What the loaded model is, from the core (posenc::lm::describe): {family, format, formatLabel, dtypes: [{dtype,
+       * tensors}] (the file's tensors by type), parameters, weightBytes (the memory its weights take here), context,
+       * contextSource, suggestedContext (0: none), suggestionReason} (the suggestion: when the file's context is its
+       * converter's default, the context the file's other facts point to, and what that rests on).
+       */
+      describe() {
+        alive();
+        const d = mod.lmDescribe(h);
+        return { ...d, contextSource: CONTEXT_SOURCES[d.contextSource] };
+      },
       hasTokenizer: Boolean(tokenizer) || cTokenizer,
       tokenizerNote: tokenizer || cTokenizer ? '' : note,
       /** Token ids of `text`, with BOS first by default (and SentencePiece's dummy-prefix space). */
@@ -332,7 +347,7 @@ export function createLanguageModelApi(mod) {
     return lmObj;
   }
 
-  return { loadLanguageModel, families: FAMILIES };
+  return { loadLanguageModel, families: FAMILIES, detectFormat, formats };
 }
 
 // The context keys a scaling block leaves unset default to the model's (original) context, as HF's do to

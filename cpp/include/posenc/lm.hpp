@@ -28,6 +28,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "posenc/lm_weights.hpp"
@@ -123,6 +124,8 @@ class Model {
  public:
   const Config& config() const { return cfg_; }
   std::size_t parameter_count() const { return params_; }
+  // The file's tensors by dtype (dtype_name, count), in DType order: what describe() reports.
+  const std::vector<std::pair<std::string, int>>& file_dtypes() const { return file_dtypes_; }
   // One block's weights: matrices [out, in] in their file's format (lm_weights.hpp), vectors float32.
   struct Layer {
     std::vector<float> attn_norm, ffn_norm;  // [D]
@@ -146,6 +149,7 @@ class Model {
   std::vector<float> out_norm_;  // [D]
   std::size_t params_ = 0, weight_bytes_ = 0;
   Storage storage_;              // the file the matrices are read from in place (from_tensors' storage)
+  std::vector<std::pair<std::string, int>> file_dtypes_;
 };
 
 // Builds a model from named tensors; names may be GGUF's or HF's. Every tensor the config needs
@@ -269,5 +273,43 @@ struct ForwardResult {
 };
 inline constexpr int kMaxLength = 1 << 17;
 ForwardResult forward(const Model& model, const int32_t* tokens, int T, const ForwardOptions& options = {});
+
+// --- File formats and what a loaded model is (lm_describe.cpp).
+// The formats posenc reads: the one list, indexed by Source (the JS library reads it through the module).
+struct FileFormat {
+  Source source;
+  const char* id;         // the API's name: "llama2c", "gguf", "safetensors"
+  const char* label;      // for readers: "llama2.c checkpoint", "GGUF", "Hugging Face safetensors"
+  const char* short_name; // in the "not a ... file" sentence: "llama2.c .bin"
+  const char* extension;  // ".bin", ".gguf", ".safetensors"
+  const char* signature;  // how its content is recognised, in words
+};
+const std::vector<FileFormat>& file_formats();
+inline constexpr std::size_t kFormatHeadBytes = 64;  // detect_format reads at most this many first bytes
+// The format of a model file by its content: `head` its first bytes (up to kFormatHeadBytes), `file_size` its whole
+// size. GGUF by its magic, safetensors by its header length and '{', llama2.c by a header of seven int32 that form a
+// valid model (or its newer export's magic). Anything else throws posenc::Error: "this file is not a GGUF, a
+// llama2.c .bin or a safetensors file: it starts with ..." naming what was found.
+Source detect_format(const uint8_t* head, std::size_t head_size, uint64_t file_size);
+
+// A context to suggest for a config whose context is its converter's default, and what it rests on.
+struct ContextSuggestion {
+  int context = 0;      // 0: nothing in the file points to one
+  std::string reason;   // a sentence for the reader
+};
+ContextSuggestion suggest_context(const Config& c);
+
+// What a loaded model is, for the reader: every number from the loaded model itself.
+struct ModelInfo {
+  std::string family;                                // arch_name
+  const FileFormat* format = nullptr;
+  std::vector<std::pair<std::string, int>> dtypes;   // the file's tensors by dtype
+  std::size_t parameters = 0;
+  std::size_t weight_bytes = 0;                      // the memory the loaded weights take
+  int context = 0;
+  ContextSource context_source = ContextSource::FileMetadata;
+  ContextSuggestion suggestion;                      // with ContextSource::ConverterDefault
+};
+ModelInfo describe(const Model& m);
 
 }  // namespace posenc::lm
