@@ -111,6 +111,9 @@ test('the families come from the core\'s table; a model_type it has no row for i
     ['mistral', ['mistral'], false, false], ['qwen3', ['qwen3'], true, false], ['smollm3', ['smollm3'], false, false], ['olmo2', ['olmo2'], false, false],
     ['phi3', ['phi3'], false, false], ['gemma3', ['gemma3_text'], false, false]]);
   for (const f of families) expect(f.source).toMatch(new RegExp(`^${f.name}/mod(eling|ular)_${f.name}\\.py$`));
+  const q = familyFiles({ family: 'qwen3', seed: 1, ...shape });
+  await expect(pe.loadLanguageModel({ model: q.model, config: { ...q.config, use_sliding_window: true, sliding_window: 16, max_window_layers: 1 } }))
+    .rejects.toThrow(/use_sliding_window is set but no layer_types say which layers slide/);
   const { model, config } = familyFiles({ family: 'gemma2', seed: 1, ...shape });
   await expect(pe.loadLanguageModel({ model, config })).rejects.toThrow(/model_type "gemma2" is not one posenc runs \(llama, qwen2, mistral, qwen3, smollm3, olmo2, phi3, gemma3_text\)/);
 });
