@@ -52,11 +52,11 @@ function retypeFirstTensor(file, type) {
   return b;
 }
 
-// Models posenc refuses: by architecture (a Gemma 3 config.json beside a tiny, well-formed .safetensors file), and
+// Models posenc refuses: by architecture (a Gemma 2 config.json beside a tiny, well-formed .safetensors file), and
 // by quantisation (stories260K's GGUF with an IQ2_XXS tensor, a type posenc does not read).
 function refusedDir() {
   const dir = mkdtempSync(join(tmpdir(), 'posenc-lm-refused-'));
-  writeFileSync(join(dir, 'config.json'), JSON.stringify({ model_type: 'gemma3_text', hidden_size: 64, intermediate_size: 128,
+  writeFileSync(join(dir, 'config.json'), JSON.stringify({ model_type: 'gemma2', hidden_size: 64, intermediate_size: 128,
     num_hidden_layers: 2, num_attention_heads: 4, num_key_value_heads: 2, head_dim: 16, vocab_size: 32, max_position_embeddings: 512, rms_norm_eps: 1e-6, rope_theta: 10000 }));
   const header = Buffer.from(JSON.stringify({ __metadata__: {} }).padEnd(16, ' '));
   const size = Buffer.alloc(8);
@@ -210,7 +210,7 @@ async function figure(page, what, points = 3) {
     await page.press('Enter');
     await page.waitFor(() => !document.querySelector('#your-model .lm-error').hidden, { what: 'the error', timeout: 60000 });
     const bad = await view(page);
-    expect(bad.error).toMatch(/^This model cannot be used: config\.json: model_type "gemma3_text" is not one posenc runs/);
+    expect(bad.error).toMatch(/^This model cannot be used: config\.json: model_type "gemma2" is not one posenc runs/);
     await page.screenshot('lm-view-refused');
     await page.evaluate(() => { document.querySelector('#your-model input[name=lm-url]').value = ''; });
     await focusUrl(page);

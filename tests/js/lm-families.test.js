@@ -81,12 +81,39 @@ test.each(CASES)('%s: equals the float64 HF forward, and each family detail matt
   }
 });
 
+test('a sliding window in the maps and statistics: one pixel per key, keys outside the window have no weight', async () => {
+  const W = 37, T = 120;
+  const { model, config } = familyFiles({ family: 'mistral', seed: 22, ...shape, config: { sliding_window: W, rope_theta: 1e4 } });
+  const rnd = mulberry32(3);
+  const ids = Array.from({ length: T }, () => Math.floor(rnd() * shape.vocab));
+  const lm = await pe.loadLanguageModel({ model, config });
+  try {
+    const { maps, entropy } = lm.forward(ids, { mapLayer: 1, mapPx: T, stats: true });
+    let outside = 0, inside = Infinity;
+    for (let h = 0; h < shape.heads; h++)
+      for (let y = 0; y < T; y++)
+        for (let x = 0; x <= y; x++) {
+          const p = maps[(h * T + y) * T + x];
+          if (x <= y - W) outside = Math.max(outside, p);
+          else inside = Math.min(inside, p);
+        }
+    expect(outside).toBe(0);
+    expect(inside).toBeGreaterThan(0);
+    for (const e of entropy) expect(e).toBeLessThanOrEqual(Math.log(W) + 1e-5); // at most W keys weigh
+  } finally {
+    lm.delete();
+  }
+});
+
 test('the families come from the core\'s table; a model_type it has no row for is refused by name', async () => {
   const families = await pe.languageModelFamilies();
   expect(families.map((f) => [f.name, f.hfTypes, f.gguf, f.qkvBias])).toEqual([['llama', ['llama'], true, false], ['qwen2', ['qwen2'], true, true],
     ['mistral', ['mistral'], false, false], ['qwen3', ['qwen3'], true, false], ['smollm3', ['smollm3'], false, false], ['olmo2', ['olmo2'], false, false],
     ['phi3', ['phi3'], false, false], ['gemma3', ['gemma3_text'], false, false]]);
   for (const f of families) expect(f.source).toMatch(new RegExp(`^${f.name}/mod(eling|ular)_${f.name}\\.py$`));
+  const q = familyFiles({ family: 'qwen3', seed: 1, ...shape });
+  await expect(pe.loadLanguageModel({ model: q.model, config: { ...q.config, use_sliding_window: true, sliding_window: 16, max_window_layers: 1 } }))
+    .rejects.toThrow(/use_sliding_window is set but no layer_types say which layers slide/);
   const { model, config } = familyFiles({ family: 'gemma2', seed: 1, ...shape });
   await expect(pe.loadLanguageModel({ model, config })).rejects.toThrow(/model_type "gemma2" is not one posenc runs \(llama, qwen2, mistral, qwen3, smollm3, olmo2, phi3, gemma3_text\)/);
 });

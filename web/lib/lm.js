@@ -109,6 +109,9 @@ export function createLanguageModelApi(mod) {
       (isScaled(l) ? JSON.stringify(l.ropeParameters) === JSON.stringify(layer.ropeParameters) : l.ropeType === 'default');
     if (!roped.length || !roped.every(same))
       throw new RangeError('config.json: posenc runs models whose RoPE layers all use the same RoPE (the same rotary dims and scaling)');
+    // Qwen2/Qwen3's use_sliding_window (windows from max_window_layers on) is not among the layer rules read here
+    if (cfg.use_sliding_window === true && cfg.sliding_window != null && arch.layers.every((l) => l.window == null))
+      throw new RangeError('config.json: use_sliding_window is set but no layer_types say which layers slide; posenc does not guess them');
     for (const key of ['attn_logit_softcapping', 'final_logit_softcapping'])
       if (cfg[key] != null) throw new RangeError(`config.json: ${key} is not supported`);
     if (arch.attentionBias && !FAMILIES[family].qkvBias) throw new RangeError(`config.json: attention_bias is only supported for ${FAMILIES.filter((f) => f.qkvBias).map((f) => f.name).join(', ')} models`);
