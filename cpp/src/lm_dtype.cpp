@@ -188,11 +188,14 @@ void dec_q6_k(const uint8_t* p, float* y, std::size_t n) {
     for (int half = 0; half < 2; ++half) {
       const uint8_t* ql = p + 64 * half;
       const uint8_t* qh = p + 128 + 32 * half;
-      for (int c = 0; c < 4; ++c, y += 32)
-        for (int l = 0; l < 32; ++l) {
-          const int lo = (ql[l + 32 * (c % 2)] >> (4 * (c / 2))) & 0xF;
-          const int q = (lo | (((qh[l] >> (2 * c)) & 3) << 4)) - 32;
-          y[l] = d * static_cast<float>(sc[8 * half + 2 * c + l / 16]) * static_cast<float>(q);
+      for (int c = 0; c < 4; ++c)
+        for (int k = 0; k < 2; ++k, y += 16) {  // 16 values a scale: loops of fixed shifts, which vectorise
+          const float step = d * static_cast<float>(sc[8 * half + 2 * c + k]);
+          const uint8_t* lq = ql + 32 * (c % 2) + 16 * k;
+          const uint8_t* hq = qh + 16 * k;
+          const int lshift = 4 * (c / 2), hshift = 2 * c;
+          for (int l = 0; l < 16; ++l)
+            y[l] = step * static_cast<float>((((lq[l] >> lshift) & 0xF) | (((hq[l] >> hshift) & 3) << 4)) - 32);
         }
     }
   }
