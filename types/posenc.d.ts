@@ -1346,6 +1346,7 @@ export interface Posenc {
    * it load, and whether its q/k/v projections have biases. Loads the language models' module on the first call.
    */
   languageModelFamilies(): Promise<ReadonlyArray<LanguageModelFamily>>;
+  /**
    * A model file's format from its content (GGUF by its magic, safetensors by its header, llama2.c by a header that
    * describes a model); loads the language models' module on the first call.
    * @throws {RangeError} the file is none of them: the message names what it starts with.

@@ -111,11 +111,11 @@ test('describe: family, format, tensors by type and the memory of the weights, f
     const d = lm.describe();
     const params = 13 * 16 + 16 + 2 * (2 * 16 + 16 * 16 + 2 * 8 * 16 + 16 * 16 + 16 + 2 * 8 + 3 * 24 * 16);
     expect(d).toEqual({ family: 'qwen2', format: 'safetensors', formatLabel: 'Hugging Face safetensors',
-      dtypes: [{ dtype: 'F32', tensors: names.length - 1 }, { dtype: 'BF16', tensors: 1 }], parameters: params, weightBytes: 4 * params,
+      dtypes: [{ dtype: 'F32', tensors: names.length - 1 }, { dtype: 'BF16', tensors: 1 }], parameters: params, weightBytes: 4 * params - 2 * 13 * 16, // (the BF16 embedding, 13 x 16, stays 16-bit)
       context: 64, contextSource: 'file', suggestedContext: 0, suggestionReason: '' });
     expect(d.parameters).toBe(lm.config.parameters);
     expect(modelWords(d)).toBe(`A qwen2-family model from a Hugging Face safetensors file: ${params.toLocaleString('en-US')} parameters in ` +
-      `${names.length - 1} F32 and 1 BF16 tensors, whose weights take ${(4 * params / 1e3).toFixed(1)} kB of memory here.`);
+      `${names.length - 1} F32 and 1 BF16 tensors, whose weights take ${(d.weightBytes / 1e3).toFixed(1)} kB of memory here.`);
   } finally {
     lm.delete();
   }
