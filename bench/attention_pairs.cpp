@@ -10,37 +10,14 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <ctime>
 #include <random>
 #include <string>
 #include <vector>
-
-#if defined(__EMSCRIPTEN__)
-#include <emscripten.h>
-#endif
 
 #include "cli.hpp"
 #include "timing.hpp"
 #include "posenc/kernels.hpp"
 #include "posenc/simd.hpp"
-
-namespace {
-
-// The CPU time of the process, not wall time: on a shared machine it leaves out the time slices other
-// processes take (not all of their effect: under a load of 5 to 10 on this 2-core virtual machine it
-// still varied by about 20%). Under Emscripten (node), process.cpuUsage(): std::clock is wall time there.
-double now_ms() {
-#if defined(__EMSCRIPTEN__)
-  return EM_ASM_DOUBLE({
-    const u = process.cpuUsage();
-    return (u.user + u.system) / 1000;
-  });
-#else
-  return 1000.0 * static_cast<double>(std::clock()) / CLOCKS_PER_SEC;
-#endif
-}
-
-}  // namespace
 
 int main(int argc, char** argv) {
   std::vector<int> lengths = {1024, 4096}, dims = {8, 64};
@@ -73,7 +50,7 @@ int main(int argc, char** argv) {
         const double ms = posenc::bench::median_ms([&] {
           posenc::kernels::attention_forward(q.data(), k.data(), v.data(), o.data(), T, T, d, d, d, scale, true, 0.0f,
                                              nullptr, with_stats ? &st : nullptr);
-        }, now_ms, 200.0, 50.0);
+        }, posenc::bench::cpu_ms, 200.0, 50.0);
         const double ns = ms * 1e6 / pairs;
         std::printf("{\"arch\":\"%s\",\"d\":%d,\"T\":%d,\"stats\":%s,\"ms\":%.3f,\"ns_per_pair\":%.3f,"
                     "\"cycles_per_pair\":%.2f}\n",

@@ -2,10 +2,29 @@
 #pragma once
 
 #include <algorithm>
+#include <ctime>
 #include <functional>
 #include <vector>
 
+#if defined(__EMSCRIPTEN__)
+#include <emscripten.h>
+#endif
+
 namespace posenc::bench {
+
+// The CPU time of the process, not wall time: on a shared machine it leaves out the time slices other
+// processes take (not all of their effect: under a load of 5 to 10 on this 2-core virtual machine it
+// still varied by about 20%). Under Emscripten (node), process.cpuUsage(): std::clock is wall time there.
+inline double cpu_ms() {
+#if defined(__EMSCRIPTEN__)
+  return EM_ASM_DOUBLE({
+    const u = process.cpuUsage();
+    return (u.user + u.system) / 1000;
+  });
+#else
+  return 1000.0 * static_cast<double>(std::clock()) / CLOCKS_PER_SEC;
+#endif
+}
 
 // The median over 7 samples of the mean time per call of f (ms, by the clock `now`, in ms): after `warm_ms` of
 // warm-up (in wasm, V8 first runs baseline code and tiers a function up only after it has run for a while), each

@@ -17,6 +17,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
+import { modelWords } from '../web/app/lm-words.js';
 
 const USAGE = 'usage: npm run --silent model -- --model FILE [--tokenizer FILE] [--config FILE] [--context N] --text FILE [--scaling JSON] [--length N] [--json]';
 const fail = (message) => {
@@ -118,10 +119,11 @@ async function main() {
     const { nll } = lm.forward(tokens, a.scaling === undefined ? {} : { scaling: a.scaling });
     if (a.json) process.stdout.write(`${JSON.stringify({ tokens: Array.from(tokens), nll: Array.from(nll) })}\n`);
     else {
-      const c = lm.config;
-      process.stdout.write(`${c.arch} model (${c.format}), ${c.layers} layers, ${c.heads}/${c.kvHeads} heads of ${c.headDim}, ` +
-        `${c.parameters.toLocaleString('en-US')} parameters; context ${lm.context} (${a.context ? 'set by --context' : lm.contextSource === 'converter default'
-          ? 'the file\'s, a converter default: correct it with --context' : `the file's, ${lm.contextSource}`}); scaling ${a.scaling ? JSON.stringify(a.scaling) : 'none'}\n` +
+      const c = lm.config, d = lm.describe();
+      const whence = a.context ? 'set by --context' : lm.contextSource !== 'converter default' ? `the file's, ${lm.contextSource}`
+        : `the file's, its converter's default: ${d.suggestedContext ? `suggested ${d.suggestedContext}, since ${d.suggestionReason}` : d.suggestionReason}; correct it with --context`;
+      process.stdout.write(`${modelWords(d)}\n${c.layers} layers, ${c.heads}/${c.kvHeads} heads of ${c.headDim}; context ${lm.context} (${whence}); ` +
+        `scaling ${a.scaling ? JSON.stringify(a.scaling) : 'none'}\n` +
         `${tokens.length} tokens\n${table(nll, lm.context)}\n`);
     }
   } catch (e) {

@@ -713,13 +713,58 @@ export interface LanguageModelFiles {
   shards?: Record<string, FileBytes>;
   format?: 'llama2c' | 'gguf' | 'safetensors';
 }
+/** One row of the core's family table ({@link Posenc.languageModelFamilies}). */
+export interface LanguageModelFamily {
+  readonly name: string;
+  readonly hfTypes: ReadonlyArray<string>;
+  readonly source: string;
+  readonly gguf: boolean;
+  readonly qkvBias: boolean;
+}
+
+/** A model file format posenc reads (the core's list, {@link MODEL_FORMATS}). */
+export interface ModelFormat {
+  id: 'llama2c' | 'gguf' | 'safetensors';
+  /** For readers: 'llama2.c checkpoint', 'GGUF', 'Hugging Face safetensors'. */
+  label: string;
+  shortName: string;
+  /** '.bin', '.gguf', '.safetensors'. */
+  extension: string;
+  /** How its content is recognised, in words. */
+  signature: string;
+}
+/** The model file formats posenc reads, from the language models' module (built with the library). */
+export declare const MODEL_FORMATS: readonly ModelFormat[];
+/** What a loaded language model is ({@link LanguageModel.describe}): every number from the loaded model. */
+export interface LanguageModelDescription {
+  /** The architecture family as the core names it ('llama', 'qwen2', ...). */
+  family: string;
+  format: 'llama2c' | 'gguf' | 'safetensors';
+  formatLabel: string;
+  /** The file's tensors by type (F32, F16, BF16, Q8_0, ...), in the core's order. */
+  dtypes: { dtype: string; tensors: number }[];
+  parameters: number;
+  /** The bytes the loaded weights take in memory. */
+  weightBytes: number;
+  /** The file's context. */
+  context: number;
+  contextSource: 'trained' | 'file' | 'converter default';
+  /** With a converter's default: the context the file's other facts point to (0: none), and what that rests on. */
+  suggestedContext: number;
+  suggestionReason: string;
+}
 /** A loaded language model ({@link Posenc.loadLanguageModel}). */
 export interface LanguageModel {
+  /** What the model is: family, format, tensor types, memory, and a context to suggest when the file's is a converter's default. */
+  describe(): LanguageModelDescription;
   readonly config: Readonly<{
-    arch: 'llama' | 'qwen2'; source: 'llama2c' | 'gguf' | 'safetensors'; format: 'llama2c' | 'gguf' | 'safetensors';
+    /** The family's name in the core's family table ({@link Posenc.languageModelFamilies}). */
+    arch: string; source: 'llama2c' | 'gguf' | 'safetensors'; format: 'llama2c' | 'gguf' | 'safetensors';
     dim: number; hiddenDim: number; layers: number; heads: number; kvHeads: number; vocabSize: number; headDim: number;
     rotaryDim: number; ropeTheta: number; normEps: number; tiedEmbeddings: boolean; qkvBias: boolean; context: number;
     contextSource: 'trained' | 'file' | 'converter default'; layout: 'interleaved' | 'half'; parameters: number;
+    /** Bytes the weights take in memory: each matrix in its file's format (Q4_K, BF16, ...), vectors as float32. */
+    weightBytes: number;
   }>;
   /** The original context that scalings extend: the file's unless set (an integer in [1, 131072]). */
   context: number;
@@ -1284,7 +1329,7 @@ export interface Posenc {
   /** The module's encoding registry (the same entries as {@link ENCODING_INFO}). */
   readonly encodings: readonly EncodingInfo[];
   /**
-   * A real, trained language model (Llama or Qwen2 architecture) from the bytes of its files, for its loss by
+   * A real, trained language model (a family of {@link Posenc.languageModelFamilies}) from the bytes of its files, for its loss by
    * position and attention past its context, with any HF RoPE scaling. The language models run in a wasm module
    * of their own, fetched and instantiated by the first call ({@link LoadOptions.lmWasmUrl}); an HF tokenizer's
    * code is imported when a tokenizer.json is given. Call {@link LanguageModel.delete} when done.
@@ -1295,6 +1340,20 @@ export interface Posenc {
    *   the next call tries again.
    */
   loadLanguageModel(files: LanguageModelFiles): Promise<LanguageModel>;
+  /**
+   * The model families {@link Posenc.loadLanguageModel} runs, one row each of the core's family table: its name,
+   * the config.json model_type values it reads, the HF modeling code it follows, whether llama.cpp's GGUF files of
+   * it load, and whether its q/k/v projections have biases. Loads the language models' module on the first call.
+   */
+  languageModelFamilies(): Promise<ReadonlyArray<LanguageModelFamily>>;
+  /**
+   * A model file's format from its content (GGUF by its magic, safetensors by its header, llama2.c by a header that
+   * describes a model); loads the language models' module on the first call.
+   * @throws {RangeError} the file is none of them: the message names what it starts with.
+   */
+  detectModelFormat(bytes: Uint8Array | ArrayBuffer): Promise<'llama2c' | 'gguf' | 'safetensors'>;
+  /** The model file formats (as {@link MODEL_FORMATS}, from the loaded module). */
+  modelFormats(): Promise<readonly ModelFormat[]>;
   /** A seeded batch generator. */
   createTask(options?: TaskOptions): Task;
   /**

@@ -116,7 +116,7 @@ void scale_row(float* o, int n, float k) {
 
 void attention_forward(const float* Q, const float* K, const float* V, float* O, int Tq, int Tk, int d, int dv,
                        int ldo, float scale, bool causal, float alibi_slope, const RelativeBias* bias,
-                       const RowStats* stats) {
+                       const RowStats* stats, int window) {
   if (Tq <= 0 || dv <= 0) return;
   const bool want = stats && (stats->entropy || stats->first || stats->lse);
   const bool tilt = stats && stats->entropy;  // (the entropy's running sum, in the exp pass)
@@ -138,6 +138,9 @@ void attention_forward(const float* Q, const float* K, const float* V, float* O,
     const int rb = std::min(kBr, Tq - r0);
     // keys visible to the block's last row
     const int c_end = causal ? std::min(Tk, r0 + rb - 1 + q_off + 1) : Tk;
+    // with a window, the first key the block's first row sees; key blocks wholly before it are skipped
+    const bool windowed = causal && window > 0;
+    const int c_begin = windowed ? std::max(0, r0 + q_off - window + 1) : 0;
     std::fill(sc.m.begin(), sc.m.end(), kNegInf);
     std::fill(sc.l.begin(), sc.l.end(), 0.0f);
     std::fill(sc.t.begin(), sc.t.end(), 0.0f);
@@ -154,33 +157,42 @@ void attention_forward(const float* Q, const float* K, const float* V, float* O,
     scale_row(qs, rb * d, scale);
     // The last key block first (for causal attention, the diagonal one: the recent keys, where a row's
     // largest score usually is), then the others in order.
-    const int last = (c_end - 1) / kBc * kBc;
-    for (int b = 0; b * kBc < c_end; ++b) {
-      const bool first = b == 0;
+    const int last = (c_end - 1) / kBc * kBc, b_begin = c_begin / kBc;
+    for (int b = b_begin; b * kBc < c_end; ++b) {
+      const bool first = b == b_begin;
       const int c0 = first ? last : (b - 1) * kBc;
       const int nc = std::min(kBc, c_end - c0);
       detail::matmul_strided(qs, d, kt + c0, Tk, S, kBc, rb, d, nc, false);
       for (int r = 0; r < rb; ++r) {
         float* s = S + static_cast<idx>(r) * kBc;
         const int ipos = r0 + r + q_off;
-        const int n = causal ? std::min(nc, ipos - c0 + 1) : nc;  // may be <= 0
+        int n = causal ? std::min(nc, ipos - c0 + 1) : nc;  // may be <= 0
+        // with a window, the block's keys before lo are outside the row's window: zero weight, and the row
+        // works on s + lo, n - lo
+        const int lo = windowed ? std::clamp(ipos - window + 1 - c0, 0, nc) : 0;
         float* o = Ob + static_cast<idx>(r) * ldo;
-        if (n <= 0) {
+        if (n - lo <= 0) {
           std::memset(s, 0, sizeof(float) * nc);
           continue;
         }
-        if (alibi_slope != 0.0f) add_alibi(s, n, alibi_slope, c0, ipos);
+        if (lo) {
+          std::memset(s, 0, sizeof(float) * lo);
+          s += lo;
+          n -= lo;
+        }
+        const int cols = nc - lo;
+        if (alibi_slope != 0.0f) add_alibi(s, n, alibi_slope, c0 + lo, ipos);
         if (bias)
-          add_relative(s, n, bias->table + static_cast<idx>(r0 + r) * bias->row_stride, c0 - ipos + bias->offset,
+          add_relative(s, n, bias->table + static_cast<idx>(r0 + r) * bias->row_stride, c0 + lo - ipos + bias->offset,
                        bias->len);
-        if (want && c0 == 0) sc.s0[r] = s[0];
+        if (want && c0 + lo == 0) sc.s0[r] = s[0];
         const float m_old = sc.m[r];
         const float blk_max = detail::row_max(s, n);
         // Lazy rescaling: the shift m moves only when a block's maximum passes it by more than
         // kRescaleSlack, so exp(s - m) <= 256 and most blocks skip the rescale of o and l.
         if (m_old == kNegInf || blk_max > m_old + kRescaleSlack) {
           if (blk_max == kNegInf) {  // every score so far is -inf (an infinite bias): nothing to add yet
-            std::memset(s, 0, sizeof(float) * nc);
+            std::memset(s, 0, sizeof(float) * cols);
             if (first) std::memset(o, 0, sizeof(float) * dv);
             continue;
           }
@@ -192,7 +204,7 @@ void attention_forward(const float* Q, const float* K, const float* V, float* O,
           }
           sc.m[r] = blk_max;
         }
-        sc.l[r] += exp_row(s, n, nc, sc.m[r], ek, tilt ? &sc.t[r] : nullptr);
+        sc.l[r] += exp_row(s, n, cols, sc.m[r], ek, tilt ? &sc.t[r] : nullptr);
       }
       detail::matmul_strided(S, kBc, V + static_cast<idx>(c0) * dv, dv, Ob, ldo, rb, nc, dv, !first);
     }

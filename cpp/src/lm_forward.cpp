@@ -1,6 +1,8 @@
-// posenc::lm: the inference forward of a Llama / Qwen2 model (lm.hpp), in the core's kernels:
+// posenc::lm: the inference forward of a Llama-architecture model (lm.hpp), in the core's kernels:
 // RMSNorm, GQA attention with RoPE (either layout, any HF rope type of rope_scaling.hpp) streamed
-// by kernels::attention_forward, SwiGLU, and the NLL computed 64 rows of logits at a time.
+// by kernels::attention_forward, SwiGLU, and the NLL computed 64 rows of logits at a time. A family's
+// own steps (its Family row: q/k norms, norms after attention and MLP) and a layer's own rules
+// (Config::layers: NoPE, sliding window) are taken where they fall, top to bottom.
 // Shapes: T tokens, D = dim, F = hidden_dim, H / Hkv heads of hd channels, V = vocab.
 #include <algorithm>
 #include <cmath>
@@ -48,6 +50,27 @@ void add_bias(float* y, const std::vector<float>& b, int T, int C) {
     for (; i + W <= C; i += W) simd::store(r + i, simd::load(r + i) + simd::load(b.data() + i));
     for (; i < C; ++i) r[i] += b[i];
   }
+}
+
+// x[n] += y[n]
+void add_into(float* x, const float* y, std::size_t n) {
+  std::size_t i = 0;
+  for (; i + W <= n; i += W) simd::store(x + i, simd::load(x + i) + simd::load(y + i));
+  for (; i < n; ++i) x[i] += y[i];
+}
+
+// g[n] = gelu_tanh(g) * u: gelu with the tanh approximation, 0.5 g (1 + tanh(z)) = g / (1 + e^(-2z)),
+// z = sqrt(2 / pi) (g + 0.044715 g^3) (GeGLU, Gemma's gelu_pytorch_tanh)
+void geglu(float* g, const float* u, std::size_t n) {
+  const simd::ExpConstants k = simd::exp_constants();
+  const float c = -2.0f * 0.7978845608028654f, c3 = c * 0.044715f;
+  const fbatch one = simd::splat(1.0f), vc = simd::splat(c), vc3 = simd::splat(c3);
+  std::size_t i = 0;
+  for (; i + W <= n; i += W) {
+    const fbatch x = simd::load(g + i);
+    simd::store(g + i, x / (one + simd::exp(x * (vc + vc3 * x * x), k)) * simd::load(u + i));
+  }
+  for (; i < n; ++i) g[i] = g[i] / (1.0f + std::exp(g[i] * (c + c3 * g[i] * g[i]))) * u[i];
 }
 
 // g[n] = silu(g) * u = g / (1 + e^-g) * u
@@ -129,7 +152,8 @@ Rope make_rope(const Config& c, const RopeScaling& scaling, int T) {
 // one exp per pixel, not one per key. Shapes: q [T, hd], k [T, hd], lse [T], pooled [px, px]; scratch kt [hd, T]
 // (K transposed), qs [rows, hd] (a band's queries, scaled), scores [rows, i1] (theirs), cells [px].
 // Row i sits at position i (maps are refused with a past).
-float head_map(const float* q, const float* k, const float* lse, int T, int hd, float scale, const PoolBands& bands,
+// With a window (> 0), row i sees keys (i - window, i] only: cells wholly before that are 0.
+float head_map(const float* q, const float* k, const float* lse, int T, int hd, float scale, int window, const PoolBands& bands,
                float* pooled, Buffers& b) {
   b.kt.resize(static_cast<std::size_t>(hd) * T);
   kernels::detail::transpose(k, T, hd, b.kt.data());
@@ -147,14 +171,16 @@ float head_map(const float* q, const float* k, const float* lse, int T, int hd, 
     for (int i = i0; i < i1; ++i) {
       const float* s = b.scores.data() + static_cast<idx>(i - i0) * i1;
       float top = -std::numeric_limits<float>::infinity();
-      int n = 0;  // the cells row i sees: keys 0..i
+      int n = 0;  // the cells row i sees: keys lo..i
+      const int lo = window > 0 ? std::max(0, i - window + 1) : 0;
       for (; n < bands.px && bands.begin(n) <= i; ++n) {
-        const int j0 = bands.begin(n);
-        b.cells[n] = kernels::detail::row_max(s + j0, std::min(bands.end(n), i + 1) - j0);
+        const int j0 = std::max(bands.begin(n), lo), j1 = std::min(bands.end(n), i + 1);
+        b.cells[n] = j1 > j0 ? kernels::detail::row_max(s + j0, j1 - j0) : -std::numeric_limits<float>::infinity();
         top = std::max(top, b.cells[n]);
       }
       kernels::detail::exp_nonpositive_shift_sum(b.cells.data(), n, lse[i], ek);
-      for (int x = 0; x < n; ++x) out[x] = std::max(out[x], b.cells[x]);
+      for (int x = 0; x < n; ++x)
+        if (bands.end(x) > lo) out[x] = std::max(out[x], b.cells[x]);
       peak += std::exp(static_cast<double>(top) - lse[i]);
     }
   }
@@ -190,6 +216,7 @@ void check_inputs(const Model& m, const int32_t* tokens, int T, const ForwardOpt
 struct Forward {
   const Model& m;
   const Config& c;
+  const Family& fam;
   int T, D, F, H, Hkv, hd;
   int P = 0;                 // rows before this forward's tokens (ForwardOptions::past)
   const KvCache* past = nullptr;
@@ -199,7 +226,7 @@ struct Forward {
   ForwardResult res;
 
   Forward(const Model& model, int T_, const ForwardOptions& o)
-      : m(model), c(model.config()), T(T_), D(c.dim), F(c.hidden_dim), H(c.n_heads), Hkv(c.n_kv_heads), hd(c.hd()),
+      : m(model), c(model.config()), fam(family(c.arch)), T(T_), D(c.dim), F(c.hidden_dim), H(c.n_heads), Hkv(c.n_kv_heads), hd(c.hd()),
         P(o.past ? o.past->rows : 0), past(o.past), keep(o.keep) {
     const std::size_t t = static_cast<std::size_t>(T);
     b.x.resize(t * D);
@@ -250,34 +277,50 @@ struct Forward {
     return {k, v};
   }
 
-  // x [T, D] = embedding rows of the tokens (tied: columns of cls [D, V])
+  // x [T, D] = embedding rows of the tokens (tied: rows of the classifier), times sqrt(D) in the family's with
+  // embed_scale (Gemma: HF multiplies by sqrt(hidden_size) rounded to the embeddings' float32)
   void embed(const int32_t* tok) {
-    const std::vector<float>& e = Access::embed(m);
-    const std::vector<float>& cls = Access::cls(m);
-    for (int t = 0; t < T; ++t)
-      for (int d = 0; d < D; ++d)
-        b.x[static_cast<idx>(t) * D + d] = e.empty() ? cls[static_cast<idx>(d) * c.vocab_size + tok[t]]
-                                                      : e[static_cast<idx>(tok[t]) * D + d];
+    const Weight& e = Access::embed(m).empty() ? Access::cls(m) : Access::embed(m);
+    const float scale = fam.embed_scale ? static_cast<float>(std::sqrt(static_cast<double>(D))) : 1.0f;
+    for (int t = 0; t < T; ++t) {
+      float* row = b.x.data() + static_cast<idx>(t) * D;
+      weight_row(e, tok[t], row);
+      if (scale != 1.0f)
+        for (int d = 0; d < D; ++d) row[d] *= scale;
+    }
   }
 
-  // x += Wo attention(rope(Wq xn), rope(Wk xn), Wv xn), xn = rmsnorm(x)
+  // x += Wo attention(rope(Wq xn), rope(Wk xn), Wv xn), xn = rmsnorm(x); with the family's q/k norms (before
+  // RoPE), without RoPE on a NoPE layer, over the layer's window, and with the family's norms where they fall
   void attention(const Model::Layer& L, const Rope& rope, bool stats, bool map, const ForwardOptions& o, int l) {
     const int Q = H * hd, KV = Hkv * hd;
-    rmsnorm(b.xn.data(), b.x.data(), L.attn_norm.data(), T, D, static_cast<float>(c.norm_eps));
-    kernels::matmul(b.xn.data(), L.wq.data(), b.q.data(), T, D, Q, false);  // q [T, Q]
-    kernels::matmul(b.xn.data(), L.wk.data(), b.k.data(), T, D, KV, false);  // k [T, KV]
-    kernels::matmul(b.xn.data(), L.wv.data(), b.v.data(), T, D, KV, false);  // v [T, KV]
+    const Config::Layer rule = c.layers.empty() ? Config::Layer{} : c.layers[l];
+    const float eps = static_cast<float>(c.norm_eps);
+    if (fam.pre_norms) rmsnorm(b.xn.data(), b.x.data(), L.attn_norm.data(), T, D, eps);
+    const float* in = fam.pre_norms ? b.xn.data() : b.x.data();  // OLMo 2: the residual stream itself
+    matmul(b.q.data(), in, L.wq, T, false);  // q [T, Q]
+    matmul(b.k.data(), in, L.wk, T, false);  // k [T, KV]
+    matmul(b.v.data(), in, L.wv, T, false);  // v [T, KV]
     add_bias(b.q.data(), L.bq, T, Q);
     add_bias(b.k.data(), L.bk, T, KV);
     add_bias(b.v.data(), L.bv, T, KV);
+    if (fam.qk_norm == QkNorm::PerHead) {  // Qwen3: each head's hd channels, one weight for all heads
+      rmsnorm(b.q.data(), b.q.data(), L.q_norm.data(), T * H, hd, eps);
+      rmsnorm(b.k.data(), b.k.data(), L.k_norm.data(), T * Hkv, hd, eps);
+    } else if (fam.qk_norm == QkNorm::Whole) {  // OLMo 2: the whole projection
+      rmsnorm(b.q.data(), b.q.data(), L.q_norm.data(), T, Q, eps);
+      rmsnorm(b.k.data(), b.k.data(), L.k_norm.data(), T, KV, eps);
+    }
     split_heads(b.q.data(), b.qh.data(), T, H, hd);  // [H, T, hd]
     split_heads(b.k.data(), b.kh.data(), T, Hkv, hd);
     split_heads(b.v.data(), b.vh.data(), T, Hkv, hd);
     const idx head = static_cast<idx>(T) * hd, kv_head = static_cast<idx>(P + T) * hd;
-    for (int h = 0; h < H; ++h) rope.rotate(b.qh.data() + h * head, T, P);
-    for (int g = 0; g < Hkv; ++g) rope.rotate(b.kh.data() + g * head, T, P);
+    if (rule.rope) {
+      for (int h = 0; h < H; ++h) rope.rotate(b.qh.data() + h * head, T, P);
+      for (int g = 0; g < Hkv; ++g) rope.rotate(b.kh.data() + g * head, T, P);
+    }
     const auto [keys, values] = keys_values(l);
-    const float scale = 1.0f / std::sqrt(static_cast<float>(hd));
+    const float scale = 1.0f / std::sqrt(static_cast<float>(c.attn_scalar > 0 ? c.attn_scalar : hd));
     const int group = H / Hkv;
     if (map) b.row_lse.resize(static_cast<std::size_t>(H) * T);
     for (int h = 0; h < H; ++h) {  // att [T, Q]: head h at columns h*hd; query i at position P + i
@@ -285,11 +328,17 @@ struct Forward {
                                    map ? b.row_lse.data() + static_cast<idx>(h) * T : nullptr};
       kernels::attention_forward(b.qh.data() + h * head, keys + (h / group) * kv_head, values + (h / group) * kv_head,
                                  b.att.data() + static_cast<idx>(h) * hd, T, P + T, hd, hd, Q, scale, true, 0.0f, nullptr,
-                                 stats || map ? &rows : nullptr);
+                                 stats || map ? &rows : nullptr, rule.window);
       if (stats) record_stats(l, h, o);
     }
-    if (map) record_maps(scale, group, o.map_px);
-    kernels::matmul(b.att.data(), L.wo.data(), b.x.data(), T, Q, D, true);  // x [T, D] += att @ wo
+    if (map) record_maps(scale, group, o.map_px, rule.window);
+    if (fam.post_norms) {  // x += rmsnorm(att @ wo)
+      matmul(b.xn.data(), b.att.data(), L.wo, T, false);
+      rmsnorm(b.xn.data(), b.xn.data(), L.attn_post_norm.data(), T, D, eps);
+      add_into(b.x.data(), b.xn.data(), static_cast<std::size_t>(T) * D);
+    } else {
+      matmul(b.x.data(), b.att.data(), L.wo, T, true);  // x [T, D] += att @ wo
+    }
   }
 
   // Head h of layer l's statistics at each stats length n: means of the per-row values over rows [0, n).
@@ -309,28 +358,41 @@ struct Forward {
   }
 
   // The chosen layer's heads pooled to px x px (a second pass over their scores, no softmax: head_map).
-  void record_maps(float scale, int group, int px) {
+  void record_maps(float scale, int group, int px, int window) {
     const idx head = static_cast<idx>(T) * hd;
     const PoolBands bands(T, px);
     res.maps.resize(static_cast<std::size_t>(H) * px * px);
     res.peaks.resize(H);
     for (int h = 0; h < H; ++h)
       res.peaks[h] = head_map(b.qh.data() + h * head, b.kh.data() + (h / group) * head, b.row_lse.data() + h * static_cast<idx>(T), T,
-                              hd, scale, bands, res.maps.data() + static_cast<idx>(h) * px * px, b);
+                              hd, scale, window, bands, res.maps.data() + static_cast<idx>(h) * px * px, b);
   }
 
-  // x += W_down (silu(W_gate xn) * W_up xn), xn = rmsnorm(x), kRowBlock rows at a time
+  // x += W_down (silu(W_gate xn) * W_up xn), xn = rmsnorm(x), kRowBlock rows at a time; with the family's
+  // norms where they fall
   void ffn(const Model::Layer& L) {
-    rmsnorm(b.xn.data(), b.x.data(), L.ffn_norm.data(), T, D, static_cast<float>(c.norm_eps));
+    const float eps = static_cast<float>(c.norm_eps);
+    if (fam.pre_norms) rmsnorm(b.xn.data(), b.x.data(), L.ffn_norm.data(), T, D, eps);
     b.g.resize(static_cast<std::size_t>(kRowBlock) * F);
     b.u.resize(b.g.size());
     for (int t0 = 0; t0 < T; t0 += kRowBlock) {
       const int n = std::min(kRowBlock, T - t0);
-      const float* xn = b.xn.data() + static_cast<idx>(t0) * D;
-      kernels::matmul(xn, L.w_gate.data(), b.g.data(), n, D, F, false);  // g [n, F]
-      kernels::matmul(xn, L.w_up.data(), b.u.data(), n, D, F, false);    // u [n, F]
-      swiglu(b.g.data(), b.u.data(), static_cast<std::size_t>(n) * F);
-      kernels::matmul(b.g.data(), L.w_down.data(), b.x.data() + static_cast<idx>(t0) * D, n, F, D, true);
+      const float* xn = (fam.pre_norms ? b.xn.data() : b.x.data()) + static_cast<idx>(t0) * D;  // OLMo 2: x itself
+      matmul(b.g.data(), xn, L.w_gate, n, false);  // g [n, F]
+      matmul(b.u.data(), xn, L.w_up, n, false);    // u [n, F]
+      if (fam.act == Activation::GeluTanh)
+        geglu(b.g.data(), b.u.data(), static_cast<std::size_t>(n) * F);
+      else
+        swiglu(b.g.data(), b.u.data(), static_cast<std::size_t>(n) * F);
+      float* x = b.x.data() + static_cast<idx>(t0) * D;
+      if (fam.post_norms) {  // x += rmsnorm(down), the block's xn rows (read) as scratch
+        float* y = b.xn.data() + static_cast<idx>(t0) * D;
+        matmul(y, b.g.data(), L.w_down, n, false);
+        rmsnorm(y, y, L.ffn_post_norm.data(), n, D, eps);
+        add_into(x, y, static_cast<std::size_t>(n) * D);
+      } else {
+        matmul(x, b.g.data(), L.w_down, n, true);
+      }
     }
   }
 
@@ -343,7 +405,7 @@ struct Forward {
     res.logits.resize(o.logits_rows.size() * V);
     for (int t0 = 0; t0 < T; t0 += kRowBlock) {
       const int n = std::min(kRowBlock, T - t0);
-      kernels::matmul(b.xn.data() + static_cast<idx>(t0) * D, Access::cls(m).data(), logits.data(), n, D, V, false);
+      matmul(logits.data(), b.xn.data() + static_cast<idx>(t0) * D, Access::cls(m), n, false);
       for (int i = 0; i < n; ++i) {
         const float* row = logits.data() + static_cast<idx>(i) * V;
         const int t = t0 + i;
@@ -365,7 +427,22 @@ ForwardResult forward(const Model& model, const int32_t* tokens, int T, const Fo
   check_inputs(model, tokens, T, o);
   Forward f(model, T, o);
   const Config& c = model.config();
-  const Rope rope = make_rope(c, o.scaling, f.P + T);
+  // One RoPE table per (base, scaled) that the layers use (Gemma 3: its local and its global layers)
+  std::vector<std::pair<std::pair<double, bool>, Rope>> ropes;
+  ropes.reserve(static_cast<std::size_t>(c.n_layers));  // (rope_of points into it)
+  std::vector<const Rope*> rope_of(c.n_layers);
+  for (int l = 0; l < c.n_layers; ++l) {
+    const Config::Layer rule = c.layers.empty() ? Config::Layer{} : c.layers[l];
+    const std::pair<double, bool> key{rule.theta > 0 ? rule.theta : c.rope_theta, rule.scaled};
+    auto it = std::find_if(ropes.begin(), ropes.end(), [&](const auto& r) { return r.first == key; });
+    if (it == ropes.end()) {
+      Config cl = c;
+      cl.rope_theta = key.first;
+      ropes.emplace_back(key, make_rope(cl, key.second ? o.scaling : RopeScaling{}, f.P + T));
+      it = ropes.end() - 1;
+    }
+    rope_of[l] = &it->second;
+  }
   if (o.head_stats) {
     const std::size_t S = o.stats_lengths.empty() ? 1 : o.stats_lengths.size();
     f.res.entropy.assign(S * c.n_layers * c.n_heads, 0.0f);
@@ -376,7 +453,7 @@ ForwardResult forward(const Model& model, const int32_t* tokens, int T, const Fo
   f.embed(tokens);
   const std::vector<Model::Layer>& layers = Access::layers(model);
   for (int l = 0; l < c.n_layers; ++l) {
-    f.attention(layers[l], rope, o.head_stats, o.map_layer == l, o, l);
+    f.attention(layers[l], *rope_of[l], o.head_stats, o.map_layer == l, o, l);
     f.ffn(layers[l]);
   }
   f.head(tokens, o);

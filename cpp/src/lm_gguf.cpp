@@ -21,7 +21,6 @@ const char* const kGgmlNames[] = {"F32",     "F16",    "Q4_0",   "Q4_1",   nullp
                                   "IQ2_XXS", "IQ2_XS", "IQ3_XXS", "IQ1_S", "IQ4_NL", "IQ3_S",   "IQ2_S",    "IQ4_XS",
                                   "I8",      "I16",    "I32",    "I64",    "F64",    "IQ1_M",   "BF16",     nullptr,
                                   nullptr,   nullptr,  "TQ1_0",  "TQ2_0",  nullptr,  nullptr,   nullptr,    "MXFP4"};
-constexpr uint32_t kF32 = 0, kF16 = 1, kQ8_0 = 8, kBF16 = 30;
 
 std::size_t scalar_size(GgufType t) {
   switch (t) {
@@ -87,14 +86,11 @@ GgufValue read_value(ByteReader& r, GgufType t, const std::string& key, int dept
   return v;
 }
 
-// Bytes of a tensor of a type posenc reads; 0 for any other type (refused by name at load).
+// Bytes of a tensor of a type posenc reads (lm_dtype.cpp's table); 0 for any other type, or rows that are not
+// whole blocks (refused by name at load).
 uint64_t tensor_bytes(const GgufTensorInfo& t, uint64_t n) {
-  switch (t.ggml_type) {
-    case kF32: return 4 * n;
-    case kF16: case kBF16: return 2 * n;
-    case kQ8_0: return t.ne[0] % 32 == 0 ? n / 32 * 34 : 0;
-    default: return 0;
-  }
+  const Format* f = format_of_ggml(t.ggml_type);
+  return f && t.ne[0] % f->block == 0 ? n / f->block * f->block_bytes : 0;
 }
 
 GgufTensorInfo read_tensor_info(ByteReader& r) {

@@ -1,5 +1,6 @@
-// posenc::lm: a model and its tokenizer from a parsed GGUF (lm.hpp): arch llama or qwen2, hyper-
-// parameters from <arch>.* keys, the SentencePiece vocabulary from tokenizer.ggml.*.
+// posenc::lm: a model and its tokenizer from a parsed GGUF (lm.hpp): an architecture that a row of the
+// family table names as llama.cpp's, hyperparameters from <arch>.* keys, the SentencePiece vocabulary
+// from tokenizer.ggml.*.
 #include "lm_internal.hpp"
 
 namespace posenc::lm {
@@ -51,9 +52,13 @@ double get_float(const GgufFile& f, const std::string& key, double fallback) {
 Arch read_arch(const GgufFile& f) {
   const GgufValue* v = find(f, "general.architecture");
   if (!v || v->type != GgufType::String) throw Error(ErrorKind::Range, "GGUF key general.architecture is missing");
-  if (v->s == "llama") return Arch::Llama;
-  if (v->s == "qwen2") return Arch::Qwen2;
-  throw Error(ErrorKind::Range, "GGUF architecture '" + v->s.substr(0, 64) + "' is not supported (llama, qwen2)");
+  std::string known;
+  for (const Family& fam : families()) {
+    if (!fam.gguf) continue;
+    if (v->s == fam.name) return fam.arch;
+    known += (known.empty() ? "" : ", ") + std::string(fam.name);
+  }
+  throw Error(ErrorKind::Range, "GGUF architecture '" + v->s.substr(0, 64) + "' is not supported (" + known + ")");
 }
 
 const GgufTensorInfo* tensor(const GgufFile& f, const std::string& name) {
@@ -86,7 +91,7 @@ Config read_config(const GgufFile& f) {
                                       "': a file's own rope scaling is not supported (posenc applies scaling as an option)");
   if (tensor(f, "rope_freqs.weight"))
     throw Error(ErrorKind::Range, "GGUF tensor rope_freqs.weight (per-pair rope frequency factors, as llama3 models have) is not supported");
-  c.qkv_bias = c.arch == Arch::Qwen2;
+  c.qkv_bias = family(c.arch).qkv_bias;
   c.tied_embeddings = tensor(f, "output.weight") == nullptr;
   const GgufTensorInfo* embd = tensor(f, "token_embd.weight");
   if (!embd) throw Error(ErrorKind::Range, "GGUF tensor token_embd.weight is missing");
@@ -98,14 +103,9 @@ Config read_config(const GgufFile& f) {
 }
 
 DType dtype_of(const GgufTensorInfo& t) {
-  switch (t.ggml_type) {
-    case 0: return DType::F32;
-    case 1: return DType::F16;
-    case 8: return DType::Q8_0;
-    case 30: return DType::BF16;
-  }
+  if (const Format* f = format_of_ggml(t.ggml_type)) return f->dtype;
   throw Error(ErrorKind::Range, "tensor " + t.name + " has type " + ggml_type_name(t.ggml_type) +
-                                    ", which posenc does not read (F32, F16, BF16, Q8_0)");
+                                    ", which posenc does not read (" + format_list() + ")");
 }
 
 std::vector<TensorBytes> tensor_bytes(const GgufFile& f, const uint8_t* data) {
@@ -119,7 +119,8 @@ std::vector<TensorBytes> tensor_bytes(const GgufFile& f, const uint8_t* data) {
       b.shape.push_back(static_cast<int64_t>(*it));
       n *= *it;
     }
-    b.bytes = static_cast<std::size_t>(b.dtype == DType::F32 ? 4 * n : b.dtype == DType::Q8_0 ? n / 32 * 34 : 2 * n);
+    const Format& fmt = format(b.dtype);
+    b.bytes = static_cast<std::size_t>(n / fmt.block * fmt.block_bytes);
     b.data = data + f.data_offset + t.offset;  // in the file: parse_gguf checked
     out.push_back(std::move(b));
   }
@@ -169,12 +170,12 @@ std::optional<Tokenizer> read_tokenizer(const GgufFile& f, int vocab_size, std::
 
 }  // namespace
 
-Loaded load_gguf(const uint8_t* data, std::size_t size) {
+Loaded load_gguf(const uint8_t* data, std::size_t size, Storage storage) {
   const GgufFile f = parse_gguf(data, size);
   const Config c = read_config(f);
   std::string note;
   std::optional<Tokenizer> tok = read_tokenizer(f, c.vocab_size, note);
-  return Loaded{from_tensors(c, tensor_bytes(f, data)), std::move(tok), std::move(note)};
+  return Loaded{from_tensors(c, tensor_bytes(f, data), std::move(storage)), std::move(tok), std::move(note)};
 }
 
 }  // namespace posenc::lm

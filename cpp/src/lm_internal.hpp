@@ -23,16 +23,61 @@ inline constexpr int kMaxHeadDim = 1024;
 inline constexpr int kMaxContext = 1 << 24;  // metadata only (the forward's T is bounded by kMaxLength)
 
 // float16 / bfloat16 bits -> float.
-float f16_to_f32(uint16_t h);
+// f16 by its bits (a loop of it vectorises): exponent and mantissa moved up 13 bits and scaled by 2^112 (exact for
+// normal and subnormal halves); exponent 31 (inf, NaN) becomes 255; then the sign.
+inline float f16_to_f32(uint16_t h) {
+  const uint32_t body = (static_cast<uint32_t>(h) & 0x7fffu) << 13;
+  float f;
+  std::memcpy(&f, &body, 4);
+  f *= 0x1p112f;
+  uint32_t bits;
+  std::memcpy(&bits, &f, 4);
+  const uint32_t special = (h & 0x7c00u) == 0x7c00u ? 0xffffffffu : 0u;  // a mask, not a branch: the loop vectorises
+  bits = (bits & ~special) | ((body | 0x7f800000u) & special);
+  bits |= (static_cast<uint32_t>(h) & 0x8000u) << 16;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
 inline float bf16_to_f32(uint16_t h) {
   const uint32_t bits = static_cast<uint32_t>(h) << 16;
   float f;
   std::memcpy(&f, &bits, 4);
   return f;
 }
+// One storage format (lm_dtype.cpp's table): `block` values in `block_bytes` bytes; decode turns n
+// blocks into n * block floats.
+struct Format {
+  DType dtype;
+  const char* name;
+  uint32_t ggml;  // ggml_type id (ggml.h)
+  int block, block_bytes;
+  void (*decode)(const uint8_t* blocks, float* out, std::size_t n);
+};
+const Format& format(DType t);
+const Format* format_of_ggml(uint32_t ggml_type);  // nullptr: a type posenc does not read
+std::string format_list();                         // "F32, F16, ..." for messages
+// A tensor's element count, after checking its rows hold whole blocks and its byte count matches.
+uint64_t checked_bytes(const TensorBytes& t);
+// Throws "tensor <name> has a NaN at element N" (first + i) for the first non-finite v[i].
+void check_finite(const std::string& name, const float* v, std::size_t n, uint64_t first);
 // A tensor's values as float32, row-major; throws when its byte count does not match its shape
 // and dtype, or when a value is NaN or infinite ("tensor X has a NaN at element N").
 std::vector<float> dequantise(const TensorBytes& t);
+
+// --- Weight matrices (lm_weights.cpp)
+// The 2-D tensor t, [rows, cols], as the forward keeps it: its dtype's bytes (F32: transposed). Checks its
+// byte count and that every value is finite. in_place: t's bytes may be kept where they are (and an aligned
+// float32 matrix transposed there), else they are copied.
+Weight make_weight(const TensorBytes& t, bool in_place = false);
+// Whether make_weight(t, true) keeps t where it is (no new bytes).
+bool fits_in_place(const TensorBytes& t);
+// out[T, W.rows] (+)= x[T, W.cols] W^T: every matrix product of the forward.
+void matmul(float* out, const float* x, const Weight& W, int T, bool accumulate);
+// out[W.cols] = row r of W (an embedding lookup).
+void weight_row(const Weight& W, int r, float* out);
+// Whether `head` (a file's first bytes) starts with a llama2.c header: seven int32 that form a valid model whose
+// heads divide dim, or llama2.c's newer export magic (which load_llama2c then names).
+bool llama2c_header_valid(const uint8_t* head, std::size_t size);
 
 // Reads little-endian values from a byte range; running past the end throws
 // "<what> is truncated at byte N (reading <field>)".
@@ -79,8 +124,8 @@ class ByteReader {
 // The forward's view of a model's weights.
 struct Access {
   static const std::vector<Model::Layer>& layers(const Model& m) { return m.layers_; }
-  static const std::vector<float>& embed(const Model& m) { return m.embed_; }
-  static const std::vector<float>& cls(const Model& m) { return m.cls_; }
+  static const Weight& embed(const Model& m) { return m.embed_; }
+  static const Weight& cls(const Model& m) { return m.cls_; }
   static const std::vector<float>& out_norm(const Model& m) { return m.out_norm_; }
 };
 

@@ -69,7 +69,19 @@ uint64_t expected_floats(const Config& c, bool untied) {
 
 }  // namespace
 
-Model load_llama2c(const uint8_t* data, std::size_t size) {
+bool llama2c_header_valid(const uint8_t* head, std::size_t size) {
+  if (size >= 4 && (head[0] | head[1] << 8 | head[2] << 16 | static_cast<uint32_t>(head[3]) << 24) == kExportMagic) return true;
+  ByteReader r(head, size, "llama2.c checkpoint");
+  bool untied = false;
+  try {
+    const Config c = read_header(r, untied);
+    return c.dim % c.n_heads == 0;
+  } catch (const Error&) {
+    return false;
+  }
+}
+
+Model load_llama2c(const uint8_t* data, std::size_t size, Storage storage) {
   if (!data) throw Error(ErrorKind::Type, "llama2.c checkpoint has no data (null pointer)");
   ByteReader r(data, size, "llama2.c checkpoint");
   bool untied = false;
@@ -99,7 +111,7 @@ Model load_llama2c(const uint8_t* data, std::size_t size) {
   cur.take("output_norm.weight", {D});
   r.skip(uint64_t{4} * c.context * c.hd(), "freq_cis");  // real and imag: recomputed from theta
   if (untied) cur.take("output.weight", {V, D});
-  return from_tensors(c, t);
+  return from_tensors(c, t, std::move(storage));
 }
 
 Tokenizer load_llama2c_tokenizer(const uint8_t* data, std::size_t size, int vocab_size) {

@@ -2,9 +2,13 @@
 // pointers in, status codes out (lastError() has the message); a loaded model is handed to JS as
 // an opaque address owned by the JS wrapper (lmDelete frees it).
 #include <emscripten/bind.h>
+#include <emscripten/heap.h>
 #include <emscripten/val.h>
+#include <malloc.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <optional>
 #include <string>
 #include <vector>
@@ -26,10 +30,11 @@ struct Handle {
 };
 Handle& handle(ptr h) { return *at<Handle>(h); }
 
-// A config travels as doubles in this order (enums as their index).
+// A config travels as doubles in this order (enums as their index); lmFromTensors's also carries, after
+// these, four per layer (Config::layers): rope (0/1), window (0: none), theta (0: rope_theta), scaled (0/1).
 enum ConfigSlot {
   kArch, kSource, kDim, kHidden, kLayers, kHeads, kKvHeads, kVocab, kHeadDim, kRotaryDim, kTheta, kEps, kTied, kBias,
-  kContext, kContextSource, kLayout, kConfigSlots
+  kContext, kContextSource, kLayout, kAttnScalar, kConfigSlots
 };
 
 lm::Config unpack(const double* v) {
@@ -50,7 +55,23 @@ lm::Config unpack(const double* v) {
   c.qkv_bias = v[kBias] != 0;
   c.context = static_cast<int>(v[kContext]);
   c.context_source = static_cast<lm::ContextSource>(static_cast<int>(v[kContextSource]));
+  c.attn_scalar = v[kAttnScalar];
   return c;
+}
+
+// The family table (lm.hpp's families()): one object per row, in Arch order.
+val lm_families() {
+  val rows = val::array();
+  for (const lm::Family& f : lm::families()) {
+    val r = val::object();
+    r.set("name", std::string(f.name));
+    r.set("hfTypes", std::string(f.hf_types));
+    r.set("source", std::string(f.source));
+    r.set("gguf", f.gguf);
+    r.set("qkvBias", f.qkv_bias);
+    rows.call<void>("push", r);
+  }
+  return rows;
 }
 
 int new_handle(Handle&& h, ptr out) {
@@ -58,21 +79,31 @@ int new_handle(Handle&& h, ptr out) {
   return kOk;
 }
 
+// The loaders take over `bytes` (a malloc'd copy of the file): the model reads its weights there and frees it;
+// on an error it is freed at once.
+lm::Storage adopt(ptr bytes) { return lm::Storage(at<uint8_t>(bytes), std::free); }
+
 int lm_load_llama2c(ptr bytes, double size, ptr out) {
-  return guard([&] { new_handle({lm::load_llama2c(at<const uint8_t>(bytes), static_cast<std::size_t>(size)), {}, {}, {}}, out); });
+  return guard([&] {
+    lm::Storage file = adopt(bytes);
+    new_handle({lm::load_llama2c(at<const uint8_t>(bytes), static_cast<std::size_t>(size), std::move(file)), {}, {}, {}}, out);
+  });
 }
 
 int lm_load_gguf(ptr bytes, double size, ptr out) {
   return guard([&] {
-    lm::Loaded l = lm::load_gguf(at<const uint8_t>(bytes), static_cast<std::size_t>(size));
+    lm::Storage file = adopt(bytes);
+    lm::Loaded l = lm::load_gguf(at<const uint8_t>(bytes), static_cast<std::size_t>(size), std::move(file));
     new_handle({std::move(l.model), std::move(l.tokenizer), std::move(l.tokenizer_note), {}}, out);
   });
 }
 
 // names: JS array of strings; per tensor i: dtypes[i] (lm::DType), ranks[i], dims (all shapes
-// concatenated, as doubles), addresses[i], sizes[i] (bytes, as doubles).
-int lm_from_tensors(ptr config, val names, ptr dtypes, ptr ranks, ptr dims, ptr addresses, ptr sizes, ptr out) {
+// concatenated, as doubles), addresses[i], sizes[i] (bytes, as doubles). storage: the malloc'd buffer holding
+// every tensor's bytes, taken over as lm_load_gguf's.
+int lm_from_tensors(ptr config, val names, ptr dtypes, ptr ranks, ptr dims, ptr addresses, ptr sizes, ptr storage, ptr out) {
   return guard([&] {
+    lm::Storage kept = adopt(storage);
     std::vector<lm::TensorBytes> t(names["length"].as<unsigned>());
     const double* d = at<const double>(dims);
     for (std::size_t i = 0; i < t.size(); ++i) {
@@ -82,7 +113,12 @@ int lm_from_tensors(ptr config, val names, ptr dtypes, ptr ranks, ptr dims, ptr 
       t[i].data = at<const uint8_t>(at<const uint32_t>(addresses)[i]);
       t[i].bytes = static_cast<std::size_t>(at<const double>(sizes)[i]);
     }
-    new_handle({lm::from_tensors(unpack(at<const double>(config)), t), {}, {}, {}}, out);
+    lm::Config c = unpack(at<const double>(config));
+    const double* rules = at<const double>(config) + kConfigSlots;
+    if (c.n_layers > 0 && c.n_layers <= 1024)  // (else validate names n_layers)
+      for (const double* r = rules; r < rules + 4 * c.n_layers; r += 4)
+        c.layers.push_back({r[0] != 0, static_cast<int>(std::clamp(r[1], -1.0, 1e9)), r[2], r[3] != 0});
+    new_handle({lm::from_tensors(c, t, std::move(kept)), {}, {}, {}}, out);
   });
 }
 
@@ -99,10 +135,15 @@ int lm_config(ptr h, ptr values) {
     v[kTheta] = c.rope_theta, v[kEps] = c.norm_eps, v[kTied] = c.tied_embeddings, v[kBias] = c.qkv_bias;
     v[kContext] = c.context, v[kContextSource] = static_cast<int>(c.context_source);
     v[kLayout] = static_cast<int>(lm::rope_layout(c));
+    v[kAttnScalar] = c.attn_scalar;
   });
 }
 
 double lm_parameter_count(ptr h) { return static_cast<double>(handle(h).model.parameter_count()); }
+double lm_weight_bytes(ptr h) { return static_cast<double>(handle(h).model.weight_bytes()); }
+// The module's maximum memory and the bytes allocated now (for a refusal's numbers).
+double lm_memory_max() { return static_cast<double>(emscripten_get_heap_max()); }
+double lm_memory_used() { return static_cast<double>(static_cast<unsigned>(mallinfo().uordblks)); }
 
 int lm_load_tokenizer(ptr h, ptr bytes, double size) {
   return guard([&] {
@@ -161,6 +202,52 @@ int lm_forward(ptr h, ptr tokens, int T, ptr scaling_slots, ptr long_factor, ptr
   });
 }
 
+// The file formats (lm::file_formats()), as plain objects.
+val lm_formats() {
+  val out = val::array();
+  for (const lm::FileFormat& f : lm::file_formats()) {
+    val o = val::object();
+    o.set("id", std::string(f.id));
+    o.set("label", std::string(f.label));
+    o.set("shortName", std::string(f.short_name));
+    o.set("extension", std::string(f.extension));
+    o.set("signature", std::string(f.signature));
+    out.call<void>("push", o);
+  }
+  return out;
+}
+
+// head: the file's first bytes (n of them); size: the file's; out: the format's index (lm::Source).
+int lm_detect_format(ptr head, int n, double size, ptr out) {
+  return guard([&] {
+    *at<int32_t>(out) = static_cast<int32_t>(lm::detect_format(at<const uint8_t>(head), static_cast<std::size_t>(n), static_cast<uint64_t>(size)));
+  });
+}
+
+// lm::describe(), as a plain object.
+val lm_describe(ptr h) {
+  const lm::ModelInfo i = lm::describe(handle(h).model);
+  val o = val::object();
+  o.set("family", i.family);
+  o.set("format", std::string(i.format->id));
+  o.set("formatLabel", std::string(i.format->label));
+  val dtypes = val::array();
+  for (const auto& [name, count] : i.dtypes) {
+    val d = val::object();
+    d.set("dtype", name);
+    d.set("tensors", count);
+    dtypes.call<void>("push", d);
+  }
+  o.set("dtypes", dtypes);
+  o.set("parameters", static_cast<double>(i.parameters));
+  o.set("weightBytes", static_cast<double>(i.weight_bytes));
+  o.set("context", i.context);
+  o.set("contextSource", static_cast<int>(i.context_source));
+  o.set("suggestedContext", i.suggestion.context);
+  o.set("suggestionReason", i.suggestion.reason);
+  return o;
+}
+
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(posenc_lm) {
@@ -168,9 +255,13 @@ EMSCRIPTEN_BINDINGS(posenc_lm) {
   function("lmLoadLlama2c", &lm_load_llama2c);
   function("lmLoadGguf", &lm_load_gguf);
   function("lmFromTensors", &lm_from_tensors);
+  function("lmFamilies", &lm_families);
   function("lmDelete", &lm_delete);
   function("lmConfig", &lm_config);
   function("lmParameterCount", &lm_parameter_count);
+  function("lmWeightBytes", &lm_weight_bytes);
+  function("lmMemoryMax", &lm_memory_max);
+  function("lmMemoryUsed", &lm_memory_used);
   function("lmLoadTokenizer", &lm_load_tokenizer);
   function("lmTokenizerNote", &lm_tokenizer_note);
   function("lmEncode", &lm_encode);
@@ -178,4 +269,8 @@ EMSCRIPTEN_BINDINGS(posenc_lm) {
   function("lmTokenCount", &lm_token_count);
   function("lmPiece", &lm_piece);
   function("lmForward", &lm_forward);
+  function("lmFormats", &lm_formats);
+  function("lmDetectFormat", &lm_detect_format);
+  function("lmDescribe", &lm_describe);
+  emscripten::constant("lmFormatHeadBytes", static_cast<int>(lm::kFormatHeadBytes));
 }

@@ -13,7 +13,8 @@ namespace {
 
 std::string last_error() { return posenc::wasm::last_error_message(); }
 std::string simd_arch() { return posenc::simd::arch_name(); }
-double heap_bytes() { return static_cast<double>(mallinfo().uordblks); }
+// mallinfo counts in an int: read as unsigned, or a module past 2 GB (the language models', up to 4 GB) looks negative.
+double heap_bytes() { return static_cast<double>(static_cast<unsigned>(mallinfo().uordblks)); }
 
 }  // namespace
 

@@ -4,8 +4,12 @@
 //    perplexity figure draws five scalings (pixels on the canvas, not a blank one), the heads' maps and the
 //    statistics against length draw, and the sentences carry the figure's numbers;
 //  - dragging the factor slider with the mouse changes the numbers;
-//  - models posenc refuses (a Gemma config beside a .safetensors file, and the GGUF with a Q4_K tensor, both written by
-//    the test in the tmp dir) show one readable sentence each: the API's message.
+//  - models posenc refuses (a Gemma 2 config beside a .safetensors file, and the GGUF with an IQ2_XXS tensor, both written by
+//    the test in the tmp dir) show one readable sentence each: the API's message; so does a file of random bytes named
+//    .gguf, which is none of the formats (recognised by content, not by name);
+//  - the GGUF whose context is its converter's default (2,048; stories260K was trained at 512) asks the reader before
+//    any figure is drawn, suggesting 512 from its shapes; a real click confirms it and every number then uses 512 (the
+//    length slider reaches 8x, the URL keeps it).
 // Screenshots at 1400 and 390 px wide go to the tmp screenshot dir.
 import { jest } from '@jest/globals';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -20,7 +24,7 @@ const MODELS = fileURLToPath(new URL('../../../shared/models/', import.meta.url)
 const have = existsSync(join(MODELS, 'stories260K/stories260K.bin'));
 if (!have) console.log('skipped (no ../shared/models/stories260K here): the language-model view in the browsers');
 
-// The GGUF with its first tensor's type rewritten to `type` (12: Q4_K), its data left as it was.
+// The GGUF with its first tensor's type rewritten to `type` (16: IQ2_XXS), its data left as it was.
 function retypeFirstTensor(file, type) {
   const b = Buffer.from(readFileSync(file));
   let o = 8;
@@ -48,11 +52,11 @@ function retypeFirstTensor(file, type) {
   return b;
 }
 
-// Models posenc refuses: by architecture (a Gemma 3 config.json beside a tiny, well-formed .safetensors file), and
-// by quantisation (stories260K's GGUF with a Q4_K tensor).
+// Models posenc refuses: by architecture (a Gemma 2 config.json beside a tiny, well-formed .safetensors file), and
+// by quantisation (stories260K's GGUF with an IQ2_XXS tensor, a type posenc does not read).
 function refusedDir() {
   const dir = mkdtempSync(join(tmpdir(), 'posenc-lm-refused-'));
-  writeFileSync(join(dir, 'config.json'), JSON.stringify({ model_type: 'gemma3_text', hidden_size: 64, intermediate_size: 128,
+  writeFileSync(join(dir, 'config.json'), JSON.stringify({ model_type: 'gemma2', hidden_size: 64, intermediate_size: 128,
     num_hidden_layers: 2, num_attention_heads: 4, num_key_value_heads: 2, head_dim: 16, vocab_size: 32, max_position_embeddings: 512, rms_norm_eps: 1e-6, rope_theta: 10000 }));
   const header = Buffer.from(JSON.stringify({ __metadata__: {} }).padEnd(16, ' '));
   const size = Buffer.alloc(8);
@@ -60,7 +64,11 @@ function refusedDir() {
   writeFileSync(join(dir, 'model.safetensors'), Buffer.concat([size, header]));
   writeFileSync(join(dir, 'tokenizer.json'), JSON.stringify({ model: { type: 'BPE', vocab: {}, merges: [] } }));
   writeFileSync(join(dir, 'tokenizer_config.json'), '{}');
-  writeFileSync(join(dir, 'q4k.gguf'), retypeFirstTensor(join(MODELS, 'stories260K/stories260K.gguf'), 12));
+  writeFileSync(join(dir, 'iq2.gguf'), retypeFirstTensor(join(MODELS, 'stories260K/stories260K.gguf'), 16));
+  const noise = Buffer.alloc(4096);
+  for (let i = 0, x = 7; i < noise.length; i++) noise[i] = (x = (x * 1103515245 + 12345) >>> 0) >>> 24;
+  Buffer.from([0x3f, 0x9a, 0x00, 0x12, 0x41, 0x42, 0x0a, 0xff]).copy(noise);
+  writeFileSync(join(dir, 'random.gguf'), noise);
   return dir;
 }
 
@@ -159,7 +167,8 @@ async function figure(page, what, points = 3) {
     expect(first.colours).toBeGreaterThan(20); // lines in five colours, axes and text: not a blank canvas
     expect(first.mapsHeads).toBe(8);
     expect(first.mapColours).toBeGreaterThan(20);
-    expect(first.facts).toMatch(/260,032 parameters, 5 layers, 8 query heads sharing 4 key-value heads/);
+    expect(first.facts).toMatch(/A llama-family model from a llama2\.c checkpoint file: 260,032 parameters in 47 F32 tensors, whose weights take 1\.04 MB of memory here\./);
+    expect(first.facts).toMatch(/5 layers, 8 query heads sharing 4 key-value heads/);
     expect(first.facts).toMatch(/original context.*training context/);
     expect(first.words).toMatch(/With no scaling, perplexity is [\d.]+ over the first 512 tokens/);
     expect(first.statsWords).toMatch(new RegExp(`attention (widens|narrows|stays about as wide), from about as wide as an even split over [\\d.,]+ tokens at 512 tokens to [\\d.,]+ at ${longest}`));
@@ -201,14 +210,71 @@ async function figure(page, what, points = 3) {
     await page.press('Enter');
     await page.waitFor(() => !document.querySelector('#your-model .lm-error').hidden, { what: 'the error', timeout: 60000 });
     const bad = await view(page);
-    expect(bad.error).toMatch(/^This model cannot be used: config\.json: model_type "gemma3_text" is not one posenc runs/);
+    expect(bad.error).toMatch(/^This model cannot be used: config\.json: model_type "gemma2" is not one posenc runs/);
     await page.screenshot('lm-view-refused');
     await page.evaluate(() => { document.querySelector('#your-model input[name=lm-url]').value = ''; });
     await focusUrl(page);
-    await type(page, '/test-refused/q4k.gguf');
+    await type(page, '/test-refused/iq2.gguf');
     await page.press('Enter');
-    await page.waitFor(() => /Q4_K/.test(document.querySelector('#your-model .lm-error').textContent), { what: 'the Q4_K error', timeout: 60000 });
-    expect((await view(page)).error).toBe('This model cannot be used: tensor token_embd.weight has type Q4_K, which posenc does not read (F32, F16, BF16, Q8_0)');
+    await page.waitFor(() => /IQ2_XXS/.test(document.querySelector('#your-model .lm-error').textContent), { what: 'the IQ2_XXS error', timeout: 60000 });
+    expect((await view(page)).error).toBe('This model cannot be used: tensor token_embd.weight has type IQ2_XXS, which posenc does not read (F32, F16, BF16, Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K)');
+
+    // Random bytes named .gguf: none of the formats, said in one sentence naming what the file starts with.
+    await page.evaluate(() => { document.querySelector('#your-model input[name=lm-url]').value = ''; });
+    await focusUrl(page);
+    await type(page, '/test-refused/random.gguf');
+    await page.press('Enter');
+    await page.waitFor(() => /is not a/.test(document.querySelector('#your-model .lm-error').textContent), { what: 'the format error', timeout: 60000 });
+    expect((await view(page)).error).toBe('This model cannot be used: this file is not a llama2.c .bin, a GGUF or a safetensors file: ' +
+      'it starts with the bytes 3f 9a 00 12 41 42 0a ff ("?...AB..")');
+    await page.screenshot('lm-view-not-a-model');
+
+    // The GGUF: its context (2,048) is its converter's default, so the reader is asked before anything is drawn.
+    await page.evaluate(() => { document.querySelector('#your-model input[name=lm-url]').value = ''; });
+    await focusUrl(page);
+    await type(page, '/test-models/stories260K/stories260K.gguf');
+    await page.press('Enter');
+    const asked = await page.waitFor(() => {
+      const h = document.querySelector('#your-model .lm-host'), f = h.querySelector('.lm-confirm');
+      return f && !f.hidden && !h.querySelector('.lm-model').hidden ? { text: f.querySelector('.lm-confirm-text').textContent,
+        value: f.querySelector('input').value, button: f.querySelector('button').textContent, figures: !h.querySelector('.lm-figures').hidden,
+        series: Number(h.querySelector('canvas.lm-ppl').dataset.series ?? 0), facts: h.querySelector('.lm-facts').textContent, url: location.search } : null;
+    }, { what: 'the context question', timeout: 60000 });
+    expect(asked.text).toMatch(/^The file says its context is 2,048 tokens, but that number is its converter's default, not the context the model was trained at\. Suggested: 512 tokens, since its shapes .* are those of llama2\.c's stories260K, which its author trained with a context of 512 tokens\./);
+    expect([asked.value, asked.button, asked.figures]).toEqual(['512', 'Use 512 tokens', false]);
+    expect(asked.facts).toMatch(/A llama-family model from a GGUF file: 292,800 parameters in 48 F32 tensors/);
+    expect(asked.facts).not.toMatch(/null|undefined|original context/); // (the context's field waits for the answer)
+    expect(asked.url).not.toContain('lmContext');
+    await page.evaluate(() => document.querySelector('#your-model .lm-confirm').scrollIntoView({ block: 'center' }));
+    await page.screenshot('lm-view-confirm-1400');
+    if (engine === 'chromium') { // the question, by axe-core (as tests/browser/a11y.test.js runs it): nothing serious
+      const found = await page.evaluate(() => new Promise((resolve, reject) => {
+        const s = document.createElement('script');
+        s.src = '/node_modules/axe-core/axe.min.js';
+        s.onload = () => globalThis.axe.run('#your-model', { resultTypes: ['violations'] }).then((r) => resolve(r.violations
+          .filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.nodes[0].target.join(' ')}`)), reject);
+        s.onerror = () => reject(new Error('axe-core did not load'));
+        document.head.append(s);
+      }));
+      expect(found).toEqual([]);
+    }
+    await page.setViewport(390, 900);
+    await page.evaluate(() => document.querySelector('#your-model .lm-confirm').scrollIntoView({ block: 'center' }));
+    await page.screenshot('lm-view-confirm-390');
+    await page.setViewport(1400, 1000);
+    await page.evaluate(() => document.querySelector('#your-model .lm-confirm').scrollIntoView({ block: 'center' }));
+    await page.click('#your-model .lm-confirm-use');
+    await figure(page, 'the figure at the confirmed context', 2);
+    const confirmed = await page.evaluate(() => {
+      const h = document.querySelector('#your-model .lm-host');
+      return { max: h.querySelector('input[name=lm-times]').max, context: h.querySelector('input[name=lm-context]').value, url: location.search,
+        words: h.querySelector('.lm-ppl-words').textContent, settings: posenc.dataFor('your-model').settings, asking: !h.querySelector('.lm-confirm').hidden };
+    });
+    expect(confirmed).toMatchObject({ max: '8', context: '512', asking: false, settings: { context: 512, top: 8, length: 1024 } });
+    expect(confirmed.url).toContain('lmContext=512');
+    expect(confirmed.words).toMatch(/over the first 512 tokens/);
+    await page.evaluate(() => document.querySelector('#your-model .lm-facts').scrollIntoView());
+    await page.screenshot('lm-view-confirmed-1400');
     expect(await page.errors()).toEqual([]);
   });
 });
@@ -239,39 +305,34 @@ function slowDownload(req, res) {
     rmSync(pages, { recursive: true, force: true });
   });
 
-  test('view="model" with a model-url loads the GGUF, flags its converter-default context and draws five scalings; the corrected context applies', async () => {
+  test('view="model" with a model-url loads the GGUF, asks for its converter-default context first, and draws with the confirmed one', async () => {
     const page = await env.newPage();
     await page.setViewport(1000, 900);
     await page.goto(`${server.url}/test-page/element.html`);
     const got = await page.waitFor(() => {
       const root = document.querySelector('posenc-explorer')?.shadowRoot;
-      const c = root?.querySelector('canvas.lm-ppl');
-      return c && Number(c.dataset.series) === 5 && root.querySelector('.lm-busy').hidden
-        ? { facts: root.querySelector('.lm-facts').textContent, words: root.querySelector('.lm-ppl-words').textContent } : null;
-    }, { what: 'the element\'s figure', timeout: 300000, interval: 250 });
-    expect(got.facts).toMatch(/GGUF: 292,800 parameters/); // the .bin's 260,032 and an untied copy of the embeddings
-    expect(got.facts).toMatch(/the file says 2,048, a converter's default/);
-    expect(got.words).toMatch(/^At 2,048 tokens the passage stays within the original context of 2,048: perplexity [\d.]+ with no scaling\./);
+      const f = root?.querySelector('.lm-confirm');
+      return f && !f.hidden ? { facts: root.querySelector('.lm-facts').textContent, question: f.textContent,
+        series: Number(root.querySelector('canvas.lm-ppl').dataset.series ?? 0) } : null;
+    }, { what: 'the element\'s context question', timeout: 300000, interval: 250 });
+    expect(got.facts).toMatch(/GGUF file: 292,800 parameters/); // the .bin's 260,032 and an untied copy of the embeddings
+    expect(got.question).toMatch(/The file says its context is 2,048 tokens, but that number is its converter's default/);
+    expect(got.facts).not.toMatch(/original context/); // (its field waits for the answer)
+    expect(got.series).toBe(0); // nothing drawn with a context nobody confirmed
     await page.screenshot('lm-element');
 
-    // The reader corrects the context to the training one (real keys in the number field): the figure follows it.
-    await page.evaluate(() => {
-      const i = document.querySelector('posenc-explorer').shadowRoot.querySelector('input[name=lm-context]');
-      i.select();
-      i.focus();
-    });
-    await page.raw.keyboard.type('512');
+    // The reader takes the suggestion with real keys (Enter in the field): the figure uses 512.
+    await page.evaluate(() => document.querySelector('posenc-explorer').shadowRoot.querySelector('input[name=lm-confirm-context]').focus());
     await page.press('Enter');
-    await page.press('Tab'); // (the change event fires on commit; Tab commits in every engine)
     const fixed = await page.waitFor(() => {
       const root = document.querySelector('posenc-explorer').shadowRoot;
-      // (the progress shows only past 300 ms, so a hidden bar alone does not say the new forwards have landed: wait
-      // for all five lines, which the change of context emptied)
       const w = root.querySelector('.lm-ppl-words').textContent, c = root.querySelector('canvas.lm-ppl');
       return root.querySelector('.lm-busy').hidden && Number(c.dataset.series) === 5 && /original context of 512/.test(w) ? w : null;
     }, { what: 'the figure at context 512', timeout: 120000, interval: 250 });
     expect(fixed).toMatch(/^At 512 tokens the passage stays within the original context of 512: perplexity [\d.]+ with no scaling\./);
     expect(await page.evaluate(() => document.querySelector('posenc-explorer').lmContext)).toBe(512);
+    expect(await page.evaluate(() => document.querySelector('posenc-explorer').shadowRoot.querySelector('.lm-facts').textContent))
+      .toMatch(/original context +tokens \(the file says 2,048, its converter's default; this is the one you gave\)/);
 
     // lm-* attributes set after the start: the view follows the ones that changed; the reader's context stays.
     await page.evaluate(() => {
@@ -367,9 +428,21 @@ function slowDownload(req, res) {
       return dt;
     });
     await page.raw.dispatchEvent('#your-model .lm-drop', 'drop', { dataTransfer });
-    await page.waitFor(() => /GGUF: 292,800 parameters/.test(document.querySelector('#your-model .lm-facts').textContent) &&
+    await page.waitFor(() => /GGUF file: 292,800 parameters/.test(document.querySelector('#your-model .lm-facts').textContent) &&
       !document.querySelector('#your-model .lm-model').hidden, { what: 'the dropped GGUF', timeout: 60000 });
     expect(await page.evaluate(() => location.search)).not.toContain('modelUrl');
+
+    // A link that carries the confirmed context: the GGUF loads without the question, and every number uses 512.
+    await page.goto(`${server.url}/app/?play=0&lmTimes=1&modelUrl=%2Ftest-models%2Fstories260K%2Fstories260K.gguf&lmContext=512`);
+    await page.waitFor(() => document.body.dataset.ready === 'true', { what: 'the page', timeout: 120000 });
+    await viewReady(page);
+    const linked = await page.waitFor(() => {
+      const h = document.querySelector('#your-model .lm-host'), d = posenc.dataFor('your-model');
+      return d && Number(h.querySelector('canvas.lm-ppl').dataset.series) === 5 && h.querySelector('.lm-busy').hidden
+        ? { asking: !h.querySelector('.lm-confirm').hidden, settings: d.settings, max: h.querySelector('input[name=lm-times]').max, url: location.search } : null;
+    }, { what: 'the linked GGUF\'s figure', timeout: 120000, interval: 250 });
+    expect(linked).toMatchObject({ asking: false, settings: { context: 512, top: 8, length: 512 }, max: '8' });
+    expect(linked.url).toContain('lmContext=512');
     expect(await page.errors()).toEqual([]);
   });
 });

@@ -29,7 +29,8 @@ using posenc::kernels::RelativeBias;
 // for RelativeBias: table[i * row_stride + clamp(j - ipos + offset, 0, len - 1)].
 std::vector<double> reference(const std::vector<float>& Q, const std::vector<float>& K, const std::vector<float>& V,
                               int Tq, int Tk, int d, int dv, double scale, bool causal, double slope,
-                              const RelativeBias* bias) {
+                              const RelativeBias* bias, int window = 0, std::vector<double>* lse = nullptr,
+                              std::vector<double>* first = nullptr) {
   std::vector<double> O(static_cast<size_t>(Tq) * dv, 0.0);
   for (int i = 0; i < Tq; ++i) {
     const int ipos = i + Tk - Tq;
@@ -37,6 +38,7 @@ std::vector<double> reference(const std::vector<float>& Q, const std::vector<flo
     double m = -INFINITY;
     for (int j = 0; j < Tk; ++j) {
       if (causal && j > ipos) continue;
+      if (window > 0 && j <= ipos - window) continue;  // HF: kv_idx > q_idx - sliding_window
       double dot = 0;
       for (int c = 0; c < d; ++c) dot += double(Q[i * d + c]) * K[j * d + c];
       s[j] = dot * scale - slope * std::abs(ipos - j);
@@ -48,6 +50,8 @@ std::vector<double> reference(const std::vector<float>& Q, const std::vector<flo
     }
     double sum = 0;
     for (int j = 0; j < Tk; ++j) sum += std::isinf(s[j]) ? 0.0 : std::exp(s[j] - m);
+    if (lse) lse->push_back(m + std::log(sum));
+    if (first) first->push_back(std::isinf(s[0]) ? 0.0 : std::exp(s[0] - m) / sum);
     for (int j = 0; j < Tk; ++j) {
       if (std::isinf(s[j])) continue;
       const double p = std::exp(s[j] - m) / sum;
@@ -102,6 +106,37 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{200, 200, 13, 7, true, 0.125f, 2}, Case{40, 150, 16, 16, true, 0.5f, 1},
                       Case{17, 129, 12, 20, true, 0, 2}, Case{70, 70, 9, 9, false, 0.0625f, 0},
                       Case{33, 100, 24, 16, false, 0, 0}, Case{300, 300, 64, 64, true, 0, 0}));
+
+TEST(StreamingAttention, SlidingWindowGivesKeysOutsideItNoWeight) {
+  // A window of w keys (the query's own and the w - 1 before it, as HF's sliding window): windows inside one key
+  // block, across blocks, larger than the input, with Tq < Tk; output, log-sum-exp and first-key mass against the
+  // double reference that skips those keys. Without the window the output moves by far more than the tolerance.
+  struct C { int Tq, Tk, d, window; };
+  for (const C c : {C{256, 256, 16, 64}, C{200, 200, 13, 37}, C{150, 150, 8, 1}, C{90, 300, 16, 100}, C{70, 70, 9, 500},
+                    C{300, 300, 32, 130}}) {
+    const auto Q = random_vec(size_t(c.Tq) * c.d, 31, 2.0f), K = random_vec(size_t(c.Tk) * c.d, 32, 2.0f),
+               V = random_vec(size_t(c.Tk) * c.d, 33);
+    std::vector<float> O(size_t(c.Tq) * c.d), lse(c.Tq), first(c.Tq), ent(c.Tq), full(O.size());
+    const float scale = 1.0f / std::sqrt(float(c.d));
+    const posenc::kernels::RowStats st{ent.data(), first.data(), lse.data()};
+    posenc::kernels::attention_forward(Q.data(), K.data(), V.data(), O.data(), c.Tq, c.Tk, c.d, c.d, c.d, scale, true, 0.0f,
+                                       nullptr, &st, c.window);
+    posenc::kernels::attention_forward(Q.data(), K.data(), V.data(), full.data(), c.Tq, c.Tk, c.d, c.d, c.d, scale, true,
+                                       0.0f, nullptr);
+    std::vector<double> ref_lse, ref_first;
+    const auto ref = reference(Q, K, V, c.Tq, c.Tk, c.d, c.d, scale, true, 0.0, nullptr, c.window, &ref_lse, &ref_first);
+    double moved = 0;
+    for (int i = 0; i < c.Tq; ++i) {
+      for (int j = 0; j < c.d; ++j) {
+        ASSERT_NEAR(O[i * c.d + j], ref[i * c.d + j], 2e-5) << "window " << c.window << " row " << i << " col " << j;
+        moved = std::max(moved, std::abs(double(full[i * c.d + j]) - ref[i * c.d + j]));
+      }
+      ASSERT_NEAR(lse[i], ref_lse[i], 2e-5) << "window " << c.window << " row " << i;
+      ASSERT_NEAR(first[i], ref_first[i], 2e-6) << "window " << c.window << " row " << i;
+    }
+    if (c.window < c.Tk) EXPECT_GT(moved, 0.05) << "window " << c.window;
+  }
+}
 
 TEST(StreamingAttention, LargeScoresStayFinite) {
   // Scores of +-1e4 (far beyond exp's range) must not overflow: the running max keeps every exp <= 1.

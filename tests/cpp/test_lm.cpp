@@ -248,6 +248,57 @@ TEST(LmGguf, WrittenFilesInEachDtypeGiveTheSameNll) {
   }
 }
 
+// A Qwen3 GGUF (llama.cpp's qwen3: NEOX rope, attn_q_norm / attn_k_norm per head, head_dim 24 != 64 / 4) loads to the
+// same model as the same tensors under HF's names (whose forward tests/js/lm-families.test.js checks against
+// HF's Qwen3 code in float64); without its q/k norms it is refused by name.
+TEST(LmGguf, Qwen3FileEqualsTheSameWeightsFromHf) {
+  Config c = tiny_config(false, 24, 0, false);
+  c.arch = Arch::Qwen3;
+  Tiny m = make_tiny(c, 13);
+  for (const char* n : {"attn_q_norm.weight", "attn_k_norm.weight"})
+    for (int l = 0; l < c.n_layers; ++l) {
+      const std::string name = "blk." + std::to_string(l) + "." + n;
+      m.w[name] = std::vector<float>(24);
+      for (int i = 0; i < 24; ++i) m.w[name][i] = 1.0f + static_cast<float>((i * 7 + l * 3) % 11 - 5) / 8.0f;
+      m.shape[name] = {24};
+    }
+  const std::vector<int32_t> tok = random_tokens(50, c.vocab_size, 9);
+  const Model hf = from_tensors(c, as_tensors(m));
+  const std::vector<float> want = forward(hf, tok.data(), 50).nll;
+  GgufWriter g;
+  write_hparams(g, "qwen3", c);
+  for (const auto& [name, v] : m.w) g.tensor(name, m.shape.at(name), v, 0);
+  const std::vector<uint8_t> file = g.bytes();
+  const Loaded l = load_gguf(file.data(), file.size());
+  EXPECT_EQ(l.model.config().arch, Arch::Qwen3);
+  EXPECT_EQ(rope_layout(l.model.config()), RopeLayout::Half);
+  EXPECT_EQ(l.model.config().hd(), 24);
+  EXPECT_EQ(forward(l.model, tok.data(), 50).nll, want);
+  // the q/k norms are read: without them the same weights give another NLL (as a Llama-style model) ...
+  Tiny plain = m;
+  Config llama = c;
+  llama.arch = Arch::Llama;
+  for (int l2 = 0; l2 < c.n_layers; ++l2)
+    for (const char* n : {"attn_q_norm.weight", "attn_k_norm.weight"}) plain.w.erase("blk." + std::to_string(l2) + "." + n);
+  EXPECT_GT(max_diff(forward(from_tensors(llama, as_tensors(plain)), tok.data(), 50).nll,
+                     std::vector<double>(want.begin(), want.end())), 0.05);
+  // ... and a qwen3 file without them is refused by name
+  GgufWriter missing;
+  write_hparams(missing, "qwen3", c);
+  for (const auto& [name, v] : plain.w) missing.tensor(name, plain.shape.at(name), v, 0);
+  const std::vector<uint8_t> bad = missing.bytes();
+  EXPECT_THROW(
+      {
+        try {
+          load_gguf(bad.data(), bad.size());
+        } catch (const posenc::Error& e) {
+          EXPECT_STREQ(e.what(), "tensor blk.0.attn_q_norm.weight is missing");
+          throw;
+        }
+      },
+      posenc::Error);
+}
+
 // --- stories260K across formats
 struct Stories {
   std::vector<uint8_t> bin, gguf, tok;
@@ -485,12 +536,16 @@ TEST(LmHostile, GgufFiles) {
   scaled.kv_str("llama.rope.scaling.type", "linear");
   EXPECT_NE(load(scaled.bytes()).find("llama.rope.scaling.type 'linear'"), std::string::npos) << load(scaled.bytes());
   GgufWriter other;
-  write_hparams(other, "gemma3", tiny);
-  EXPECT_EQ(load(other.bytes()), "GGUF architecture 'gemma3' is not supported (llama, qwen2)");
+  write_hparams(other, "mamba", tiny);
+  std::string known;  // the family table's GGUF names
+  for (const posenc::lm::Family& f : posenc::lm::families())
+    if (f.gguf) known += (known.empty() ? "" : ", ") + std::string(f.name);
+  EXPECT_EQ(known.rfind("llama, qwen2", 0), 0u) << known;
+  EXPECT_EQ(load(other.bytes()), "GGUF architecture 'mamba' is not supported (" + known + ")");
   GgufWriter q4;
   write_hparams(q4, "llama", tiny);
   q4.tensor_raw("token_embd.weight", {64, 64}, std::vector<uint8_t>(64 * 64 / 256 * 144), 12);
-  EXPECT_EQ(load(q4.bytes()), "tensor token_embd.weight has type Q4_K, which posenc does not read (F32, F16, BF16, Q8_0)");
+  EXPECT_EQ(load(q4.bytes()), "tensor token_embd.weight is Q4_K but its rows are not a multiple of 256 values");
   GgufWriter lie;
   lie.kv_strs("tokenizer.ggml.tokens", {"a", "b"});
   std::vector<uint8_t> f = lie.bytes();
@@ -504,14 +559,15 @@ TEST(LmHostile, GgufRefusesUnsupportedTensorTypesByName) {
   POSENC_REQUIRE_STORIES();
   std::vector<uint8_t> g = read_file(stories_dir() + "/stories260K.gguf");
   const GgufFile f = parse_gguf(g.data(), g.size());
-  // blk.0.attn_q.weight's type field: rewrite it to Q4_K (12) in place.
+  // blk.0.attn_q.weight's type field: rewrite it to IQ2_XXS (16) in place.
   const std::string name = "blk.0.attn_q.weight";
   const auto it = std::search(g.begin(), g.end(), name.begin(), name.end());
   ASSERT_NE(it, g.end());
   const std::size_t type_at = (it - g.begin()) + name.size() + 4 + 2 * 8;
-  g[type_at] = 12;
+  g[type_at] = 16;
   EXPECT_EQ(error_of([&] { load_gguf(g.data(), g.size()); }),
-            "tensor blk.0.attn_q.weight has type Q4_K, which posenc does not read (F32, F16, BF16, Q8_0)");
+            "tensor blk.0.attn_q.weight has type IQ2_XXS, which posenc does not read (F32, F16, BF16, Q8_0, Q4_0, Q4_1, Q5_0, "
+            "Q5_1, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K)");
   EXPECT_EQ(f.tensors.size(), 48u);
 }
 

@@ -2,7 +2,9 @@
 //
 // Contract: each throws posenc::Error or returns; a file load_gguf accepts, parse_gguf accepts
 // too; a loaded model runs a forward pass of a few tokens (fuzz_lm.hpp) and its tokenizer, if
-// any, encodes a short text to ids within the vocabulary (or refuses a byte it has no piece for).
+// any, encodes a short text to ids within the vocabulary (or refuses a byte it has no piece for). Every input also goes
+// through detect_format (a format or one clean error, whatever the bytes); a file that loads is detected as a GGUF, and
+// describe() agrees with the model.
 // Input: byte 0 is a mode (bit 0: a null pointer with the size, to be refused), the rest the file.
 // fuzz-max-len: 16384 (tiny models: 1-11 KB)
 // fuzz-runs: 60000 (npm test's seeded run: about 9 s here)
@@ -19,10 +21,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
   const uint8_t mode = data[0];
   const std::vector<uint8_t> bytes(data + 1, data + size);
   const uint8_t* p = (mode & 1) ? nullptr : bytes.data();
+  std::optional<lm::Source> format;
+  fuzz::call([&] { format = lm::detect_format(p, bytes.size(), bytes.size()); });
   const bool parsed = fuzz::call([&] { (void)lm::parse_gguf(p, bytes.size()); });
   std::optional<lm::Loaded> loaded;
   if (!fuzz::call([&] { loaded.emplace(lm::load_gguf(p, bytes.size())); })) return 0;
   FUZZ_CHECK(parsed, "load_gguf accepted a file parse_gguf refuses");
+  FUZZ_CHECK(format == lm::Source::Gguf, "a GGUF that loads is not detected as one");
+  const lm::ModelInfo info = lm::describe(loaded->model);
+  FUZZ_CHECK(info.parameters == loaded->model.parameter_count() && info.weight_bytes > 0 && !info.dtypes.empty(), "describe() disagrees with the model");
   fuzz::check_forward(loaded->model, mode >> 1);
   if (loaded->tokenizer) {
     std::vector<int32_t> ids;

@@ -1,7 +1,7 @@
 // libFuzzer target: llama2.c's legacy .bin checkpoint (posenc::lm::load_llama2c).
 //
 // Contract: the load throws posenc::Error or returns a model, which runs a forward pass of a few
-// tokens (fuzz_lm.hpp). Input: byte 0 is a mode, the rest is the file. A mutated header nearly
+// tokens (fuzz_lm.hpp), is detected as a .bin by detect_format, and describe() agrees with it. Input: byte 0 is a mode, the rest is the file. A mutated header nearly
 // always disagrees with the file size, which would keep the fuzzer at that check, so:
 //   bit 0  resize the file to the size its header implies (at most 256 KB and 16 layers)
 //   bit 1  pass a null pointer with the size (must be refused)
@@ -43,6 +43,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
   std::optional<lm::Model> model;
   if (!fuzz::call([&] { model.emplace(lm::load_llama2c(p, bytes.size())); })) return 0;
   FUZZ_CHECK(p != nullptr, "loaded a checkpoint from a null pointer");
+  FUZZ_CHECK(lm::detect_format(p, bytes.size(), bytes.size()) == lm::Source::Llama2c, "a .bin that loads is not detected as one");
+  FUZZ_CHECK(lm::describe(*model).parameters == model->parameter_count(), "describe() disagrees with the model");
   FUZZ_CHECK(model->config().context >= 1 && model->config().context_source == lm::ContextSource::TrainedHeader,
              "a .bin's context is its header's seq_len");
   fuzz::check_forward(*model, mode >> 2);

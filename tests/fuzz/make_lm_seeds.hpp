@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "../../cpp/src/lm_internal.hpp"  // internal: the format table (block sizes)
 #include "../cpp/lm_gguf_writer.hpp"
 
 namespace lm_seeds {
@@ -93,6 +94,48 @@ inline std::vector<uint8_t> gguf(const std::string& arch, int D, uint32_t type, 
   return g.bytes();
 }
 
+// A GGUF of a model 256 wide with one head of 2 channels and an FFN of 2: the least that K-quants' 256-value rows
+// allow within the fuzzer's max_len. The matrices whose rows are 256 long take `types` in turn (ggml type ids), the
+// two whose rows are 2 long F16. Block bytes are pseudo-random below 0x3c, so every f16 scale is finite.
+inline std::vector<uint8_t> gguf_blocks(const std::vector<uint32_t>& types) {
+  posenc::lm::test::GgufWriter g;
+  const int D = 256, V = 8, hd = 2, F = 2;
+  g.kv_str("general.architecture", "llama");
+  g.kv_u32("llama.context_length", 8);
+  g.kv_u32("llama.embedding_length", D);
+  g.kv_u32("llama.block_count", 1);
+  g.kv_u32("llama.feed_forward_length", F);
+  g.kv_u32("llama.attention.head_count", 1);
+  g.kv_u32("llama.attention.head_count_kv", 1);
+  g.kv_u32("llama.attention.key_length", hd);
+  g.kv_f32("llama.attention.layer_norm_rms_epsilon", 1e-5f);
+  uint32_t state = 12345;
+  std::size_t next = 0;
+  auto blocks = [&](const std::string& name, std::vector<int64_t> shape) {
+    const posenc::lm::Format& f = *posenc::lm::format_of_ggml(types[next++ % types.size()]);
+    std::vector<uint8_t> b(static_cast<std::size_t>(shape[0]) * (shape[1] / f.block) * f.block_bytes);
+    for (uint8_t& x : b) x = static_cast<uint8_t>((state = state * 1103515245u + 12345u) >> 16) % 0x3c;
+    g.tensor_raw(name, shape, b, f.ggml);
+  };
+  auto floats = [&](const std::string& name, std::vector<int64_t> shape, uint32_t type) {
+    std::vector<float> v(static_cast<std::size_t>(shape[0]) * (shape.size() > 1 ? shape[1] : 1));
+    for (std::size_t i = 0; i < v.size(); ++i) v[i] = shape.size() == 1 ? 1.0f : weight(static_cast<int>(i));
+    g.tensor(name, shape, v, type);
+  };
+  blocks("token_embd.weight", {V, D});
+  floats("output_norm.weight", {D}, 0);
+  floats("blk.0.attn_norm.weight", {D}, 0);
+  blocks("blk.0.attn_q.weight", {hd, D});
+  blocks("blk.0.attn_k.weight", {hd, D});
+  blocks("blk.0.attn_v.weight", {hd, D});
+  floats("blk.0.attn_output.weight", {D, hd}, 1);
+  floats("blk.0.ffn_norm.weight", {D}, 0);
+  blocks("blk.0.ffn_gate.weight", {F, D});
+  blocks("blk.0.ffn_up.weight", {F, D});
+  floats("blk.0.ffn_down.weight", {D, F}, 1);
+  return g.bytes();
+}
+
 template <class Writer>
 void write_all(Writer& bin, Writer& gg, Writer& tok) {
   auto mode = [](uint8_t m, std::vector<uint8_t> b) { return b.insert(b.begin(), m), b; };
@@ -107,6 +150,9 @@ void write_all(Writer& bin, Writer& gg, Writer& tok) {
   gg.write("gguf-llama-bf16", mode(0, gguf("llama", 8, 30, true, false)));
   gg.write("gguf-qwen2-f32", mode(0, gguf("qwen2", 8, 0, false, false)));
   gg.write("gguf-llama-q8_0", mode(0, gguf("llama", 32, 8, false, false)));
+  for (uint32_t type : {2u, 3u, 6u, 7u, 10u, 11u, 12u, 13u, 14u})  // Q4_0 Q4_1 Q5_0 Q5_1 Q2_K Q3_K Q4_K Q5_K Q6_K
+    gg.write("gguf-blocks-" + posenc::lm::ggml_type_name(type), mode(0, gguf_blocks({type})));
+  gg.write("gguf-blocks-mix", mode(2, gguf_blocks({12, 14, 8, 6, 13, 30})));  // Q4_K_M-like, and more
   std::vector<std::string> pieces = {"<unk>", "<s>", "</s>", " ", "a", "b", " a", "ab", "<0x00>", "<0xC3>", "<0xA9>", "\xC3\xA9"};
   for (const std::string& text : {std::string("ab ab abba"), std::string("\xC3\xA9\xC3\xA9 a\x01"), std::string("")}) {
     const std::vector<uint8_t> t = tokenizer_bin(pieces);

@@ -21,6 +21,32 @@ export function safetensors(tensors) { // [{name, shape, data: number[]}] as F32
   return out;
 }
 
+/**
+ * A one-layer, tied llama of `dim` x `vocab` as bfloat16 safetensors (all matrices dim x dim), its bytes zero
+ * (bfloat16 0) or filled by fill(file, begin) from the first tensor's byte on: {file, config, dataBytes}.
+ */
+export function bf16Llama({ dim, vocab, heads, fill = null }) {
+  const shapes = [['model.embed_tokens.weight', [vocab, dim]], ['model.norm.weight', [dim]]];
+  for (const [n, r, c] of [['input_layernorm', dim], ['post_attention_layernorm', dim], ['self_attn.q_proj', dim, dim], ['self_attn.k_proj', dim, dim],
+    ['self_attn.v_proj', dim, dim], ['self_attn.o_proj', dim, dim], ['mlp.gate_proj', dim, dim], ['mlp.up_proj', dim, dim], ['mlp.down_proj', dim, dim]])
+    shapes.push([`model.layers.0.${n}.weight`, c ? [r, c] : [r]]);
+  const header = {};
+  let at = 0;
+  for (const [name, shape] of shapes) {
+    const bytes = 2 * shape.reduce((a, x) => a * x, 1);
+    header[name] = { dtype: 'BF16', shape, data_offsets: [at, at + bytes] };
+    at += bytes;
+  }
+  const json = new TextEncoder().encode(JSON.stringify(header));
+  const file = new Uint8Array(8 + json.length + at);
+  new DataView(file.buffer).setBigUint64(0, BigInt(json.length), true);
+  file.set(json, 8);
+  if (fill) fill(file, 8 + json.length);
+  const config = { model_type: 'llama', hidden_size: dim, intermediate_size: dim, num_hidden_layers: 1, num_attention_heads: heads, num_key_value_heads: heads,
+    vocab_size: vocab, max_position_embeddings: 64, rms_norm_eps: 1e-6, rope_theta: 1e4, tie_word_embeddings: true };
+  return { file, config, dataBytes: at };
+}
+
 /** A tiny random model's weights (seeded). */
 export function tinyModel({ seed, dim, layers, heads, kvHeads, headDim, hidden, vocab, bias, tied, partial, theta }) {
   const rnd = mulberry32(seed);
@@ -91,3 +117,60 @@ export function plainForward(p, ids) {
   });
 }
 
+
+/**
+ * A tiny random model of one HF family, as the files HF writes: {model: safetensors bytes, config}. family: its
+ * config.json model_type (llama, mistral, qwen3, smollm3, olmo2, phi3, gemma3_text); config: more config.json keys. The weights are
+ * large (scale) and the norms' weights far from 1, so that each family detail moves the NLL by far more than
+ * float rounding does.
+ */
+export function familyFiles({ family, seed, dim, layers, heads, kvHeads, headDim, hidden, vocab, tied = false, scale = 0.4, config = {} }) {
+  const rnd = mulberry32(seed);
+  const r = (n, s = scale) => Array.from({ length: n }, () => (rnd() * 2 - 1) * s);
+  const norm = (n) => r(n, 0.6).map((x) => 1 + x);
+  const gemma = family === 'gemma3_text'; // Gemma3RMSNorm multiplies by (1 + weight): weights around 0
+  const t = [{ name: 'model.embed_tokens.weight', shape: [vocab, dim], data: r(vocab * dim, gemma ? 0.2 : 1) },
+    { name: 'model.norm.weight', shape: [dim], data: gemma ? r(dim, 0.6) : norm(dim) }];
+  if (!tied) t.push({ name: 'lm_head.weight', shape: [vocab, dim], data: r(vocab * dim, 1) });
+  const Q = heads * headDim, KV = kvHeads * headDim;
+  for (let l = 0; l < layers; l++) {
+    const n = `model.layers.${l}.`;
+    const w = (name, shape, data) => t.push({ name: n + name, shape, data: data ?? r(shape.reduce((a, b) => a * b, 1)) });
+    if (family === 'gemma3_text') { // Gemma3DecoderLayer: norms before and after attention and MLP; q/k norm per head
+      for (const x of ['input_layernorm', 'post_attention_layernorm', 'pre_feedforward_layernorm', 'post_feedforward_layernorm'])
+        w(`${x}.weight`, [dim], r(dim, 0.6));
+      w('self_attn.q_norm.weight', [headDim], r(headDim, 0.6));
+      w('self_attn.k_norm.weight', [headDim], r(headDim, 0.6));
+    } else if (family === 'olmo2') { // Olmo2DecoderLayer: norms after attention and MLP; q/k norm over the whole projection
+      w('post_attention_layernorm.weight', [dim], norm(dim));
+      w('post_feedforward_layernorm.weight', [dim], norm(dim));
+      w('self_attn.q_norm.weight', [Q], norm(Q));
+      w('self_attn.k_norm.weight', [KV], norm(KV));
+    } else {
+      w('input_layernorm.weight', [dim], norm(dim));
+      w('post_attention_layernorm.weight', [dim], norm(dim));
+    }
+    if (family === 'qwen3') { // Qwen3Attention: q/k norm per head
+      w('self_attn.q_norm.weight', [headDim], norm(headDim));
+      w('self_attn.k_norm.weight', [headDim], norm(headDim));
+    }
+    if (family === 'phi3') { // Phi3Attention's qkv_proj [q | k | v], Phi3MLP's gate_up_proj [gate | up]
+      w('self_attn.qkv_proj.weight', [Q + 2 * KV, dim]);
+      w('mlp.gate_up_proj.weight', [2 * hidden, dim]);
+    } else {
+      w('self_attn.q_proj.weight', [Q, dim]);
+      w('self_attn.k_proj.weight', [KV, dim]);
+      w('self_attn.v_proj.weight', [KV, dim]);
+      w('mlp.gate_proj.weight', [hidden, dim]);
+      w('mlp.up_proj.weight', [hidden, dim]);
+    }
+    w('self_attn.o_proj.weight', [dim, Q]);
+    w('mlp.down_proj.weight', [dim, hidden]);
+  }
+  return {
+    model: safetensors(t),
+    config: { model_type: family, hidden_size: dim, intermediate_size: hidden, num_hidden_layers: layers, num_attention_heads: heads,
+      num_key_value_heads: kvHeads, head_dim: headDim, vocab_size: vocab, max_position_embeddings: 4096, rms_norm_eps: 1e-6,
+      tie_word_embeddings: tied, ...config },
+  };
+}

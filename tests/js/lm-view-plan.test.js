@@ -37,7 +37,10 @@ test('file addresses: a GGUF alone, a .bin with its tokenizer, a .safetensors wi
   const st = fetchPlan([`${HF}/o/r/resolve/main/model.safetensors`]);
   expect(st.map((p) => [p.role, p.url.split('/').pop(), !!p.optional])).toEqual([['config', 'config.json', false],
     ['tokenizer', 'tokenizer.json', true], ['tokenizerConfig', 'tokenizer_config.json', true], ['model', 'model.safetensors', false]]);
-  expect(() => fetchPlan(['/m/readme.txt'])).toThrow(/readme\.txt is not a model file posenc reads/);
+  // a name that says nothing: fetched alone, and its content decides (the library names what it is); not beside others
+  expect(fetchPlan(['/m/readme.txt'])).toEqual([{ role: 'model', url: '/m/readme.txt' }]);
+  expect(fetchPlan(['https://example.org/download?id=3'])).toEqual([{ role: 'model', url: 'https://example.org/download?id=3' }]);
+  expect(() => fetchPlan(['/m/readme.txt', '/m/tok.bin'])).toThrow(/^readme\.txt is not named as a model file posenc reads \(a \.bin \(llama2\.c checkpoint\), a \.gguf \(GGUF\) or a \.safetensors \(Hugging Face safetensors\) file, or a Hugging Face repository address\)/);
   expect(() => fetchPlan([])).toThrow(/no model address/);
 });
 
@@ -53,7 +56,8 @@ test('dropped files: roles by name, two .bin files split into model and tokenize
   const sharded = classifyFiles([f('model-00001-of-00002.safetensors'), f('model-00002-of-00002.safetensors'), f('model.safetensors.index.json'), f('config.json')]);
   expect(sharded.shards.map((x) => x.name)).toHaveLength(2);
   expect(() => classifyFiles([f('model-00001-of-00002.safetensors'), f('model-00002-of-00002.safetensors')])).toThrow(/index\.json/);
-  expect(() => classifyFiles([f('notes.txt')])).toThrow(/no model file among notes\.txt/);
+  expect(classifyFiles([f('notes.txt')]).roles.model.name).toBe('notes.txt'); // alone: its content decides
+  expect(() => classifyFiles([f('notes.txt'), f('a.json')])).toThrow(/^no model file among notes\.txt, a\.json: drop a \.bin \(llama2\.c checkpoint\), a \.gguf \(GGUF\) or a \.safetensors/);
 });
 
 test('lengths: the context times 1 to 8 within the passage; statistics at 1, 2, 4, 8 contexts up to the length', () => {

@@ -17,7 +17,7 @@ export function createLmCore(api, post) {
       const pe = await api();
       lm = await pe.loadLanguageModel(files);
       const { config, context, contextSource, hasTokenizer, tokenizerNote } = lm;
-      return { info: { config: { ...config }, context, contextSource, hasTokenizer, tokenizerNote } };
+      return { info: { config: { ...config }, context, contextSource, hasTokenizer, tokenizerNote, description: lm.describe() } };
     },
     encode({ text }) {
       if (!lm) throw new RangeError('no model is loaded');

@@ -1,7 +1,7 @@
 // The language model's Workers (lm-worker.js, through workers.js): one, or for a small model up to four that each
 // hold their own copy of it, so that different scalings' forwards run at the same time on different cores. No
 // SharedArrayBuffer (a blog that embeds the view cannot set the COOP/COEP headers it needs): each Worker gets the
-// model's bytes and keeps its own float32 weights (4 bytes a parameter, as lm.hpp's policy says).
+// model's bytes and keeps its own weights (as much memory as the loaded model's describe() says: lm.hpp's policy).
 import { startWorker } from './workers.js';
 
 /** Above this many bytes of float32 weights a model gets one Worker (a copy per Worker would cost too much memory). */
@@ -63,7 +63,7 @@ export function createLmPool({ api, onNotice = () => {} }) {
     /** `files` as the API takes them; `buffers`: their ArrayBuffers (transferred to Worker 0). */
     async load(files, buffers) {
       const bytes = buffers.reduce((n, b) => n + b.byteLength, 0);
-      // The file's bytes bound the float32 weights from below (F16, Q8_0 grow): checked again once the count is known.
+      // The file's bytes guess the weights' memory (F16, Q8_0 grow as float32): checked again with the loaded model's own figure.
       const want = poolSize(globalThis.navigator?.hardwareConcurrency, bytes);
       for (const w of workers.slice(1)) w.terminate();
       workers = workers.length ? workers.slice(0, 1) : [start(0)];
@@ -75,7 +75,7 @@ export function createLmPool({ api, onNotice = () => {} }) {
         return false;
       }));
       const first = await request('load', { files }, buffers, 0);
-      if (poolSize(want, first.info.config.parameters * 4) < workers.length) for (const w of workers.slice(1)) drop(w);
+      if (poolSize(want, first.info.description.weightBytes) < workers.length) for (const w of workers.slice(1)) drop(w);
       else await Promise.all(helpers);
       return first;
     },

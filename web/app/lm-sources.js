@@ -1,7 +1,9 @@
 // Where a language model's files come from, for "Your model, past its context": the suggested public models,
 // the plan of what to fetch for a list of addresses (a Hugging Face repository, a GGUF, a llama2.c .bin and
 // its tokenizer, a .safetensors file and its config.json and tokenizer.json), and which dropped file is which.
-// Pure: no fetching here (lm-fetch.js) and no DOM.
+// Pure: no fetching here (lm-fetch.js) and no DOM. A file's name only plans what to fetch beside it: the library
+// recognises the model file by its content. The formats and their extensions are the core's (MODEL_FORMATS).
+import { MODEL_FORMATS } from '../lib/index.js';
 
 const HF = 'https://huggingface.co';
 
@@ -9,7 +11,8 @@ const HF = 'https://huggingface.co';
 export const SUGGESTED = [
   { name: 'stories260K', what: 'llama2.c .bin and its 512-token tokenizer, 1.1 MB, context 512 (karpathy/tinyllamas)',
     urls: [`${HF}/karpathy/tinyllamas/resolve/main/stories260K/stories260K.bin`, `${HF}/karpathy/tinyllamas/resolve/main/stories260K/tok512.bin`] },
-  { name: 'stories260K GGUF', what: 'the same weights as a GGUF with its tokenizer inside, 1.2 MB (ggml-org/models)',
+  { name: 'stories260K GGUF', what: 'the same weights as a GGUF with its tokenizer inside, 1.2 MB (ggml-org/models); its file says context 2,048, ' +
+    'its converter\'s default, so the page asks for the one it was trained at',
     urls: [`${HF}/ggml-org/models/resolve/main/tinyllamas/stories260K.gguf`] },
   { name: 'stories15M', what: 'llama2.c .bin, 60 MB, context 256 (karpathy/tinyllamas); it needs llama2.c\'s 32,000-token tokenizer.bin, ' +
     'which is not on Hugging Face: download it from the llama2.c repository and drop both files',
@@ -17,6 +20,11 @@ export const SUGGESTED = [
   { name: 'SmolLM2-135M', what: 'safetensors with config.json and tokenizer.json, 270 MB, context 8,192 (HuggingFaceTB)',
     urls: [`${HF}/HuggingFaceTB/SmolLM2-135M`] },
 ];
+
+/** The format a file's name suggests ('llama2c', 'gguf', 'safetensors'), or null. */
+const formatOfName = (name) => MODEL_FORMATS.find((f) => name.toLowerCase().endsWith(f.extension))?.id ?? null;
+const named = MODEL_FORMATS.map((f) => `a ${f.extension} (${f.label})`);
+const formatList = `${named.slice(0, -1).join(', ')} or ${named[named.length - 1]} file`;
 
 const baseName = (u) => decodeURIComponent(new URL(u, 'https://x.invalid/').pathname.split('/').pop() ?? '');
 const sibling = (u, name) => new URL(name, new URL(u, 'https://x.invalid/')).href.replace(/^https:\/\/x\.invalid/, '');
@@ -50,23 +58,25 @@ export function fetchPlan(urls) {
       { role: 'index', url: r('model.safetensors.index.json'), optional: true, orElse: { role: 'model', url: r('model.safetensors') } }];
   }
   const [first, ...rest] = urls;
-  const name = baseName(first).toLowerCase();
+  const name = baseName(first).toLowerCase(), format = formatOfName(name);
   const extra = rest.map((u) => ({ role: roleOfName(baseName(u), 'tokenizer'), url: u }));
-  if (name.endsWith('.gguf')) {
+  if (format === 'gguf') {
     if (rest.length) throw new RangeError('a GGUF file carries its own tokenizer: give only its address');
     return [{ role: 'model', url: first }];
   }
-  if (name.endsWith('.safetensors') || name.endsWith('.index.json')) {
+  if (format === 'safetensors' || name.endsWith('.index.json')) {
     const given = new Set(extra.map((f) => f.role));
     const siblings = [['config', 'config.json', false], ['tokenizer', 'tokenizer.json', true], ['tokenizerConfig', 'tokenizer_config.json', true]]
       .filter(([role]) => !given.has(role)).map(([role, f, optional]) => ({ role, url: sibling(first, f), optional }));
     return [...siblings, ...extra, { role: name.endsWith('.index.json') ? 'index' : 'model', url: first }];
   }
-  if (name.endsWith('.bin')) {
+  if (format === 'llama2c') {
     if (extra.length > 1 || extra.some((f) => f.role !== 'tokenizer')) throw new RangeError('a llama2.c .bin takes one more address: its tokenizer.bin');
     return [...extra, { role: 'model', url: first }];
   }
-  throw new RangeError(`${baseName(first) || first} is not a model file posenc reads (a .gguf, a llama2.c .bin, a .safetensors file, or a Hugging Face repository address)`);
+  // A name that says nothing (an address with no extension, a renamed file): fetched alone, its content decides.
+  if (!rest.length) return [{ role: 'model', url: first }];
+  throw new RangeError(`${baseName(first) || first} is not named as a model file posenc reads (${formatList}, or a Hugging Face repository address): give its address alone, or the model file's first`);
 }
 
 /** The role of a file by its name: config.json, tokenizer.json, tokenizer_config.json, *.index.json, *.gguf, *.safetensors, *.bin. */
@@ -76,31 +86,33 @@ export function roleOfName(name, bin = 'model') {
   if (n === 'tokenizer_config.json') return 'tokenizerConfig';
   if (n === 'tokenizer.json') return 'tokenizer';
   if (n.endsWith('.index.json')) return 'index';
-  if (n.endsWith('.gguf') || n.endsWith('.safetensors')) return 'model';
-  if (n.endsWith('.bin')) return /^tok/.test(n) ? 'tokenizer' : bin;
-  return null;
+  const format = formatOfName(n);
+  if (format === 'llama2c') return /^tok/.test(n) ? 'tokenizer' : bin; // (a llama2.c tokenizer is a .bin too)
+  return format ? 'model' : null;
 }
 
 /**
  * Dropped or picked files ([{name, size}], File objects) as loadLanguageModel's roles: {roles: {role: file}, shards:
  * [file], ignored: [name]}. Two .bin files: the tokenizer is the one whose name starts with "tok", else the smaller.
+ * One file whose name says nothing is taken as the model (the library reads its format from its content).
  */
 export function classifyFiles(files) {
   const roles = {}, shards = [], ignored = [];
-  const bins = files.filter((f) => f.name.toLowerCase().endsWith('.bin'));
+  const bins = files.filter((f) => formatOfName(f.name) === 'llama2c');
   const tokBin = bins.length === 2 ? (bins.find((f) => /^tok/i.test(f.name)) ?? [...bins].sort((a, b) => a.size - b.size)[0]) : null;
-  const safetensors = files.filter((f) => f.name.toLowerCase().endsWith('.safetensors'));
+  const safetensors = files.filter((f) => formatOfName(f.name) === 'safetensors');
   for (const f of files) {
-    let role = f === tokBin ? 'tokenizer' : f.name.toLowerCase().endsWith('.bin') ? (tokBin ? 'model' : roleOfName(f.name)) : roleOfName(f.name);
+    let role = f === tokBin ? 'tokenizer' : bins.includes(f) ? (tokBin ? 'model' : roleOfName(f.name)) : roleOfName(f.name);
     if (role === 'model' && safetensors.length > 1 && safetensors.includes(f)) role = 'shard';
     if (role === 'shard') shards.push(f);
     else if (role && !roles[role]) roles[role] = f;
     else ignored.push(f.name);
   }
   if (shards.length && !roles.index) throw new RangeError(`${shards.length} .safetensors files but no model.safetensors.index.json to say which tensor is in which: drop it too`);
+  if (!roles.model && !roles.index && files.length === 1) return { roles: { model: files[0] }, shards, ignored: [] }; // its content decides
   if (!roles.model && !roles.index) {
     const what = files.length ? files.map((f) => f.name).join(', ') : 'nothing';
-    throw new RangeError(`no model file among ${what}: drop a .gguf, a llama2.c .bin (with its tokenizer.bin), or a .safetensors file with its config.json and tokenizer.json`);
+    throw new RangeError(`no model file among ${what}: drop ${formatList} (a .bin with its tokenizer.bin; safetensors with config.json and tokenizer.json)`);
   }
   return { roles, shards, ignored };
 }

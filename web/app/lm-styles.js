@@ -18,6 +18,10 @@ export const LM_CSS = `
 .lm .lm-facts { margin: .3rem 0; padding-left: 1.1rem; font-size: .9rem; }
 .lm .lm-facts input { width: 7em; font: inherit; }
 .lm .lm-flag { color: var(--past); }
+.lm .lm-confirm { border: 2px solid var(--past); border-radius: 6px; padding: .5rem .9rem; margin: .6rem 0; max-width: 46rem; }
+.lm .lm-confirm p { margin: .3rem 0; font-size: .9rem; }
+.lm .lm-confirm input { width: 7em; font: inherit; }
+.lm .lm-confirm button { font: inherit; }
 .lm canvas { display: block; width: 100%; }
 .lm .lm-pair { display: grid; grid-template-columns: 1fr 1fr; gap: 1rem; }
 @media (max-width: 760px) { .lm .lm-pair { grid-template-columns: 1fr; } }

@@ -68,3 +68,28 @@ export function statsWords(points, { type, factor }) {
 
 /** One point of the statistics plot from a forward's per-layer-and-head arrays. */
 export const statPoint = (length, r) => ({ length, entropy: meanOf(r.entropy), sink: meanOf(r.sink) });
+
+const andList = (xs) => (xs.length < 2 ? xs.join('') : `${xs.slice(0, -1).join(', ')} and ${xs[xs.length - 1]}`);
+const bytesWords = (n) => (n >= 1e9 ? `${(n / 1e9).toFixed(2)} GB` : n >= 1e6 ? `${(n / 1e6).toFixed(n < 1e7 ? 2 : 1)} MB` : `${(n / 1e3).toFixed(1)} kB`);
+
+/**
+ * One sentence on what a loaded model is, from its description (the API's lm.describe(): every number is the loaded
+ * model's): its family, its file's format, its weights' types (tensors per type, most first) and the memory they take.
+ * The page's view and `npm run model` print it.
+ */
+export function modelWords(d) {
+  const types = [...d.dtypes].sort((a, b) => b.tensors - a.tensors).map((t) => `${count(t.tensors)} ${t.dtype}`);
+  return `A ${d.family}-family model from a ${d.formatLabel} file: ${count(d.parameters)} parameters in ` +
+    `${andList(types)} tensor${d.dtypes.length === 1 && d.dtypes[0].tensors === 1 ? '' : 's'}, whose weights take ${bytesWords(d.weightBytes)} of memory here.`;
+}
+
+/**
+ * Why a file's context needs the reader (its converter's default, not the trained one): the file's number, what the
+ * suggestion rests on (or that nothing points to one), and what the number changes.
+ */
+export function contextQuestion(d) {
+  return `The file says its context is ${count(d.context)} tokens, but that number is its converter's default, not the ` +
+    `context the model was trained at. ${d.suggestedContext ? `Suggested: ${count(d.suggestedContext)} tokens, since ${d.suggestionReason}.`
+      : `${d.suggestionReason[0].toUpperCase()}${d.suggestionReason.slice(1)}: if you know it, enter it.`} ` +
+    'Every figure measures lengths against this context, so confirm or correct it before they are drawn.';
+}

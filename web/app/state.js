@@ -61,7 +61,8 @@ export const SCHEMA = {
   ropeLayerType: int(0, 0, 7),
   // "Your model, past its context": the model's file addresses (empty: none loaded, or a local file), the scaling
   // whose attention is shown, the factor every scaling uses, the length as a multiple of the original context, the
-  // original context when the reader corrects it (0: the file's), the layer whose heads are drawn (1-based)
+  // original context when the reader corrects it, or confirms one the file flags as its converter's default (0: the
+  // file's), the layer whose heads are drawn (1-based)
   modelUrl: urls(4),
   lmScaling: oneOf('yarn', ROPE_SCALINGS),
   lmFactor: num(4, 1, 32),

@@ -167,7 +167,7 @@ export class PosencExplorer extends ElementBase {
       this.state = before;
       if (!key || JSON.stringify(next[key]) === JSON.stringify(before[key])) return;
       if (this.lmView === true) before[key] = next[key]; // its code is loading: the view starts from this state
-      else if (key === 'modelUrl') { if (next.modelUrl.length) this.lmView.loadUrls(next.modelUrl); }
+      else if (key === 'modelUrl') { if (next.modelUrl.length) this.lmView.loadUrls(next.modelUrl, { keepContext: this.hasAttribute('lm-context') }); }
       else this.lmView.setSettings({ [key]: next[key] });
       return;
     }

@@ -15,6 +15,8 @@ export { describeArchitecture } from './rope-config.js';
 export { FAMILIES as ROPE_FAMILIES } from './rope-families.js';
 export { ENCODINGS, ENCODING_INFO, CONFIG_SCHEMA, OPTIMIZER_SCHEMA, OPTIMIZER_KEYS } from './model.js';
 export { TASKS } from './tasks.js';
+/** The model file formats posenc reads ([{id, label, shortName, extension, signature}], the core's list). */
+export { MODEL_FORMATS } from '../wasm/registry.js';
 
 /**
  * The language models run in a module of their own (posenc-lm-*.wasm, with lm.js), imported and
@@ -31,6 +33,9 @@ function lazyLanguageModels(options) {
     }));
   return {
     loadLanguageModel: async (files) => (await api()).loadLanguageModel(files),
+    languageModelFamilies: async () => (await api()).families,
+    detectModelFormat: async (bytes) => (await api()).detectFormat(bytes),
+    modelFormats: async () => (await api()).formats,
     heapBytes: () => (loaded ? loaded.mod.heapBytes() : 0),
     memoryBytes: () => (loaded ? loaded.mod.HEAPU8.length : 0),
   };
@@ -64,5 +69,11 @@ export async function loadPosenc(options = {}) {
     ...createTrainer(mod, tasks),
     /** A real language model from its files (lm.js); the first call loads the language models' module. */
     loadLanguageModel: lm.loadLanguageModel,
+    /** The model families loadLanguageModel runs, from the core's family table (loads the language models' module). */
+    languageModelFamilies: lm.languageModelFamilies,
+    /** A model file's format ('llama2c', 'gguf' or 'safetensors') from its content; a RangeError names what else it is. */
+    detectModelFormat: lm.detectModelFormat,
+    /** The model file formats posenc reads: [{id, label, shortName, extension, signature}] (from the core). */
+    modelFormats: lm.modelFormats,
   });
 }

@@ -1,4 +1,4 @@
-// Real, trained language models (Llama, Qwen2): load one from the bytes of its files and run it
+// Real, trained language models (the families of the core's family table): load one from the bytes of its files and run it
 // over a passage, with any HF RoPE scaling, for the per-position loss, attention statistics and
 // pooled attention maps. The C++ core (posenc/lm.hpp) does the parsing of llama2.c and GGUF files
 // and the forward; this module checks the caller's arguments, reads the formats that are JSON
@@ -19,15 +19,19 @@ import { loadLmModule } from './lm-module.js';
 
 // cpp/wasm/bindings_lm.cpp's config slots, and the core's enums, in their order.
 const SLOTS = ['arch', 'source', 'dim', 'hiddenDim', 'layers', 'heads', 'kvHeads', 'vocabSize', 'headDim', 'rotaryDim',
-  'ropeTheta', 'normEps', 'tiedEmbeddings', 'qkvBias', 'context', 'contextSource', 'layout'];
-const ARCHS = ['llama', 'qwen2'];
-const SOURCES = ['llama2c', 'gguf', 'safetensors'];
+  'ropeTheta', 'normEps', 'tiedEmbeddings', 'qkvBias', 'context', 'contextSource', 'layout', 'attnScalar'];
 const CONTEXT_SOURCES = ['trained', 'file', 'converter default'];
 const LAYOUTS = ['interleaved', 'half'];
+const gigabytes = (bytes) => `${(bytes / 1e9).toFixed(2)} GB`;
 const DTYPES = ['F32', 'F16', 'BF16', 'Q8_0'];
 export const MAX_LENGTH = 1 << 17; // posenc::lm::kMaxLength
-// Families whose differences from Llama the core implements (Qwen2: q/k/v bias). Anything else is refused by name.
-const HF_ARCHS = { llama: 'llama', mistral: 'llama', qwen2: 'qwen2' };
+/**
+ * The families the core runs, from its family table (one row each, in the core's order): [{name, hfTypes: [config.json
+ * model_type values], source: the HF modeling code followed, gguf: whether llama.cpp's GGUF files of it load, qkvBias}].
+ */
+export function languageModelFamilies(mod) {
+  return mod.lmFamilies().map((f) => Object.freeze({ ...f, hfTypes: f.hfTypes.split(',') }));
+}
 
 const bytesOf = (name, x) => {
   if (x instanceof Uint8Array) return x;
@@ -37,14 +41,6 @@ const bytesOf = (name, x) => {
 };
 const textOf = (name, x) => (typeof x === 'string' ? x : new TextDecoder().decode(bytesOf(name, x)));
 const jsonOf = (name, x) => (x !== null && typeof x === 'object' && !ArrayBuffer.isView(x) && !(x instanceof ArrayBuffer) ? x : textOf(name, x));
-
-/** The format of a model file from its first bytes: 'gguf', 'safetensors' or 'llama2c'. */
-export function sniffFormat(bytes) {
-  const b = bytesOf('model', bytes);
-  if (b.length >= 4 && b[0] === 0x47 && b[1] === 0x47 && b[2] === 0x55 && b[3] === 0x46) return 'gguf';
-  if (b.length >= 9 && b[8] === 0x7b && b[4] === 0 && b[5] === 0 && b[6] === 0 && b[7] === 0) return 'safetensors';
-  return 'llama2c';
-}
 
 /**
  * The language models' module (options: {build, wasmUrl, locateFile}, lm-module.js) with the API on it:
@@ -56,11 +52,38 @@ export async function loadLanguageModelApi(options) {
 }
 
 export function createLanguageModelApi(mod) {
+  const FAMILIES = languageModelFamilies(mod);
+  const ARCHS = FAMILIES.map((f) => f.name);
+  const HF_ARCHS = new Map(FAMILIES.flatMap((f, i) => f.hfTypes.map((t) => [t, i])));
+  // The formats posenc reads, from the core (posenc::lm::file_formats(), in lm::Source's order): [{id, label, shortName,
+  // extension, signature}].
+  const formats = Object.freeze(mod.lmFormats().map(Object.freeze));
+  const formatIds = formats.map((x) => x.id);
+  /** A model file's format ('llama2c', 'gguf' or 'safetensors') from its content, or the core's RangeError naming what it found. */
+  function detectFormat(bytes) {
+    const b = bytesOf('model', bytes);
+    return scope(mod, (m) => {
+      const head = b.subarray(0, mod.lmFormatHeadBytes), out = m.put('i32', 1);
+      check(mod, mod.lmDetectFormat(m.put('u8', head.length, head), head.length, b.length, out));
+      return formatIds[mod.HEAP32[out / 4]];
+    });
+  }
   /** Copies `bytes` into the module for `fn(address)`, freed after (the core copies what it keeps). */
   const withBytes = (m, bytes, fn) => {
     const p = m.put('u8', bytes.length);
     mod.HEAPU8.set(bytes, p);
     return fn(p, bytes.length);
+  };
+  // A copy of a file's bytes in wasm memory that a loader takes over (the model reads its weights there, so the
+  // file is held once): allocated outside any scope, freed by the core when the model is deleted or the load fails.
+  // Addresses above 2 GB come back from malloc as negative int32: >>> 0 makes them unsigned.
+  const handedOver = (n, what) => {
+    const p = mod._malloc(Math.max(1, n)) >>> 0;
+    if (!p) {
+      const [max, used] = [mod.lmMemoryMax(), mod.lmMemoryUsed()];
+      throw new RangeError(`${what} takes ${gigabytes(n)}, and the language-model module has ${gigabytes(max - used)} left of its ${gigabytes(max)}`);
+    }
+    return p;
   };
   const handleFrom = (m, load) => {
     const out = m.put('u32', 1);
@@ -70,13 +93,28 @@ export function createLanguageModelApi(mod) {
 
   async function fromSafetensors(files) {
     if (files.config == null) throw new TypeError('config must be the model\'s config.json (text, bytes or object): safetensors files carry no architecture');
-    const arch = describeArchitecture(plainJson(jsonOf('config', files.config), 'config.json'));
-    const family = HF_ARCHS[arch.modelType];
-    if (!family) throw new RangeError(`config.json: model_type ${v.show(arch.modelType)} is not one posenc runs (${Object.keys(HF_ARCHS).join(', ')}: Llama-architecture models)`);
-    const layer = arch.layers[0];
-    if (!arch.layers.every((l) => l.rope && l.layout === 'half' && l.rotaryDim === layer.rotaryDim && l.window == null))
-      throw new RangeError('config.json: posenc runs models whose every layer uses the same RoPE and full attention (no NoPE or sliding-window layers)');
-    if (arch.attentionBias && family !== 'qwen2') throw new RangeError('config.json: attention_bias is only supported for qwen2 models');
+    const json = plainJson(jsonOf('config', files.config), 'config.json');
+    const arch = describeArchitecture(json);
+    const cfg = json.text_config ?? json;
+    const family = HF_ARCHS.get(arch.modelType);
+    if (family === undefined) throw new RangeError(`config.json: model_type ${v.show(arch.modelType)} is not one posenc runs (${[...HF_ARCHS.keys()].join(', ')})`);
+    // Per layer (Config::layers): RoPE or NoPE, its sliding window, its RoPE base, and whether a scaling applies to it
+    // (a family's scalingOn layer type, as Gemma 3's global layers; else every layer). The scaled layers share one RoPE,
+    // the others rotate at their own base, unscaled.
+    const roped = arch.layers.filter((l) => l.rope);
+    const scaledType = arch.family.scalingOn;
+    const isScaled = (l) => !scaledType || l.layerType === scaledType;
+    const layer = roped.find(isScaled) ?? roped[0] ?? arch.layers[0];
+    const same = (l) => l.layout === 'half' && l.rotaryDim === layer.rotaryDim &&
+      (isScaled(l) ? JSON.stringify(l.ropeParameters) === JSON.stringify(layer.ropeParameters) : l.ropeType === 'default');
+    if (!roped.length || !roped.every(same))
+      throw new RangeError('config.json: posenc runs models whose RoPE layers all use the same RoPE (the same rotary dims and scaling)');
+    // Qwen2/Qwen3's use_sliding_window (windows from max_window_layers on) is not among the layer rules read here
+    if (cfg.use_sliding_window === true && cfg.sliding_window != null && arch.layers.every((l) => l.window == null))
+      throw new RangeError('config.json: use_sliding_window is set but no layer_types say which layers slide; posenc does not guess them');
+    for (const key of ['attn_logit_softcapping', 'final_logit_softcapping'])
+      if (cfg[key] != null) throw new RangeError(`config.json: ${key} is not supported`);
+    if (arch.attentionBias && !FAMILIES[family].qkvBias) throw new RangeError(`config.json: attention_bias is only supported for ${FAMILIES.filter((f) => f.qkvBias).map((f) => f.name).join(', ')} models`);
     // The shards: the file itself, or an index naming several (each given in files.shards by name).
     const shards = [];
     if (files.index != null) {
@@ -95,25 +133,32 @@ export function createLanguageModelApi(mod) {
         tensors.push({ ...t, bytes: s.bytes.subarray(t.offset, t.offset + t.byteLength) });
       }
     const ctx = arch.maxPositionEmbeddings;
-    const config = { arch: ARCHS.indexOf(family), source: 2, dim: arch.hiddenSize, hiddenDim: arch.intermediateSize, layers: arch.layers.length,
+    const config = { arch: family, source: 2, dim: arch.hiddenSize, hiddenDim: arch.intermediateSize, layers: arch.layers.length,
       heads: arch.numAttentionHeads, kvHeads: arch.numKeyValueHeads, vocabSize: arch.vocabSize, headDim: arch.headDim,
       rotaryDim: layer.rotaryDim, ropeTheta: layer.theta, normEps: arch.rmsNormEps, tiedEmbeddings: arch.tieWordEmbeddings ? 1 : 0,
-      qkvBias: family === 'qwen2' ? 1 : 0, context: ctx, contextSource: 1, layout: 1 };
+      qkvBias: FAMILIES[family].qkvBias ? 1 : 0, context: ctx, contextSource: 1, layout: 1,
+      attnScalar: cfg.query_pre_attn_scalar == null ? 0 : v.number('config.json query_pre_attn_scalar', cfg.query_pre_attn_scalar, { min: 0, minExclusive: true, max: 1e9 }) };
+    const rules = arch.layers.flatMap((l) => [l.rope ? 1 : 0, l.window ?? 0, l.rope ? l.theta : 0, isScaled(l) ? 1 : 0]);
     const h = scope(mod, (m) => {
       const ptrs = m.put('u32', tensors.length), sizes = m.put('f64', tensors.length), dtypes = m.put('i32', tensors.length);
       const ranks = m.put('i32', tensors.length), dims = m.put('f64', tensors.reduce((n, t) => n + t.shape.length, 0) || 1);
-      let d = dims / 8;
+      let d = dims / 8, at = 0;
+      const starts = tensors.map((t) => { const s = at; at += Math.ceil(t.byteLength / 32) * 32; return s; }); // 32-byte aligned
       tensors.forEach((t, i) => {
-        const p = m.put('u8', t.byteLength);
-        mod.HEAPU8.set(t.bytes, p);
-        mod.HEAPU32[ptrs / 4 + i] = p;
         mod.HEAPF64[sizes / 8 + i] = t.byteLength;
         mod.HEAP32[dtypes / 4 + i] = DTYPES.indexOf(t.dtype);
         mod.HEAP32[ranks / 4 + i] = t.shape.length;
         for (const x of t.shape) mod.HEAPF64[d++] = x;
       });
-      const pc = m.put('f64', SLOTS.length, SLOTS.map((k) => config[k]));
-      return handleFrom(m, (out) => mod.lmFromTensors(pc, tensors.map((t) => t.name), dtypes, ranks, dims, ptrs, sizes, out));
+      const pc = m.put('f64', SLOTS.length + rules.length, [...SLOTS.map((k) => config[k]), ...rules]);
+      return handleFrom(m, (out) => {
+        const storage = handedOver(at, 'the model\'s tensors'); // last: nothing can throw between this and the core taking it
+        tensors.forEach((t, i) => {
+          mod.HEAPU8.set(t.bytes, storage + starts[i]);
+          mod.HEAPU32[ptrs / 4 + i] = storage + starts[i];
+        });
+        return mod.lmFromTensors(pc, tensors.map((t) => t.name), dtypes, ranks, dims, ptrs, sizes, storage, out);
+      });
     });
     const defaultScaling = layer.ropeType === 'default' ? null : layer.ropeParameters;
     let tokenizer = null;
@@ -137,12 +182,16 @@ export function createLanguageModelApi(mod) {
   async function loadLanguageModel(files) {
     const f = v.options('loadLanguageModel files', files);
     v.knownKeys('loadLanguageModel files', f, ['model', 'tokenizer', 'config', 'tokenizerConfig', 'index', 'shards', 'format']);
-    const format = f.format == null ? (f.model == null && f.index != null ? 'safetensors' : sniffFormat(f.model)) : v.oneOf('format', f.format, SOURCES);
+    const format = f.format == null ? (f.model == null && f.index != null ? 'safetensors' : detectFormat(f.model)) : v.oneOf('format', f.format, formatIds);
     let h, tokenizer = null, defaultScaling = null, note = '', coreTokenizer = false;
     if (format === 'safetensors') ({ h, tokenizer, defaultScaling, note } = await fromSafetensors(f));
     else {
       const model = bytesOf('model', f.model);
-      h = scope(mod, (m) => withBytes(m, model, (p, n) => handleFrom(m, (out) => (format === 'gguf' ? mod.lmLoadGguf(p, n, out) : mod.lmLoadLlama2c(p, n, out)))));
+      h = scope(mod, (m) => handleFrom(m, (out) => {
+        const p = handedOver(model.length, 'the model file');
+        mod.HEAPU8.set(model, p);
+        return format === 'gguf' ? mod.lmLoadGguf(p, model.length, out) : mod.lmLoadLlama2c(p, model.length, out);
+      }));
       if (format === 'llama2c' && f.tokenizer != null) {
         const tok = bytesOf('tokenizer', f.tokenizer);
         try {
@@ -172,8 +221,8 @@ export function createLanguageModelApi(mod) {
     });
     const c = Object.fromEntries(SLOTS.map((k, i) => [k, raw[i]]));
     const config = Object.freeze({
-      ...c, arch: ARCHS[c.arch], source: SOURCES[c.source], contextSource: CONTEXT_SOURCES[c.contextSource], layout: LAYOUTS[c.layout],
-      tiedEmbeddings: Boolean(c.tiedEmbeddings), qkvBias: Boolean(c.qkvBias), parameters: mod.lmParameterCount(h), format,
+      ...c, arch: ARCHS[c.arch], source: formatIds[c.source], contextSource: CONTEXT_SOURCES[c.contextSource], layout: LAYOUTS[c.layout],
+      tiedEmbeddings: Boolean(c.tiedEmbeddings), qkvBias: Boolean(c.qkvBias), parameters: mod.lmParameterCount(h), weightBytes: mod.lmWeightBytes(h), format,
     });
     let context = config.context;
     let deleted = false;
@@ -198,6 +247,17 @@ export function createLanguageModelApi(mod) {
       set context(n) { context = v.integer('context', n, 1, MAX_LENGTH); },
       /** Where the file's context came from: 'trained', 'file' or 'converter default' (a value to correct). */
       contextSource: config.contextSource,
+      /**
+       * What the loaded model is, from the core (posenc::lm::describe): {family, format, formatLabel, dtypes: [{dtype,
+       * tensors}] (the file's tensors by type), parameters, weightBytes (the memory its weights take here), context,
+       * contextSource, suggestedContext (0: none), suggestionReason} (the suggestion: when the file's context is its
+       * converter's default, the context the file's other facts point to, and what that rests on).
+       */
+      describe() {
+        alive();
+        const d = mod.lmDescribe(h);
+        return { ...d, contextSource: CONTEXT_SOURCES[d.contextSource] };
+      },
       hasTokenizer: Boolean(tokenizer) || cTokenizer,
       tokenizerNote: tokenizer || cTokenizer ? '' : note,
       /** Token ids of `text`, with BOS first by default (and SentencePiece's dummy-prefix space). */
@@ -290,7 +350,7 @@ export function createLanguageModelApi(mod) {
     return lmObj;
   }
 
-  return { loadLanguageModel };
+  return { loadLanguageModel, families: FAMILIES, detectFormat, formats };
 }
 
 // The context keys a scaling block leaves unset default to the model's (original) context, as HF's do to

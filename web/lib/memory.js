@@ -12,7 +12,7 @@ export function scope(mod, fn) {
   const owned = [];
   const alloc = (kind, count) => {
     const bytes = Math.max(1, count) * CTORS[kind].BYTES_PER_ELEMENT;
-    const p = mod._malloc(bytes);
+    const p = mod._malloc(bytes) >>> 0; // unsigned: a module of more than 2 GB gives addresses above 2^31
     if (!p) throw new RangeError(`out of memory: could not allocate ${bytes} bytes in the wasm heap`);
     owned.push(p);
     return p;

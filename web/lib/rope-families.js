@@ -132,9 +132,10 @@ export const FAMILIES = [
   },
   {
     id: 'phi3', models: ['phi3'],
-    source: 'phi3/configuration_phi3.py',
-    reads: "original_max_position_embeddings at the top level; rope_type 'su' and 'yarn' renamed to 'longrope'",
+    source: 'phi3/configuration_phi3.py, phi3/modeling_phi3.py',
+    reads: "original_max_position_embeddings at the top level; rope_type 'su' and 'yarn' renamed to 'longrope'; every layer attends over sliding_window keys when set (Phi3Attention passes config.sliding_window)",
     renameToLongrope: true,
+    window: (type, c) => (int(windowOf(c, null)) ? windowOf(c, null) : null),
   },
   {
     id: 'llama4-scaling-beta', models: ['ministral3', 'mistral3', 'mistral4'],
@@ -148,7 +149,13 @@ export const FAMILIES = [
     reads: "mrope_section splits the pairs among the time, height and width position ids (Qwen3-VL: interleaved, mrope_interleaved); 'mrope' is the default rope",
   },
   {
-    id: 'generic', models: ['llama', 'mistral', 'mixtral', 'qwen2', 'qwen2_moe', 'qwen3', 'qwen3_moe', 'gpt_oss', 'olmo2', 'granite'],
+    id: 'mistral', models: ['mistral'],
+    source: 'mistral/configuration_mistral.py, mistral/modular_mistral.py',
+    reads: 'every layer attends over sliding_window keys (default 4,096; null: every key), as MistralAttention passes config.sliding_window to the attention',
+    window: (type, c) => (int(windowOf(c, 4096)) ? windowOf(c, 4096) : null),
+  },
+  {
+    id: 'generic', models: ['llama', 'mixtral', 'qwen2', 'qwen2_moe', 'qwen3', 'qwen3_moe', 'gpt_oss', 'olmo2', 'granite'],
     source: 'llama/modeling_llama.py, modeling_rope_utils.py',
     reads: 'rope_scaling or rope_parameters (nested per layer type when layer_types names them), head_dim (else hidden_size // num_attention_heads), top-level partial_rotary_factor, the half layout',
   },

@@ -238,6 +238,6 @@ export function describeHf(c) {
     if (d.mrope_section != null) g.mrope = { section: d.mrope_section, interleaved: d.mrope_interleaved === true, path: `${dictPath}.mrope_section` };
     groups.push(g);
   }
-  return { source: 'hf', modelType, family: { id: family.id, known, source: family.source, reads: family.reads },
+  return { source: 'hf', modelType, family: { id: family.id, known, source: family.source, reads: family.reads, scalingOn: family.scalingOn ?? null },
     maxPositionEmbeddings: maxPos, groups, notes };
 }

@@ -11,7 +11,7 @@
 import { plainJson } from './json-guard.js';
 
 const BYTES = Object.freeze({ BOOL: 1, U8: 1, I8: 1, F8_E5M2: 1, F8_E4M3: 1, I16: 2, U16: 2, F16: 2, BF16: 2, I32: 4, U32: 4, F32: 4, F64: 8, I64: 8, U64: 8 });
-/** The dtypes whose tensors the model loader can use (converted to float32 at load). */
+/** The dtypes whose tensors the model loader can use (kept in their 16 or 32 bits in memory). */
 export const WEIGHT_DTYPES = Object.freeze(['F32', 'F16', 'BF16']);
 // A header is JSON text; real ones are a few hundred KB (a 7B model: about 30 KB per 100 tensors).
 export const MAX_HEADER_BYTES = 100 * 2 ** 20;

@@ -54,6 +54,9 @@ struct RelativeBias {
 // entropy[i] = -sum_j p_ij log p_ij in nats and first[i] = p_i0, the mass on the first key, and
 // lse[i] = log sum_j exp(s_ij), so that p_ij = exp(s_ij - lse[i]) for the row's scores s (each pointer may
 // be null). A row that sees no key gets 0 for entropy and first and +inf for lse (every weight 0).
+// window (causal only; 0: none): query i sees only the `window` keys j with i_pos - window < j <= i_pos
+// (HF's sliding window: itself and the window - 1 keys before it); the others get exactly 0 weight and
+// their key blocks are not visited.
 struct RowStats {
   float* entropy = nullptr;  // [Tq]
   float* first = nullptr;    // [Tq]
@@ -61,7 +64,7 @@ struct RowStats {
 };
 void attention_forward(const float* Q, const float* K, const float* V, float* O, int Tq, int Tk, int d, int dv,
                        int ldo, float scale, bool causal, float alibi_slope, const RelativeBias* bias,
-                       const RowStats* stats = nullptr);
+                       const RowStats* stats = nullptr, int window = 0);
 
 // Row softmax in place. With causal, row i uses entries j <= i + (cols - rows) and zeroes the rest.
 void softmax_rows(float* S, int rows, int cols, bool causal);

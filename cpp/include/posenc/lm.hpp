@@ -5,11 +5,15 @@
 // tensors (from_tensors). Every loader bounds each size it reads against the bytes actually
 // present before it allocates, and throws posenc::Error with a one-line message naming the problem.
 //
-// Weight-memory policy: every weight (F32, F16, BF16, Q8_0) is dequantised to float32 at load and
-// stored transposed, [in, out], for the matmul kernel: 4 bytes per parameter, whatever the file's
-// dtype. The tied classifier is stored once ([D, V]); the embedding lookup reads its column.
-// So a model needs about 4 x its parameter count in bytes (stories260K 1 MB, stories110M 440 MB);
-// in wasm (2 GB maximum memory) models up to about 400 M parameters load. Activations are
+// Weight-memory policy: every matrix stays in its file's format (lm_weights.hpp: F32, F16, BF16, and
+// ggml's Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K blocks, mixed freely), and is
+// multiplied 64 rows at a time, decoded to float32 (activations stay float32). Bytes per parameter:
+// F32 4, F16 / BF16 2, Q8_0 1.06, Q6_K 0.82, Q5_1 0.75, Q5_0 / Q5_K 0.69, Q4_1 0.63, Q4_0 / Q4_K
+// 0.56, Q3_K 0.43, Q2_K 0.33; vectors (norms, biases) become float32. Handed the file's buffer
+// (Storage), a loader reads the matrices where they lie (a float32 one is transposed in place, to
+// [in, out]), so the file is held once: a model needs about its file's size (Qwen2.5-0.5B Q4_K_M
+// 0.39 GB, Llama-3.2-1B Q4_K_M 0.80 GB). The wasm module may grow to 4 GB. The tied classifier is
+// the embedding matrix itself (a token's vector is its row). Activations are
 // T x (2 dim + 3 q_dim + 4 kv_dim) floats plus [64, hidden_dim] x 2 and [64, vocab] blocks: never
 // all T rows of logits, never a [T, T] attention matrix (attention is streamed; maps come from
 // bands of query rows' scores, pooled as they are made, with each row's log-sum-exp from the streamed
@@ -24,14 +28,48 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
+#include "posenc/lm_weights.hpp"
 #include "posenc/rope.hpp"
 #include "posenc/rope_scaling.hpp"
 
 namespace posenc::lm {
 
-enum class Arch { Llama, Qwen2 };
+// The model families posenc runs: one row each in families() (lm_family.cpp), in this order.
+enum class Arch { Llama, Qwen2, Mistral, Qwen3, SmolLM3, Olmo2, Phi3, Gemma3 };
+enum class QkNorm {
+  None,
+  PerHead,  // RMSNorm over each head's head_dim channels, one weight [head_dim] shared by the heads (Qwen3)
+  Whole,    // RMSNorm over the whole projection, weights [heads * head_dim] (OLMo 2)
+};
+enum class Activation {
+  SiLU,      // SwiGLU: silu(gate) * up
+  GeluTanh,  // GeGLU: gelu(gate, tanh approximation) * up (Gemma)
+};
+// One family's differences from Llama (the forward and the loaders read them; adding a family is one row).
+// Per-layer rules that a config.json gives (NoPE layers, sliding windows) come as Config::layers.
+struct Family {
+  Arch arch;
+  const char* name;      // shown, and llama.cpp's general.architecture for its GGUF files
+  const char* hf_types;  // config.json model_type values, comma-separated
+  const char* source;    // the HF modeling code followed
+  bool qkv_bias;         // q/k/v projections have biases (Qwen2)
+  QkNorm qk_norm;        // q/k RMSNorm before RoPE
+  bool pre_norms;        // RMSNorm before attention and MLP (Llama); false: none (OLMo 2)
+  bool post_norms;       // RMSNorm of the attention and MLP outputs before the residual add (OLMo 2)
+  bool fused_qkv;        // one q/k/v projection, [q | k | v] rows (Phi-3's qkv_proj; split at load)
+  bool fused_gate_up;    // one gate/up projection, [gate | up] rows (Phi-3's gate_up_proj; split at load)
+  bool norm_plus_one;    // RMSNorm multiplies by (1 + weight) (Gemma; 1 is added at load)
+  bool embed_scale;      // the embeddings are multiplied by sqrt(dim) (Gemma)
+  Activation act;
+  double attn_scalar;    // the default of Config::attn_scalar (Gemma 3's query_pre_attn_scalar: 256); 0: head_dim
+  bool gguf;             // llama.cpp writes this family's GGUF files under `name`
+  RopeLayout gguf_layout;  // llama.cpp's rope type for it (NORM: interleaved pairs; NEOX: half)
+};
+const std::vector<Family>& families();
+const Family& family(Arch a);
 enum class Source { Llama2c, Gguf, HfSafetensors };
 // Where Config::context (the original, trained context) came from.
 enum class ContextSource {
@@ -51,9 +89,18 @@ struct Config {
   double rope_theta = 10000.0;
   double norm_eps = 1e-5;
   bool tied_embeddings = true;
-  bool qkv_bias = false;  // Qwen2
+  bool qkv_bias = false;  // Qwen2 (from_tensors sets it from the family row)
   int context = 0;        // original context (>= 1)
   ContextSource context_source = ContextSource::FileMetadata;
+  // Per layer (empty: every layer rotates and attends to every earlier key).
+  struct Layer {
+    bool rope = true;    // false: a NoPE layer (SmolLM3's no_rope_layers)
+    int window = 0;      // > 0: sliding-window attention over that many keys (the query's own included)
+    double theta = 0;    // > 0: this layer's RoPE base (Gemma 3's local layers); 0: rope_theta
+    bool scaled = true;  // false: the forward's RoPE scaling skips this layer (Gemma 3's local layers)
+  };
+  std::vector<Layer> layers;
+  double attn_scalar = 0;  // scores are q.k / sqrt(attn_scalar) (Gemma 3's query_pre_attn_scalar); 0: the family's, else head_dim
 
   int hd() const { return head_dim ? head_dim : (n_heads ? dim / n_heads : 0); }
   int rd() const { return rotary_dim ? rotary_dim : hd(); }
@@ -65,8 +112,6 @@ RopeLayout rope_layout(const Config& c);
 void validate(const Config& c);
 
 // --- Tensors as they lie in a file (row-major, outermost dimension first, as PyTorch).
-enum class DType { F32, F16, BF16, Q8_0 };
-const char* dtype_name(DType t);
 struct TensorBytes {
   std::string name;             // GGUF (blk.0.attn_q.weight) or HF (model.layers.0.self_attn.q_proj.weight) names
   DType dtype = DType::F32;
@@ -79,35 +124,46 @@ class Model {
  public:
   const Config& config() const { return cfg_; }
   std::size_t parameter_count() const { return params_; }
-  // One block's weights, float32, transposed to [in, out].
+  // The file's tensors by dtype (dtype_name, count), in DType order: what describe() reports.
+  const std::vector<std::pair<std::string, int>>& file_dtypes() const { return file_dtypes_; }
+  // One block's weights: matrices [out, in] in their file's format (lm_weights.hpp), vectors float32.
   struct Layer {
     std::vector<float> attn_norm, ffn_norm;  // [D]
-    std::vector<float> wq, wk, wv, wo;       // [D, H*hd], [D, Hkv*hd], [D, Hkv*hd], [H*hd, D]
+    Weight wq, wk, wv, wo;                   // [H*hd, D], [Hkv*hd, D], [Hkv*hd, D], [D, H*hd]
     std::vector<float> bq, bk, bv;           // Qwen2 only: [H*hd], [Hkv*hd], [Hkv*hd]
-    std::vector<float> w_gate, w_up, w_down;  // [D, F], [D, F], [F, D]
+    Weight w_gate, w_up, w_down;             // [F, D], [F, D], [D, F]
+    std::vector<float> q_norm, k_norm;        // Family::qk_norm: [hd] each (PerHead) or [H*hd], [Hkv*hd] (Whole)
+    std::vector<float> attn_post_norm, ffn_post_norm;  // Family::post_norms: [D] each
   };
+  // Bytes the weights take in memory (every matrix in its format, vectors as float32).
+  std::size_t weight_bytes() const { return weight_bytes_; }
 
  private:
-  friend Model from_tensors(const Config&, const std::vector<TensorBytes>&);
+  friend Model from_tensors(const Config&, const std::vector<TensorBytes>&, Storage);
+  friend std::vector<std::vector<float>*> norms(Model&);
   friend struct Access;
   Config cfg_;
   std::vector<Layer> layers_;
-  std::vector<float> embed_;     // [V, D] when untied; empty when tied
-  std::vector<float> cls_;       // [D, V]
+  Weight embed_;                 // [V, D] when untied; empty when tied
+  Weight cls_;                   // [V, D]; tied: the embedding too (a token's vector is its row)
   std::vector<float> out_norm_;  // [D]
-  std::size_t params_ = 0;
+  std::size_t params_ = 0, weight_bytes_ = 0;
+  Storage storage_;              // the file the matrices are read from in place (from_tensors' storage)
+  std::vector<std::pair<std::string, int>> file_dtypes_;
 };
 
 // Builds a model from named tensors; names may be GGUF's or HF's. Every tensor the config needs
 // must be present with its exact shape and byte count; extra tensors are refused by name except
 // the ones that carry nothing for the forward (rotary tables, HF's rotary_emb.inv_freq).
 // Weights are checked finite ("tensor X has a NaN at element N").
-Model from_tensors(const Config& config, const std::vector<TensorBytes>& tensors);
+// With storage, every tensor's bytes lie in it: the model keeps it and reads its matrices there (a float32 matrix is
+// transposed in place), so a file is held once; without, the matrices are copied.
+Model from_tensors(const Config& config, const std::vector<TensorBytes>& tensors, Storage storage = {});
 
 // --- llama2.c
 // .bin: seven int32 (dim, hidden_dim, n_layers, n_heads, n_kv_heads, vocab_size, seq_len; a negative
 // vocab_size means an untied classifier at the end), then float32 weights in llama2.c's order.
-Model load_llama2c(const uint8_t* data, std::size_t size);
+Model load_llama2c(const uint8_t* data, std::size_t size, Storage storage = {});  // storage: data's buffer, kept
 
 // --- Tokenizer: SentencePiece-style BPE with byte fallback (llama2.c's encode).
 class Tokenizer {
@@ -175,7 +231,7 @@ struct Loaded {
   std::string tokenizer_note;          // why there is none, when there is none
 };
 // arch llama or qwen2; F32, F16, BF16, Q8_0 tensors; everything else refused by name.
-Loaded load_gguf(const uint8_t* data, std::size_t size);
+Loaded load_gguf(const uint8_t* data, std::size_t size, Storage storage = {});  // storage: data's buffer, kept
 
 // --- Forward (inference): NLL row by row, optional attention statistics and pooled maps.
 // The keys (after RoPE) and values of a forward's first rows, for every layer: a forward that takes
@@ -217,5 +273,43 @@ struct ForwardResult {
 };
 inline constexpr int kMaxLength = 1 << 17;
 ForwardResult forward(const Model& model, const int32_t* tokens, int T, const ForwardOptions& options = {});
+
+// --- File formats and what a loaded model is (lm_describe.cpp).
+// The formats posenc reads: the one list, indexed by Source (the JS library reads it through the module).
+struct FileFormat {
+  Source source;
+  const char* id;         // the API's name: "llama2c", "gguf", "safetensors"
+  const char* label;      // for readers: "llama2.c checkpoint", "GGUF", "Hugging Face safetensors"
+  const char* short_name; // in the "not a ... file" sentence: "llama2.c .bin"
+  const char* extension;  // ".bin", ".gguf", ".safetensors"
+  const char* signature;  // how its content is recognised, in words
+};
+const std::vector<FileFormat>& file_formats();
+inline constexpr std::size_t kFormatHeadBytes = 64;  // detect_format reads at most this many first bytes
+// The format of a model file by its content: `head` its first bytes (up to kFormatHeadBytes), `file_size` its whole
+// size. GGUF by its magic, safetensors by its header length and '{', llama2.c by a header of seven int32 that form a
+// valid model (or its newer export's magic). Anything else throws posenc::Error: "this file is not a GGUF, a
+// llama2.c .bin or a safetensors file: it starts with ..." naming what was found.
+Source detect_format(const uint8_t* head, std::size_t head_size, uint64_t file_size);
+
+// A context to suggest for a config whose context is its converter's default, and what it rests on.
+struct ContextSuggestion {
+  int context = 0;      // 0: nothing in the file points to one
+  std::string reason;   // a sentence for the reader
+};
+ContextSuggestion suggest_context(const Config& c);
+
+// What a loaded model is, for the reader: every number from the loaded model itself.
+struct ModelInfo {
+  std::string family;                                // arch_name
+  const FileFormat* format = nullptr;
+  std::vector<std::pair<std::string, int>> dtypes;   // the file's tensors by dtype
+  std::size_t parameters = 0;
+  std::size_t weight_bytes = 0;                      // the memory the loaded weights take
+  int context = 0;
+  ContextSource context_source = ContextSource::FileMetadata;
+  ContextSuggestion suggestion;                      // with ContextSource::ConverterDefault
+};
+ModelInfo describe(const Model& m);
 
 }  // namespace posenc::lm

@@ -8,14 +8,14 @@ import { createLmPool } from '../lm-pool.js';
 import { SUGGESTED, fetchPlan, classifyFiles } from '../lm-sources.js';
 import { fetchModel, readDropped } from '../lm-fetch.js';
 import { planForwards, findNll, findStats, mapsKey, statLengths, maxTimes, lengthFor, SCALING_NAMES } from '../lm-plan.js';
-import { perplexityWords, statsWords, statPoint } from '../lm-words.js';
+import { perplexityWords, statsWords, statPoint, modelWords, contextQuestion } from '../lm-words.js';
 import { drawPerplexity, drawHeads, drawStats } from './lm-plots.js';
 import { PASSAGE } from '../lm-passage.js';
 import { coerce, ROPE_SCALINGS } from '../state.js';
 import { adoptLmStyles } from '../lm-styles.js';
 import { holdBackground } from '../foreground.js';
 
-const FORMATS = { llama2c: 'llama2.c checkpoint', gguf: 'GGUF', safetensors: 'Hugging Face safetensors' };
+let viewCount = 0; // (ids unique per view)
 const MB = (n) => `${(n / 1e6).toFixed(n < 1e7 ? 2 : 1)} MB`;
 const count = (n) => n.toLocaleString('en-US');
 
@@ -109,8 +109,17 @@ export function createLmView(host, { state, onChange = () => {}, api, styleRoot 
   statsCanvas.setAttribute('aria-label', 'attention entropy and the attention on the first token against length');
   const statsWordsP = el('p', { className: 'lm-words lm-stats-words' });
   const mapsCaption = el('p', { className: 'lm-words lm-maps-caption' });
-  const model = el('div', { className: 'lm-model', hidden: true }, facts, controls, passage, busy, pplCanvas, pplWords,
+  // A context the file flags as its converter's default: the reader confirms or corrects it before anything is drawn.
+  const confirmText = el('p', { className: 'lm-confirm-text', id: `lm-confirm-text-${++viewCount}` });
+  const confirmInput = el('input', { type: 'number', name: 'lm-confirm-context', min: 2, max: 131072, step: 1 });
+  confirmInput.setAttribute('aria-describedby', confirmText.id);
+  const confirmButton = el('button', { type: 'submit', className: 'lm-confirm-use' });
+  const confirm = el('form', { className: 'lm-confirm', hidden: true }, el('p', { className: 'lm-confirm-title' }, el('strong', { textContent: 'Which context was this model trained at?' })), confirmText,
+    el('div', { className: 'lm-row' }, el('label', {}, 'trained context ', confirmInput, ' tokens'), confirmButton));
+  confirm.setAttribute('aria-label', 'confirm the model\'s original context');
+  const figures = el('div', { className: 'lm-figures' }, controls, passage, busy, pplCanvas, pplWords,
     el('div', { className: 'lm-pair' }, el('div', {}, mapsCaption, mapsCanvas), statsCanvas), statsWordsP);
+  const model = el('div', { className: 'lm-model', hidden: true }, facts, confirm, figures);
   host.append(source, loading, error, model);
 
   // ---------- the Workers: one, or for a small model several computing different scalings at once ----------
@@ -129,7 +138,9 @@ export function createLmView(host, { state, onChange = () => {}, api, styleRoot 
   }
   loadCancel.addEventListener('click', () => loadAbort?.abort());
 
-  async function load(getFiles, urls) {
+  // `keepContext`: the state's lmContext belongs to this model (a link's, or the element's attribute); a model the
+  // reader picks starts from its file's context.
+  async function load(getFiles, urls, { keepContext = false } = {}) {
     loadAbort?.abort();
     cancelCompute();
     const abort = (loadAbort = new AbortController());
@@ -153,7 +164,9 @@ export function createLmView(host, { state, onChange = () => {}, api, styleRoot 
       info = got;
       results = new Map();
       state.modelUrl = urls;
-      if (state.lmContext && state.lmContext === info.config.context) state.lmContext = 0;
+      if (!keepContext) state.lmContext = 0;
+      // A context the reader confirmed stays in the state (and the link) even when it is the file's: it was asked for.
+      if (state.lmContext && state.lmContext === info.config.context && info.contextSource !== 'converter default') state.lmContext = 0;
       onChange();
       await encode();
       host.dataset.loadMs = String(Math.round(performance.now() - tLoad));
@@ -176,7 +189,7 @@ export function createLmView(host, { state, onChange = () => {}, api, styleRoot 
     }
   }
 
-  function loadUrls(urls) {
+  function loadUrls(urls, { keepContext = false } = {}) {
     let plan;
     try {
       urls = urls.map((u) => u.trim()).filter(Boolean);
@@ -194,7 +207,7 @@ export function createLmView(host, { state, onChange = () => {}, api, styleRoot 
       else loadBar.removeAttribute('value');
       loadText.textContent = `${file}: ${MB(loaded)}${total ? ` of ${MB(total)}` : ''}${cached ? ' (from this browser\'s cache)' : ''}` +
         (n > 1 ? ` · file ${Math.min(done + 1, n)} of ${n}` : '');
-    } }), urls);
+    } }), urls, { keepContext });
   }
 
   function loadFiles(list) {
@@ -272,6 +285,8 @@ export function createLmView(host, { state, onChange = () => {}, api, styleRoot 
 
   // ---------- settings ----------
   const contextOf = () => state.lmContext || info.config.context;
+  /** The file's context is its converter's default and the reader has not confirmed or corrected it yet. */
+  const needsConfirmation = () => info?.contextSource === 'converter default' && !state.lmContext;
   function settings() {
     const context = contextOf();
     const top = maxTimes(ids.length, context);
@@ -281,24 +296,53 @@ export function createLmView(host, { state, onChange = () => {}, api, styleRoot 
   }
 
   function showModel() {
-    const c = info.config;
+    const c = info.config, d = info.description;
     source.hidden = true;
     model.hidden = false;
+    const asking = needsConfirmation();
+    confirm.hidden = !asking;
+    figures.hidden = asking;
+    if (asking) {
+      confirmText.textContent = contextQuestion(d);
+      confirmInput.value = String(d.suggestedContext || c.context);
+      syncConfirm();
+    }
     const flag = info.contextSource === 'converter default'
-      ? el('span', { className: 'lm-flag', textContent: ` the file says ${count(c.context)}, a converter's default rather than the context the model was trained at: set the real one if you know it` })
+      ? el('span', { className: 'lm-flag', textContent: ` (the file says ${count(c.context)}, its converter's default; this is the one you gave)` })
       : el('span', { textContent: info.contextSource === 'trained' ? ' (the training context, from the file)' : ' (from the file)' });
     contextInput.value = String(contextOf());
     const s = settings();
-    facts.replaceChildren(
-      el('li', { textContent: `${c.arch === 'qwen2' ? 'Qwen2' : 'Llama'} architecture, ${FORMATS[c.format] ?? c.format}: ${count(c.parameters)} parameters, ` +
-        `${c.layers} layers, ${c.heads} query heads sharing ${c.kvHeads} key-value heads, head dim ${c.headDim} (${c.rotaryDim} rotated), vocabulary ${count(c.vocabSize)}` }),
+    facts.replaceChildren(...[
+      el('li', { className: 'lm-what', textContent: modelWords(d) }),
+      el('li', { textContent: `${c.layers} layers, ${c.heads} query heads sharing ${c.kvHeads} key-value heads, head dim ${c.headDim} (${c.rotaryDim} rotated), vocabulary ${count(c.vocabSize)}` }),
       el('li', { textContent: `RoPE base θ = ${count(c.ropeTheta)}, ${c.layout === 'half' ? 'half-split' : 'interleaved'} pairs (from the format)` }),
-      el('li', {}, 'original context ', contextInput, ' tokens', flag),
+      // (while the context is asked for, its field and what follows from it wait for the answer)
+      asking ? null : el('li', {}, 'original context ', contextInput, ' tokens', flag),
       el('li', { textContent: `the passage: ${count(ids.length)} tokens (${customText == null ? 'a story written for this page' : 'your text'})` +
-        (s.top < 8 ? `; it reaches ${ids.length >= s.context ? `${s.top}× the context` : 'less than one context'}, so the lengths stop there` : '') }));
+        (s.top < 8 && !asking ? `; it reaches ${ids.length >= s.context ? `${s.top}× the context` : 'less than one context'}, so the lengths stop there` : '') }),
+    ].filter(Boolean));
     layerSelect.replaceChildren(...Array.from({ length: c.layers }, (_, l) => new Option(String(l + 1), String(l + 1))));
     syncControls();
   }
+
+  function syncConfirm() {
+    const n = Number(confirmInput.value);
+    confirmButton.textContent = Number.isInteger(n) && n >= 2 ? `Use ${count(n)} tokens` : 'Use this context';
+  }
+  confirmInput.addEventListener('input', syncConfirm);
+  confirm.addEventListener('submit', (ev) => {
+    ev.preventDefault();
+    const n = Number(confirmInput.value);
+    if (!Number.isInteger(n) || n < 2 || n > 131072) {
+      showError(`The original context must be a whole number of tokens from 2 to 131,072 (got ${confirmInput.value || 'nothing'}).`);
+      return;
+    }
+    showError('');
+    state.lmContext = n;
+    onChange();
+    showModel();
+    compute();
+  });
 
   function syncControls() {
     const s = settings();
@@ -330,7 +374,7 @@ export function createLmView(host, { state, onChange = () => {}, api, styleRoot 
       return;
     }
     showError('');
-    state.lmContext = n === info.config.context ? 0 : n;
+    state.lmContext = n === info.config.context && info.contextSource !== 'converter default' ? 0 : n;
     onChange();
     showModel();
     compute();
@@ -354,7 +398,7 @@ export function createLmView(host, { state, onChange = () => {}, api, styleRoot 
   });
 
   function compute() {
-    if (!info || !ids) return;
+    if (!info || !ids || needsConfirmation()) return;
     gen++;
     draw();
     if (!running) loop();
@@ -437,7 +481,7 @@ export function createLmView(host, { state, onChange = () => {}, api, styleRoot 
   }
 
   function draw() {
-    if (!info || !ids || model.hidden) return;
+    if (!info || !ids || model.hidden || needsConfirmation()) return;
     const s = settings();
     const series = {};
     for (const t of ROPE_SCALINGS) {
@@ -472,7 +516,7 @@ export function createLmView(host, { state, onChange = () => {}, api, styleRoot 
     if (started || !entries.some((e) => e.isIntersecting)) return;
     started = true;
     observer.disconnect();
-    if (state.modelUrl.length) loadUrls(state.modelUrl);
+    if (state.modelUrl.length) loadUrls(state.modelUrl, { keepContext: true });
   });
   observer.observe(host);
 
@@ -501,7 +545,7 @@ export function createLmView(host, { state, onChange = () => {}, api, styleRoot 
       if (!info || !ids) return null;
       const s = settings();
       const series = Object.fromEntries(ROPE_SCALINGS.map((t) => [t, findNll(results, s, t)]).filter(([, nll]) => nll).map(([t, nll]) => [t, Array.from(nll)]));
-      return { config: info.config, contextSource: info.contextSource, settings: s, tokens: ids.length, nll: series };
+      return { config: info.config, description: info.description, contextSource: info.contextSource, confirming: needsConfirmation(), settings: s, tokens: ids.length, nll: series };
     },
     destroy() {
       observer.disconnect();
