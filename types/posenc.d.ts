@@ -715,7 +715,10 @@ export interface LanguageModelFiles {
 }
 /** One row of the core's family table ({@link Posenc.languageModelFamilies}). */
 export interface LanguageModelFamily {
+  /** As the core and llama.cpp name it ('gemma3'). */
   readonly name: string;
+  /** As readers know it ('Gemma 3'). */
+  readonly label: string;
   readonly hfTypes: ReadonlyArray<string>;
   readonly source: string;
   readonly gguf: boolean;
@@ -739,6 +742,8 @@ export declare const MODEL_FORMATS: readonly ModelFormat[];
 export interface LanguageModelDescription {
   /** The architecture family as the core names it ('llama', 'qwen2', ...). */
   family: string;
+  /** The family as readers know it ('Llama', 'Gemma 3', ...): its family table row's label. */
+  familyLabel: string;
   format: 'llama2c' | 'gguf' | 'safetensors';
   formatLabel: string;
   /** The file's tensors by type (F32, F16, BF16, Q8_0, ...), in the core's order. */

@@ -107,6 +107,7 @@ ModelInfo describe(const Model& m) {
   const Config& c = m.config();
   ModelInfo i;
   i.family = arch_name(c.arch);
+  i.family_label = family(c.arch).label;
   i.format = &file_formats().at(static_cast<std::size_t>(c.source));
   i.dtypes = m.file_dtypes();
   i.parameters = m.parameter_count();

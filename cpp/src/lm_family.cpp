@@ -7,37 +7,37 @@
 namespace posenc::lm {
 
 const std::vector<Family>& families() {
-  // arch, name, HF model_type values, HF modeling code followed,
+  // arch, name, label, HF model_type values, HF modeling code followed,
   // qkv_bias, qk_norm, pre_norms, post_norms, fused_qkv, fused_gate_up, norm_plus_one, embed_scale, act, attn_scalar,
   // gguf, gguf_layout
   static const std::vector<Family> rows = {
-      {Arch::Llama, "llama", "llama", "llama/modeling_llama.py",  //
+      {Arch::Llama, "llama", "Llama", "llama", "llama/modeling_llama.py",  //
        false, QkNorm::None, true, false, false, false, false, false, Activation::SiLU, 0,
        true, RopeLayout::Interleaved},
-      {Arch::Qwen2, "qwen2", "qwen2", "qwen2/modeling_qwen2.py",  //
+      {Arch::Qwen2, "qwen2", "Qwen2", "qwen2", "qwen2/modeling_qwen2.py",  //
        true, QkNorm::None, true, false, false, false, false, false, Activation::SiLU, 0,
        true, RopeLayout::Half},
       // sliding_window (every layer): Config::layers' windows
-      {Arch::Mistral, "mistral", "mistral", "mistral/modular_mistral.py",  //
+      {Arch::Mistral, "mistral", "Mistral", "mistral", "mistral/modular_mistral.py",  //
        false, QkNorm::None, true, false, false, false, false, false, Activation::SiLU, 0,
        false, RopeLayout::Interleaved},
-      {Arch::Qwen3, "qwen3", "qwen3", "qwen3/modeling_qwen3.py",  //
+      {Arch::Qwen3, "qwen3", "Qwen3", "qwen3", "qwen3/modeling_qwen3.py",  //
        false, QkNorm::PerHead, true, false, false, false, false, false, Activation::SiLU, 0,
        true, RopeLayout::Half},
       // no_rope_layers: Config::layers' rope flags
-      {Arch::SmolLM3, "smollm3", "smollm3", "smollm3/modeling_smollm3.py",  //
+      {Arch::SmolLM3, "smollm3", "SmolLM3", "smollm3", "smollm3/modeling_smollm3.py",  //
        false, QkNorm::None, true, false, false, false, false, false, Activation::SiLU, 0,
        false, RopeLayout::Interleaved},
-      {Arch::Olmo2, "olmo2", "olmo2", "olmo2/modeling_olmo2.py",  //
+      {Arch::Olmo2, "olmo2", "OLMo 2", "olmo2", "olmo2/modeling_olmo2.py",  //
        false, QkNorm::Whole, false, true, false, false, false, false, Activation::SiLU, 0,
        false, RopeLayout::Half},
       // sliding_window (every layer): Config::layers' windows; LongRoPE: the config's rope_scaling
-      {Arch::Phi3, "phi3", "phi3", "phi3/modeling_phi3.py",  //
+      {Arch::Phi3, "phi3", "Phi-3", "phi3", "phi3/modeling_phi3.py",  //
        false, QkNorm::None, true, false, true, true, false, false, Activation::SiLU, 0,
        false, RopeLayout::Half},
       // layer types (local sliding-window layers at rope_local_base_freq, unscaled; global ones at rope_theta):
       // Config::layers
-      {Arch::Gemma3, "gemma3", "gemma3_text", "gemma3/modeling_gemma3.py",  //
+      {Arch::Gemma3, "gemma3", "Gemma 3", "gemma3_text", "gemma3/modeling_gemma3.py",  //
        false, QkNorm::PerHead, true, true, false, false, true, true, Activation::GeluTanh, 256,
        false, RopeLayout::Half},
   };

@@ -65,6 +65,7 @@ val lm_families() {
   for (const lm::Family& f : lm::families()) {
     val r = val::object();
     r.set("name", std::string(f.name));
+    r.set("label", std::string(f.label));
     r.set("hfTypes", std::string(f.hf_types));
     r.set("source", std::string(f.source));
     r.set("gguf", f.gguf);
@@ -229,6 +230,7 @@ val lm_describe(ptr h) {
   const lm::ModelInfo i = lm::describe(handle(h).model);
   val o = val::object();
   o.set("family", i.family);
+  o.set("familyLabel", i.family_label);
   o.set("format", std::string(i.format->id));
   o.set("formatLabel", std::string(i.format->label));
   val dtypes = val::array();

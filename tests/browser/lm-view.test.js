@@ -167,7 +167,7 @@ async function figure(page, what, points = 3) {
     expect(first.colours).toBeGreaterThan(20); // lines in five colours, axes and text: not a blank canvas
     expect(first.mapsHeads).toBe(8);
     expect(first.mapColours).toBeGreaterThan(20);
-    expect(first.facts).toMatch(/A llama-family model from a llama2\.c checkpoint file: 260,032 parameters in 47 F32 tensors, whose weights take 1\.04 MB of memory here\./);
+    expect(first.facts).toMatch(/A Llama model from a llama2\.c checkpoint file: 260,032 parameters in 47 F32 tensors, whose weights take 1\.04 MB of memory here\./);
     expect(first.facts).toMatch(/5 layers, 8 query heads sharing 4 key-value heads/);
     expect(first.facts).toMatch(/original context.*training context/);
     expect(first.words).toMatch(/With no scaling, perplexity is [\d.]+ over the first 512 tokens/);
@@ -242,7 +242,7 @@ async function figure(page, what, points = 3) {
     }, { what: 'the context question', timeout: 60000 });
     expect(asked.text).toMatch(/^The file says its context is 2,048 tokens, but that number is its converter's default, not the context the model was trained at\. Suggested: 512 tokens, since its shapes .* are those of llama2\.c's stories260K, which its author trained with a context of 512 tokens\./);
     expect([asked.value, asked.button, asked.figures]).toEqual(['512', 'Use 512 tokens', false]);
-    expect(asked.facts).toMatch(/A llama-family model from a GGUF file: 292,800 parameters in 48 F32 tensors/);
+    expect(asked.facts).toMatch(/A Llama model from a GGUF file: 292,800 parameters in 48 F32 tensors/);
     expect(asked.facts).not.toMatch(/null|undefined|original context/); // (the context's field waits for the answer)
     expect(asked.url).not.toContain('lmContext');
     await page.evaluate(() => document.querySelector('#your-model .lm-confirm').scrollIntoView({ block: 'center' }));

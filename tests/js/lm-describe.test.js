@@ -110,11 +110,11 @@ test('describe: family, format, tensors by type and the memory of the weights, f
   try {
     const d = lm.describe();
     const params = 13 * 16 + 16 + 2 * (2 * 16 + 16 * 16 + 2 * 8 * 16 + 16 * 16 + 16 + 2 * 8 + 3 * 24 * 16);
-    expect(d).toEqual({ family: 'qwen2', format: 'safetensors', formatLabel: 'Hugging Face safetensors',
+    expect(d).toEqual({ family: 'qwen2', familyLabel: 'Qwen2', format: 'safetensors', formatLabel: 'Hugging Face safetensors',
       dtypes: [{ dtype: 'F32', tensors: names.length - 1 }, { dtype: 'BF16', tensors: 1 }], parameters: params, weightBytes: 4 * params - 2 * 13 * 16, // (the BF16 embedding, 13 x 16, stays 16-bit)
       context: 64, contextSource: 'file', suggestedContext: 0, suggestionReason: '' });
     expect(d.parameters).toBe(lm.config.parameters);
-    expect(modelWords(d)).toBe(`A qwen2-family model from a Hugging Face safetensors file: ${params.toLocaleString('en-US')} parameters in ` +
+    expect(modelWords(d)).toBe(`A Qwen2 model from a Hugging Face safetensors file: ${params.toLocaleString('en-US')} parameters in ` +
       `${names.length - 1} F32 and 1 BF16 tensors, whose weights take ${(d.weightBytes / 1e3).toFixed(1)} kB of memory here.`);
   } finally {
     lm.delete();
@@ -126,14 +126,14 @@ sharedTest('describe: stories260K\'s .bin (the trained context) and GGUF (a conv
   const bin = await pe.loadLanguageModel({ model: readShared('stories260K.bin'), tokenizer: readShared('tok512.bin') });
   const gguf = await pe.loadLanguageModel({ model: readShared('stories260K.gguf') });
   try {
-    expect(bin.describe()).toEqual({ family: 'llama', format: 'llama2c', formatLabel: 'llama2.c checkpoint', dtypes: [{ dtype: 'F32', tensors: 47 }],
+    expect(bin.describe()).toEqual({ family: 'llama', familyLabel: 'Llama', format: 'llama2c', formatLabel: 'llama2.c checkpoint', dtypes: [{ dtype: 'F32', tensors: 47 }],
       parameters: 260032, weightBytes: 1040128, context: 512, contextSource: 'trained', suggestedContext: 0, suggestionReason: '' });
     const d = gguf.describe();
     expect(d).toMatchObject({ family: 'llama', format: 'gguf', formatLabel: 'GGUF', dtypes: [{ dtype: 'F32', tensors: 48 }], parameters: 292800,
       weightBytes: 1171200, context: 2048, contextSource: 'converter default', suggestedContext: 512 });
     expect(d.suggestionReason).toBe('its shapes (width 64, 5 layers, 8 heads sharing 4 key-value heads, a vocabulary of 512 tokens) are those of llama2.c\'s ' +
       'stories260K, which its author trained with a context of 512 tokens');
-    expect(modelWords(d)).toBe('A llama-family model from a GGUF file: 292,800 parameters in 48 F32 tensors, whose weights take 1.17 MB of memory here.');
+    expect(modelWords(d)).toBe('A Llama model from a GGUF file: 292,800 parameters in 48 F32 tensors, whose weights take 1.17 MB of memory here.');
     expect(contextQuestion(d)).toMatch(/^The file says its context is 2,048 tokens, but that number is its converter's default, .* Suggested: 512 tokens, since its shapes/);
   } finally {
     bin.delete();
@@ -149,7 +149,7 @@ sharedTest('npm run model prints the same description, and one sentence for a fi
   const r = run('--model', S('stories260K.gguf'), '--text', textFile);
   expect(r.status).toBe(0);
   const [first, second] = r.stdout.split('\n');
-  expect(first).toBe('A llama-family model from a GGUF file: 292,800 parameters in 48 F32 tensors, whose weights take 1.17 MB of memory here.');
+  expect(first).toBe('A Llama model from a GGUF file: 292,800 parameters in 48 F32 tensors, whose weights take 1.17 MB of memory here.');
   expect(second).toMatch(/context 2048 \(the file's, its converter's default: suggested 512, since its shapes .* stories260K.*; correct it with --context\)/);
   const junk = join(dir, 'random.gguf');
   writeFileSync(junk, Buffer.from([0x3f, 0x9a, 0x00, 0x12, 0x41, 0x42, 0x0a, 0xff, 1, 2, 3]));

@@ -1,6 +1,7 @@
 // The language model's handler, in its Worker (lm-worker.js) or, where no Worker can start, on the page's thread
 // (workers.js runs it there): it holds one model (pe.loadLanguageModel) and answers one message at a time.
 //   {type: 'load', id, files}            -> {type: 'loaded', id, info} (the model's facts)
+//   {type: 'families', id}               -> {type: 'families', id, families} (the core's family table)
 //   {type: 'encode', id, text}           -> {type: 'encoded', id, ids}
 //   {type: 'forward', id, tokens, context, scaling, stats, mapLayer, mapPx, keep, past}
 //                                        -> {type: 'forward', id, nll, statsByLength, maps, peaks, px, cache, ms}
@@ -19,6 +20,9 @@ export function createLmCore(api, post) {
       const { config, context, contextSource, hasTokenizer, tokenizerNote } = lm;
       return { info: { config: { ...config }, context, contextSource, hasTokenizer, tokenizerNote, description: lm.describe() } };
     },
+    async families() {
+      return { families: (await (await api()).languageModelFamilies()).map((f) => ({ name: f.name, label: f.label })) };
+    },
     encode({ text }) {
       if (!lm) throw new RangeError('no model is loaded');
       return { ids: Int32Array.from(lm.encode(text)) };
@@ -35,7 +39,7 @@ export function createLmCore(api, post) {
       return { nll: r.nll, statsByLength: r.statsByLength ?? null, maps: r.maps, peaks: r.peaks, px: r.px, cache: r.cache ?? null, ms: performance.now() - t0 };
     },
   };
-  const reply = { load: 'loaded', encode: 'encoded', forward: 'forward' };
+  const reply = { load: 'loaded', families: 'families', encode: 'encoded', forward: 'forward' };
   return async (data) => {
     if (!data || !run[data.type]) return;
     try {

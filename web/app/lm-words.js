@@ -74,12 +74,12 @@ const bytesWords = (n) => (n >= 1e9 ? `${(n / 1e9).toFixed(2)} GB` : n >= 1e6 ? 
 
 /**
  * One sentence on what a loaded model is, from its description (the API's lm.describe(): every number is the loaded
- * model's): its family, its file's format, its weights' types (tensors per type, most first) and the memory they take.
+ * model's): its family (as readers know it, from the core's family table), its file's format, its weights' types (tensors per type, most first) and the memory they take.
  * The page's view and `npm run model` print it.
  */
 export function modelWords(d) {
   const types = [...d.dtypes].sort((a, b) => b.tensors - a.tensors).map((t) => `${count(t.tensors)} ${t.dtype}`);
-  return `A ${d.family}-family model from a ${d.formatLabel} file: ${count(d.parameters)} parameters in ` +
+  return `A ${d.familyLabel} model from a ${d.formatLabel} file: ${count(d.parameters)} parameters in ` +
     `${andList(types)} tensor${d.dtypes.length === 1 && d.dtypes[0].tensors === 1 ? '' : 's'}, whose weights take ${bytesWords(d.weightBytes)} of memory here.`;
 }
 

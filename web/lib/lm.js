@@ -26,7 +26,8 @@ const gigabytes = (bytes) => `${(bytes / 1e9).toFixed(2)} GB`;
 const DTYPES = ['F32', 'F16', 'BF16', 'Q8_0'];
 export const MAX_LENGTH = 1 << 17; // posenc::lm::kMaxLength
 /**
- * The families the core runs, from its family table (one row each, in the core's order): [{name, hfTypes: [config.json
+ * The families the core runs, from its family table (one row each, in the core's order): [{name, label (as readers
+ * know it: 'Gemma 3'), hfTypes: [config.json
  * model_type values], source: the HF modeling code followed, gguf: whether llama.cpp's GGUF files of it load, qkvBias}].
  */
 export function languageModelFamilies(mod) {
@@ -248,7 +249,7 @@ export function createLanguageModelApi(mod) {
       /** Where the file's context came from: 'trained', 'file' or 'converter default' (a value to correct). */
       contextSource: config.contextSource,
       /**
-       * What the loaded model is, from the core (posenc::lm::describe): {family, format, formatLabel, dtypes: [{dtype,
+       * What the loaded model is, from the core (posenc::lm::describe): {family, familyLabel, format, formatLabel, dtypes: [{dtype,
        * tensors}] (the file's tensors by type), parameters, weightBytes (the memory its weights take here), context,
        * contextSource, suggestedContext (0: none), suggestionReason} (the suggestion: when the file's context is its
        * converter's default, the context the file's other facts point to, and what that rests on).

@@ -52,7 +52,8 @@ enum class Activation {
 // Per-layer rules that a config.json gives (NoPE layers, sliding windows) come as Config::layers.
 struct Family {
   Arch arch;
-  const char* name;      // shown, and llama.cpp's general.architecture for its GGUF files
+  const char* name;      // llama.cpp's general.architecture for its GGUF files
+  const char* label;     // the family as readers know it ("Gemma 3"), shown
   const char* hf_types;  // config.json model_type values, comma-separated
   const char* source;    // the HF modeling code followed
   bool qkv_bias;         // q/k/v projections have biases (Qwen2)
@@ -302,6 +303,7 @@ ContextSuggestion suggest_context(const Config& c);
 // What a loaded model is, for the reader: every number from the loaded model itself.
 struct ModelInfo {
   std::string family;                                // arch_name
+  std::string family_label;                          // the family table's label ("Gemma 3")
   const FileFormat* format = nullptr;
   std::vector<std::pair<std::string, int>> dtypes;   // the file's tensors by dtype
   std::size_t parameters = 0;

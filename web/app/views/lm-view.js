@@ -64,9 +64,10 @@ export function createLmView(host, { state, onChange = () => {}, api, styleRoot 
   loading.setAttribute('role', 'status');
   const error = el('p', { className: 'lm-error', hidden: true });
   error.setAttribute('role', 'alert');
+  const familyList = el('span', { className: 'lm-families' }); // the core's family table's labels, once its Worker answers
   const source = el('div', { className: 'lm-source' },
-    el('p', { textContent: 'Load a Llama-architecture model (Llama, Mistral, Qwen2): pick a public one, give the addresses of its files, or drop the files. ' +
-      'Your browser fetches or reads them; nothing is uploaded anywhere.' }),
+    el('p', {}, 'Load a language model', familyList, ': pick a public one, give the addresses of its files, or drop the files. ' +
+      'Your browser fetches or reads them; nothing is uploaded anywhere.'),
     suggested, urlForm, drop);
 
   // ---------- the model: facts, controls, figures ----------
@@ -125,6 +126,10 @@ export function createLmView(host, { state, onChange = () => {}, api, styleRoot 
   // ---------- the Workers: one, or for a small model several computing different scalings at once ----------
   const pool = createLmPool({ api, onNotice });
   const request = (type, body, transfer, index) => pool.request(type, body, transfer, index);
+  request('families').then(({ families }) => {
+    const labels = families.map((f) => f.label);
+    familyList.textContent = ` of a family posenc runs (${labels.slice(0, -1).join(', ')} or ${labels[labels.length - 1]})`;
+  }, () => {}); // (no list: a load's own error says what failed)
 
   // ---------- loading ----------
   let info = null, ids = null, customText = null, results = new Map(), modelGen = 0, loadAbort = null;
