@@ -19,6 +19,15 @@ export const SUGGESTED = [
     urls: [`${HF}/karpathy/tinyllamas/resolve/main/stories15M.bin`], needs: 'tokenizer.bin' },
   { name: 'SmolLM2-135M', what: 'safetensors with config.json and tokenizer.json, 270 MB, context 8,192 (HuggingFaceTB)',
     urls: [`${HF}/HuggingFaceTB/SmolLM2-135M`] },
+  { name: 'Llama 3.2 1B Q4_K_M', what: 'GGUF, Q4_K with some Q6_K tensors, 0.8 GB, context 131,072 (bartowski, from Meta\'s Llama-3.2-1B-Instruct)',
+    urls: [`${HF}/bartowski/Llama-3.2-1B-Instruct-GGUF/resolve/main/Llama-3.2-1B-Instruct-Q4_K_M.gguf`] },
+  { name: 'Qwen2.5 0.5B Q4_K_M', what: 'GGUF, Q4_K with some Q6_K tensors, 0.5 GB, context 32,768 (Qwen\'s own)',
+    urls: [`${HF}/Qwen/Qwen2.5-0.5B-Instruct-GGUF/resolve/main/qwen2.5-0.5b-instruct-q4_k_m.gguf`] },
+  { name: 'Qwen3 0.6B Q4_K_M', what: 'GGUF, Q4_K with some Q6_K tensors, 0.5 GB, context 40,960 (bartowski, from Qwen3-0.6B)',
+    urls: [`${HF}/bartowski/Qwen_Qwen3-0.6B-GGUF/resolve/main/Qwen_Qwen3-0.6B-Q4_K_M.gguf`] },
+  { name: 'Gemma 3 270M', what: 'safetensors (BF16) with config.json and tokenizer.json, 0.5 GB, context 32,768 (unsloth\'s copy of Google\'s ' +
+    'gemma-3-270m-it, which needs no sign-in)',
+    urls: [`${HF}/unsloth/gemma-3-270m-it`] },
 ];
 
 /** The format a file's name suggests ('llama2c', 'gguf', 'safetensors'), or null. */
