@@ -248,6 +248,12 @@ const char* dtype_name(DType t) {
   return i < kFormatCount ? kFormats[i].name : "unknown";
 }
 
+std::vector<const char*> dtype_names() {
+  std::vector<const char*> out;
+  for (const Format& f : kFormats) out.push_back(f.name);
+  return out;
+}
+
 uint64_t checked_bytes(const TensorBytes& t) {
   const uint64_t n = element_count(t);
   const Format& f = format(t.dtype);

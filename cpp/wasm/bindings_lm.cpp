@@ -204,6 +204,13 @@ int lm_forward(ptr h, ptr tokens, int T, ptr scaling_slots, ptr long_factor, ptr
 }
 
 // The file formats (lm::file_formats()), as plain objects.
+// The weight dtypes' names in lm::DType's order: the index lmFromTensors takes for a tensor's dtype.
+val lm_dtypes() {
+  val out = val::array();
+  for (const char* name : lm::dtype_names()) out.call<void>("push", std::string(name));
+  return out;
+}
+
 val lm_formats() {
   val out = val::array();
   for (const lm::FileFormat& f : lm::file_formats()) {
@@ -271,6 +278,7 @@ EMSCRIPTEN_BINDINGS(posenc_lm) {
   function("lmTokenCount", &lm_token_count);
   function("lmPiece", &lm_piece);
   function("lmForward", &lm_forward);
+  function("lmDtypes", &lm_dtypes);
   function("lmFormats", &lm_formats);
   function("lmDetectFormat", &lm_detect_format);
   function("lmDescribe", &lm_describe);

@@ -23,7 +23,6 @@ const SLOTS = ['arch', 'source', 'dim', 'hiddenDim', 'layers', 'heads', 'kvHeads
 const CONTEXT_SOURCES = ['trained', 'file', 'converter default'];
 const LAYOUTS = ['interleaved', 'half'];
 const gigabytes = (bytes) => `${(bytes / 1e9).toFixed(2)} GB`;
-const DTYPES = ['F32', 'F16', 'BF16', 'Q8_0'];
 export const MAX_LENGTH = 1 << 17; // posenc::lm::kMaxLength
 /**
  * The families the core runs, from its family table (one row each, in the core's order): [{name, label (as readers
@@ -54,6 +53,7 @@ export async function loadLanguageModelApi(options) {
 
 export function createLanguageModelApi(mod) {
   const FAMILIES = languageModelFamilies(mod);
+  const DTYPES = mod.lmDtypes(); // the core's weight dtypes, in lm::DType's order (the index lmFromTensors takes)
   const ARCHS = FAMILIES.map((f) => f.name);
   const HF_ARCHS = new Map(FAMILIES.flatMap((f, i) => f.hfTypes.map((t) => [t, i])));
   // The formats posenc reads, from the core (posenc::lm::file_formats(), in lm::Source's order): [{id, label, shortName,

@@ -11,9 +11,11 @@
 
 namespace posenc::lm {
 
-// Appended only: the JS loader passes a safetensors tensor's dtype by its index here.
+// The JS loader passes a safetensors tensor's dtype by its index here, read from dtype_names() (the wasm's lmDtypes).
 enum class DType { F32, F16, BF16, Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K };
 const char* dtype_name(DType t);
+// Every DType's name, in DType order.
+std::vector<const char*> dtype_names();
 
 // A file's bytes handed to a loader to keep: the model's matrices are then read in place (never copied; float32
 // ones are transposed where they lie), and the model frees the buffer when it is destroyed.
