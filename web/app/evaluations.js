@@ -19,16 +19,15 @@ import { EXPERIMENT } from './experiment.js';
  */
 export function createEvaluations({ client = null } = {}) {
   let sweep = {}, scaled = [], sequences = EXPERIMENT.evalSequences, fromCheckpoint = () => false, yardstickFor = () => null;
-  const overrides = new Map(); // encoding -> a scaling key read instead of the view's (the verdict reads the unscaled model)
   let version = 0; // bumped whenever what the store would answer may change (a cheap key for the views)
 
   // the scaling the view applies to `enc`: the one the sweep client last asked for ('' for none)
-  const scalingOf = (enc) => (overrides.has(enc) ? overrides.get(enc) : client?.scalingKey?.(enc) ?? '');
-  // the shipped points of `enc` that apply to its view: the shipped model, with the view's scaling at each length
-  const measuredApplies = (enc) => fromCheckpoint(enc) && (scalingOf(enc) ? scaled.some((r) => r.encoding === enc) : !!sweep[enc]?.length);
-  const measured = (enc) => {
-    if (!measuredApplies(enc)) return [];
-    const K = scalingOf(enc);
+  const scalingOf = (enc) => client?.scalingKey?.(enc) ?? '';
+  // the shipped points of `enc` that apply under the scaling key K (the view's unless given): the shipped model, with
+  // that scaling at each length
+  const measuredApplies = (enc, K = scalingOf(enc)) => fromCheckpoint(enc) && (K ? scaled.some((r) => r.encoding === enc) : !!sweep[enc]?.length);
+  const measured = (enc, K = scalingOf(enc)) => {
+    if (!measuredApplies(enc, K)) return [];
     if (!K) return sweep[enc];
     const out = new Map();
     for (const r of scaled) {
@@ -39,9 +38,16 @@ export function createEvaluations({ client = null } = {}) {
   };
   // the live results of the current model with the view's scaling (a result of the model before, e.g. an untrained one
   // replaced by its checkpoint, is not this model's number)
-  const live = (enc) => {
+  const live = (enc, K = scalingOf(enc)) => {
     const v = client?.version?.(enc);
-    return (client?.results(enc) ?? []).filter((r) => (r.scalingKey ?? '') === scalingOf(enc) && (v == null || r.version == null || r.version === v));
+    return (client?.results(enc) ?? []).filter((r) => (r.scalingKey ?? '') === K && (v == null || r.version == null || r.version === v));
+  };
+  // the evaluation of `enc` at exactly `length` under the scaling key K: the measured point, else the live one, else null
+  const evaluationAt = (enc, length, K) => {
+    const p = measured(enc, K).find(([L]) => L === length);
+    if (p) return ofShipped(p);
+    const r = live(enc, K).find((x) => x.length === length);
+    return r ? ofLive(r) : null;
   };
   // partial: a live evaluation on fewer sequences than the shipped ones (drawn apart from the measured points)
   const ofLive = (r) => ({ length: r.length, accuracy: r.accuracy, loss: r.loss, sequences: r.sequences ?? null, measured: false,
@@ -80,12 +86,7 @@ export function createEvaluations({ client = null } = {}) {
      * The evaluation of `enc` at exactly `length`: {length, accuracy, loss, sequences, measured, partial, result} (result: the
      * live sweep's, with its maps, when it is live), or null while none is known.
      */
-    at(enc, length) {
-      const p = measured(enc).find(([L]) => L === length);
-      if (p) return ofShipped(p);
-      const r = live(enc).find((x) => x.length === length);
-      return r ? ofLive(r) : null;
-    },
+    at: (enc, length) => evaluationAt(enc, length, scalingOf(enc)),
     /** Every evaluation of `enc`, sorted by length: the measured points and the live ones at the other lengths. */
     series(enc) {
       const out = measured(enc).map(ofShipped);
@@ -99,13 +100,7 @@ export function createEvaluations({ client = null } = {}) {
      * {learned: true|false|null (not known yet), reason, at}.
      */
     verdict(enc, task, trainLength) {
-      overrides.set(enc, '');
-      let at;
-      try {
-        at = store.at(enc, trainLength); // (under a scaling, a live point is the scaled model's: no verdict from it)
-      } finally {
-        overrides.delete(enc);
-      }
+      const at = evaluationAt(enc, trainLength, ''); // (under a scaling, a live point is the scaled model's: no verdict from it)
       const y = yardstickFor(task);
       if (!at || !y) return { learned: null, reason: '', at };
       return { ...learnedAt(at, y, trainLength), at };
