@@ -203,7 +203,6 @@ int lm_forward(ptr h, ptr tokens, int T, ptr scaling_slots, ptr long_factor, ptr
   });
 }
 
-// The file formats (lm::file_formats()), as plain objects.
 // The weight dtypes' names in lm::DType's order: the index lmFromTensors takes for a tensor's dtype.
 val lm_dtypes() {
   val out = val::array();
@@ -211,6 +210,7 @@ val lm_dtypes() {
   return out;
 }
 
+// The file formats (lm::file_formats()), as plain objects.
 val lm_formats() {
   val out = val::array();
   for (const lm::FileFormat& f : lm::file_formats()) {
