@@ -3,8 +3,8 @@
 //   chromium  Debian's /usr/bin/chromium through playwright-core (scripts/browser.js launchBrowser)
 //   firefox   Debian's Firefox ESR through puppeteer-core over WebDriver BiDi (no geckodriver)
 //   webkit    WebKitGTK's MiniBrowser through WebKitWebDriver and selenium-webdriver, on a private
-//             Xvfb display; this module starts and stops both, and holds a machine-wide lock so
-//             only one WebKit session runs at a time (WebKitWebDriver serves one).
+//             Xvfb display; this module starts and stops both, and caps the WebKit sessions running
+//             at once machine-wide (lockWebKit).
 // Every input goes through the engine's real input pipeline (mouse and key events from the driver).
 import { spawn, execFileSync } from 'node:child_process';
 import { mkdtempSync, openSync, closeSync, readFileSync, writeFileSync, unlinkSync } from 'node:fs';
@@ -200,28 +200,37 @@ async function launchFirefox() {
 }
 
 // ---------- WebKit (MiniBrowser, WebKitWebDriver, selenium-webdriver) ----------
-const LOCK = join(tmpdir(), 'posenc-webkit.lock');
+// Each session has its own Xvfb display and WebKitWebDriver port, so sessions can run side by side; a machine-wide
+// count of lock files caps them at WEBKIT_SESSIONS (the test runner's worker count), so that parallel test runs on
+// one machine (worktrees) queue rather than overload it. Two at once were seen to work (2026-12-05).
+const WEBKIT_SESSIONS = Math.max(1, Number(process.env.POSENC_WEBKIT_SESSIONS) || 2);
+const lockPath = (slot) => join(tmpdir(), `posenc-webkit.${slot}.lock`);
 const alive = (pid) => { try { process.kill(pid, 0); return true; } catch (e) { return e.code === 'EPERM'; } };
 
-/** Waits for the machine-wide WebKit lock (a file holding the owner's pid; a dead owner's lock is taken over). */
+/** Waits for one of the machine-wide WebKit slots (a file holding the owner's pid; a dead owner's slot is taken over). */
 async function lockWebKit(timeout = 15 * 60 * 1000) {
   const end = Date.now() + timeout;
   for (;;) {
-    try {
-      const fd = openSync(LOCK, 'wx');
-      writeFileSync(fd, String(process.pid));
-      closeSync(fd);
-      const release = () => { try { if (readFileSync(LOCK, 'utf8') === String(process.pid)) unlinkSync(LOCK); } catch { /* gone */ } };
-      process.once('exit', release);
-      return release;
-    } catch (e) {
-      if (e.code !== 'EEXIST') throw e;
-      let owner = 0;
-      try { owner = Number(readFileSync(LOCK, 'utf8')); } catch { continue; }
-      if (owner && !alive(owner)) { try { unlinkSync(LOCK); } catch { /* raced */ } continue; }
-      if (Date.now() > end) throw new Error(`webkit: ${LOCK} is held by process ${owner} for too long`);
-      await new Promise((r) => setTimeout(r, 500));
+    const owners = [];
+    for (let slot = 0; slot < WEBKIT_SESSIONS; ++slot) {
+      const lock = lockPath(slot);
+      try {
+        const fd = openSync(lock, 'wx');
+        writeFileSync(fd, String(process.pid));
+        closeSync(fd);
+        const release = () => { try { if (readFileSync(lock, 'utf8') === String(process.pid)) unlinkSync(lock); } catch { /* gone */ } };
+        process.once('exit', release);
+        return release;
+      } catch (e) {
+        if (e.code !== 'EEXIST') throw e;
+        let owner = 0;
+        try { owner = Number(readFileSync(lock, 'utf8')); } catch { continue; }
+        if (owner && !alive(owner)) { try { unlinkSync(lock); } catch { /* raced */ } }
+        owners.push(owner);
+      }
     }
+    if (Date.now() > end) throw new Error(`webkit: every WebKit slot (${WEBKIT_SESSIONS}) is held, by processes ${owners.join(', ')}, for too long`);
+    await new Promise((r) => setTimeout(r, 500));
   }
 }
 

@@ -13,7 +13,7 @@
 //                       Selectors may step into open shadow roots with ' >>> '
 //                       ('posenc-explorer >>> input.length'). Run a case everywhere with
 //                         describe.each(ENGINES)('%s', (engine) => { const b = useEngine(engine); … })
-//                       WebKit sessions are serialised machine-wide (a lock file), so suites may use it freely.
+//                       WebKit sessions are capped machine-wide (lock files), so suites may use it freely.
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startServer, launchBrowser } from '../../scripts/browser.js';
