@@ -98,3 +98,26 @@ test('GGUF refusals name the key or tensor: a window on a family without one, Lo
   await expect(pe.loadLanguageModel({ model: hfToGguf(llama.model, llama.config, { edit: scramble }) }))
     .rejects.toThrow('GGUF tensor rope_freqs.weight does not follow llama3\'s rule');
 });
+
+test('Gemma 3: the window pattern and the local base, when the file gives them, are read (as a period or one flag per layer)', async () => {
+  const spec = CASES.find((c) => c[0].startsWith('gemma3'))[1];
+  const { model, config } = familyFiles(spec);
+  const ids = Array.from({ length: 90 }, (_, i) => (i * 7) % spec.vocab);
+  const nll = async (edit) => {
+    const lm = await pe.loadLanguageModel({ model: hfToGguf(model, config, { edit }) });
+    try {
+      return Array.from(lm.forward(ids).nll);
+    } finally {
+      lm.delete();
+    }
+  };
+  const plain = await nll(null);
+  const flags = Array.from({ length: spec.layers }, (_, l) => l % 6 < 5); // llama.cpp's default: every 6th layer global
+  expect(await nll(({ kv }) => kv.push(['gemma3.attention.sliding_window_pattern', 'u32', 6], ['gemma3.rope.freq_base_swa', 'f32', 1e4]))).toEqual(plain);
+  expect(await nll(({ kv }) => kv.push(['gemma3.attention.sliding_window_pattern', ['array', 'bool'], flags]))).toEqual(plain);
+  // another period, another local base: other losses
+  expect(maxDiff(await nll(({ kv }) => kv.push(['gemma3.attention.sliding_window_pattern', 'u32', 2])), plain)).toBeGreaterThan(0.05);
+  expect(maxDiff(await nll(({ kv }) => kv.push(['gemma3.rope.freq_base_swa', 'f32', 1e6])), plain)).toBeGreaterThan(0.05);
+  await expect(pe.loadLanguageModel({ model: hfToGguf(model, config, { edit: ({ kv }) => kv.push(['gemma3.attention.sliding_window_pattern', ['array', 'bool'], [true, false]]) }) }))
+    .rejects.toThrow('GGUF key gemma3.attention.sliding_window_pattern must hold one flag per layer (7)');
+});
