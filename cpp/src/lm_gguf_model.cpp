@@ -1,7 +1,11 @@
 // posenc::lm: a model and its tokenizer from a parsed GGUF (lm.hpp): an architecture that a row of the
 // family table names as llama.cpp's, hyperparameters from <arch>.* keys, the SentencePiece vocabulary
 // from tokenizer.ggml.*.
+#include <algorithm>
+#include <cmath>
+
 #include "lm_internal.hpp"
+#include "posenc/rope_scaling.hpp"
 
 namespace posenc::lm {
 namespace {
@@ -67,6 +71,59 @@ const GgufTensorInfo* tensor(const GgufFile& f, const std::string& name) {
   return nullptr;
 }
 
+// A key that is either one unsigned integer or an array of them / of bools, one per layer (llama.cpp's get_key_or_arr).
+std::vector<long long> int_or_array(const GgufFile& f, const std::string& key) {
+  const GgufValue* v = find(f, key);
+  if (!v) return {};
+  std::vector<long long> out;
+  const auto one = [&](const GgufValue& x) {
+    if (!is_int(x.type) && x.type != GgufType::Bool) throw Error(ErrorKind::Type, "GGUF key " + key + " must hold integers or bools");
+    out.push_back(is_signed(x.type) ? x.i : static_cast<long long>(x.u));
+  };
+  if (v->type == GgufType::Array)
+    for (const GgufValue& x : v->items) one(x);
+  else
+    one(*v);
+  return out;
+}
+
+// Config::layers from the family's GGUF rules (lm.hpp's GgufRules): NoPE layers, sliding windows and their RoPE base.
+void read_layers(const GgufFile& f, const std::string& a, Config& c) {
+  const GgufRules& r = family(c.arch).gguf_rules;
+  const int window = get_int(f, a + ".attention.sliding_window", 0, kMaxContext, 0);
+  if (window > 0 && r.window_every == 0)
+    throw Error(ErrorKind::Range, "GGUF key " + a + ".attention.sliding_window: sliding-window attention is not supported for " +
+                                      family(c.arch).label + " files");
+  std::vector<Config::Layer> layers(c.n_layers);
+  bool any = false;
+  if (r.nope_every > 0)
+    for (int l = 0; l < c.n_layers; ++l)
+      if ((l + 1) % r.nope_every == 0) layers[l].rope = false, any = true;
+  if (window > 0) {
+    // which layers slide: each but every nth (llama.cpp's set_swa_pattern(n): layer l slides when l % n < n - 1), or
+    // as <arch>.attention.sliding_window_pattern gives it (a period, or one flag per layer)
+    const std::vector<long long> pattern = int_or_array(f, a + ".attention.sliding_window_pattern");
+    if (pattern.size() > 1 && static_cast<int>(pattern.size()) != c.n_layers)
+      throw Error(ErrorKind::Range, "GGUF key " + a + ".attention.sliding_window_pattern must hold one flag per layer (" +
+                                        std::to_string(c.n_layers) + ")");
+    const long long every = pattern.size() == 1 ? pattern[0] : r.window_every;
+    if (every < 1 || every > kMaxLayers)
+      throw Error(ErrorKind::Range, "GGUF key " + a + ".attention.sliding_window_pattern must be in [1, " + std::to_string(kMaxLayers) + "]");
+    double theta = get_float(f, a + ".rope.freq_base_swa", r.window_theta);
+    if (theta == 0) theta = c.rope_theta;
+    for (int l = 0; l < c.n_layers; ++l) {
+      const bool slides = pattern.size() > 1 ? pattern[l] != 0 : every == 1 || l % every < every - 1;
+      if (!slides) continue;
+      layers[l].window = window;
+      if (every > 1 || pattern.size() > 1) layers[l].theta = theta, layers[l].scaled = false;  // local layers: their own base, unscaled
+      any = true;
+    }
+  }
+  if (any) c.layers = std::move(layers);
+  if (r.head_dim_scale)  // llama.cpp's Gemma 3 (gemma_pytorch's config): query_pre_attn_scalar is not in the file
+    c.attn_scalar = c.n_layers == 62 ? static_cast<double>(c.dim / c.n_heads) : static_cast<double>(c.hd());
+}
+
 Config read_config(const GgufFile& f) {
   Config c;
   c.source = Source::Gguf;
@@ -84,13 +141,11 @@ Config read_config(const GgufFile& f) {
   c.norm_eps = get_float(f, a + ".attention.layer_norm_rms_epsilon", 1e-5);
   c.context = get_int(f, a + ".context_length", 1, kMaxContext, 0);
   c.context_source = from_llama2c_converter(f) ? ContextSource::ConverterDefault : ContextSource::FileMetadata;
-  // A file's own rope scaling (a fine-tuned extension) or llama3's per-pair factors would change
-  // the forward; posenc applies scalings only as the caller's option, so such files are refused.
-  if (const GgufValue* v = find(f, a + ".rope.scaling.type"); v && !(v->type == GgufType::String && v->s == "none"))
+  if (const GgufValue* v = find(f, a + ".rope.scaling.type");
+      v && !(v->type == GgufType::String && (v->s == "none" || v->s == "linear")))
     throw Error(ErrorKind::Range, "GGUF key " + a + ".rope.scaling.type '" + v->s.substr(0, 32) +
-                                      "': a file's own rope scaling is not supported (posenc applies scaling as an option)");
-  if (tensor(f, "rope_freqs.weight"))
-    throw Error(ErrorKind::Range, "GGUF tensor rope_freqs.weight (per-pair rope frequency factors, as llama3 models have) is not supported");
+                                      "': a file's own rope scaling other than linear is not supported (posenc applies scaling as an option)");
+  read_layers(f, a, c);
   c.qkv_bias = family(c.arch).qkv_bias;
   c.tied_embeddings = tensor(f, "output.weight") == nullptr;
   const GgufTensorInfo* embd = tensor(f, "token_embd.weight");
@@ -125,6 +180,101 @@ std::vector<TensorBytes> tensor_bytes(const GgufFile& f, const uint8_t* data) {
     out.push_back(std::move(b));
   }
   return out;
+}
+
+// The per-pair RoPE factors that a tensor `name` [rd/2] holds (llama.cpp divides pair i's frequency by its factor), taken
+// out of `list` (they are no weight of the forward); empty when the file has none.
+std::vector<double> take_factors(std::vector<TensorBytes>& list, const std::string& name, int rd) {
+  const auto it = std::find_if(list.begin(), list.end(), [&](const TensorBytes& t) { return t.name == name; });
+  if (it == list.end()) return {};
+  if (it->shape != std::vector<int64_t>{rd / 2})
+    throw Error(ErrorKind::Range, "GGUF tensor " + name + " must hold one factor per rotated pair (" + std::to_string(rd / 2) + ")");
+  const std::vector<float> v = dequantise(*it);
+  list.erase(it);
+  std::vector<double> out;
+  for (const float x : v) {
+    if (!(x > 0)) throw Error(ErrorKind::Range, "GGUF tensor " + name + " must hold factors > 0");
+    out.push_back(x);
+  }
+  return out;
+}
+
+// Pair i's factor under a llama3 block: its default frequency over its llama3 one.
+std::vector<double> llama3_factors(const RopeScaling& s, int rd, double theta) {
+  const std::vector<double> plain = rope_frequencies(rd, theta, RopeScaling{}, std::nullopt).inv_freq;
+  const std::vector<double> scaled = rope_frequencies(rd, theta, s, std::nullopt).inv_freq;
+  std::vector<double> f(plain.size());
+  for (std::size_t i = 0; i < f.size(); ++i) f[i] = plain[i] / scaled[i];
+  return f;
+}
+
+// llama.cpp's converter writes a llama3 rope_scaling block as rope_freqs.weight alone: pair i's factor is 1 for short
+// wavelengths, `factor` for long ones, and 1 / ((1 - s) / factor + s) between, s = (L / wavelength - low) / (high - low),
+// L the original context. The block is recovered (Llama 3.1-3.3's own, L 8192, low 1, high 4, when it fits; else fitted to
+// the pairs between, with low 1, which gives the same factors) and must give back every factor within 1e-4.
+RopeScaling llama3_from(const std::vector<double>& f, int rd, double theta) {
+  RopeScaling s;
+  s.type = RopeType::Llama3;
+  s.factor = *std::max_element(f.begin(), f.end());
+  const auto worst = [&](const RopeScaling& x) {
+    const std::vector<double> g = llama3_factors(x, rd, theta);
+    double d = 0;
+    for (std::size_t i = 0; i < f.size(); ++i) d = std::max(d, std::fabs(g[i] - f[i]) / f[i]);
+    return d;
+  };
+  s.original_max_position_embeddings = 8192, s.low_freq_factor = 1.0, s.high_freq_factor = 4.0;
+  if (*s.factor > 1 && worst(s) > 1e-4) {
+    // s_i = a / wavelength_i - b over the pairs between (a = L / (high - low), b = low / (high - low)): least squares
+    double n = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
+    const std::vector<double> inv = rope_frequencies(rd, theta, RopeScaling{}, std::nullopt).inv_freq;
+    for (std::size_t i = 0; i < f.size(); ++i) {
+      if (f[i] < 1 + 1e-4 || f[i] > *s.factor * (1 - 1e-4)) continue;
+      const double x = inv[i] / (2 * 3.141592653589793), y = (1 / f[i] - 1 / *s.factor) / (1 - 1 / *s.factor);
+      n += 1, sx += x, sy += y, sxx += x * x, sxy += x * y;
+    }
+    const double det = n * sxx - sx * sx;
+    if (n >= 2 && det > 0) {
+      const double a = (n * sxy - sx * sy) / det, b = (a * sx - sy) / n;  // y = a x - b
+      if (a > 0 && b > 0 && a / b < 1e9) {
+        s.original_max_position_embeddings = static_cast<int>(std::lround(a / b));
+        s.low_freq_factor = 1.0, s.high_freq_factor = 1 + 1 / b;
+      }
+    }
+  }
+  if (*s.factor < 1 || worst(s) > 1e-4)
+    throw Error(ErrorKind::Range, "GGUF tensor rope_freqs.weight does not follow llama3's rule (factors 1 to factor, smooth between)");
+  return s;
+}
+
+// The file's own RoPE scaling (Loaded::scaling); its factor tensors are taken out of `list`.
+RopeScaling read_scaling(const GgufFile& f, const Config& c, std::vector<TensorBytes>& list) {
+  const std::string a = arch_name(c.arch);
+  RopeScaling s;
+  if (const GgufValue* v = find(f, a + ".rope.scaling.type"); v && v->s == "linear") {
+    s.type = RopeType::Linear;
+    s.factor = get_float(f, a + ".rope.scaling.factor", 0);
+    if (!(*s.factor > 0) || !std::isfinite(*s.factor))
+      throw Error(ErrorKind::Range, "GGUF key " + a + ".rope.scaling.factor must be a number > 0 with rope.scaling.type linear");
+  }
+  const std::vector<double> freqs = take_factors(list, "rope_freqs.weight", c.rd());
+  std::vector<double> lng = take_factors(list, "rope_factors_long.weight", c.rd());
+  std::vector<double> shrt = take_factors(list, "rope_factors_short.weight", c.rd());
+  if ((!freqs.empty() || !lng.empty() || !shrt.empty()) && s.type != RopeType::Default)
+    throw Error(ErrorKind::Range, "GGUF rope factor tensors and " + a + ".rope.scaling.type linear cannot both apply");
+  if (!freqs.empty()) {
+    if (!lng.empty() || !shrt.empty()) throw Error(ErrorKind::Range, "GGUF tensors rope_freqs.weight and rope_factors_* cannot both apply");
+    return llama3_from(freqs, c.rd(), c.rope_theta);
+  }
+  if (lng.empty() != shrt.empty())
+    throw Error(ErrorKind::Range, "GGUF tensors rope_factors_long.weight and rope_factors_short.weight come together (LongRoPE)");
+  if (!lng.empty()) {  // Phi-3's LongRoPE: llama.cpp's converter writes the original context and the attention factor as keys
+    s.type = RopeType::LongRope;
+    s.long_factor = std::move(lng);
+    s.short_factor = std::move(shrt);
+    s.original_max_position_embeddings = get_int(f, a + ".rope.scaling.original_context_length", 1, kMaxContext, 0);
+    if (find(f, a + ".rope.scaling.attn_factor")) s.attention_factor = get_float(f, a + ".rope.scaling.attn_factor", 1.0);
+  }
+  return s;
 }
 
 // U+2581 (SentencePiece's space marker) -> ' ', as llama2.c's tokenizer.bin stores pieces.
@@ -173,9 +323,11 @@ std::optional<Tokenizer> read_tokenizer(const GgufFile& f, int vocab_size, std::
 Loaded load_gguf(const uint8_t* data, std::size_t size, Storage storage) {
   const GgufFile f = parse_gguf(data, size);
   const Config c = read_config(f);
+  std::vector<TensorBytes> tensors = tensor_bytes(f, data);
+  RopeScaling scaling = read_scaling(f, c, tensors);
   std::string note;
   std::optional<Tokenizer> tok = read_tokenizer(f, c.vocab_size, note);
-  return Loaded{from_tensors(c, tensor_bytes(f, data), std::move(storage)), std::move(tok), std::move(note)};
+  return Loaded{from_tensors(c, tensors, std::move(storage)), std::move(scaling), std::move(tok), std::move(note)};
 }
 
 }  // namespace posenc::lm

@@ -91,7 +91,7 @@ std::string canonical(const std::string& name, const Family& fam) {
       {"self_attn.rotary_emb.inv_freq", "rotary_emb.inv_freq"},
       {"self_attn.q_norm.weight", "attn_q_norm.weight"}, {"self_attn.k_norm.weight", "attn_k_norm.weight"},
       {"post_feedforward_layernorm.weight", "post_ffw_norm.weight"},
-      {"self_attn.qkv_proj.weight", "attn_qkv.weight"}, {"mlp.gate_up_proj.weight", "ffn_gate_up.weight"}};
+      {"self_attn.qkv_proj.weight", "attn_qkv.weight"}, {"mlp.gate_up_proj.weight", "ffn_up.weight"}};  // llama.cpp's names (Phi-3: [gate | up] rows)
   if (fam.post_norms && rest == "post_attention_layernorm.weight") return "blk." + layer + ".post_attention_norm.weight";
   if (rest == "pre_feedforward_layernorm.weight") return "blk." + layer + ".ffn_norm.weight";  // Gemma
   if (auto it = parts.find(rest); it != parts.end()) return "blk." + layer + "." + it->second;
@@ -273,7 +273,7 @@ Model from_tensors(const Config& config, const std::vector<TensorBytes>& list, S
     if (fam.post_norms) L.attn_post_norm = t.take(p + "post_attention_norm.weight", {D});
     if (fam.pre_norms) L.ffn_norm = t.take(p + "ffn_norm.weight", {D});
     if (fam.fused_gate_up) {
-      auto gate_up = t.take_split(p + "ffn_gate_up.weight", {F, F}, D);
+      auto gate_up = t.take_split(p + "ffn_up.weight", {F, F}, D);
       L.w_gate = std::move(gate_up[0]), L.w_up = std::move(gate_up[1]);
     } else {
       L.w_gate = t.take_weight(p + "ffn_gate.weight", {F, D});
@@ -283,7 +283,8 @@ Model from_tensors(const Config& config, const std::vector<TensorBytes>& list, S
     if (fam.post_norms) L.ffn_post_norm = t.take(p + "post_ffw_norm.weight", {D});
   }
   t.refuse_leftovers();
-  if (fam.norm_plus_one)  // Gemma's RMSNorm: x * (1 + w)
+  // Gemma's RMSNorm: x * (1 + w); llama.cpp's converter stored w + 1 already (GgufRules::norms_plus_one)
+  if (fam.norm_plus_one && !(c.source == Source::Gguf && fam.gguf_rules.norms_plus_one))
     for (std::vector<float>* w : norms(m))
       for (float& x : *w) x += 1.0f;
   const auto count = [&](const Weight& w) {

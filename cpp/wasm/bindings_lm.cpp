@@ -27,6 +27,7 @@ struct Handle {
   std::optional<lm::Tokenizer> tokenizer;
   std::string tokenizer_note;
   std::vector<int32_t> tokens;  // the last lmEncode's ids
+  posenc::RopeScaling scaling;  // the file's own (lm::Loaded::scaling)
 };
 Handle& handle(ptr h) { return *at<Handle>(h); }
 
@@ -95,7 +96,7 @@ int lm_load_gguf(ptr bytes, double size, ptr out) {
   return guard([&] {
     lm::Storage file = adopt(bytes);
     lm::Loaded l = lm::load_gguf(at<const uint8_t>(bytes), static_cast<std::size_t>(size), std::move(file));
-    new_handle({std::move(l.model), std::move(l.tokenizer), std::move(l.tokenizer_note), {}}, out);
+    new_handle({std::move(l.model), std::move(l.tokenizer), std::move(l.tokenizer_note), {}, std::move(l.scaling)}, out);
   });
 }
 
@@ -124,6 +125,25 @@ int lm_from_tensors(ptr config, val names, ptr dtypes, ptr ranks, ptr dims, ptr 
 }
 
 void lm_delete(ptr h) { delete at<Handle>(h); }
+
+// The file's own RoPE scaling as an HF rope_scaling object (its set fields, HF's names), or null when it has none.
+val lm_file_scaling(ptr h) {
+  const posenc::RopeScaling& s = handle(h).scaling;
+  if (s.type == posenc::RopeType::Default) return val::null();
+  val o = val::object();
+  o.set("rope_type", std::string(posenc::rope_type_name(s.type)));
+  const auto put = [&](const char* k, const auto& v) {
+    if (v) o.set(k, *v);
+  };
+  put("factor", s.factor);
+  put("original_max_position_embeddings", s.original_max_position_embeddings);
+  put("attention_factor", s.attention_factor);
+  put("low_freq_factor", s.low_freq_factor);
+  put("high_freq_factor", s.high_freq_factor);
+  if (!s.long_factor.empty()) o.set("long_factor", val::array(s.long_factor));
+  if (!s.short_factor.empty()) o.set("short_factor", val::array(s.short_factor));
+  return o;
+}
 
 int lm_config(ptr h, ptr values) {
   return guard([&] {
@@ -266,6 +286,7 @@ EMSCRIPTEN_BINDINGS(posenc_lm) {
   function("lmFromTensors", &lm_from_tensors);
   function("lmFamilies", &lm_families);
   function("lmDelete", &lm_delete);
+  function("lmFileScaling", &lm_file_scaling);
   function("lmConfig", &lm_config);
   function("lmParameterCount", &lm_parameter_count);
   function("lmWeightBytes", &lm_weight_bytes);

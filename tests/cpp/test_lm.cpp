@@ -299,6 +299,85 @@ TEST(LmGguf, Qwen3FileEqualsTheSameWeightsFromHf) {
       posenc::Error);
 }
 
+// Llama 3.x GGUFs carry llama3 scaling as rope_freqs.weight alone (llama.cpp's converter writes no scaling keys). The
+// factors the converter computes for Llama 3.2's block (theta 500000, head_dim 64, factor 32, low 1, high 4, original
+// context 8192) are read back as that block, the file's own scaling, and the forward with it equals the same file's
+// without the tensor given that block as an option; factors off llama3's rule are refused by name.
+std::vector<float> converter_llama3_factors(double theta, int dim, double factor, double low, double high, double old) {
+  std::vector<float> out;
+  for (int i = 0; i < dim; i += 2) {
+    const float freq = 1.0f / std::pow(static_cast<float>(theta), static_cast<float>(i) / dim);  // torch float32
+    const double wavelen = 2 * 3.141592653589793 / freq;
+    if (wavelen < old / high) out.push_back(1.0f);
+    else if (wavelen > old / low) out.push_back(static_cast<float>(factor));
+    else {
+      const double smooth = (old / wavelen - low) / (high - low);
+      out.push_back(static_cast<float>(1 / ((1 - smooth) / factor + smooth)));
+    }
+  }
+  return out;
+}
+
+TEST(LmGguf, Llama3RopeFreqsAreReadAsTheirBlock) {
+  Config c = tiny_config(false, 64, 0, true);
+  c.rope_theta = 500000;
+  c.context = 131072;
+  const Tiny m = make_tiny(c, 17);
+  const auto file = [&](const std::vector<float>* freqs) {
+    GgufWriter g;
+    write_hparams(g, "llama", c);
+    for (const auto& [name, v] : m.w) g.tensor(name, m.shape.at(name), v, 0);
+    if (freqs) g.tensor("rope_freqs.weight", {32}, *freqs, 0);
+    return g.bytes();
+  };
+  const std::vector<float> f = converter_llama3_factors(500000, 64, 32, 1, 4, 8192);
+  int between = 0;
+  for (const float x : f) between += x > 1 && x < 32;
+  EXPECT_EQ(between, 3);  // three pairs between the two wavelengths, the rest 1 or 32
+  const std::vector<uint8_t> with = file(&f), without = file(nullptr);
+  const Loaded l = load_gguf(with.data(), with.size());
+  ASSERT_EQ(l.scaling.type, RopeType::Llama3);
+  EXPECT_EQ(*l.scaling.factor, 32);
+  EXPECT_EQ(*l.scaling.low_freq_factor, 1);
+  EXPECT_EQ(*l.scaling.high_freq_factor, 4);
+  EXPECT_EQ(*l.scaling.original_max_position_embeddings, 8192);
+  EXPECT_EQ(load_gguf(without.data(), without.size()).scaling.type, RopeType::Default);
+  const std::vector<int32_t> tok = random_tokens(60, c.vocab_size, 4);
+  ForwardOptions own, given, none;
+  own.scaling = l.scaling;
+  given.scaling.type = RopeType::Llama3;
+  given.scaling.factor = 32, given.scaling.low_freq_factor = 1, given.scaling.high_freq_factor = 4;
+  given.scaling.original_max_position_embeddings = 8192;
+  const Loaded plain = load_gguf(without.data(), without.size());
+  EXPECT_EQ(forward(l.model, tok.data(), 60, own).nll, forward(plain.model, tok.data(), 60, given).nll);
+  // (the block changes the forward: three pairs slowed, the lowest 29 by 32)
+  const std::vector<float> unscaled = forward(plain.model, tok.data(), 60, none).nll;
+  EXPECT_GT(max_diff(forward(l.model, tok.data(), 60, own).nll, std::vector<double>(unscaled.begin(), unscaled.end())), 1e-3);
+  // another block (original context 64, as lm-gguf-families.test.js's tiny Llama 3.2) is fitted from its pairs between
+  const std::vector<float> f64 = converter_llama3_factors(500000, 64, 8, 1, 4, 64);
+  const std::vector<uint8_t> other = file(&f64);
+  const Loaded o = load_gguf(other.data(), other.size());
+  EXPECT_EQ(*o.scaling.factor, 8);
+  const std::vector<double> got = rope_frequencies(64, 500000, o.scaling, std::nullopt).inv_freq;
+  RopeScaling want = given.scaling;
+  want.factor = 8, want.original_max_position_embeddings = 64;
+  const std::vector<double> exact = rope_frequencies(64, 500000, want, std::nullopt).inv_freq;
+  for (std::size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i] / exact[i], 1, 1e-5) << "pair " << i;
+  std::vector<float> bad = f;
+  bad[1] = 32;  // a high frequency slowed: no llama3 block does that
+  const std::vector<uint8_t> off = file(&bad);
+  EXPECT_THROW(
+      {
+        try {
+          load_gguf(off.data(), off.size());
+        } catch (const posenc::Error& e) {
+          EXPECT_STREQ(e.what(), "GGUF tensor rope_freqs.weight does not follow llama3's rule (factors 1 to factor, smooth between)");
+          throw;
+        }
+      },
+      posenc::Error);
+}
+
 // --- stories260K across formats
 struct Stories {
   std::vector<uint8_t> bin, gguf, tok;
@@ -533,8 +612,8 @@ TEST(LmHostile, GgufFiles) {
   const Config tiny = tiny_config(false, 0, 0, true);
   GgufWriter scaled;
   write_hparams(scaled, "llama", tiny);
-  scaled.kv_str("llama.rope.scaling.type", "linear");
-  EXPECT_NE(load(scaled.bytes()).find("llama.rope.scaling.type 'linear'"), std::string::npos) << load(scaled.bytes());
+  scaled.kv_str("llama.rope.scaling.type", "yarn");  // (linear is read: the file's own scaling, Loaded::scaling)
+  EXPECT_NE(load(scaled.bytes()).find("llama.rope.scaling.type 'yarn'"), std::string::npos) << load(scaled.bytes());
   GgufWriter other;
   write_hparams(other, "mamba", tiny);
   std::string known;  // the family table's GGUF names

@@ -108,8 +108,8 @@ test('a sliding window in the maps and statistics: one pixel per key, keys outsi
 test('the families come from the core\'s table; a model_type it has no row for is refused by name', async () => {
   const families = await pe.languageModelFamilies();
   expect(families.map((f) => [f.name, f.hfTypes, f.gguf, f.qkvBias])).toEqual([['llama', ['llama'], true, false], ['qwen2', ['qwen2'], true, true],
-    ['mistral', ['mistral'], false, false], ['qwen3', ['qwen3'], true, false], ['smollm3', ['smollm3'], false, false], ['olmo2', ['olmo2'], false, false],
-    ['phi3', ['phi3'], false, false], ['gemma3', ['gemma3_text'], false, false]]);
+    ['mistral', ['mistral'], false, false], ['qwen3', ['qwen3'], true, false], ['smollm3', ['smollm3'], true, false], ['olmo2', ['olmo2'], true, false],
+    ['phi3', ['phi3'], true, false], ['gemma3', ['gemma3_text'], true, false]]);
   expect(families.map((f) => f.label)).toEqual(['Llama', 'Qwen2', 'Mistral', 'Qwen3', 'SmolLM3', 'OLMo 2', 'Phi-3', 'Gemma 3']);
   for (const f of families) expect(f.source).toMatch(new RegExp(`^${f.name}/mod(eling|ular)_${f.name}\\.py$`));
   const q = familyFiles({ family: 'qwen3', seed: 1, ...shape });

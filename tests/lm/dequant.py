@@ -16,8 +16,9 @@ usage:
       in format F (or "mix": Q4_K, with Q6_K for output, attn_v and ffn_down, as llama.cpp's Q4_K_M), its
       norms F32; OUT.txt: "tokens <ids>", "nll <values>" from tests/lm/reference.py's float64 forward of the
       dequantised weights.
-  dequant.py shapes OUT.gguf OUT.txt --shape qwen2.5-0.5b|llama3.2-1b
-      random Q4_K_M blocks in a published model's exact shapes (llama.cpp's per-tensor choice of types); OUT.txt:
+  dequant.py shapes OUT.gguf OUT.txt --shape qwen2.5-0.5b|llama3.2-1b [--type Q4_K_M|F]
+      random Q4_K_M blocks in a published model's exact shapes (llama.cpp's per-tensor choice of types), or every
+      matrix in format F (rows that are not whole 256-blocks in llama.cpp's fallback type); OUT.txt:
       "params <type>=<count> ...".
 """
 import argparse
@@ -341,6 +342,10 @@ def q4_k_m_type(role, layer, layers, cols):
     return k if cols % 256 == 0 else {'Q6_K': 'Q8_0', 'Q4_K': 'Q5_0'}[k]
 
 
+# llama_tensor_get_type's fallback for rows that are not whole 256-value blocks
+K_FALLBACK = {'Q2_K': 'Q4_0', 'Q3_K': 'Q4_0', 'Q4_K': 'Q5_0', 'Q5_K': 'Q5_1', 'Q6_K': 'Q8_0'}
+
+
 def shapes(args):
     """A GGUF with the model's exact tensor shapes, random Q4_K_M blocks and no tokenizer; OUT.txt: tensor types."""
     m = SHAPES[args.shape]
@@ -358,7 +363,9 @@ def shapes(args):
     count = {}
 
     def matrix(name, role, layer, rows, cols):
-        f = q4_k_m_type(role, layer, L, cols)
+        f = q4_k_m_type(role, layer, L, cols) if args.type == 'Q4_K_M' else args.type
+        if f in K_FALLBACK and cols % 256:
+            f = K_FALLBACK[f]
         count[f] = count.get(f, 0) + rows * cols
         g.tensor(name, [rows, cols], f, random_matrix(f, rows, cols, rng, scale=0.05))
 
@@ -397,6 +404,7 @@ def main():
     ap.add_argument('--format', default='Q4_K', choices=list(FORMATS) + ['mix'])
     ap.add_argument('--length', type=int, default=64)
     ap.add_argument('--shape', default='qwen2.5-0.5b', choices=list(SHAPES))
+    ap.add_argument('--type', default='Q4_K_M', choices=['Q4_K_M'] + list(FORMATS))
     args = ap.parse_args()
     {'blocks': blocks, 'model': model, 'shapes': shapes}[args.what](args)
 

@@ -209,6 +209,7 @@ export function createLanguageModelApi(mod) {
       } else {
         note = mod.lmTokenizerNote(h); // '' when the GGUF has a SentencePiece vocabulary
         coreTokenizer = note === '';
+        defaultScaling = mod.lmFileScaling(h); // the file's own (llama3's rope_freqs, Phi-3's LongRoPE factors, linear), or null
       }
     }
     return wrap(h, { tokenizer, coreTokenizer, defaultScaling, note, format });

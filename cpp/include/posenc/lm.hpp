@@ -48,6 +48,17 @@ enum class Activation {
   SiLU,      // SwiGLU: silu(gate) * up
   GeluTanh,  // GeGLU: gelu(gate, tanh approximation) * up (Gemma)
 };
+// How llama.cpp writes and reads a family's GGUF files where they say less than config.json, or store a weight
+// otherwise than HF (its convert_hf_to_gguf.py and llama-model.cpp): load_gguf builds Config::layers from these.
+struct GgufRules {
+  bool norms_plus_one = false;  // the converter stored each RMSNorm weight + 1 (Gemma): not added again
+  int nope_every = 0;           // every nth layer (n, 2n, ...) has no RoPE (SmolLM3: 4, llama.cpp's n_no_rope_layer_step)
+  // <arch>.attention.sliding_window applies to every layer (1), to every layer but each nth (n: llama.cpp's
+  // set_swa_pattern, Gemma 3: 6, unless <arch>.attention.sliding_window_pattern says otherwise), or is refused (0)
+  int window_every = 0;
+  double window_theta = 0;      // the sliding layers' RoPE base without <arch>.rope.freq_base_swa (Gemma 3: 10000); 0: rope_theta
+  bool head_dim_scale = false;  // scores scale by 1/sqrt(key_length), by 1/sqrt(hidden / heads) at 62 layers (llama.cpp's Gemma 3)
+};
 // One family's differences from Llama (the forward and the loaders read them; adding a family is one row).
 // Per-layer rules that a config.json gives (NoPE layers, sliding windows) come as Config::layers.
 struct Family {
@@ -68,6 +79,7 @@ struct Family {
   double attn_scalar;    // the default of Config::attn_scalar (Gemma 3's query_pre_attn_scalar: 256); 0: head_dim
   bool gguf;             // llama.cpp writes this family's GGUF files under `name`
   RopeLayout gguf_layout;  // llama.cpp's rope type for it (NORM: interleaved pairs; NEOX: half)
+  GgufRules gguf_rules;
 };
 const std::vector<Family>& families();
 const Family& family(Arch a);
@@ -228,10 +240,14 @@ std::string ggml_type_name(uint32_t t);
 
 struct Loaded {
   Model model;
+  // The file's own RoPE scaling, which a forward applies unless given another (ForwardOptions::scaling): llama3's from
+  // rope_freqs.weight, LongRoPE's from rope_factors_long / rope_factors_short, linear from <arch>.rope.scaling.*.
+  RopeScaling scaling;
   std::optional<Tokenizer> tokenizer;  // SentencePiece vocabularies (tokenizer.ggml.model "llama")
   std::string tokenizer_note;          // why there is none, when there is none
 };
-// arch llama or qwen2; F32, F16, BF16, Q8_0 tensors; everything else refused by name.
+// An architecture of the family table that llama.cpp writes (Family::gguf), tensors in any format of lm_dtype.cpp's
+// table; everything else refused by name.
 Loaded load_gguf(const uint8_t* data, std::size_t size, Storage storage = {});  // storage: data's buffer, kept
 
 // --- Forward (inference): NLL row by row, optional attention statistics and pooled maps.
