@@ -27,11 +27,11 @@ if (!have) console.log('skipped (no ../shared/models/stories260K here): the GPU 
       await handle({ type: 'load', id: 1, files: { model } });
       await handle({ type: 'forward', id: 2, tokens: Int32Array.from({ length: 40 }, (_, i) => (i * 37) % 512), context: 512, scaling: null, stats: false });
       const adapter = await globalThis.navigator.gpu?.requestAdapter().catch(() => null);
-      return { hasGpu: Boolean(globalThis.navigator.gpu), adapter: Boolean(adapter), engine: answers[0].info?.engine, error: answers.find((a) => a.type === 'error')?.message,
+      return { hasGpu: Boolean(globalThis.navigator.gpu), adapter: Boolean(adapter), engine: answers[0].info?.engine, error: answers.find((a) => a.type === 'error')?.message ?? null,
         ran: answers[1]?.ran, n: answers[1]?.nll?.length, finite: Array.from(answers[1]?.nll ?? []).every(Number.isFinite) };
     });
     console.log(`${engine} ${env.version}: navigator.gpu ${r.hasGpu ? 'present' : 'absent'}, adapter ${r.adapter ? 'given' : 'none'}; engine ${JSON.stringify(r.engine)}`);
-    expect(r.error).toBeUndefined();
+    expect(r.error).toBeNull();
     expect(r.adapter).toBe(false);
     expect(r.engine.gpu).toBeNull();
     expect(r.engine.reason).toBe(r.hasGpu ? 'WebGPU gave no adapter here' : 'this browser has no WebGPU');
