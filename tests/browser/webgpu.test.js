@@ -10,14 +10,17 @@
 //  - small random models whose every matrix is F16, Q8_0, Q4_0, Q4_K or Q6_K, and a Q4_K_M-like mix (GGUFs of random
 //    blocks written by tests/lm/dequant.py), decoded in the shaders: against the wasm forward, and against the float64
 //    forward of the dequantised weights that dequant.py computes (numpy, sharing no code with posenc).
-// Also: openGpuForward says why not, in a sentence, for a family whose steps it does not run (Gemma 3).
+// Also: openGpuForward says why not, in a sentence, for a family whose steps it does not run (Gemma 3); and the page's
+// "Your model" view, given stories260K, says its forwards run on the GPU, draws its five scalings (the other scalings'
+// losses from the GPU forward, the chosen one's maps and statistics from wasm), and its screenshot goes to the tmp
+// screenshot dir.
 import { jest } from '@jest/globals';
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { useBrowser } from './harness.js';
+import { useBrowser, screenshotDir } from './harness.js';
 import { bf16File, familyFiles, tinyFiles, tinyModel } from '../js/lm-tiny.js';
 
 jest.setTimeout(900000);
@@ -166,5 +169,49 @@ test('random models in F16, Q8_0, Q4_0, Q4_K, Q6_K and a Q4_K_M-like mix: the sh
     console.log(`random ${fmt}: |gpu - float64| max ${r.out[0].refMax.toExponential(2)}`);
     expect(r.out[0].refMax).toBeLessThan(5e-3);
   }
+  expect(page.errors).toEqual([]);
+});
+
+(have ? test : test.skip)('the "Your model" view with WebGPU: its facts say the forwards run on the GPU, and the figure draws', async () => {
+  const page = await env.newPage();
+  await page.setViewportSize({ width: 1400, height: 1000 });
+  await page.goto(`${env.url}/app/#your-model`);
+  await page.evaluate(() => document.querySelector('#your-model').scrollIntoView());
+  await page.waitForSelector('#your-model input[name=lm-url]');
+  await page.fill('#your-model input[name=lm-url]', '/test-models/stories260K/stories260K.bin /test-models/stories260K/tok512.bin');
+  await page.press('#your-model input[name=lm-url]', 'Enter');
+  const state = () => page.evaluate(() => {
+    const h = document.querySelector('#your-model .lm-host');
+    return { series: Number(h.querySelector('canvas.lm-ppl').dataset.series ?? 0), busy: !h.querySelector('.lm-busy').hidden,
+      engine: h.querySelector('.lm-engine')?.textContent ?? '', error: h.querySelector('.lm-error').hidden ? '' : h.querySelector('.lm-error').textContent,
+      words: h.querySelector('.lm-ppl-words').textContent };
+  });
+  let s;
+  for (let i = 0; i < 600 && !((s = await state()).series === 5 && !s.busy) && !s.error; i++) await new Promise((r) => setTimeout(r, 1000));
+  await page.screenshot({ path: join(screenshotDir(), 'lm-view-webgpu.png') });
+  expect(s.error).toBe('');
+  expect(s.engine).toBe('runs on the GPU (WebGPU, google swiftshader) for the scalings\' losses; the maps and statistics on the CPU (WebAssembly)');
+  expect(s.series).toBe(5);
+  expect(s.words).toMatch(/perplexity is [\d.]+/);
+  // every scaling's loss in the figure (the GPU's where it ran there) equals a wasm forward's in the page
+  const diffs = await page.evaluate(async () => {
+    const data = posenc.dataFor('your-model');
+    const { loadPosenc } = await import('/lib/index.js');
+    const { scalingBlock } = await import('/app/lm-plan.js');
+    const got = async (u) => new Uint8Array(await (await fetch(u)).arrayBuffer());
+    const lm = await (await loadPosenc()).loadLanguageModel({ model: await got('/test-models/stories260K/stories260K.bin'), tokenizer: await got('/test-models/stories260K/tok512.bin') });
+    lm.context = data.settings.context;
+    const ids = lm.encode((await import('/app/lm-passage.js')).PASSAGE);
+    const out = {};
+    for (const [t, nll] of Object.entries(data.nll)) {
+      const want = lm.forward(ids.slice(0, nll.length + 1), { scaling: scalingBlock(t, data.settings.factor) }).nll;
+      out[t] = nll.reduce((m, x, i) => Math.max(m, Math.abs(x - want[i])), 0);
+    }
+    lm.delete();
+    return out;
+  });
+  console.log(`the view's losses against wasm forwards in the page, max |difference| by scaling: ${JSON.stringify(diffs)}`);
+  expect(Object.keys(diffs).length).toBe(5);
+  for (const d of Object.values(diffs)) expect(d).toBeLessThan(5e-3);
   expect(page.errors).toEqual([]);
 });

@@ -58,7 +58,8 @@ export async function openGpuForward(lm, { gpu = globalThis.navigator?.gpu } = {
   let lost = null;
   device.lost.then((info) => { lost = info.message || info.reason || 'lost'; });
   device.pushErrorScope('out-of-memory');
-  const weights = upload(device, inputs.tensors); // copies the bytes out of the module at once (the views may detach later)
+  // the tensors' views taken again after the awaits (the module's memory may have grown meanwhile), and copied at once
+  const weights = upload(device, lm.forwardInputs().tensors);
   const oom = await device.popErrorScope();
   if (oom) {
     for (const w of weights.values()) w.buffer.destroy();
