@@ -5,7 +5,7 @@
 //    over the page's story passage, 1,100 tokens, with no scaling and with YaRN x4 (the scaled frequencies come from the
 //    core), past its context of 512;
 //  - a random model with SmolLM2-135M's shapes (BF16 safetensors, written here), over 16 tokens only: SwiftShader runs
-//    the GPU forward on the CPU, and this test took 215 s so on this machine under load (over 64 tokens: 347 s);
+//    the GPU forward on the CPU, and this test took 215 s on this machine under load (over 64 tokens: 347 s);
 //  - a small random Qwen2 model (biases) and a small random Mistral model with a sliding window;
 //  - small random models whose every matrix is F16, Q8_0 or Q4_0, and a Q4_K_M-like mix of Q4_K and Q6_K (GGUFs of
 //    random blocks written by tests/lm/dequant.py), decoded in the shaders: against the wasm forward, and against the float64
