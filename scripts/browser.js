@@ -85,13 +85,14 @@ export async function listen(serverOrHandler) {
   return { url: `http://127.0.0.1:${port}`, port, close };
 }
 
-export async function launchBrowser() {
+/** Headless Chromium. webgpu: with WebGPU on its software adapter (SwiftShader), for the GPU forward's tests. */
+export async function launchBrowser({ webgpu = false } = {}) {
   const userDataDir = mkdtempSync(join(tmpdir(), 'posenc-chromium-'));
   const context = await chromium.launchPersistentContext(userDataDir, {
     executablePath: '/usr/bin/chromium',
     headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-      '--disable-component-update', '--disable-sync'],
+    args: ['--no-sandbox', ...(webgpu ? ['--enable-unsafe-webgpu'] : ['--disable-gpu']), '--disable-quic', '--no-first-run',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
   });
   return {
     context,

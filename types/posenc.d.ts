@@ -723,6 +723,13 @@ export interface LanguageModelFamily {
   readonly source: string;
   readonly gguf: boolean;
   readonly qkvBias: boolean;
+  /** The family's steps (the core's Family row): q/k norm (0: none, 1: per head, 2: the whole projection), norms before
+   * and after attention and MLP, embeddings times sqrt(dim), activation (0: SwiGLU, 1: GeGLU). */
+  readonly qkNorm: number;
+  readonly preNorms: boolean;
+  readonly postNorms: boolean;
+  readonly embedScale: boolean;
+  readonly activation: number;
 }
 
 /** A model file format posenc reads (the core's list, {@link MODEL_FORMATS}). */
@@ -803,6 +810,20 @@ export interface LanguageModel {
     /** With keep: the rows a later forward's `past` continues from. */
     cache?: LanguageModelCache;
   };
+  /**
+   * What a second executor of the forward (the GPU forward) reads: the family's row, the per-layer rules (empty: every
+   * layer alike), and every tensor the forward reads as it lies in the module's memory (float32 matrices transposed,
+   * [cols, rows]; others row by row in ggml's blocks; cols 0: a vector). Each `bytes` views the module's memory:
+   * copy it before anything else runs there, never write to it.
+   */
+  forwardInputs(): {
+    family: LanguageModelFamily;
+    layers: { rope: boolean; window: number; theta: number; scaled: boolean }[];
+    tensors: { kind: string; layer: number; dtype: string; rows: number; cols: number; bytes: Uint8Array }[];
+  };
+  /** The RoPE a forward over `rows` positions with `scaling` (as forward's) rotates by: cos and sin at position p are
+   * cos(p f) and sin(p f) times attentionScale, f = invFreq[i]. */
+  ropeFrequencies(rows: number, scaling?: RopeScaling | null): { invFreq: Float64Array; attentionScale: number };
   delete(): void;
 }
 

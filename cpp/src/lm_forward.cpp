@@ -128,10 +128,7 @@ struct Rope {
 };
 
 Rope make_rope(const Config& c, const RopeScaling& scaling, int T) {
-  RopeScaling s = scaling;
-  if (!s.max_position_embeddings) s.max_position_embeddings = c.context;
-  if (!s.original_max_position_embeddings) s.original_max_position_embeddings = c.context;
-  const RopeFrequencies f = rope_frequencies(c.rd(), c.rope_theta, s, T);  // dynamic: seq_len = T
+  const RopeFrequencies f = forward_rope_frequencies(c, scaling, T);
   Rope r{rope_layout(c), c.hd(), c.rd(), {}, {}};
   RopeApplyOptions o;
   o.length = T;
@@ -422,6 +419,14 @@ struct Forward {
 };
 
 }  // namespace
+
+RopeFrequencies forward_rope_frequencies(const Config& c, const RopeScaling& scaling, int rows) {
+  require_int_range("rows", rows, 1, kMaxLength);
+  RopeScaling s = scaling;
+  if (!s.max_position_embeddings) s.max_position_embeddings = c.context;
+  if (!s.original_max_position_embeddings) s.original_max_position_embeddings = c.context;
+  return rope_frequencies(c.rd(), c.rope_theta, s, rows);  // dynamic: seq_len = rows
+}
 
 ForwardResult forward(const Model& model, const int32_t* tokens, int T, const ForwardOptions& o) {
   check_inputs(model, tokens, T, o);

@@ -71,6 +71,11 @@ val lm_families() {
     r.set("source", std::string(f.source));
     r.set("gguf", f.gguf);
     r.set("qkvBias", f.qkv_bias);
+    r.set("qkNorm", static_cast<int>(f.qk_norm));
+    r.set("preNorms", f.pre_norms);
+    r.set("postNorms", f.post_norms);
+    r.set("embedScale", f.embed_scale);
+    r.set("activation", static_cast<int>(f.act));
     rows.call<void>("push", r);
   }
   return rows;
@@ -223,6 +228,45 @@ int lm_forward(ptr h, ptr tokens, int T, ptr scaling_slots, ptr long_factor, ptr
   });
 }
 
+// lm::tensor_views(): [{kind, layer, dtype (its name), rows, cols, address, bytes}]. address: where the bytes lie in
+// this module's memory, valid until the model is deleted (a view of them detaches when the memory grows).
+val lm_tensor_views(ptr h) {
+  val out = val::array();
+  for (const lm::TensorView& t : lm::tensor_views(handle(h).model)) {
+    val o = val::object();
+    o.set("kind", std::string(t.kind));
+    o.set("layer", t.layer);
+    o.set("dtype", std::string(lm::dtype_name(t.dtype)));
+    o.set("rows", t.rows);
+    o.set("cols", t.cols);
+    o.set("address", static_cast<double>(reinterpret_cast<ptr>(t.data)));
+    o.set("bytes", static_cast<double>(t.bytes));
+    out.call<void>("push", o);
+  }
+  return out;
+}
+
+// Config::layers, four doubles per layer as lm_from_tensors takes them (rope, window, theta, scaled); an empty
+// list writes nothing (every layer: rope, no window, rope_theta, scaled). Returns the number of layers written.
+int lm_layer_rules(ptr h, ptr out) {
+  const std::vector<lm::Config::Layer>& layers = handle(h).model.config().layers;
+  double* v = at<double>(out);
+  for (const lm::Config::Layer& l : layers) *v++ = l.rope, *v++ = l.window, *v++ = l.theta, *v++ = l.scaled;
+  return static_cast<int>(layers.size());
+}
+
+// lm::forward_rope_frequencies over `rows` positions: out [rotary_dim / 2 + 1] = the inverse frequencies, then the
+// attention scale. The scaling as lm_forward takes it.
+int lm_rope_frequencies(ptr h, ptr scaling_slots, ptr long_factor, ptr short_factor, int factor_count, int rows, ptr out) {
+  return guard([&] {
+    const lm::Config& c = handle(h).model.config();
+    const posenc::RopeFrequencies f = lm::forward_rope_frequencies(
+        c, unpack_scaling(at<const double>(scaling_slots), long_factor, short_factor, factor_count), rows);
+    std::copy(f.inv_freq.begin(), f.inv_freq.end(), at<double>(out));
+    at<double>(out)[f.inv_freq.size()] = f.attention_scale;
+  });
+}
+
 // The weight dtypes' names in lm::DType's order: the index lmFromTensors takes for a tensor's dtype.
 val lm_dtypes() {
   val out = val::array();
@@ -300,6 +344,9 @@ EMSCRIPTEN_BINDINGS(posenc_lm) {
   function("lmPiece", &lm_piece);
   function("lmForward", &lm_forward);
   function("lmDtypes", &lm_dtypes);
+  function("lmTensorViews", &lm_tensor_views);
+  function("lmLayerRules", &lm_layer_rules);
+  function("lmRopeFrequencies", &lm_rope_frequencies);
   function("lmFormats", &lm_formats);
   function("lmDetectFormat", &lm_detect_format);
   function("lmDescribe", &lm_describe);

@@ -32,11 +32,12 @@ export { startServer, launchBrowser, ENGINES, screenshotDir };
 
 // Registers beforeAll/afterAll for a suite: one server and one browser.
 // Returns an object whose `url` and `newPage()` are ready inside tests.
-export function useBrowser() {
+// Options: webgpu (Chromium with WebGPU on its software adapter), mounts (startServer's).
+export function useBrowser({ webgpu = false, mounts } = {}) {
   const env = {};
   beforeAll(async () => {
-    env.server = await startServer();
-    env.browser = await launchBrowser();
+    env.server = await startServer({ mounts });
+    env.browser = await launchBrowser({ webgpu });
     env.url = env.server.url;
   });
   afterAll(async () => {
@@ -51,14 +52,14 @@ export function useBrowser() {
  * One server and one `engine` for a suite. `env.url`, `env.version` and `env.newPage()` are ready inside tests;
  * `env.newPage()` closes the suite's previous page first (WebKit drives one window). `serve: false`: no server
  * (a suite with its own origins; for WebKit, start them with startServer({ recordErrors: true }) to see page errors).
- * `env`: extra environment for WebKit's MiniBrowser (launchEngine).
+ * `env`: extra environment for WebKit's MiniBrowser (launchEngine). `mounts`: startServer's (extra folders to serve).
  */
-export function useEngine(engine, { serve = true, env: browserEnv, launchTimeout = 16 * 60 * 1000 } = {}) {
+export function useEngine(engine, { serve = true, mounts, env: browserEnv, launchTimeout = 16 * 60 * 1000 } = {}) {
   const env = { engine };
   let page = null;
   beforeAll(async () => {
     if (serve) {
-      env.server = await startServer({ recordErrors: engine === 'webkit' });
+      env.server = await startServer({ recordErrors: engine === 'webkit', mounts });
       env.url = env.server.url;
     }
     env.browser = await launchEngine(engine, browserEnv ? { env: browserEnv } : {}); // WebKit may wait here for another suite's session to end

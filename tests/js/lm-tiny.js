@@ -22,14 +22,10 @@ export function safetensors(tensors) { // [{name, shape, data: number[]}] as F32
 }
 
 /**
- * A one-layer, tied llama of `dim` x `vocab` as bfloat16 safetensors (all matrices dim x dim), its bytes zero
- * (bfloat16 0) or filled by fill(file, begin) from the first tensor's byte on: {file, config, dataBytes}.
+ * A bfloat16 safetensors file of the tensors `shapes` ([name, shape] each, in order), its bytes zero: {file, begin (the
+ * first tensor's byte), dataBytes}. The tensors lie one after the other from `begin`, in the order given.
  */
-export function bf16Llama({ dim, vocab, heads, fill = null }) {
-  const shapes = [['model.embed_tokens.weight', [vocab, dim]], ['model.norm.weight', [dim]]];
-  for (const [n, r, c] of [['input_layernorm', dim], ['post_attention_layernorm', dim], ['self_attn.q_proj', dim, dim], ['self_attn.k_proj', dim, dim],
-    ['self_attn.v_proj', dim, dim], ['self_attn.o_proj', dim, dim], ['mlp.gate_proj', dim, dim], ['mlp.up_proj', dim, dim], ['mlp.down_proj', dim, dim]])
-    shapes.push([`model.layers.0.${n}.weight`, c ? [r, c] : [r]]);
+export function bf16File(shapes) {
   const header = {};
   let at = 0;
   for (const [name, shape] of shapes) {
@@ -41,7 +37,20 @@ export function bf16Llama({ dim, vocab, heads, fill = null }) {
   const file = new Uint8Array(8 + json.length + at);
   new DataView(file.buffer).setBigUint64(0, BigInt(json.length), true);
   file.set(json, 8);
-  if (fill) fill(file, 8 + json.length);
+  return { file, begin: 8 + json.length, dataBytes: at };
+}
+
+/**
+ * A one-layer, tied llama of `dim` x `vocab` as bfloat16 safetensors (all matrices dim x dim), its bytes zero
+ * (bfloat16 0) or filled by fill(file, begin) from the first tensor's byte on: {file, config, dataBytes}.
+ */
+export function bf16Llama({ dim, vocab, heads, fill = null }) {
+  const shapes = [['model.embed_tokens.weight', [vocab, dim]], ['model.norm.weight', [dim]]];
+  for (const [n, r, c] of [['input_layernorm', dim], ['post_attention_layernorm', dim], ['self_attn.q_proj', dim, dim], ['self_attn.k_proj', dim, dim],
+    ['self_attn.v_proj', dim, dim], ['self_attn.o_proj', dim, dim], ['mlp.gate_proj', dim, dim], ['mlp.up_proj', dim, dim], ['mlp.down_proj', dim, dim]])
+    shapes.push([`model.layers.0.${n}.weight`, c ? [r, c] : [r]]);
+  const { file, begin, dataBytes: at } = bf16File(shapes);
+  if (fill) fill(file, begin);
   const config = { model_type: 'llama', hidden_size: dim, intermediate_size: dim, num_hidden_layers: 1, num_attention_heads: heads, num_key_value_heads: heads,
     vocab_size: vocab, max_position_embeddings: 64, rms_norm_eps: 1e-6, rope_theta: 1e4, tie_word_embeddings: true };
   return { file, config, dataBytes: at };

@@ -242,6 +242,11 @@ export function createLanguageModelApi(mod) {
       if (p.scaling !== scalingKey) throw new RangeError('past was computed with another scaling than this forward\'s');
       return p;
     };
+    // A forward's `scaling` option (undefined: the model's own) as the core takes it.
+    const scalingOf = (scaling) => {
+      const block = scaling === undefined ? defaultScaling : scaling;
+      return normaliseScaling(block == null ? null : withContext(block, context), config.rotaryDim / 2, 'scaling');
+    };
     const lmObj = {
       config,
       /** The original (trained) context that scalings extend; the file's unless set. */
@@ -312,8 +317,7 @@ export function createLanguageModelApi(mod) {
         const S = lengths.length + 1; // the lengths asked for, then T
         const layer = o.mapLayer == null ? -1 : v.integer('mapLayer', o.mapLayer, 0, config.layers - 1);
         const px = layer < 0 ? 0 : o.mapPx == null ? Math.min(64, ids.length) : v.integer('mapPx', o.mapPx, 1, Math.min(1024, ids.length));
-        const block = o.scaling === undefined ? defaultScaling : o.scaling;
-        const sc = normaliseScaling(block == null ? null : withContext(block, context), config.rotaryDim / 2, 'scaling');
+        const sc = scalingOf(o.scaling);
         const T = ids.length, LH = config.layers * config.heads;
         const keep = o.keep == null ? 0 : v.integer('keep', o.keep, 0, T);
         const scalingKey = JSON.stringify([sc.slots, sc.longFactor ?? null, sc.shortFactor ?? null]);
@@ -341,6 +345,48 @@ export function createLanguageModelApi(mod) {
             maps: layer < 0 ? null : m.take('f32', pm, config.heads * px * px), peaks: layer < 0 ? null : m.take('f32', pp, config.heads), px,
             ...(keep ? { cache: { rows: kept, k: m.take('f32', keptK, kept * rowFloats), v: m.take('f32', keptV, kept * rowFloats), scaling: scalingKey } } : {}),
           };
+        });
+      },
+      /**
+       * What a second executor of the forward (the GPU forward) reads, from the core: {family: the family table's row,
+       * layers: [{rope, window, theta, scaled}] (empty: every layer rotates at ropeTheta, scaled, with no window),
+       * tensors: [{kind, layer (-1: not a layer's), dtype, rows, cols (0: a vector), bytes}]}. Each `bytes` is a view of
+       * the model's own bytes in the module's memory, in their storage format (float32 matrices transposed, [cols,
+       * rows]; others row by row in ggml's blocks): copy them before anything else runs in the module (a view
+       * detaches when its memory grows), and never write to them.
+       */
+      forwardInputs() {
+        alive();
+        const rules = scope(mod, (m) => {
+          const out = m.put('f64', 4 * config.layers);
+          const n = mod.lmLayerRules(h, out);
+          return Array.from({ length: n }, (_, i) => {
+            const r = mod.HEAPF64.subarray(out / 8 + 4 * i, out / 8 + 4 * i + 4);
+            return { rope: r[0] !== 0, window: r[1], theta: r[2], scaled: r[3] !== 0 };
+          });
+        });
+        const views = mod.lmTensorViews(h);
+        const tensors = views.map((t) => ({ kind: t.kind, layer: t.layer, dtype: t.dtype, rows: t.rows, cols: t.cols,
+          bytes: mod.HEAPU8.subarray(t.address, t.address + t.bytes) }));
+        return { family: FAMILIES[ARCHS.indexOf(config.arch)], layers: rules, tensors };
+      },
+      /**
+       * The RoPE a forward over `rows` positions with `scaling` (forward's option) rotates by, from the core:
+       * {invFreq: Float64Array [rotaryDim / 2], attentionScale} (cos and sin at position p are cos(p f) and sin(p f)
+       * times attentionScale).
+       */
+      ropeFrequencies(rows, scaling) {
+        alive();
+        const n = v.integer('rows', rows, 1, MAX_LENGTH);
+        const sc = scalingOf(scaling), half = config.rotaryDim / 2;
+        return scope(mod, (m) => {
+          const ps = m.put('f64', sc.slots.length, sc.slots);
+          const lf = sc.longFactor ? m.put('f64', sc.longFactor.length, sc.longFactor) : 0;
+          const sf = sc.shortFactor ? m.put('f64', sc.shortFactor.length, sc.shortFactor) : 0;
+          const out = m.put('f64', half + 1);
+          check(mod, mod.lmRopeFrequencies(h, ps, lf, sf, sc.longFactor?.length ?? sc.shortFactor?.length ?? 0, n, out));
+          const f = m.take('f64', out, half + 1);
+          return { invFreq: f.slice(0, half), attentionScale: f[half] };
         });
       },
       delete() {

@@ -291,6 +291,25 @@ struct ForwardResult {
 inline constexpr int kMaxLength = 1 << 17;
 ForwardResult forward(const Model& model, const int32_t* tokens, int T, const ForwardOptions& options = {});
 
+// --- The forward's inputs as they lie, for a second executor of the same steps (the browser's GPU, in the JS
+// library): every tensor the forward reads, and the RoPE frequencies it rotates by (lm_tensor_views.cpp).
+// A matrix's bytes are in its storage format (lm_weights.hpp: F32 transposed to [cols, rows], every other dtype
+// row by row in blocks); a vector (a norm's or a bias's weights) is float32 with cols 0.
+struct TensorView {
+  const char* kind;  // "embed", "classifier", "out_norm", then per layer "attn_norm", "wq", "wk", "wv", "bq", ... "down"
+  int layer;         // -1: not a layer's
+  DType dtype;
+  int rows, cols;
+  const uint8_t* data;
+  std::size_t bytes;
+};
+// Every tensor of m the forward reads, model-wide ones first, then layer by layer; absent ones (an untied model's
+// separate embedding is listed, a tied one's is not; biases only where the family has them) are left out.
+std::vector<TensorView> tensor_views(const Model& m);
+// The inverse frequencies (rotary_dim / 2) and attention scale of the forward's RoPE over `rows` positions, with
+// `scaling` (its unset context keys defaulting to the config's context): what forward() rotates the scaled layers by.
+RopeFrequencies forward_rope_frequencies(const Config& c, const RopeScaling& scaling, int rows);
+
 // --- File formats and what a loaded model is (lm_describe.cpp).
 // The formats posenc reads: the one list, indexed by Source (the JS library reads it through the module).
 struct FileFormat {

@@ -300,6 +300,11 @@ export function createLmView(host, { state, onChange = () => {}, api, styleRoot 
       layer: Math.min(state.lmLayer, info.config.layers) - 1 };
   }
 
+  // Where the forwards run, in one line (lm-core.js's engine).
+  const engineWords = (e) => (e?.gpu
+    ? `runs on the GPU (WebGPU, ${e.gpu}) for the scalings' losses; the maps and statistics on the CPU (WebAssembly)`
+    : `runs on the CPU (WebAssembly)${e?.reason ? `: not on the GPU, as ${e.reason}` : ''}`);
+
   function showModel() {
     const c = info.config, d = info.description;
     source.hidden = true;
@@ -323,6 +328,7 @@ export function createLmView(host, { state, onChange = () => {}, api, styleRoot 
       el('li', { textContent: `RoPE base θ = ${count(c.ropeTheta)}, ${c.layout === 'half' ? 'half-split' : 'interleaved'} pairs (from the format)` }),
       // (while the context is asked for, its field and what follows from it wait for the answer)
       asking ? null : el('li', {}, 'original context ', contextInput, ' tokens', flag),
+      el('li', { className: 'lm-engine', textContent: engineWords(info.engine) }),
       el('li', { textContent: `the passage: ${count(ids.length)} tokens (${customText == null ? 'a story written for this page' : 'your text'})` +
         (s.top < 8 && !asking ? `; it reaches ${ids.length >= s.context ? `${s.top}× the context` : 'less than one context'}, so the lengths stop there` : '') }),
     ].filter(Boolean));

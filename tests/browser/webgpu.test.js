@@ -1,0 +1,218 @@
+// The language model's GPU forward (WebGPU) against its wasm forward, in headless Chromium on the software adapter
+// (SwiftShader, --enable-unsafe-webgpu), one browser launch: the per-position NLL of the two agree within float
+// tolerance (max 5e-3, mean 5e-4 nats) on
+//  - stories260K (the real model, llama2.c file: float32, interleaved RoPE; skipped with a notice where it is missing)
+//    over the page's story passage, 1,100 tokens, with no scaling and with YaRN x4 (the scaled frequencies come from the
+//    core), past its context of 512;
+//  - a random model with SmolLM2-135M's shapes (BF16 safetensors, written here), over 16 tokens only: SwiftShader runs
+//    the GPU forward on the CPU, and this test took 215 s on this machine under load (over 64 tokens: 347 s);
+//  - a small random Qwen2 model (biases) and a small random Mistral model with a sliding window;
+//  - small random models whose every matrix is F16, Q8_0 or Q4_0, and a Q4_K_M-like mix of Q4_K and Q6_K (GGUFs of
+//    random blocks written by tests/lm/dequant.py), decoded in the shaders: against the wasm forward, and against the float64
+//    forward of the dequantised weights that dequant.py computes (numpy, sharing no code with posenc).
+// Also: openGpuForward says why not, in a sentence, for a family whose steps it does not run (Gemma 3); and the page's
+// "Your model" view, given stories260K at 2x its context, says its forwards run on the GPU, draws its five scalings (the
+// other scalings' losses from the GPU forward, equal to wasm forwards in the page; the chosen one's maps and statistics
+// from wasm), and its screenshot goes to the tmp screenshot dir.
+import { jest } from '@jest/globals';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { useBrowser, screenshotDir } from './harness.js';
+import { bf16File, familyFiles, tinyFiles, tinyModel } from '../js/lm-tiny.js';
+
+jest.setTimeout(900000);
+const MODELS = fileURLToPath(new URL('../../../shared/models/', import.meta.url));
+const have = existsSync(join(MODELS, 'stories260K/stories260K.bin'));
+if (!have) console.log('skipped (no ../shared/models/stories260K here): the GPU forward on stories260K');
+const dir = mkdtempSync(join(tmpdir(), 'posenc-webgpu-'));
+const env = useBrowser({ webgpu: true, mounts: { '/test-models/': MODELS, '/test-gpu/': dir } });
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+// A model with SmolLM2-135M's shapes (hidden 576, 30 layers, 9 / 3 heads of 64, MLP 1536, vocab 49152, tied), random
+// BF16 weights (seeded, uniform, scaled as an initialisation would be), as HF's safetensors and config.json.
+function smolShaped(layers = 30) {
+  const D = 576, F = 1536, H = 9, Hkv = 3, hd = 64, V = 49152;
+  const shapes = [['model.embed_tokens.weight', [V, D]], ['model.norm.weight', [D]]];
+  for (let l = 0; l < layers; l++) {
+    const n = `model.layers.${l}.`;
+    shapes.push([`${n}input_layernorm.weight`, [D]], [`${n}post_attention_layernorm.weight`, [D]], [`${n}self_attn.q_proj.weight`, [H * hd, D]],
+      [`${n}self_attn.k_proj.weight`, [Hkv * hd, D]], [`${n}self_attn.v_proj.weight`, [Hkv * hd, D]], [`${n}self_attn.o_proj.weight`, [D, H * hd]],
+      [`${n}mlp.gate_proj.weight`, [F, D]], [`${n}mlp.up_proj.weight`, [F, D]], [`${n}mlp.down_proj.weight`, [D, F]]);
+  }
+  const { file, begin } = bf16File(shapes);
+  const view = new DataView(file.buffer);
+  const f32 = new Float32Array(1), u32 = new Uint32Array(f32.buffer);
+  let s = 12345, o = begin;
+  const rnd = () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32) * 2 - 1;
+  for (const [name, shape] of shapes) {
+    const norm = shape.length === 1, scale = name.includes('embed') ? 0.05 : 1 / Math.sqrt(shape[1] ?? 1);
+    for (let i = shape.reduce((a, b) => a * b, 1); i > 0; i--, o += 2) {
+      f32[0] = norm ? 1 + 0.2 * rnd() : scale * rnd();
+      view.setUint16(o, u32[0] >>> 16, true);
+    }
+  }
+  const config = { model_type: 'llama', hidden_size: D, intermediate_size: F, num_hidden_layers: layers, num_attention_heads: H, num_key_value_heads: Hkv,
+    head_dim: hd, vocab_size: V, max_position_embeddings: 8192, rms_norm_eps: 1e-5, rope_theta: 100000, tie_word_embeddings: true };
+  return { file, config };
+}
+
+// In the page: load the model from `files` (addresses on the test server), run the wasm and the GPU
+// forwards over `ids` with each scaling, and return the differences (and the GPU forward's reason, when it has none);
+// reference: a float64 NLL to compare the GPU's with too.
+// text: an address of a text whose first `ids` tokens (a count, then) are the input.
+async function compare(page, { files, ids, text = null, scalings = [null], reference = null }) {
+  return page.evaluate(async ({ files, ids: given, text, scalings, reference }) => {
+    const { loadPosenc } = await import('/lib/index.js');
+    const { openGpuForward } = await import('/lib/gpu/forward.js');
+    const pe = await loadPosenc();
+    const got = {};
+    for (const [k, f] of Object.entries(files)) got[k] = new Uint8Array(await (await fetch(f)).arrayBuffer());
+    const lm = await pe.loadLanguageModel(got);
+    try {
+      const ids = text ? lm.encode(await (await fetch(text)).text()).slice(0, given) : given;
+      const gpu = await openGpuForward(lm);
+      if (!gpu.forward) return { reason: gpu.reason };
+      const out = [];
+      for (const scaling of scalings) {
+        const t0 = performance.now();
+        const a = lm.forward(ids, { scaling }).nll;
+        const t1 = performance.now();
+        const b = (await gpu.forward(ids, { scaling })).nll;
+        const t2 = performance.now();
+        let max = 0, sum = 0;
+        for (let i = 0; i < a.length; i++) {
+          const d = Math.abs(a[i] - b[i]);
+          max = Math.max(max, d);
+          sum += d;
+        }
+        let refMax = 0;
+        if (reference) for (let i = 0; i < b.length; i++) refMax = Math.max(refMax, Math.abs(b[i] - reference[i]));
+        out.push({ scaling, n: b.length, max, mean: sum / a.length, refMax, meanNll: a.reduce((s, x) => s + x, 0) / a.length, wasmMs: t1 - t0, gpuMs: t2 - t1 });
+      }
+      gpu.delete();
+      return { adapter: gpu.adapter, out };
+    } finally {
+      lm.delete();
+    }
+  }, { files, ids, text, scalings, reference });
+}
+
+const tokens = (n, vocab, seed) => {
+  let s = seed;
+  return Array.from({ length: n }, () => (s = (Math.imul(s, 1103515245) + 12345) >>> 0) % vocab);
+};
+const agree = (r, what) => {
+  expect(r.reason).toBeUndefined();
+  for (const x of r.out) {
+    console.log(`${what} ${JSON.stringify(x.scaling)}: ${x.n} positions, NLL mean ${x.meanNll.toFixed(4)}, |gpu - wasm| max ${x.max.toExponential(2)} mean ${x.mean.toExponential(2)} (adapter ${r.adapter})`);
+    expect(Number.isFinite(x.meanNll)).toBe(true);
+    expect(x.max).toBeLessThan(5e-3);
+    expect(x.mean).toBeLessThan(5e-4);
+  }
+};
+
+(have ? test : test.skip)('stories260K: the GPU forward gives the wasm forward\'s NLL, unscaled and with YaRN x4 past the context', async () => {
+  const page = await env.newPage();
+  await page.goto(`${env.url}/app/blank.html`);
+  const r = await compare(page, { files: { model: '/test-models/stories260K/stories260K.bin', tokenizer: '/test-models/stories260K/tok512.bin' },
+    ids: 1100, text: '/app/lm-passage.txt',
+    scalings: [null, { rope_type: 'yarn', factor: 4 }] });
+  agree(r, 'stories260K');
+  expect(r.adapter).toMatch(/swiftshader/);
+  expect(page.errors).toEqual([]);
+});
+
+// HF files {model, config} written to the served tmp dir as `name`: the addresses compare() loads them from.
+function served(name, { model, config }) {
+  writeFileSync(join(dir, `${name}.safetensors`), model);
+  writeFileSync(join(dir, `${name}.json`), JSON.stringify(config));
+  return { model: `/test-gpu/${name}.safetensors`, config: `/test-gpu/${name}.json` };
+}
+
+test('small random Qwen2 (biases) and Mistral (sliding window of 5) models: the GPU forward gives the wasm forward\'s NLL', async () => {
+  const page = await env.newPage();
+  await page.goto(`${env.url}/app/blank.html`);
+  const shape = { seed: 3, dim: 48, layers: 2, heads: 4, kvHeads: 2, headDim: 12, hidden: 80, vocab: 97 };
+  const qwen = tinyFiles(tinyModel({ ...shape, bias: true, tied: false, partial: 1, theta: 10000 }));
+  expect(qwen.config.model_type).toBe('qwen2');
+  agree(await compare(page, { files: served('qwen2', qwen), ids: tokens(70, 97, 5) }), 'random qwen2');
+  const mistral = familyFiles({ family: 'mistral', ...shape, config: { sliding_window: 5 } });
+  agree(await compare(page, { files: served('mistral', mistral), ids: tokens(70, 97, 6) }), 'random mistral, window 5');
+  const gemma = familyFiles({ family: 'gemma3_text', ...shape, config: { query_pre_attn_scalar: 12 } });
+  const refused = await compare(page, { files: served('gemma', gemma), ids: tokens(10, 97, 6) });
+  expect(refused.reason).toBe('the GPU forward runs the Llama, Qwen2 and Mistral families\' steps, not Gemma 3\'s');
+  expect(page.errors).toEqual([]);
+});
+
+test('a random model with SmolLM2-135M\'s shapes (BF16): the GPU forward gives the wasm forward\'s NLL', async () => {
+  const { file, config } = smolShaped();
+  const page = await env.newPage();
+  await page.goto(`${env.url}/app/blank.html`);
+  const r = await compare(page, { files: served('smol', { model: file, config }), ids: tokens(16, 49152, 9) });
+  agree(r, 'SmolLM2-135M-shaped');
+  expect(page.errors).toEqual([]);
+});
+
+// (the mix holds both K-quants: Q6_K for the output, attn_v and ffn_down, Q4_K for the other matrices)
+const FORMATS = ['F16', 'Q8_0', 'Q4_0', 'mix'];
+test('random models in F16, Q8_0, Q4_0 and a Q4_K_M-like mix of Q4_K and Q6_K: the shaders decode the blocks (GPU = wasm = float64)', async () => {
+  const page = await env.newPage();
+  await page.goto(`${env.url}/app/blank.html`);
+  for (const fmt of FORMATS) {
+    const gguf = join(dir, `${fmt}.gguf`), out = join(dir, `${fmt}.txt`);
+    execFileSync('/usr/bin/python3', [fileURLToPath(new URL('../lm/dequant.py', import.meta.url)), 'model', gguf, out, '--seed', '8', '--length', '24', '--format', fmt]);
+    const lines = Object.fromEntries(readFileSync(out, 'utf8').trim().split('\n').map((l) => { const [k, ...xs] = l.split(' '); return [k, xs.map(Number)]; }));
+    const r = await compare(page, { files: { model: `/test-gpu/${fmt}.gguf` }, ids: lines.tokens, reference: lines.nll });
+    agree(r, `random ${fmt}`);
+    console.log(`random ${fmt}: |gpu - float64| max ${r.out[0].refMax.toExponential(2)}`);
+    expect(r.out[0].refMax).toBeLessThan(5e-3);
+  }
+  expect(page.errors).toEqual([]);
+});
+
+(have ? test : test.skip)('the "Your model" view with WebGPU: its facts say the forwards run on the GPU, and the figure draws', async () => {
+  const page = await env.newPage();
+  await page.setViewportSize({ width: 1400, height: 1000 });
+  await page.goto(`${env.url}/app/?play=0&lmTimes=2`); // 1,024 tokens: SwiftShader runs the GPU forwards on the CPU
+  await page.evaluate(() => document.querySelector('#your-model').scrollIntoView());
+  await page.waitForSelector('#your-model input[name=lm-url]');
+  await page.fill('#your-model input[name=lm-url]', '/test-models/stories260K/stories260K.bin /test-models/stories260K/tok512.bin');
+  await page.press('#your-model input[name=lm-url]', 'Enter');
+  const state = () => page.evaluate(() => {
+    const h = document.querySelector('#your-model .lm-host');
+    return { series: Number(h.querySelector('canvas.lm-ppl').dataset.series ?? 0), busy: !h.querySelector('.lm-busy').hidden,
+      engine: h.querySelector('.lm-engine')?.textContent ?? '', error: h.querySelector('.lm-error').hidden ? '' : h.querySelector('.lm-error').textContent,
+      words: h.querySelector('.lm-ppl-words').textContent };
+  });
+  let s;
+  for (let i = 0; i < 600 && !((s = await state()).series === 5 && !s.busy) && !s.error; i++) await new Promise((r) => setTimeout(r, 1000));
+  await page.screenshot({ path: join(screenshotDir(), 'lm-view-webgpu.png') });
+  expect(s.error).toBe('');
+  expect(s.engine).toBe('runs on the GPU (WebGPU, google swiftshader) for the scalings\' losses; the maps and statistics on the CPU (WebAssembly)');
+  expect(s.series).toBe(5);
+  expect(s.words).toMatch(/perplexity is [\d.]+/);
+  // every scaling's loss in the figure (the GPU's where it ran there) equals a wasm forward's in the page
+  const diffs = await page.evaluate(async () => {
+    const data = posenc.dataFor('your-model');
+    const { loadPosenc } = await import('/lib/index.js');
+    const { scalingBlock } = await import('/app/lm-plan.js');
+    const got = async (u) => new Uint8Array(await (await fetch(u)).arrayBuffer());
+    const lm = await (await loadPosenc()).loadLanguageModel({ model: await got('/test-models/stories260K/stories260K.bin'), tokenizer: await got('/test-models/stories260K/tok512.bin') });
+    lm.context = data.settings.context;
+    const ids = lm.encode((await import('/app/lm-passage.js')).PASSAGE);
+    const out = {};
+    for (const [t, nll] of Object.entries(data.nll)) {
+      const want = lm.forward(ids.slice(0, nll.length + 1), { scaling: scalingBlock(t, data.settings.factor) }).nll;
+      out[t] = nll.reduce((m, x, i) => Math.max(m, Math.abs(x - want[i])), 0);
+    }
+    lm.delete();
+    return out;
+  });
+  console.log(`the view's losses against wasm forwards in the page, max |difference| by scaling: ${JSON.stringify(diffs)}`);
+  expect(Object.keys(diffs).length).toBe(5);
+  for (const d of Object.values(diffs)) expect(d).toBeLessThan(5e-3);
+  expect(page.errors).toEqual([]);
+});
