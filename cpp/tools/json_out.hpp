@@ -1,6 +1,7 @@
 // JSON written by hand, shared by the experiment tools (posenc_train and the replications beside it):
 // numbers with 4 significant digits, NaN as null (the page ships these files, and 4 digits are plenty for
-// accuracies over <= 256 sequences); configuration values with 7 (float settings hold 7 digits).
+// accuracies over <= 256 sequences); configuration values with 7 (float settings hold 7 digits); training
+// curves with 3.
 #pragma once
 #include <cmath>
 #include <cstdio>
@@ -13,6 +14,12 @@ inline std::string num(double v) {
   if (!std::isfinite(v)) return "null";
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.4g", v);
+  return buf;
+}
+inline std::string num3(double v) {  // 3 significant digits: a curve drawn 60 px high needs no more
+  if (!std::isfinite(v)) return "null";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g", v);
   return buf;
 }
 inline std::string num_exact(double v) {  // configuration values (10000, 0.006; float settings hold 7 digits)
