@@ -5,6 +5,7 @@
 #pragma once
 #include <cmath>
 #include <cstdio>
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -36,5 +37,12 @@ std::string list(const std::vector<T>& v, F&& f) {
 }
 inline std::string nums(const std::vector<double>& v) { return list(v, [](double x) { return num(x); }); }
 inline std::string ints(const std::vector<int>& v) { return list(v, [](int x) { return std::to_string(x); }); }
+
+// `json` with the number (or null) of every member named in `names` (a regex alternation such as
+// "seconds|cpuSeconds") set to 0: two runs' files compared with their timings aside.
+inline std::string without_timings(const std::string& json, const std::string& names) {
+  const std::regex timing("\"(" + names + ")\":(?:[-+0-9.eE]+|null)");
+  return std::regex_replace(json, timing, "\"$1\":0");
+}
 
 }  // namespace posenc::tools

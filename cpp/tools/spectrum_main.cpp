@@ -36,7 +36,6 @@
 #include <filesystem>
 #include <fstream>
 #include <optional>
-#include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -351,10 +350,8 @@ std::string run_all(const Config& c) {
   return experiment_json(c, runs, total);
 }
 
-std::string without_timings(const std::string& json) {
-  static const std::regex timing("\"(cpuSeconds|wallSeconds)\":[-+0-9.eE]+|\"(cpuSeconds|wallSeconds)\":null");
-  return std::regex_replace(json, timing, "\"t\":0");
-}
+// The members that hold timings: two runs of one configuration differ there only.
+constexpr const char* kTimings = "cpuSeconds|wallSeconds";
 
 void usage(FILE* f) {
   std::fprintf(f,
@@ -453,7 +450,7 @@ int main(int argc, char** argv) {
       range_error("--factor", "a factor with factor x length <= " + std::to_string(kMaxSequenceLength),
                   std::to_string(c.factor));
     if (c.check) {
-      const std::string a = without_timings(run_all(c)), b = without_timings(run_all(c));
+      const std::string a = without_timings(run_all(c), kTimings), b = without_timings(run_all(c), kTimings);
       if (a != b) {
         std::fprintf(stderr, "posenc_spectrum: two runs of the same configuration differ\n");
         return 1;

@@ -4,21 +4,16 @@
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
-#include <regex>
 #include <string>
 #include <vector>
 
+#include "../json_out.hpp"
 #include "train.hpp"
 
 namespace fs = std::filesystem;
 
 namespace posenc::train {
 namespace {
-
-std::string without_timings(const std::string& json) {
-  static const std::regex timing("\"(seconds|trainSeconds|evalSeconds|jobs)\":[-+0-9.eE]+");
-  return std::regex_replace(json, timing, "\"$1\":0");
-}
 
 std::string shell_quote(const std::string& s) {
   std::string q = "'";
@@ -74,8 +69,9 @@ int check_reproducible(const Config& c, const std::vector<std::string>& pass_thr
     std::fprintf(stderr, "posenc_train: no checkpoints were written\n");
     return 1;
   }
-  if (without_timings(read_file(base / "a" / "docs" / "results.json")) !=
-      without_timings(read_file(base / "b" / "docs" / "results.json"))) {
+  const char* timings = "seconds|trainSeconds|evalSeconds|jobs";
+  if (tools::without_timings(read_file(base / "a" / "docs" / "results.json"), timings) !=
+      tools::without_timings(read_file(base / "b" / "docs" / "results.json"), timings)) {
     std::fprintf(stderr, "posenc_train: results.json differs between the two runs (timings aside)\n");
     return 1;
   }
