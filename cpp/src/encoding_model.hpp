@@ -1,6 +1,6 @@
 // Internal: the small interface through which the model (model.cpp) calls an
 // encoding. One subclass per encoding, in that encoding's own file, next to its core
-// function (learned.cpp, t5.cpp, rope.cpp, ...); the registry (encodings.cpp) names the
+// function (learned.cpp, t5.cpp, rope_model.cpp, ...); the registry (encodings.cpp) names the
 // factory. Every hook has a do-nothing default, so an encoding overrides only what it
 // uses. Shapes: B batch, T length, H heads, hd head dim, C d_model; q, k [B, H, T, hd].
 //

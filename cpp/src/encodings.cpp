@@ -15,7 +15,7 @@ EncodingModel* make_sinusoidal_model(const ModelConfig&);  // sinusoidal.cpp
 EncodingModel* make_learned_model(const ModelConfig&);     // learned.cpp
 EncodingModel* make_t5_model(const ModelConfig&);          // t5.cpp
 EncodingModel* make_alibi_model(const ModelConfig&);       // alibi.cpp
-EncodingModel* make_rope_model(const ModelConfig&);        // rope.cpp
+EncodingModel* make_rope_model(const ModelConfig&);        // rope_model.cpp
 EncodingModel* make_shaw_model(const ModelConfig&);        // shaw.cpp
 EncodingModel* make_xpos_model(const ModelConfig&);        // xpos.cpp
 EncodingModel* make_prope_model(const ModelConfig&);       // prope.cpp

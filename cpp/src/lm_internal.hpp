@@ -9,6 +9,7 @@
 
 #include "posenc/error.hpp"
 #include "posenc/lm.hpp"
+#include "posenc/rope.hpp"  // rope_tables, for the forward
 
 namespace posenc::lm {
 

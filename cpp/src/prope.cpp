@@ -3,7 +3,7 @@
 // with the highest frequencies; the lowest-frequency pairs get frequency 0, so they do not
 // rotate and carry content with no position (p = 1: RoPE, p -> 0: NoPE). Kept pairs:
 // round(p * rd/2), the first ones (inv_freq_i = base^(-2i/rd) falls with i).
-//   forward/backward: RoPE's (rope.cpp) with these frequencies.
+//   forward/backward: RoPE's (rope_model.cpp) with these frequencies.
 #include <cmath>
 
 #include "rope_model.hpp"

@@ -13,7 +13,7 @@
 // reference draws one sample per forward, shared by its batch (whose examples have one length).
 //   forward:  pos[b] = sorted sample of n_b distinct values of [0, M); padding t >= n_b continues
 //             pos[b][n_b - 1] + (t - n_b + 1), capped at M - 1                        pos [B, T]
-//             RoPE: rotate q, k at (b, t) by pos[b, t] (rope.cpp);  learned: x0[b, t] += wpe[pos[b, t]]
+//             RoPE: rotate q, k at (b, t) by pos[b, t] (rope_model.cpp);  learned: x0[b, t] += wpe[pos[b, t]]
 //   backward: RoPE: the rotation's transpose;  learned: dwpe[pos[b, t]] += dx0[b, t]
 #include <algorithm>
 #include <string>

@@ -1,4 +1,4 @@
-// Internal: the model hooks of RoPE (rope.cpp), which the rotary variants (xPos, p-RoPE)
+// Internal: the model hooks of RoPE (rope_model.cpp), which the rotary variants (xPos, p-RoPE)
 // extend: they change the frequencies or scale the q and k tables, the rest is shared.
 #pragma once
 

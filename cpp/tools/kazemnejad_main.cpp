@@ -61,9 +61,7 @@
 #include "posenc/tasks_kazemnejad.hpp"
 
 using namespace posenc;
-using posenc::tools::num;
-using posenc::tools::num_exact;
-using posenc::tools::str;
+using namespace posenc::tools;
 
 namespace {
 
@@ -306,67 +304,49 @@ std::string run_all(const Config& c, int jobs, bool timings) {
   return j.str();
 }
 
-[[noreturn]] void usage_error(const std::string& msg) {
-  std::fprintf(stderr, "posenc_kazemnejad: %s\n", msg.c_str());
-  std::exit(2);
+void usage() {
+  std::printf("posenc_kazemnejad [--out FILE] [--quick] [--check-reproducible] [--jobs N] [--seeds N]\n"
+              "  [--tasks cmc,rsc,rdc] [--encodings LIST (default: the paper's five)] [--steps N] [--batch N] [--lr X]\n"
+              "  [--warmup N] [--symbols N] [--num-train N] [--test-per-length N] [--train-eval-per-length N]\n");
 }
 
-std::vector<std::string> split_list(const std::string& s) {
-  return tools::parse_list<std::string>(s, [](const std::string& x) { return x; });
-}
-
-long long integer(const std::string& flag, const char* v, long long lo, long long hi) {
-  char* end = nullptr;
-  const long long x = std::strtoll(v, &end, 10);
-  if (!*v || *end || x < lo || x > hi)
-    usage_error(flag + " must be an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) + "] (got '" + v + "')");
-  return x;
+// --quick: a few seconds, for tests.
+void apply_quick(Config& c) {
+  c.quick = true;
+  c.steps = 30, c.batch = 8, c.seeds = 1, c.test_per_length = 2, c.train_eval_per_length = 2, c.num_train = 2000;
+  c.encodings = {"none", "rope"};
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  Config c;
-  for (int i = 1; i < argc; ++i) {
-    const std::string k = argv[i];
-    auto value = [&]() -> const char* {
-      if (i + 1 >= argc) usage_error(k + " needs a value");
-      return argv[++i];
-    };
-    if (k == "--quick") {
-      c.quick = true;
-      c.steps = 30, c.batch = 8, c.seeds = 1, c.test_per_length = 2, c.train_eval_per_length = 2, c.num_train = 2000;
-      c.encodings = {"none", "rope"};
-    } else if (k == "--check-reproducible") c.check = true;
-    else if (k == "--out") c.out = value();
-    else if (k == "--jobs") c.jobs = static_cast<int>(integer(k, value(), 1, 64));
-    else if (k == "--seeds") c.seeds = static_cast<int>(integer(k, value(), 1, 100));
-    else if (k == "--steps") c.steps = static_cast<int>(integer(k, value(), 1, 10000000));
-    else if (k == "--batch") c.batch = static_cast<int>(integer(k, value(), 1, 4096));
-    else if (k == "--warmup") c.warmup = static_cast<int>(integer(k, value(), 0, 10000000));
-    else if (k == "--symbols") c.symbols = static_cast<int>(integer(k, value(), 2, 60000));
-    else if (k == "--num-train") c.num_train = static_cast<int>(integer(k, value(), 1, 10000000));
-    else if (k == "--test-per-length") c.test_per_length = static_cast<int>(integer(k, value(), 1, 100000));
-    else if (k == "--train-eval-per-length") c.train_eval_per_length = static_cast<int>(integer(k, value(), 1, 100000));
-    else if (k == "--lr") {
-      const char* v = value();
-      char* end = nullptr;
-      c.lr = std::strtof(v, &end);
-      if (!*v || *end || !(c.lr > 0 && c.lr <= kMaxLearningRate))
-        usage_error("--lr must be a number in (0, " + std::to_string(int(kMaxLearningRate)) + "] (got '" + v + "')");
-    } else if (k == "--tasks") c.tasks = split_list(value());
-    else if (k == "--encodings") c.encodings = split_list(value());
-    else if (k == "--help" || k == "-h") {
-      std::printf("posenc_kazemnejad [--out FILE] [--quick] [--check-reproducible] [--jobs N] [--seeds N]\n"
-                  "  [--tasks cmc,rsc,rdc] [--encodings LIST (default: the paper's five)] [--steps N] [--batch N] [--lr X]\n"
-                  "  [--warmup N] [--symbols N] [--num-train N] [--test-per-length N] [--train-eval-per-length N]\n");
-      return 0;
-    } else usage_error("unknown flag '" + k + "' (see --help)");
-  }
-  try {
-    for (const auto& t : c.tasks) parse_kz_task(t);
-    for (const auto& e : c.encodings) parse_encoding(e);
-    if (c.tasks.empty() || c.encodings.empty()) usage_error("--tasks and --encodings must not be empty");
+  return run_tool("posenc_kazemnejad", [&] {
+    Config c;
+    Args args(argc, argv);
+    if (args.has("--quick")) apply_quick(c);  // first, so explicit flags override its values whatever their order
+    while (args.next()) {
+      const std::string& k = args.flag();
+      if (k == "--quick") {
+      } else if (k == "--check-reproducible") c.check = true;
+      else if (k == "--out") c.out = args.value();
+      else if (k == "--jobs") c.jobs = args.integer(1, 64);
+      else if (k == "--seeds") c.seeds = args.integer(1, 100);
+      else if (k == "--steps") c.steps = args.integer(1, 10000000);
+      else if (k == "--batch") c.batch = args.integer(1, 4096);
+      else if (k == "--warmup") c.warmup = args.integer(0, 10000000);
+      else if (k == "--symbols") c.symbols = args.integer(2, 60000);
+      else if (k == "--num-train") c.num_train = args.integer(1, 10000000);
+      else if (k == "--test-per-length") c.test_per_length = args.integer(1, 100000);
+      else if (k == "--train-eval-per-length") c.train_eval_per_length = args.integer(1, 100000);
+      else if (k == "--lr") c.lr = args.number<float>(0, kMaxLearningRate, Ends::HighClosed);
+      else if (k == "--tasks") c.tasks = args.list<std::string>(checked<parse_kz_task>);
+      else if (k == "--encodings") c.encodings = args.list<std::string>(checked<parse_encoding>);
+      else if (k == "--help" || k == "-h") {
+        usage();
+        return 0;
+      } else args.unknown();
+    }
+    if (c.tasks.empty() || c.encodings.empty()) range_error("--tasks and --encodings", "non-empty lists", "[]");
     if (c.check) {
       const std::string a = run_all(c, 1, false), b = run_all(c, 2, false);
       if (a != b) {
@@ -381,11 +361,9 @@ int main(int argc, char** argv) {
     std::error_code ec;
     if (!dir.empty()) std::filesystem::create_directories(dir, ec);
     std::ofstream f(c.out);
-    if (!f) usage_error("cannot write '" + c.out + "'");
+    if (!f) range_error("--out", "a file that can be written", c.out);
     f << json;
     std::fprintf(stderr, "wrote %s\n", c.out.c_str());
-  } catch (const posenc::Error& e) {
-    usage_error(e.what());
-  }
-  return 0;
+    return 0;
+  });
 }

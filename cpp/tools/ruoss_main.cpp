@@ -37,6 +37,7 @@
 #include <vector>
 
 #include "cpu_time.hpp"
+#include "flags.hpp"
 #include "json_out.hpp"
 #include "posenc/error.hpp"
 #include "posenc/model.hpp"
@@ -46,9 +47,7 @@
 namespace {
 
 using namespace posenc;
-using posenc::tools::num;
-using posenc::tools::num_exact;
-using posenc::tools::str;
+using namespace posenc::tools;
 
 struct Config {
   std::vector<std::string> tasks = {"reverse", "duplicate"};
@@ -270,17 +269,6 @@ std::string json(const Config& c, const std::vector<Run>& runs, double seconds, 
   return j.str();
 }
 
-std::vector<std::string> split(const std::string& s) {
-  std::vector<std::string> out;
-  std::size_t a = 0;
-  while (a <= s.size()) {
-    const std::size_t b = std::min(s.find(',', a), s.size());
-    if (b > a) out.push_back(s.substr(a, b - a));
-    a = b + 1;
-  }
-  return out;
-}
-
 void make_quick(Config& c) {
   c.quick = true;
   c.seeds = 2;
@@ -297,61 +285,45 @@ void make_quick(Config& c) {
   c.encodings = {"rope", "rope_random", "learned_random"};
 }
 
-[[noreturn]] void usage_error(const std::string& msg) {
-  std::fprintf(stderr, "posenc_ruoss: %s\n", msg.c_str());
-  std::exit(2);
+void usage() {
+  std::printf("usage: posenc_ruoss [--out FILE] [--quick] [--check-reproducible] [--jobs N] [--seeds N] [--steps N]\n"
+              "                    [--lr X] [--batch N] [--layers N] [--encodings LIST] [--tasks LIST]\n"
+              "                    [--task-seeds TASK=N,...]\n");
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  Config c;
-  bool check = false;
-  for (int i = 1; i < argc; ++i) {
-    const std::string k = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc) usage_error(k + " needs a value");
-      return argv[++i];
-    };
-    auto integer = [&](int lo, int hi) {
-      const std::string v = value();
-      char* end = nullptr;
-      const long x = std::strtol(v.c_str(), &end, 10);
-      if (v.empty() || *end || x < lo || x > hi)
-        usage_error(k + " must be an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) + "] (got '" + v +
-                    "')");
-      return static_cast<int>(x);
-    };
-    if (k == "--out") c.out = value();
-    else if (k == "--quick") make_quick(c);
-    else if (k == "--check-reproducible") check = true;
-    else if (k == "--jobs") c.jobs = integer(1, 64);
-    else if (k == "--seeds") c.seeds = integer(1, 100);
-    else if (k == "--steps") c.steps = integer(1, 1000000);
-    else if (k == "--lr") {
-      const std::string v = value();
-      c.lr = std::strtof(v.c_str(), nullptr);
-      if (!(c.lr > 0 && c.lr <= 1)) usage_error("--lr must be a number in (0, 1] (got '" + v + "')");
-    } else if (k == "--batch") c.batch = integer(1, 4096);
-    else if (k == "--layers") c.layers = integer(1, 16);
-    else if (k == "--encodings") c.encodings = split(value());
-    else if (k == "--tasks") c.tasks = split(value());
-    else if (k == "--task-seeds") {
-      for (const std::string& kv : split(value())) {
-        const std::size_t eq = kv.find('=');
-        const int n = eq == std::string::npos ? 0 : std::atoi(kv.c_str() + eq + 1);
-        if (n < 1 || n > 100) usage_error("--task-seeds takes TASK=N,... with N in [1, 100] (got '" + kv + "')");
-        c.task_seeds.push_back({kv.substr(0, eq), n});
-      }
+  return run_tool("posenc_ruoss", [&] {
+    Config c;
+    bool check = false;
+    Args args(argc, argv);
+    if (args.has("--quick")) make_quick(c);  // first, so explicit flags override its values whatever their order
+    while (args.next()) {
+      const std::string& k = args.flag();
+      if (k == "--out") c.out = args.value();
+      else if (k == "--quick") {
+      } else if (k == "--check-reproducible") check = true;
+      else if (k == "--jobs") c.jobs = args.integer(1, 64);
+      else if (k == "--seeds") c.seeds = args.integer(1, 100);
+      else if (k == "--steps") c.steps = args.integer(1, 1000000);
+      else if (k == "--lr") c.lr = args.number<float>(0, 1, Ends::HighClosed);
+      else if (k == "--batch") c.batch = args.integer(1, 4096);
+      else if (k == "--layers") c.layers = args.integer(1, 16);
+      else if (k == "--encodings") c.encodings = args.list<std::string>(checked<parse_encoding>);
+      else if (k == "--tasks") c.tasks = args.list<std::string>(checked<parse_blank_task>);
+      else if (k == "--task-seeds") {
+        for (const std::string& kv : args.names()) {
+          const std::size_t eq = kv.find('=');
+          if (eq == std::string::npos) range_error(k, "TASK=N,... with N an integer in [1, 100]", kv);
+          c.task_seeds.push_back({checked<parse_blank_task>(kv.substr(0, eq)), parse_int(k, kv.substr(eq + 1), 1, 100)});
+        }
+      } else if (k == "--help" || k == "-h") {
+        usage();
+        return 0;
+      } else args.unknown();
     }
-    else usage_error("unknown option '" + k + "' (usage: posenc_ruoss [--out FILE] [--quick] [--check-reproducible] "
-                     "[--jobs N] [--seeds N] [--steps N] [--lr X] [--batch N] [--layers N] [--encodings LIST] [--tasks LIST] [--task-seeds TASK=N,...])");
-  }
-  try {
-    for (const auto& t : c.tasks) parse_blank_task(t);
-    for (const auto& ts : c.task_seeds) parse_blank_task(ts.first);
-    for (const auto& e : c.encodings) parse_encoding(e);
-    if (c.tasks.empty() || c.encodings.empty()) usage_error("--tasks and --encodings need at least one name");
+    if (c.tasks.empty() || c.encodings.empty()) range_error("--tasks and --encodings", "non-empty lists", "[]");
     if (check) {
       if (!c.quick) make_quick(c);
       Config a = c, b = c;
@@ -374,11 +346,9 @@ int main(int argc, char** argv) {
     const std::vector<Run> runs = run_all(c);
     const std::string out = json(c, runs, now() - t0, true);
     std::ofstream f(c.out);
-    if (!f) usage_error("cannot write " + c.out);
+    if (!f) range_error("--out", "a file that can be written", c.out);
     f << out;
     std::fprintf(stderr, "posenc_ruoss: wrote %s (%.0f s)\n", c.out.c_str(), now() - t0);
-  } catch (const Error& e) {
-    usage_error(e.what());
-  }
-  return 0;
+    return 0;
+  });
 }

@@ -36,7 +36,6 @@
 #include <filesystem>
 #include <fstream>
 #include <optional>
-#include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -351,10 +350,8 @@ std::string run_all(const Config& c) {
   return experiment_json(c, runs, total);
 }
 
-std::string without_timings(const std::string& json) {
-  static const std::regex timing("\"(cpuSeconds|wallSeconds)\":[-+0-9.eE]+|\"(cpuSeconds|wallSeconds)\":null");
-  return std::regex_replace(json, timing, "\"t\":0");
-}
+// The members that hold timings: two runs of one configuration differ there only.
+constexpr const char* kTimings = "cpuSeconds|wallSeconds";
 
 void usage(FILE* f) {
   std::fprintf(f,
@@ -375,36 +372,34 @@ void usage(FILE* f) {
                "  --check-deterministic  run the configuration twice and compare the JSON (timings aside); writes nothing\n");
 }
 
+// --quick: a few seconds, for tests.
+void apply_quick(Config& c) {
+  c.quick = true;
+  c.bases = {100};
+  c.seeds = 1;
+  c.layers = 1;
+  c.d_model = 16;
+  c.heads = 2;
+  c.symbols = 8;
+  c.length = 32;
+  c.steps = 30;
+  c.short_steps = 10;
+  c.short_length = 16;
+  c.batch = 8;
+  c.warmup = 3;
+  c.finetune_share = 0.1;
+  c.eval_sequences = 4;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  Config c;
-  try {
-    for (int i = 1; i < argc; ++i)
-      if (std::string(argv[i]) == "--quick") {
-        c.quick = true;
-        c.bases = {100};
-        c.seeds = 1;
-        c.layers = 1;
-        c.d_model = 16;
-        c.heads = 2;
-        c.symbols = 8;
-        c.length = 32;
-        c.steps = 30;
-        c.short_steps = 10;
-        c.short_length = 16;
-        c.batch = 8;
-        c.warmup = 3;
-        c.finetune_share = 0.1;
-        c.eval_sequences = 4;
-      }
-    for (int i = 1; i < argc; ++i) {
-      const std::string k = argv[i];
-      auto value = [&]() -> std::string {
-        if (i + 1 >= argc) range_error(k, "a value", "nothing");
-        return argv[++i];
-      };
-      auto integer = [&](int lo, int hi) { return parse_int(k, value(), lo, hi); };
+  return run_tool("posenc_spectrum", [&] {
+    Config c;
+    Args args(argc, argv);
+    if (args.has("--quick")) apply_quick(c);  // first, so explicit flags override its values whatever their order
+    while (args.next()) {
+      const std::string& k = args.flag();
       if (k == "--help" || k == "-h") {
         usage(stdout);
         return 0;
@@ -412,51 +407,50 @@ int main(int argc, char** argv) {
       } else if (k == "--check-deterministic") {
         c.check = true;
       } else if (k == "--out") {
-        c.out = value();
+        c.out = args.value();
       } else if (k == "--bases") {
-        const std::string v = value();
-        c.bases = parse_list<double>(v, [&](const std::string& b) { return parse_number(k, b, 1, 1e9); });
-        if (c.bases.empty()) range_error(k, "a comma-separated list of numbers in (1, 1e9)", v);
+        c.bases = args.list<double>([&](const std::string& b) { return parse_number(k, b, 1, 1e9); });
+        if (c.bases.empty()) range_error(k, "a comma-separated list of numbers in (1, 1e9)", args.taken().back());
       } else if (k == "--seeds") {
-        c.seeds = integer(1, 100);
+        c.seeds = args.integer(1, 100);
       } else if (k == "--steps") {
-        c.steps = integer(1, 1000000);
+        c.steps = args.integer(1, 1000000);
         c.warmup = std::min(c.warmup, c.steps / 10);
       } else if (k == "--batch") {
-        c.batch = integer(1, 1024);
+        c.batch = args.integer(1, 1024);
       } else if (k == "--length") {
-        c.length = integer(8, 4096);
+        c.length = args.integer(8, 4096);
       } else if (k == "--factor") {
-        c.factor = integer(2, 16);
+        c.factor = args.integer(2, 16);
       } else if (k == "--short-steps") {
-        c.short_steps = integer(0, 1000000);
+        c.short_steps = args.integer(0, 1000000);
       } else if (k == "--short-length") {
-        c.short_length = integer(8, 4096);
+        c.short_length = args.integer(8, 4096);
       } else if (k == "--symbols") {
-        c.symbols = integer(2, 4096);
+        c.symbols = args.integer(2, 4096);
       } else if (k == "--layers") {
-        c.layers = integer(1, 16);
+        c.layers = args.integer(1, 16);
       } else if (k == "--heads") {
-        c.heads = integer(1, 64);
+        c.heads = args.integer(1, 64);
       } else if (k == "--d-model") {
-        c.d_model = integer(2, 1024);
+        c.d_model = args.integer(2, 1024);
       } else if (k == "--lr") {
-        c.lr = static_cast<float>(parse_number(k, value(), 0, 1));
+        c.lr = args.number<float>(0, 1);
         c.min_lr = c.lr / 10;
       } else if (k == "--eval-sequences") {
-        c.eval_sequences = integer(1, 4096);
+        c.eval_sequences = args.integer(1, 4096);
       } else {
-        usage(stderr);
-        range_error("option", "one of the options above", k);
+        args.unknown();
       }
     }
     if (c.short_length > c.length)
-      range_error("--short-length", "a length <= --length (" + std::to_string(c.length) + ")", std::to_string(c.short_length));
+      range_error("--short-length", "a length <= --length (" + std::to_string(c.length) + ")",
+                  std::to_string(c.short_length));
     if (c.factor * c.length > kMaxSequenceLength)
       range_error("--factor", "a factor with factor x length <= " + std::to_string(kMaxSequenceLength),
                   std::to_string(c.factor));
     if (c.check) {
-      const std::string a = without_timings(run_all(c)), b = without_timings(run_all(c));
+      const std::string a = without_timings(run_all(c), kTimings), b = without_timings(run_all(c), kTimings);
       if (a != b) {
         std::fprintf(stderr, "posenc_spectrum: two runs of the same configuration differ\n");
         return 1;
@@ -475,8 +469,5 @@ int main(int argc, char** argv) {
     }
     std::fprintf(stderr, "posenc_spectrum: wrote %s\n", (dir / "spectrum.json").c_str());
     return 0;
-  } catch (const Error& e) {
-    std::fprintf(stderr, "posenc_spectrum: %s\n", e.what());
-    return 2;
-  }
+  });
 }

@@ -1,4 +1,4 @@
-// train()'s held-out early stop (`stop`, the experiment's rule: cpp/tools/train_main.cpp TargetCheck) and
+// train()'s held-out early stop (`stop`, the experiment's rule: cpp/tools/train/training.cpp TargetCheck) and
 // task.oracle (C++ TaskGenerator::oracle): options checked with errors that name the field, a stop at the
 // first check that meets the target (scored again here on a batch drawn independently), no stop when the
 // target cannot be met, the markov oracle against the chain estimated from samples, and no leaks when

@@ -46,7 +46,7 @@ export const experimentModel = (enc) => ({ ...EXPERIMENT.model, ...EXPERIMENT.mo
 /** createTask / train options of a task, as trained. */
 export const trainTask = (task) => ({ task, ...EXPERIMENT.taskOptions[task] });
 /**
- * train()'s `stop` for a task and seed: the experiment's held-out early stop (train_main.cpp TargetCheck):
+ * train()'s `stop` for a task and seed: the experiment's held-out early stop (cpp/tools/train/training.cpp TargetCheck):
  * accuracy >= min(1, target + stopMargin), or for markov a loss within markovMargin - stopMargin / 2 of the oracle's.
  */
 export function heldOutStop(task, seed) {

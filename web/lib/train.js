@@ -1,6 +1,6 @@
 // A training loop over a task: warmup + cosine learning rate, progress
 // reports, cancellation between steps (an AbortSignal), and an early stop on
-// a held-out batch (`stop`, as `npm run train` does: cpp/tools/train_main.cpp
+// a held-out batch (`stop`, as `npm run train` does: cpp/tools/train/training.cpp
 // TargetCheck). It yields to the event loop every ~50 ms so a page or Worker
 // stays responsive.
 import * as v from './validate.js';

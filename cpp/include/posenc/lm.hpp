@@ -32,7 +32,7 @@
 #include <vector>
 
 #include "posenc/lm_weights.hpp"
-#include "posenc/rope.hpp"
+#include "posenc/position_types.hpp"
 #include "posenc/rope_scaling.hpp"
 
 namespace posenc::lm {

@@ -42,10 +42,9 @@
 
 #include <span>
 
-#include "posenc/encoding.hpp"      // Encoding, the registry
-#include "posenc/learned.hpp"       // OutOfRange
-#include "posenc/rope.hpp"          // RopeLayout
-#include "posenc/rope_scaling.hpp"  // RopeScaling
+#include "posenc/encoding.hpp"        // Encoding, the registry
+#include "posenc/position_types.hpp"  // OutOfRange, RopeLayout
+#include "posenc/rope_scaling.hpp"    // RopeScaling
 
 namespace posenc {
 

@@ -2,12 +2,9 @@
 #pragma once
 #include <cstdint>
 
-namespace posenc {
+#include "posenc/position_types.hpp"  // RopeLayout
 
-enum class RopeLayout {
-  Interleaved,  // pairs (2i, 2i+1): the seed, GPT-J, the RoFormer paper
-  Half,         // pairs (i, i + r/2): HF Llama's rotate_half
-};
+namespace posenc {
 
 struct RopeApplyOptions {
   int length = 0;                      // rows of x
