@@ -101,6 +101,44 @@ export declare const CONFIG_SCHEMA: readonly ConfigField[];
 export declare const TASKS: readonly ['copy', 'reverse', 'retrieval', 'markov', 'kth_retrieval'];
 /** Every supported {@link RopeType}. */
 export declare const ROPE_TYPES: readonly ['default', 'linear', 'dynamic', 'yarn', 'llama3', 'longrope', 'proportional'];
+/** One row of the core's table of RoPE scaling types. */
+export interface RopeTypeInfo {
+  readonly name: RopeType;
+  /** llama.cpp's `rope.scaling.type` spelling, or `''` when llama.cpp has none. */
+  readonly gguf: string;
+  /** As readers know it, e.g. `'YaRN'`. */
+  readonly label: string;
+  /** The scaling keys it reads (snake_case). */
+  readonly fields: readonly string[];
+  /** Offered by the explorer's RoPE scaling control. */
+  readonly page: boolean;
+}
+/** One key of a scaling block, from the core's table. */
+export interface ScalingField {
+  readonly key: string;
+  readonly camel: string;
+  readonly kind: 'number' | 'integer' | 'flag' | 'factors';
+  /** What the core accepts (for `factors`, each value); `minExclusive`: `min` itself is refused. */
+  readonly min: number;
+  readonly max: number;
+  readonly minExclusive: boolean;
+  /** HF's default when the key is left out; null: none (required, or derived from other keys). */
+  readonly hfDefault: number | null;
+  /** HF fills it from the model's context when left out. */
+  readonly fromContext: boolean;
+  /** The explorer's slider for it: its state key, default and range; null: none. */
+  readonly page: { readonly key: string; readonly default: number; readonly min: number; readonly max: number } | null;
+}
+/** Every {@link RopeType} with the keys it reads, in the core's order. */
+export declare const ROPE_TYPE_INFO: readonly RopeTypeInfo[];
+/** Every scaling key, numbers first in the order the core takes them. */
+export declare const SCALING_FIELDS: readonly ScalingField[];
+/**
+ * An HF `rope_scaling` block of `type` (null for `'none'` or `'default'`) from slider values keyed by the explorer's
+ * keys (`factor`, `betaFast`, ...); a key with no HF default takes the slider's default; `context` fills the key
+ * HF fills from the model's context.
+ */
+export declare function scalingBlock(type: RopeType | 'none', values?: Record<string, number>, options?: { context?: number }): RopeScaling | null;
 /** The table of per-family rules (model_types, HF source files, what is read). */
 export declare const ROPE_FAMILIES: readonly { id: string; models: string[]; source: string; reads: string }[];
 /** One layer of {@link ArchitectureFacts}. */
