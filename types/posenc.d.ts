@@ -749,7 +749,7 @@ export interface LanguageModelFiles {
   /** A sharded model's `model.safetensors.index.json`, with each shard it names in `shards`. */
   index?: FileBytes | string | object;
   shards?: Record<string, FileBytes>;
-  format?: 'llama2c' | 'gguf' | 'safetensors';
+  format?: ModelFormatId;
 }
 /** One row of the core's family table ({@link Posenc.languageModelFamilies}). */
 export interface LanguageModelFamily {
@@ -763,9 +763,11 @@ export interface LanguageModelFamily {
   readonly qkvBias: boolean;
 }
 
+/** The ids of the model file formats, in the core's order ({@link MODEL_FORMATS}; tests/js/scaling-table.test.js checks it). */
+export type ModelFormatId = 'llama2c' | 'gguf' | 'safetensors';
 /** A model file format posenc reads (the core's list, {@link MODEL_FORMATS}). */
 export interface ModelFormat {
-  id: 'llama2c' | 'gguf' | 'safetensors';
+  id: ModelFormatId;
   /** For readers: 'llama2.c checkpoint', 'GGUF', 'Hugging Face safetensors'. */
   label: string;
   shortName: string;
@@ -782,7 +784,7 @@ export interface LanguageModelDescription {
   family: string;
   /** The family as readers know it ('Llama', 'Gemma 3', ...): its family table row's label. */
   familyLabel: string;
-  format: 'llama2c' | 'gguf' | 'safetensors';
+  format: ModelFormatId;
   formatLabel: string;
   /** The file's tensors by type (F32, F16, BF16, Q8_0, ...), in the core's order. */
   dtypes: { dtype: string; tensors: number }[];
@@ -802,7 +804,7 @@ export interface LanguageModel {
   describe(): LanguageModelDescription;
   readonly config: Readonly<{
     /** The family's name in the core's family table ({@link Posenc.languageModelFamilies}). */
-    arch: string; source: 'llama2c' | 'gguf' | 'safetensors'; format: 'llama2c' | 'gguf' | 'safetensors';
+    arch: string; source: ModelFormatId; format: ModelFormatId;
     dim: number; hiddenDim: number; layers: number; heads: number; kvHeads: number; vocabSize: number; headDim: number;
     rotaryDim: number; ropeTheta: number; normEps: number; tiedEmbeddings: boolean; qkvBias: boolean; context: number;
     contextSource: 'trained' | 'file' | 'converter default'; layout: 'interleaved' | 'half'; parameters: number;
@@ -1394,7 +1396,7 @@ export interface Posenc {
    * describes a model); loads the language models' module on the first call.
    * @throws {RangeError} the file is none of them: the message names what it starts with.
    */
-  detectModelFormat(bytes: Uint8Array | ArrayBuffer): Promise<'llama2c' | 'gguf' | 'safetensors'>;
+  detectModelFormat(bytes: Uint8Array | ArrayBuffer): Promise<ModelFormatId>;
   /** The model file formats (as {@link MODEL_FORMATS}, from the loaded module). */
   modelFormats(): Promise<readonly ModelFormat[]>;
   /** A seeded batch generator. */
