@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
+#include <iterator>
 #include <optional>
 #include <string>
 #include <vector>
@@ -44,6 +45,16 @@ enum ConfigSlot { POSENC_LM_CONFIG_SLOTS(POSENC_SLOT_ID) kConfigSlots };
 const char* const kConfigSlotNames[] = {POSENC_LM_CONFIG_SLOTS(POSENC_SLOT_NAME)};
 #undef POSENC_SLOT_ID
 #undef POSENC_SLOT_NAME
+
+// lm::ContextSource's names in the JS API, in its order (the config's and describe()'s contextSource).
+const char* const kContextSourceNames[] = {"trained", "file", "converter default"};
+static_assert(std::size(kContextSourceNames) == static_cast<std::size_t>(lm::ContextSource::ConverterDefault) + 1);
+
+val lm_context_sources() {
+  val out = val::array();
+  for (const char* name : kContextSourceNames) out.call<void>("push", std::string(name));
+  return out;
+}
 
 val lm_config_slots() {
   val out = val::array();
@@ -282,6 +293,7 @@ EMSCRIPTEN_BINDINGS(posenc_lm) {
   function("lmDelete", &lm_delete);
   function("lmConfig", &lm_config);
   function("lmConfigSlots", &lm_config_slots);
+  function("lmContextSources", &lm_context_sources);
   function("lmParameterCount", &lm_parameter_count);
   function("lmWeightBytes", &lm_weight_bytes);
   function("lmMemoryMax", &lm_memory_max);

@@ -16,10 +16,10 @@ import { parseSafetensorsHeader, parseSafetensorsIndex, WEIGHT_DTYPES } from './
 import { createHfTokenizer } from './hf-tokenizer.js';
 import { plainJson } from './json-guard.js';
 import { loadLmModule } from './lm-module.js';
+import { CONFIG_SCHEMA } from '../wasm/registry.js';
 
-// The core's enums, in their order.
-const CONTEXT_SOURCES = ['trained', 'file', 'converter default'];
-const LAYOUTS = ['interleaved', 'half'];
+// The RoPE pair layouts, in posenc::RopeLayout's order (the model config's ropeLayout choices).
+const LAYOUTS = CONFIG_SCHEMA.find((f) => f.name === 'ropeLayout').choices;
 const gigabytes = (bytes) => `${(bytes / 1e9).toFixed(2)} GB`;
 export const MAX_LENGTH = 1 << 17; // posenc::lm::kMaxLength
 /**
@@ -53,6 +53,7 @@ export function createLanguageModelApi(mod) {
   const FAMILIES = languageModelFamilies(mod);
   const DTYPES = mod.lmDtypes(); // the core's weight dtypes, in lm::DType's order (the index lmFromTensors takes)
   const SLOTS = mod.lmConfigSlots(); // the config's numbers as the module passes them, in their order
+  const CONTEXT_SOURCES = mod.lmContextSources(); // lm::ContextSource's names, in its order
   const ARCHS = FAMILIES.map((f) => f.name);
   const HF_ARCHS = new Map(FAMILIES.flatMap((f, i) => f.hfTypes.map((t) => [t, i])));
   // The formats posenc reads, from the core (posenc::lm::file_formats(), in lm::Source's order): [{id, label, shortName,
