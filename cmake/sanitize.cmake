@@ -39,8 +39,9 @@ find_package(GTest REQUIRED)
 file(GLOB POSENC_TEST_SOURCES CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/tests/cpp/*.cpp)
 add_executable(posenc_tests_asan ${POSENC_TEST_SOURCES})
 target_link_libraries(posenc_tests_asan PRIVATE posenc_core GTest::gtest_main)
-# Less the CheckerDetectsAWrongGradient cases (about 30 s under ASan): they test the gradient checker itself, run in
-# both native suites, and reach no code the ASan suite's own gradient checks do not.
+# Less the CheckerDetectsAWrongGradient cases (among the slowest under ASan, which multiplies their many forwards):
+# they test the gradient checker itself, run in both native suites, and reach no code the ASan suite's own gradient
+# checks do not.
 add_test(NAME asan.gtest COMMAND posenc_tests_asan --gtest_brief=1 --gtest_filter=-*CheckerDetectsAWrongGradient*)
 # Leaks fail the run too (LeakSanitizer is on by default with ASan on Linux).
 set_tests_properties(asan.gtest PROPERTIES

@@ -72,7 +72,7 @@ export async function startServer({ recordErrors = false, mounts } = {}) {
 /**
  * Serves `server` (an http.Server) or a request handler on a free loopback port: {url, port, close}.
  * close() drops keep-alive connections too: a browser holds them open for as long as it runs, and
- * server.close() alone would wait for them (over 90 s, seen here).
+ * server.close() alone would wait until the browser's idle timeout closes them.
  */
 export async function listen(serverOrHandler) {
   const server = typeof serverOrHandler === 'function' ? http.createServer(serverOrHandler) : serverOrHandler;

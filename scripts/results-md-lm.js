@@ -39,6 +39,7 @@ export function zeroShotSection(t) {
   }
   // The YaRN paper's zero-shot comparison: YaRN below PI and dynamic NTK at the same factor, past the context.
   const wins = factors.filter((f) => {
+    // paper-set: the scalings Peng et al. compare YaRN with
     const y = row('yarn', f), others = ['linear', 'dynamic'].map((s) => row(s, f)).filter(Boolean);
     return y && others.length && others.every((o) => y.ppl[last] < o.ppl[last]);
   });

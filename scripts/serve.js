@@ -46,8 +46,8 @@ const mounts = ['dist', 'examples'].map((dir) => [`/${dir}/`, sirv(`${root}${dir
 // already-compressed fonts and images, nothing under 1 KB and no partial (206) response.
 const COMPRESSIBLE = /^(text\/(javascript|css|plain)|application\/(javascript|json|wasm|octet-stream)|image\/svg\+xml)\b/;
 const MIN_BYTES = 1024;
-// Brotli at its best (quality 11, as CDNs store static files): 1.7 s for the 290 KB wasm the first time it is
-// asked for, then served from the cache below (quality 9: 0.15 s, 8% more bytes).
+// Brotli at its best (quality 11, as CDNs store static files): slow the first time a file is asked for, then served
+// from the cache below, so every later request gets the smallest body for free.
 const BROTLI_QUALITY = 11;
 // Compressed bodies by content hash and encoding: in memory, and in a directory under the system tmp dir
 // so later servers (each browser test starts one) skip the slow brotli pass. Never in the tree.

@@ -51,8 +51,7 @@ export NODE_PATH=/usr/share/nodejs${NODE_PATH:+:$NODE_PATH}
 # ccache, where installed (it is in the package list): a build from a clean clone on a machine that built the same
 # sources before compiles nothing again. The cache lives outside the tree (~/.cache/ccache).
 # Paths are hashed relative to the checkout (CCACHE_BASEDIR), and the debug build's working directory is left out
-# (CCACHE_NOHASHDIR), so another clone in another folder hits the same entries. A wasm build from a warm cache took
-# 14 s here against 84-102 s cold (the rest is linking).
+# (CCACHE_NOHASHDIR), so another clone in another folder hits the same entries: a warm cache leaves only the links.
 launcher=()
 if command -v ccache >/dev/null; then
   launcher=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
@@ -95,7 +94,7 @@ done
 node scripts/registry.js
 node scripts/passage.js
 
-# dist/: the npm package, the embed and standalone pages (Vite; about 2 s)
+# dist/: the npm package, the embed and standalone pages (Vite)
 node scripts/build-dist.js
 
 native_build() {  # $1 = build dir, then its configure options (first build only)

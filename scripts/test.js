@@ -59,11 +59,11 @@ function fuzzSummary(dir, since) {
 }
 
 if (quick && !existsSync(join(root, 'web/wasm/posenc-simd.wasm'))) {
-  // the Node tests load the wasm builds (about 3 min, once)
+  // the Node tests load the wasm builds (built once, then kept)
   if (run('bash', ['scripts/setup.sh', 'wasm']).status !== 0) ok = false;
 }
 if (quick && !existsSync(join(root, 'build/native/CTestTestfile.cmake'))) {
-  // the one build test:quick may need (about 2 min on 2 cores, once)
+  // the one native build test:quick may need (configured once, then kept)
   const configure = run('cmake', ['-S', '.', '-B', 'build/native', '-DCMAKE_BUILD_TYPE=Release']);
   const build = configure.status === 0 && run('cmake', ['--build', 'build/native', '-j2']);
   if (!build || build.status !== 0) ok = false;

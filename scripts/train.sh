@@ -16,7 +16,7 @@ start=$(date +%s)
 build/native/posenc_train --out . "$@"
 # tasks (floors at each length) and checkpointProbe (the shipped checkpoints: sink mass, log-length scaling): no training
 node scripts/results-refresh.js
-# RoPE scaling on the real stories260K model, zero shot (about 20 s; skipped without ../shared/models)
+# RoPE scaling on the real stories260K model, zero shot (skipped without ../shared/models)
 node scripts/lm-zero-shot.js
 node scripts/results-md.js
 node scripts/figures.js

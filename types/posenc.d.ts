@@ -101,6 +101,44 @@ export declare const CONFIG_SCHEMA: readonly ConfigField[];
 export declare const TASKS: readonly ['copy', 'reverse', 'retrieval', 'markov', 'kth_retrieval'];
 /** Every supported {@link RopeType}. */
 export declare const ROPE_TYPES: readonly ['default', 'linear', 'dynamic', 'yarn', 'llama3', 'longrope', 'proportional'];
+/** One row of the core's table of RoPE scaling types. */
+export interface RopeTypeInfo {
+  readonly name: RopeType;
+  /** llama.cpp's `rope.scaling.type` spelling, or `''` when llama.cpp has none. */
+  readonly gguf: string;
+  /** As readers know it, e.g. `'YaRN'`. */
+  readonly label: string;
+  /** The scaling keys it reads (snake_case). */
+  readonly fields: readonly string[];
+  /** Offered by the explorer's RoPE scaling control. */
+  readonly page: boolean;
+}
+/** One key of a scaling block, from the core's table. */
+export interface ScalingField {
+  readonly key: string;
+  readonly camel: string;
+  readonly kind: 'number' | 'integer' | 'flag' | 'factors';
+  /** What the core accepts (for `factors`, each value); `minExclusive`: `min` itself is refused. */
+  readonly min: number;
+  readonly max: number;
+  readonly minExclusive: boolean;
+  /** HF's default when the key is left out; null: none (required, or derived from other keys). */
+  readonly hfDefault: number | null;
+  /** HF fills it from the model's context when left out. */
+  readonly fromContext: boolean;
+  /** The explorer's slider for it: its state key, default and range; null: none. */
+  readonly page: { readonly key: string; readonly default: number; readonly min: number; readonly max: number } | null;
+}
+/** Every {@link RopeType} with the keys it reads, in the core's order. */
+export declare const ROPE_TYPE_INFO: readonly RopeTypeInfo[];
+/** Every scaling key, numbers first in the order the core takes them. */
+export declare const SCALING_FIELDS: readonly ScalingField[];
+/**
+ * An HF `rope_scaling` block of `type` (null for `'none'` or `'default'`) from slider values keyed by the explorer's
+ * keys (`factor`, `betaFast`, ...); a key with no HF default takes the slider's default; `context` fills the key
+ * HF fills from the model's context.
+ */
+export declare function scalingBlock(type: RopeType | 'none', values?: Record<string, number>, options?: { context?: number }): RopeScaling | null;
 /** The table of per-family rules (model_types, HF source files, what is read). */
 export declare const ROPE_FAMILIES: readonly { id: string; models: string[]; source: string; reads: string }[];
 /** One layer of {@link ArchitectureFacts}. */
@@ -711,7 +749,7 @@ export interface LanguageModelFiles {
   /** A sharded model's `model.safetensors.index.json`, with each shard it names in `shards`. */
   index?: FileBytes | string | object;
   shards?: Record<string, FileBytes>;
-  format?: 'llama2c' | 'gguf' | 'safetensors';
+  format?: ModelFormatId;
 }
 /** One row of the core's family table ({@link Posenc.languageModelFamilies}). */
 export interface LanguageModelFamily {
@@ -732,9 +770,11 @@ export interface LanguageModelFamily {
   readonly activation: number;
 }
 
+/** The ids of the model file formats, in the core's order ({@link MODEL_FORMATS}; tests/js/scaling-table.test.js checks it). */
+export type ModelFormatId = 'llama2c' | 'gguf' | 'safetensors';
 /** A model file format posenc reads (the core's list, {@link MODEL_FORMATS}). */
 export interface ModelFormat {
-  id: 'llama2c' | 'gguf' | 'safetensors';
+  id: ModelFormatId;
   /** For readers: 'llama2.c checkpoint', 'GGUF', 'Hugging Face safetensors'. */
   label: string;
   shortName: string;
@@ -751,7 +791,7 @@ export interface LanguageModelDescription {
   family: string;
   /** The family as readers know it ('Llama', 'Gemma 3', ...): its family table row's label. */
   familyLabel: string;
-  format: 'llama2c' | 'gguf' | 'safetensors';
+  format: ModelFormatId;
   formatLabel: string;
   /** The file's tensors by type (F32, F16, BF16, Q8_0, ...), in the core's order. */
   dtypes: { dtype: string; tensors: number }[];
@@ -771,7 +811,7 @@ export interface LanguageModel {
   describe(): LanguageModelDescription;
   readonly config: Readonly<{
     /** The family's name in the core's family table ({@link Posenc.languageModelFamilies}). */
-    arch: string; source: 'llama2c' | 'gguf' | 'safetensors'; format: 'llama2c' | 'gguf' | 'safetensors';
+    arch: string; source: ModelFormatId; format: ModelFormatId;
     dim: number; hiddenDim: number; layers: number; heads: number; kvHeads: number; vocabSize: number; headDim: number;
     rotaryDim: number; ropeTheta: number; normEps: number; tiedEmbeddings: boolean; qkvBias: boolean; context: number;
     contextSource: 'trained' | 'file' | 'converter default'; layout: 'interleaved' | 'half'; parameters: number;
@@ -1377,7 +1417,7 @@ export interface Posenc {
    * describes a model); loads the language models' module on the first call.
    * @throws {RangeError} the file is none of them: the message names what it starts with.
    */
-  detectModelFormat(bytes: Uint8Array | ArrayBuffer): Promise<'llama2c' | 'gguf' | 'safetensors'>;
+  detectModelFormat(bytes: Uint8Array | ArrayBuffer): Promise<ModelFormatId>;
   /** The model file formats (as {@link MODEL_FORMATS}, from the loaded module). */
   modelFormats(): Promise<readonly ModelFormat[]>;
   /** A seeded batch generator. */

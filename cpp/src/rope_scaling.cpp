@@ -28,6 +28,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <limits>
 #include <string>
 
@@ -39,9 +40,7 @@ namespace {
 constexpr double kPi = 3.14159265358979323846;
 constexpr int kMaxInt = std::numeric_limits<int>::max();
 constexpr int kMaxDim = 1 << 16;
-constexpr int kTypeCount = 7;
-const char* const kTypeNames[kTypeCount] = {"default", "linear", "dynamic", "yarn", "llama3", "longrope", "proportional"};
-const char* const kTypeList = "one of 'default', 'linear', 'dynamic', 'yarn', 'llama3', 'longrope', 'proportional'";
+using Seq = std::optional<int>;
 
 std::string key(const char* name) { return std::string("rope_scaling.") + name; }
 
@@ -98,14 +97,16 @@ std::vector<double> default_inv_freq(int dim, double base) {
   return inv;
 }
 
-RopeFrequencies linear(int dim, double base, const RopeScaling& s) {
+RopeFrequencies original(int dim, double base, const RopeScaling&, Seq) { return {default_inv_freq(dim, base), 1.0}; }
+
+RopeFrequencies linear(int dim, double base, const RopeScaling& s, Seq) {
   const double factor = required_positive("factor", s.factor);
   RopeFrequencies r{default_inv_freq(dim, base), 1.0};
   for (double& f : r.inv_freq) f /= factor;
   return r;
 }
 
-RopeFrequencies dynamic(int dim, double base, const RopeScaling& s, std::optional<int> seq_len) {
+RopeFrequencies dynamic(int dim, double base, const RopeScaling& s, Seq seq_len) {
   if (dim < 4)
     range_error("dim", "an even integer >= 4 for rope_type 'dynamic' (HF divides by dim - 2)", std::to_string(dim));
   const double factor = required_positive("factor", s.factor);
@@ -134,7 +135,7 @@ double find_correction_dim(double num_rotations, int dim, double base, int max_p
   return (dim * std::log(max_pos / (num_rotations * 2 * kPi))) / (2 * std::log(base));
 }
 
-RopeFrequencies yarn(int dim, double base, const RopeScaling& s) {
+RopeFrequencies yarn(int dim, double base, const RopeScaling& s, Seq) {
   const int original_max = original_max_positions(s);
   const double factor = factor_or_ratio(s, original_max);
   const double attention = yarn_attention_factor(s, factor);
@@ -166,7 +167,7 @@ RopeFrequencies yarn(int dim, double base, const RopeScaling& s) {
   return r;
 }
 
-RopeFrequencies llama3(int dim, double base, const RopeScaling& s) {
+RopeFrequencies llama3(int dim, double base, const RopeScaling& s, Seq) {
   const double factor = required_positive("factor", s.factor);
   const double low = required_positive("low_freq_factor", s.low_freq_factor);
   const double high = required_positive("high_freq_factor", s.high_freq_factor);
@@ -206,7 +207,7 @@ double longrope_attention_factor(const RopeScaling& s, double factor, int origin
   return std::sqrt(1 + std::log(factor) / std::log(static_cast<double>(original_max)));
 }
 
-RopeFrequencies longrope(int dim, double base, const RopeScaling& s, std::optional<int> seq_len) {
+RopeFrequencies longrope(int dim, double base, const RopeScaling& s, Seq seq_len) {
   const std::vector<double>& long_factor = checked_factors("long_factor", s.long_factor, dim);
   const std::vector<double>& short_factor = checked_factors("short_factor", s.short_factor, dim);
   const int original_max = original_max_positions(s);
@@ -218,7 +219,7 @@ RopeFrequencies longrope(int dim, double base, const RopeScaling& s, std::option
   return r;
 }
 
-RopeFrequencies proportional(int head_dim, double base, const RopeScaling& s) {
+RopeFrequencies proportional(int head_dim, double base, const RopeScaling& s, Seq) {
   const double factor = s.factor ? required_positive("factor", s.factor) : 1.0;
   const double share = s.partial_rotary_factor.value_or(1.0);
   if (!std::isfinite(share) || share < 0 || share > 1)
@@ -240,17 +241,90 @@ void check_finite_result(const RopeFrequencies& r, RopeType t) {
                 "an overflow");
 }
 
+
+constexpr double kNone = std::numeric_limits<double>::quiet_NaN();
+constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr double kIntMax = kMaxInt;
+
+// The types, in RopeType's order. fields: what each reads (HF's _compute_*_parameters and standardize_rope_params).
+constexpr RopeTypeInfo kTypes[] = {
+    {RopeType::Default, "default", "none", "the original RoPE, unscaled", "", false, original},
+    {RopeType::Linear, "linear", "linear", "linear (position interpolation)", "factor", true, linear},
+    {RopeType::Dynamic, "dynamic", "", "dynamic NTK", "factor,max_position_embeddings", true, dynamic},
+    {RopeType::Yarn, "yarn", "yarn", "YaRN",
+     "factor,max_position_embeddings,original_max_position_embeddings,attention_factor,beta_fast,beta_slow,mscale,"
+     "mscale_all_dim,truncate,ext_factor",
+     true, yarn},
+    {RopeType::Llama3, "llama3", "", "Llama 3", "factor,original_max_position_embeddings,low_freq_factor,high_freq_factor",
+     true, llama3},
+    {RopeType::LongRope, "longrope", "longrope", "LongRoPE",
+     "factor,max_position_embeddings,original_max_position_embeddings,attention_factor,long_factor,short_factor", false,
+     longrope},
+    {RopeType::Proportional, "proportional", "", "proportional (Gemma 4)", "factor,partial_rotary_factor", false,
+     proportional},
+};
+constexpr int kTypeCount = static_cast<int>(std::size(kTypes));
+constexpr bool in_enum_order() {
+  for (int i = 0; i < kTypeCount; ++i)
+    if (static_cast<int>(kTypes[i].id) != i) return false;
+  return true;
+}
+static_assert(in_enum_order(), "kTypes' rows must be in RopeType's order");
+
+std::string type_list() {
+  std::string s = "one of ";
+  for (int i = 0; i < kTypeCount; ++i) s += std::string(i ? ", '" : "'") + kTypes[i].name + "'";
+  return s;
+}
+
+#define SET(member, cast) [](RopeScaling& r, double v) { r.member = cast; }
+constexpr ScalingField kFields[] = {
+    // key, camel, kind, min, max, min_exclusive, HF default, from context, page key, page default, min, max
+    {"factor", "factor", ScalingFieldKind::Number, 0, kInf, true, kNone, false, "factor", 4, 1, 32, SET(factor, v), nullptr},
+    {"max_position_embeddings", "maxPositionEmbeddings", ScalingFieldKind::Integer, 1, kIntMax, false, kNone, true, "",
+     0, 0, 0, SET(max_position_embeddings, static_cast<int>(v)), nullptr},
+    {"original_max_position_embeddings", "originalMaxPositionEmbeddings", ScalingFieldKind::Integer, 1, kIntMax, false,
+     kNone, true, "", 0, 0, 0, SET(original_max_position_embeddings, static_cast<int>(v)), nullptr},
+    {"attention_factor", "attentionFactor", ScalingFieldKind::Number, 0, kInf, true, kNone, false, "", 0, 0, 0,
+     SET(attention_factor, v), nullptr},
+    // 0 means the default (Python's `or`).
+    {"beta_fast", "betaFast", ScalingFieldKind::Number, 0, kInf, false, 32, false, "betaFast", 32, 1, 64,
+     SET(beta_fast, v), nullptr},
+    {"beta_slow", "betaSlow", ScalingFieldKind::Number, 0, kInf, false, 1, false, "betaSlow", 1, 0.25, 8,
+     SET(beta_slow, v), nullptr},
+    {"mscale", "mscale", ScalingFieldKind::Number, 0, kInf, false, 0, false, "", 0, 0, 0, SET(mscale, v), nullptr},
+    {"mscale_all_dim", "mscaleAllDim", ScalingFieldKind::Number, 0, kInf, false, 0, false, "", 0, 0, 0,
+     SET(mscale_all_dim, v), nullptr},
+    {"truncate", "truncate", ScalingFieldKind::Flag, 0, 1, false, 1, false, "", 0, 0, 0, SET(truncate, v != 0), nullptr},
+    {"low_freq_factor", "lowFreqFactor", ScalingFieldKind::Number, 0, kInf, true, kNone, false, "lowFreq", 1, 0.25, 8,
+     SET(low_freq_factor, v), nullptr},
+    {"high_freq_factor", "highFreqFactor", ScalingFieldKind::Number, 0, kInf, true, kNone, false, "highFreq", 4, 0.5, 16,
+     SET(high_freq_factor, v), nullptr},
+    // llama.cpp's YaRN ext_factor (not an HF key).
+    {"ext_factor", "extFactor", ScalingFieldKind::Number, 0, 1, false, 1, false, "", 0, 0, 0, SET(ext_factor, v), nullptr},
+    {"partial_rotary_factor", "partialRotaryFactor", ScalingFieldKind::Number, 0, 1, false, 1, false, "", 0, 0, 0,
+     SET(partial_rotary_factor, v), nullptr},
+    {"long_factor", "longFactor", ScalingFieldKind::Factors, 0, kInf, true, kNone, false, "", 0, 0, 0, nullptr,
+     &RopeScaling::long_factor},
+    {"short_factor", "shortFactor", ScalingFieldKind::Factors, 0, kInf, true, kNone, false, "", 0, 0, 0, nullptr,
+     &RopeScaling::short_factor},
+};
+#undef SET
+
 }  // namespace
 
+std::span<const RopeTypeInfo> rope_types() { return kTypes; }
+std::span<const ScalingField> scaling_fields() { return kFields; }
+
 RopeType parse_rope_type(const std::string& name) {
-  for (int i = 0; i < kTypeCount; ++i)
-    if (name == kTypeNames[i]) return static_cast<RopeType>(i);
-  range_error("rope_type", kTypeList, "'" + name + "'");
+  for (const RopeTypeInfo& t : kTypes)
+    if (name == t.name) return t.id;
+  range_error("rope_type", type_list(), "'" + name + "'");
 }
 
 const char* rope_type_name(RopeType t) {
   const int i = static_cast<int>(t);
-  return i >= 0 && i < kTypeCount ? kTypeNames[i] : "unknown";
+  return i >= 0 && i < kTypeCount ? kTypes[i].name : "unknown";
 }
 
 RopeFrequencies rope_frequencies(int dim, double base, const RopeScaling& s, std::optional<int> seq_len) {
@@ -258,32 +332,9 @@ RopeFrequencies rope_frequencies(int dim, double base, const RopeScaling& s, std
   if (dim < 2 || dim > kMaxDim || dim % 2 != 0) range_error("dim", "an even integer in [2, 65536]", std::to_string(dim));
   if (!std::isfinite(base) || base <= 1) range_error("base", "a finite number > 1", format_number(base));
   if (seq_len) require_int_range("seq_len", *seq_len, 0, kMaxInt);
-  RopeFrequencies r;
-  switch (s.type) {
-    case RopeType::Default:
-      r = {default_inv_freq(dim, base), 1.0};
-      break;
-    case RopeType::Linear:
-      r = linear(dim, base, s);
-      break;
-    case RopeType::Dynamic:
-      r = dynamic(dim, base, s, seq_len);
-      break;
-    case RopeType::Yarn:
-      r = yarn(dim, base, s);
-      break;
-    case RopeType::Llama3:
-      r = llama3(dim, base, s);
-      break;
-    case RopeType::LongRope:
-      r = longrope(dim, base, s, seq_len);
-      break;
-    case RopeType::Proportional:
-      r = proportional(dim, base, s);
-      break;
-    default:
-      range_error("rope_type", kTypeList, std::to_string(static_cast<int>(s.type)));
-  }
+  const int t = static_cast<int>(s.type);
+  if (t < 0 || t >= kTypeCount) range_error("rope_type", type_list(), std::to_string(t));
+  const RopeFrequencies r = kTypes[t].compute(dim, base, s, seq_len);
   check_finite_result(r, s.type);
   return r;
 }

@@ -12,7 +12,14 @@
 namespace posenc {
 namespace {
 
+// The sweep's length-extension methods (another kind than rope_types: each maps to a RoPE scaling per length below).
 const char* const kScalingNames[kSweepScalingCount] = {"none", "linear", "ntk", "dynamic", "yarn"};
+
+std::string scaling_choices() {
+  std::string s = "one of ";
+  for (int i = 0; i < kSweepScalingCount; ++i) s += std::string(i ? ", '" : "'") + kScalingNames[i] + "'";
+  return s;
+}
 
 // Per-length accumulation over scored positions.
 struct Tally {
@@ -139,7 +146,7 @@ const char* sweep_scaling_name(SweepScaling s) {
 SweepScaling parse_sweep_scaling(const std::string& name) {
   for (int i = 0; i < kSweepScalingCount; ++i)
     if (name == kScalingNames[i]) return static_cast<SweepScaling>(i);
-  range_error("scaling", "one of 'none', 'linear', 'ntk', 'dynamic', 'yarn'", "'" + name + "'");
+  range_error("scaling", scaling_choices(), "'" + name + "'");
 }
 
 std::optional<RopeScaling> sweep_rope_scaling(SweepScaling method, int length, int train_length,
@@ -171,7 +178,7 @@ std::optional<RopeScaling> sweep_rope_scaling(SweepScaling method, int length, i
       r.original_max_position_embeddings = train_length;
       break;
     default:
-      range_error("scaling", "one of 'none', 'linear', 'ntk', 'dynamic', 'yarn'",
+      range_error("scaling", scaling_choices(),
                   std::to_string(static_cast<int>(method)));
   }
   return r;
@@ -190,7 +197,7 @@ void SweepOptions::validate() const {
     if (!(d >= 0.0 && d <= 1.0)) range_error("gridDepths[i]", "a number in [0, 1]", format_number(d));
   const int s = static_cast<int>(scaling);
   if (s < 0 || s >= kSweepScalingCount)
-    range_error("scaling", "one of 'none', 'linear', 'ntk', 'dynamic', 'yarn'", std::to_string(s));
+    range_error("scaling", scaling_choices(), std::to_string(s));
   if (scaling == SweepScaling::Dynamic) require_positive("dynamicFactor", dynamic_factor);
   if (log_length_scaling && scaling == SweepScaling::Dynamic)
     range_error("logLengthScaling", "false with scaling 'dynamic' (its per-position forwards do not take it)", "true");

@@ -5,7 +5,11 @@
 // escapes into JS (that would surface as a bare number and leak).
 #include <emscripten/bind.h>
 
+#include <emscripten/val.h>
+
+#include <cmath>
 #include <cstdint>
+#include <string>
 
 #include "bindings_common.hpp"
 #include "posenc/alibi.hpp"
@@ -59,6 +63,51 @@ int alibi_slopes(int heads, ptr out) {
 
 int alibi_bias(ptr out, int heads, int tq, int tk, bool causal) {
   return guard([&] { posenc::alibi_bias({heads, tq, tk, causal}, at<float>(out)); });
+}
+
+using emscripten::val;
+
+// The RoPE scaling table (posenc/rope_scaling.hpp) as plain objects: {types: [{name, gguf, label, fields (comma list),
+// page}], fields: [{key, camel, kind, min, max, minExclusive, hfDefault, fromContext, page: {key, default, min, max}
+// or null}]}. NaN (none) becomes null.
+val rope_scaling_schema() {
+  static const char* const kKinds[] = {"number", "integer", "flag", "factors"};
+  const auto number = [](double x) { return std::isnan(x) ? val::null() : val(x); };
+  val types = val::array(), fields = val::array();
+  for (const posenc::RopeTypeInfo& t : posenc::rope_types()) {
+    val o = val::object();
+    o.set("name", std::string(t.name));
+    o.set("gguf", std::string(t.gguf));
+    o.set("label", std::string(t.label));
+    o.set("fields", std::string(t.fields));
+    o.set("page", t.page);
+    types.call<void>("push", o);
+  }
+  for (const posenc::ScalingField& f : posenc::scaling_fields()) {
+    val o = val::object();
+    o.set("key", std::string(f.key));
+    o.set("camel", std::string(f.camel));
+    o.set("kind", std::string(kKinds[static_cast<int>(f.kind)]));
+    o.set("min", f.min);
+    o.set("max", f.max);
+    o.set("minExclusive", f.min_exclusive);
+    o.set("hfDefault", number(f.hf_default));
+    o.set("fromContext", f.from_context);
+    val page = val::null();
+    if (*f.page_key) {
+      page = val::object();
+      page.set("key", std::string(f.page_key));
+      page.set("default", f.page_default);
+      page.set("min", f.page_min);
+      page.set("max", f.page_max);
+    }
+    o.set("page", page);
+    fields.call<void>("push", o);
+  }
+  val out = val::object();
+  out.set("types", types);
+  out.set("fields", fields);
+  return out;
 }
 
 // out: dim/2 inverse frequencies (float64) followed by the attention scale.
@@ -125,6 +174,7 @@ EMSCRIPTEN_BINDINGS(posenc) {
   function("alibiSlopes", &alibi_slopes);
   function("alibiBias", &alibi_bias);
   function("ropeFrequencies", &rope_frequencies);
+  function("ropeScalingSchema", &rope_scaling_schema);
   function("ropeQueryScale", &rope_query_scale);
   function("deepseekSoftmaxScale", &deepseek_softmax_scale);
   function("applyRope", &apply_rope);

@@ -45,33 +45,17 @@ int guard(F&& f) {
   return kRangeError;
 }
 
-// The scaling block arrives as a Float64Array of fixed slots (NaN = not set,
-// i.e. HF's None), normalised from snake_case or camelCase by the JS library.
-enum ScalingSlot {
-  kType, kFactor, kMaxPos, kOrigMaxPos, kAttnFactor, kBetaFast, kBetaSlow, kMscale, kMscaleAllDim, kTruncate,
-  kLowFreq, kHighFreq, kExtFactor, kPartialRotary, kSlotCount
-};
-
+// The scaling block arrives as a Float64Array of fixed slots (NaN = not set, i.e. HF's None), normalised from
+// snake_case or camelCase by the JS library: slot 0 the type's index, then posenc::scaling_fields()' numbers in order.
 inline posenc::RopeScaling unpack_scaling(const double* s, ptr long_factor, ptr short_factor, int factor_count) {
-  auto opt = [&](ScalingSlot k) { return std::isnan(s[k]) ? std::optional<double>() : std::optional<double>(s[k]); };
-  auto opt_int = [&](ScalingSlot k) {
-    return std::isnan(s[k]) ? std::optional<int>() : std::optional<int>(static_cast<int>(s[k]));
-  };
   posenc::RopeScaling r;
-  r.type = static_cast<posenc::RopeType>(static_cast<int>(s[kType]));
-  r.factor = opt(kFactor);
-  r.max_position_embeddings = opt_int(kMaxPos);
-  r.original_max_position_embeddings = opt_int(kOrigMaxPos);
-  r.attention_factor = opt(kAttnFactor);
-  r.beta_fast = opt(kBetaFast);
-  r.beta_slow = opt(kBetaSlow);
-  r.mscale = opt(kMscale);
-  r.mscale_all_dim = opt(kMscaleAllDim);
-  if (!std::isnan(s[kTruncate])) r.truncate = s[kTruncate] != 0.0;
-  r.low_freq_factor = opt(kLowFreq);
-  r.high_freq_factor = opt(kHighFreq);
-  r.ext_factor = opt(kExtFactor);
-  r.partial_rotary_factor = opt(kPartialRotary);
+  r.type = static_cast<posenc::RopeType>(static_cast<int>(s[0]));
+  int slot = 1;
+  for (const posenc::ScalingField& f : posenc::scaling_fields()) {
+    if (!f.set) continue;
+    const double v = s[slot++];
+    if (!std::isnan(v)) f.set(r, v);
+  }
   if (long_factor) r.long_factor.assign(at<const double>(long_factor), at<const double>(long_factor) + factor_count);
   if (short_factor) r.short_factor.assign(at<const double>(short_factor), at<const double>(short_factor) + factor_count);
   return r;

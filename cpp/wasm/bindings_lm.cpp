@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
+#include <iterator>
 #include <optional>
 #include <string>
 #include <vector>
@@ -31,12 +32,36 @@ struct Handle {
 };
 Handle& handle(ptr h) { return *at<Handle>(h); }
 
-// A config travels as doubles in this order (enums as their index); lmFromTensors's also carries, after
-// these, four per layer (Config::layers): rope (0/1), window (0: none), theta (0: rope_theta), scaled (0/1).
-enum ConfigSlot {
-  kArch, kSource, kDim, kHidden, kLayers, kHeads, kKvHeads, kVocab, kHeadDim, kRotaryDim, kTheta, kEps, kTied, kBias,
-  kContext, kContextSource, kLayout, kAttnScalar, kConfigSlots
-};
+// A config travels as doubles in this order (enums as their index), named as the JS config names them
+// (lmConfigSlots()); lmFromTensors's also carries, after these, four per layer (Config::layers): rope (0/1), window
+// (0: none), theta (0: rope_theta), scaled (0/1).
+#define POSENC_LM_CONFIG_SLOTS(X)                                                                                 \
+  X(kArch, "arch") X(kSource, "source") X(kDim, "dim") X(kHidden, "hiddenDim") X(kLayers, "layers")              \
+  X(kHeads, "heads") X(kKvHeads, "kvHeads") X(kVocab, "vocabSize") X(kHeadDim, "headDim") X(kRotaryDim, "rotaryDim") \
+  X(kTheta, "ropeTheta") X(kEps, "normEps") X(kTied, "tiedEmbeddings") X(kBias, "qkvBias") X(kContext, "context")  \
+  X(kContextSource, "contextSource") X(kLayout, "layout") X(kAttnScalar, "attnScalar")
+#define POSENC_SLOT_ID(id, name) id,
+#define POSENC_SLOT_NAME(id, name) name,
+enum ConfigSlot { POSENC_LM_CONFIG_SLOTS(POSENC_SLOT_ID) kConfigSlots };
+const char* const kConfigSlotNames[] = {POSENC_LM_CONFIG_SLOTS(POSENC_SLOT_NAME)};
+#undef POSENC_SLOT_ID
+#undef POSENC_SLOT_NAME
+
+// lm::ContextSource's names in the JS API, in its order (the config's and describe()'s contextSource).
+const char* const kContextSourceNames[] = {"trained", "file", "converter default"};
+static_assert(std::size(kContextSourceNames) == static_cast<std::size_t>(lm::ContextSource::ConverterDefault) + 1);
+
+val lm_context_sources() {
+  val out = val::array();
+  for (const char* name : kContextSourceNames) out.call<void>("push", std::string(name));
+  return out;
+}
+
+val lm_config_slots() {
+  val out = val::array();
+  for (const char* name : kConfigSlotNames) out.call<void>("push", std::string(name));
+  return out;
+}
 
 lm::Config unpack(const double* v) {
   lm::Config c;
@@ -332,6 +357,8 @@ EMSCRIPTEN_BINDINGS(posenc_lm) {
   function("lmDelete", &lm_delete);
   function("lmFileScaling", &lm_file_scaling);
   function("lmConfig", &lm_config);
+  function("lmConfigSlots", &lm_config_slots);
+  function("lmContextSources", &lm_context_sources);
   function("lmParameterCount", &lm_parameter_count);
   function("lmWeightBytes", &lm_weight_bytes);
   function("lmMemoryMax", &lm_memory_max);

@@ -184,7 +184,7 @@ test('the sentences name the scaling the numbers favour, and change when the num
   const s = { context: 512, length: 2048, factor: 4 };
   const a = perplexityWords({ none: mk(3, 12), linear: mk(20, 25), yarn: mk(3.05, 5) }, s);
   expect(a).toBe('With no scaling, perplexity is 3.00 over the first 512 tokens (the original context) and 12.0 past it, up to token 2,048. ' +
-    'Past the context, with factor 4, YaRN does best (5.00) and linear (PI) worst (25.0). Inside the context, linear (PI) moves perplexity ' +
+    'Past the context, with factor 4, YaRN does best (5.00) and linear (position interpolation) worst (25.0). Inside the context, linear (position interpolation) moves perplexity ' +
     'the most: 20.0 against 3.00 with none, the price of changing angles the model was trained on.');
   const b = perplexityWords({ none: mk(3, 4), linear: mk(3.02, 25), yarn: mk(3.05, 5) }, s);
   expect(b).toMatch(/no scaling does best \(4\.00\)/);

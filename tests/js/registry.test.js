@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { SHIPPED_WEIGHTS } from '../../scripts/convert-checkpoints.js';
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { loadPosenc, ENCODINGS, ENCODING_INFO, CONFIG_SCHEMA, OPTIMIZER_SCHEMA } from '../../web/lib/index.js';
+import { loadPosenc, ENCODINGS, ENCODING_INFO, CONFIG_SCHEMA, OPTIMIZER_SCHEMA, MODEL_FORMATS } from '../../web/lib/index.js';
 import { instantiate } from '../../web/lib/loader.js';
 import { NAMES, BLURBS } from '../../web/app/meta.js';
 import { SCHEMA } from '../../web/app/state.js';
@@ -124,4 +124,14 @@ test('AdamW settings: the experiment\'s by default, settable through train() and
   await expect(pe.train(m, { task: 'copy', steps: 1, beta1: -1 })).rejects.toThrow(/beta1/);
   expect(m.optimizer.beta1).toBe(defaults.beta1);
   m.delete();
+});
+
+// The declarations' format ids, as written (tsc checks every use of the one union against it).
+export const declaredFormatIds = (text) => text.match(/export type ModelFormatId = ([^;]+);/)[1].split('|').map((s) => s.trim().replace(/'/g, ''));
+
+test('the declared model format ids are the core\'s formats, in its order', () => {
+  const text = readFileSync(`${root}types/posenc.d.ts`, 'utf8');
+  expect(declaredFormatIds(text)).toEqual(MODEL_FORMATS.map((f) => f.id));
+  // and a declaration missing one fails
+  expect(declaredFormatIds(text.replace(" | 'safetensors';", ';'))).not.toEqual(MODEL_FORMATS.map((f) => f.id));
 });

@@ -1,7 +1,7 @@
 // When to draw what arrives in the background: the sweep's results at lengths other than the one on screen
 // (points of the curves) and the training panel's progress. While models train they arrive dozens of times a
-// second, and a frame that changes any canvas costs the whole rendering pipeline (about 9 ms a frame in
-// headless Chromium here, most of it paint and commit), so they are drawn at most once per `ms` slot of the
+// second, and a frame that changes any canvas costs the whole rendering pipeline (most of it paint and commit, whatever
+// the change's size), so they are drawn at most once per `ms` slot of the
 // animation clock. Every gate shares the slots (they are multiples of `ms` of the frame time), so the sweep
 // view and the training panel redraw in the same frames. What the reader is waiting for (the pictures of
 // the length on screen, a model, a change of status, anything else) is drawn on the next frame.

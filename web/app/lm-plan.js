@@ -1,18 +1,17 @@
 // What "Your model, past its context" computes, as plain data (no DOM, no wasm): the scaling blocks, the lengths,
 // the forwards to run (in the order the figure wants them), and the perplexity by position bucket.
+import { scalingBlock as block } from '../lib/index.js';
 import { ROPE_SCALINGS } from './state.js';
+import { SCALING_LABELS } from './rope-scaling.js';
 
-export const SCALING_NAMES = { none: 'none', linear: 'linear (PI)', dynamic: 'dynamic NTK', yarn: 'YaRN', llama3: 'Llama 3' };
+export const SCALING_NAMES = SCALING_LABELS;
 
 /**
  * The HF rope_scaling block of `type` at `factor` (null for none). The original context comes from the model's
- * (settable) context, which the API fills in for the keys left out; Llama 3 takes Llama 3.1's band factors.
+ * (settable) context, which the API fills in for the keys left out; a key with no HF default takes the page's
+ * default (Llama 3's band factors: Llama 3.1's).
  */
-export function scalingBlock(type, factor) {
-  if (type === 'none') return null;
-  if (type === 'llama3') return { rope_type: 'llama3', factor, low_freq_factor: 1, high_freq_factor: 4 };
-  return { rope_type: type, factor };
-}
+export const scalingBlock = (type, factor) => block(type, { factor });
 
 /** The longest length, as a multiple of the context, the passage allows (1 to 8; 1 when it is shorter than one context). */
 export const maxTimes = (tokens, context) => Math.max(1, Math.min(8, Math.floor(tokens / context)));

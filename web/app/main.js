@@ -2,7 +2,7 @@
 // the training Workers (trainer.js) and the views. The main thread only draws.
 import { loadPosenc, ENCODINGS, TASKS } from '../lib/index.js';
 import { interpolateViridis } from '../vendor/d3.js';
-import { readState, writeState, coerce, fixUp, SCHEMA } from './state.js';
+import { readState, writeState, coerce, fixUp, SCHEMA, ROPE_SCALINGS } from './state.js';
 import { lutFor, clearCssCache } from './heatmap.js';
 import { createSweepView, drawMapsCanvas } from './sweep-view.js';
 import { createController, EXPERIMENT_KEYS as EXPERIMENT, lengthLabel } from './controller.js';
@@ -28,6 +28,7 @@ import { drawAlibi } from './views/alibi.js';
 import { drawT5 } from './views/t5.js';
 import { drawSpectrum } from './views/spectrum.js';
 import { scalingWords } from './rope-figure.js';
+import { SCALING_LABELS, SCALING_SLIDERS } from './rope-scaling.js';
 import { createRetrieval } from './views/retrieval.js';
 import { loadResults, headerWords, rowWords } from './views/claims.js';
 import { loadCurves, shippedCurve } from './shipped-curves.js';
@@ -88,6 +89,8 @@ function syncControls() {
   fillSelect('head', [[0, 'all'], ...Array.from({ length: state.heads }, (_, h) => [h + 1, `${h + 1}`])]);
   document.querySelector('select[name=head]').disabled = state.layer === 0;
   fillSelect('task', TASKS.map((t) => [t, taskName(t)]));
+  fillSelect('ropeScaling', ROPE_SCALINGS.map((t) => [t, SCALING_LABELS[t]]));
+  for (const [name, { min, max }] of Object.entries(SCALING_SLIDERS)) Object.assign(document.querySelector(`input[name=${name}]`), { min, max });
   for (const el of document.querySelectorAll('input[name], select[name]')) {
     if (!(el.name in SCHEMA) || el.name === 'layer' || el.name === 'head' || el.name === 'task') continue;
     if (el.type === 'checkbox') el.checked = !!state[el.name];
@@ -385,7 +388,7 @@ function startExperiment({ retrain = false } = {}) {
 // A frame is requested only when there is something to draw: at once for what the reader waits for (invalidate),
 // and otherwise when the playhead next changes the length or a batch of background arrivals is due. An idle page
 // (paused, nothing arriving) runs no frames; a playing one sleeps between lengths (each frame costs Chromium's
-// lifecycle and commit even when nothing changed: about 2-3 ms here, 54 times a second).
+// lifecycle and commit even when nothing changed, dozens of times a second).
 const arrivals = createArrivals(); // the sweep's results at other lengths: drawn at most every 100 ms
 let liveKey = null, frameQueued = false;
 const wake = createWake(requestFrame);

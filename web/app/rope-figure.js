@@ -3,7 +3,7 @@
 // loaded yet, they are those of the model the experiment trains or ships (trainer.js trainRequest), which
 // the loaded one then confirms (tests/js/rope-figure.test.js, tests/browser/figures-model.test.js).
 import { trainRequest } from './trainer.js';
-import { scalingObject } from './rope-scaling.js';
+import { scalingObject, SCALING_LABELS } from './rope-scaling.js';
 
 /** {base, headDim, source}: of `config` (a loaded model's config) if given, else of the experiment's model for state `s`. */
 export function ropeFigureModel(s, config = null) {
@@ -11,11 +11,10 @@ export function ropeFigureModel(s, config = null) {
   return { base: m.ropeBase, headDim: m.dModel / m.heads, source: config ? 'loaded' : 'experiment' };
 }
 
-const SCALING_NAMES = { linear: 'linear (position interpolation)', dynamic: 'dynamic NTK', yarn: 'YaRN', llama3: 'Llama 3' };
 
 /** What a scaled row says it is: "scaled: linear (position interpolation) ×4, no fine-tuning", or '' with none. */
 export function scalingWords(s) {
   const sc = scalingObject(s);
   if (!sc) return '';
-  return `scaled: ${SCALING_NAMES[sc.rope_type] ?? sc.rope_type} ×${sc.factor}, applied to the trained model with no fine-tuning`;
+  return `scaled: ${SCALING_LABELS[sc.rope_type]} ×${sc.factor}, applied to the trained model with no fine-tuning`;
 }

@@ -1,12 +1,12 @@
 // The RoPE scaling that the state's sliders describe, as an HF rope_scaling
-// object (or null for none), for the page and <posenc-explorer>.
-export function scalingObject(s) {
-  const orig = { original_max_position_embeddings: s.trainLength };
-  switch (s.ropeScaling) {
-    case 'linear': return { rope_type: 'linear', factor: s.factor };
-    case 'dynamic': return { rope_type: 'dynamic', factor: s.factor, ...orig, max_position_embeddings: s.trainLength };
-    case 'yarn': return { rope_type: 'yarn', factor: s.factor, ...orig, beta_fast: s.betaFast, beta_slow: s.betaSlow };
-    case 'llama3': return { rope_type: 'llama3', factor: s.factor, ...orig, low_freq_factor: s.lowFreq, high_freq_factor: s.highFreq };
-    default: return null;
-  }
-}
+// object (or null for none), for the page and <posenc-explorer>: the library's
+// scalingBlock over the core's table, with the trained length as the context.
+import { scalingBlock, ROPE_TYPE_INFO, SCALING_FIELDS } from '../lib/index.js';
+
+export const scalingObject = (s) => scalingBlock(s.ropeScaling, s, { context: s.trainLength });
+
+/** Each scaling's name for readers ('none', then the core's labels). */
+export const SCALING_LABELS = Object.freeze({ none: 'none', ...Object.fromEntries(ROPE_TYPE_INFO.map((t) => [t.name, t.label])) });
+
+/** The page's sliders (state key -> {min, max}), from the core's table. */
+export const SCALING_SLIDERS = Object.freeze(Object.fromEntries(SCALING_FIELDS.filter((f) => f.page).map(({ page: p }) => [p.key, { min: p.min, max: p.max }])));

@@ -2,11 +2,12 @@
 // Playground's state.ts does). Every key has a type, a default and an allowed
 // range or set; anything else in the URL is ignored and a bad value falls back
 // to its default, so a pasted link can never break the page.
-import { ENCODINGS, TASKS } from '../lib/index.js';
+import { ENCODINGS, TASKS, ROPE_TYPE_INFO, SCALING_FIELDS } from '../lib/index.js';
 import { SHIPPED_IDS } from '../configs/index.js';
 import { EXPERIMENT } from './experiment.js';
 
-export const ROPE_SCALINGS = ['none', 'linear', 'dynamic', 'yarn', 'llama3'];
+// The RoPE scalings the page offers and their sliders, from the core's table.
+export const ROPE_SCALINGS = ['none', ...ROPE_TYPE_INFO.filter((t) => t.page).map((t) => t.name)];
 
 const int = (def, min, max) => ({ type: 'int', def, min, max });
 const num = (def, min, max) => ({ type: 'num', def, min, max });
@@ -46,11 +47,7 @@ export const SCHEMA = {
   play: flag(true),
   // RoPE scaling (applied to the trained RoPE model and drawn in the spectrum)
   ropeScaling: oneOf('none', ROPE_SCALINGS),
-  factor: num(4, 1, 32),
-  betaFast: num(32, 1, 64),
-  betaSlow: num(1, 0.25, 8),
-  lowFreq: num(1, 0.25, 8),
-  highFreq: num(4, 0.5, 16),
+  ...Object.fromEntries(SCALING_FIELDS.filter((f) => f.page).map(({ page: p }) => [p.key, num(p.default, p.min, p.max)])),
   // encoding views
   sinDim: int(64, 8, 256),
   sinLength: int(128, 16, 512),

@@ -10,7 +10,7 @@ import { createTaskApi } from './tasks.js';
 import { createTrainer } from './train.js';
 
 export { simdSupported, compileWasm };
-export { ROPE_TYPES } from './scaling.js';
+export { ROPE_TYPES, ROPE_TYPE_INFO, SCALING_FIELDS, scalingBlock } from './scaling.js';
 export { describeArchitecture } from './rope-config.js';
 export { FAMILIES as ROPE_FAMILIES } from './rope-families.js';
 export { ENCODINGS, ENCODING_INFO, CONFIG_SCHEMA, OPTIMIZER_SCHEMA, OPTIMIZER_KEYS } from './model.js';

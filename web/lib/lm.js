@@ -10,18 +10,16 @@
 //   lm.delete();
 import * as v from './validate.js';
 import { scope, check } from './memory.js';
-import { normaliseScaling } from './scaling.js';
+import { normaliseScaling, SCALING_FIELDS, contextKey } from './scaling.js';
 import { describeArchitecture } from './rope-config.js';
 import { parseSafetensorsHeader, parseSafetensorsIndex, WEIGHT_DTYPES } from './safetensors.js';
 import { createHfTokenizer } from './hf-tokenizer.js';
 import { plainJson } from './json-guard.js';
 import { loadLmModule } from './lm-module.js';
+import { CONFIG_SCHEMA } from '../wasm/registry.js';
 
-// cpp/wasm/bindings_lm.cpp's config slots, and the core's enums, in their order.
-const SLOTS = ['arch', 'source', 'dim', 'hiddenDim', 'layers', 'heads', 'kvHeads', 'vocabSize', 'headDim', 'rotaryDim',
-  'ropeTheta', 'normEps', 'tiedEmbeddings', 'qkvBias', 'context', 'contextSource', 'layout', 'attnScalar'];
-const CONTEXT_SOURCES = ['trained', 'file', 'converter default'];
-const LAYOUTS = ['interleaved', 'half'];
+// The RoPE pair layouts, in posenc::RopeLayout's order (the model config's ropeLayout choices).
+const LAYOUTS = CONFIG_SCHEMA.find((f) => f.name === 'ropeLayout').choices;
 const gigabytes = (bytes) => `${(bytes / 1e9).toFixed(2)} GB`;
 export const MAX_LENGTH = 1 << 17; // posenc::lm::kMaxLength
 /**
@@ -54,6 +52,8 @@ export async function loadLanguageModelApi(options) {
 export function createLanguageModelApi(mod) {
   const FAMILIES = languageModelFamilies(mod);
   const DTYPES = mod.lmDtypes(); // the core's weight dtypes, in lm::DType's order (the index lmFromTensors takes)
+  const SLOTS = mod.lmConfigSlots(); // the config's numbers as the module passes them, in their order
+  const CONTEXT_SOURCES = mod.lmContextSources(); // lm::ContextSource's names, in its order
   const ARCHS = FAMILIES.map((f) => f.name);
   const HF_ARCHS = new Map(FAMILIES.flatMap((f, i) => f.hfTypes.map((t) => [t, i])));
   // The formats posenc reads, from the core (posenc::lm::file_formats(), in lm::Source's order): [{id, label, shortName,
@@ -408,8 +408,7 @@ function withContext(block, context) {
   const out = { ...block };
   const type = out.rope_type ?? out.ropeType ?? out.type;
   const has = (snake, camel) => out[snake] != null || out[camel] != null;
-  if (['yarn', 'llama3', 'longrope'].includes(type) && !has('original_max_position_embeddings', 'originalMaxPositionEmbeddings'))
-    out.original_max_position_embeddings = context;
-  if (type === 'dynamic' && !has('max_position_embeddings', 'maxPositionEmbeddings')) out.max_position_embeddings = context;
+  const ck = SCALING_FIELDS.find((f) => f.key === contextKey(type));
+  if (ck && !has(ck.key, ck.camel)) out[ck.key] = context;
   return out;
 }

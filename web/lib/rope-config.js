@@ -10,7 +10,7 @@
 import * as v from './validate.js';
 import { plainJson } from './json-guard.js';
 import { scope, check } from './memory.js';
-import { KNOWN_UNUSED } from './scaling.js';
+import { KNOWN_UNUSED, ROPE_TYPE_INFO, reads } from './scaling.js';
 import { describeHf, MAX_LAYERS } from './rope-hf.js';
 
 const TWO_PI = 2 * Math.PI;
@@ -30,7 +30,8 @@ function optNumber(name, x, opts) {
 
 // ---------- llama.cpp GGUF metadata ----------
 
-const GGUF_SCALING = ['none', 'linear', 'yarn', 'longrope'];
+// llama.cpp's rope.scaling.type spellings (the core's table).
+const GGUF_SCALING = ROPE_TYPE_INFO.filter((t) => t.gguf).map((t) => t.gguf);
 
 function describeGguf(c) {
   const keys = Object.keys(c);
@@ -108,7 +109,6 @@ export function regimeOf(scaled, base, factor) {
 }
 
 export const REGIMES = ['kept', 'interpolated', 'blended', 'dropped'];
-const SCALED_ORIGINAL = ['llama3', 'yarn', 'longrope'];
 // 8,192 with thousands separators (locale-free, for messages).
 const num = (x) => String(x).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 
@@ -136,7 +136,7 @@ export function createRopeConfig(mod, frequencies) {
     const d = g.scaling;
     const { rt, prf, dim } = rotaryDims(g);
     let orig = null;
-    const explicitOrig = SCALED_ORIGINAL.includes(rt) ? d.original_max_position_embeddings : undefined;
+    const explicitOrig = reads(rt, 'original_max_position_embeddings') ? d.original_max_position_embeddings : undefined;
     if (explicitOrig != null) orig = g.origFrom === 'config' ? { value: explicitOrig, inferred: false, how: 'original_max_position_embeddings' }
       : { value: explicitOrig, inferred: true, how: `taken from max_position_embeddings (${num(explicitOrig)}), as HF does when the ${rt} block names no original_max_position_embeddings` };
     else if (rt === 'dynamic' && d.max_position_embeddings != null) orig = { value: d.max_position_embeddings, inferred: false, how: 'max_position_embeddings (dynamic NTK scales beyond it)' };

@@ -3,6 +3,7 @@
 // classes, RotaryEmbeddingConfigMixin.standardize_rope_params and the per-family rules
 // of rope-families.js. rope-config.js is the entry point (describeConfig).
 import * as v from './validate.js';
+import { reads } from './scaling.js';
 import { familyOf, layoutOf, slidingWindow } from './rope-families.js';
 
 export const MAX_LAYERS = 4096;
@@ -118,8 +119,6 @@ function deepseekV4(c, n, path, notes) {
   return { headDim, types, dicts, keyOf: (t) => (t === 'sliding_attention' ? 'main' : 'compress'), prf };
 }
 
-const SCALED_ORIGINAL = ['llama3', 'yarn', 'longrope'];
-
 export function describeHf(c) {
   const textConfig = get(c, 'text_config');
   if (textConfig != null && !isObj(textConfig)) throw new TypeError(`config.text_config must be an object (got ${v.show(textConfig)})`);
@@ -221,12 +220,12 @@ export function describeHf(c) {
       notes.push(`${name}: high_freq_factor (${d.high_freq_factor}) <= low_freq_factor (${d.low_freq_factor}); HF only warns, and then no pair is smoothed: each is kept or divided by factor`);
     // Where the pretraining length came from: the rope dict, the top level (Phi-3, HF gives it priority), or max_position_embeddings.
     let origFrom = null;
-    if (SCALED_ORIGINAL.includes(rt)) {
+    if (reads(rt, 'original_max_position_embeddings')) {
       if (topOrig != null) { d.original_max_position_embeddings = topOrig; origFrom = 'config'; }
       else if (d.original_max_position_embeddings != null) origFrom = 'config';
       else if (maxPos != null) { d.original_max_position_embeddings = maxPos; origFrom = 'max_position_embeddings'; }
     }
-    if (d.max_position_embeddings == null && maxPos != null && ['dynamic', 'yarn', 'longrope'].includes(rt)) d.max_position_embeddings = maxPos;
+    if (d.max_position_embeddings == null && maxPos != null && reads(rt, 'max_position_embeddings')) d.max_position_embeddings = maxPos;
     Object.assign(g, { scaling: d, scalingPath: dictPath, origFrom, queryScale: null });
     const beta = get(d, 'llama_4_scaling_beta');
     if (beta != null && family.queryScaleBeta) {

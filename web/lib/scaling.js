@@ -3,32 +3,30 @@
 // layer reads. Values are only type-checked here; the core checks ranges and
 // which keys each rope_type requires, with HF's defaults.
 import * as v from './validate.js';
+import { ROPE_SCALING_SCHEMA } from '../wasm/registry.js';
 
-export const ROPE_TYPES = ['default', 'linear', 'dynamic', 'yarn', 'llama3', 'longrope', 'proportional'];
+// The core's table (cpp/src/rope_scaling.cpp): the types, each with the keys it reads, and the keys.
+/** [{name (HF's rope_type), gguf (llama.cpp's spelling, or ''), label, fields: [keys it reads], page}], in the core's order. */
+export const ROPE_TYPE_INFO = Object.freeze(ROPE_SCALING_SCHEMA.types.map((t) => Object.freeze({ ...t, fields: Object.freeze(t.fields ? t.fields.split(',') : []) })));
+/** [{key, camel, kind: 'number' | 'integer' | 'flag' | 'factors', min, max, minExclusive, hfDefault, fromContext, page}]. */
+export const SCALING_FIELDS = Object.freeze(ROPE_SCALING_SCHEMA.fields.map((f) => Object.freeze({ ...f, page: f.page && Object.freeze({ ...f.page }) })));
+export const ROPE_TYPES = Object.freeze(ROPE_TYPE_INFO.map((t) => t.name));
+const infoOf = (type) => ROPE_TYPE_INFO.find((t) => t.name === type);
+/** Whether rope_type `type` reads the scaling key `key`. */
+export const reads = (type, key) => Boolean(infoOf(type)?.fields.includes(key));
+/**
+ * The key through which a model's (original) context reaches rope_type `type`, or null: the last of the keys it reads
+ * that HF fills from the context (original_max_position_embeddings before max_position_embeddings: HF's original
+ * defaults to max_position_embeddings, so the context set there reaches both).
+ */
+export const contextKey = (type) => infoOf(type)?.fields.findLast((k) => KIND[k].fromContext) ?? null;
 // Legacy `type` names HF's config classes rewrite before computing (Qwen2-VL: 'mrope' -> 'default').
 const LEGACY_TYPES = { mrope: 'default' };
 
-// slot name -> [snake_case key, camelCase key]; order matches the C++ Slot enum.
-const NUMERIC = [
-  ['factor', 'factor'],
-  ['max_position_embeddings', 'maxPositionEmbeddings'],
-  ['original_max_position_embeddings', 'originalMaxPositionEmbeddings'],
-  ['attention_factor', 'attentionFactor'],
-  ['beta_fast', 'betaFast'],
-  ['beta_slow', 'betaSlow'],
-  ['mscale', 'mscale'],
-  ['mscale_all_dim', 'mscaleAllDim'],
-  ['truncate', 'truncate'],
-  ['low_freq_factor', 'lowFreqFactor'],
-  ['high_freq_factor', 'highFreqFactor'],
-  ['ext_factor', 'extFactor'], // llama.cpp's YaRN ext_factor (not an HF key)
-  ['partial_rotary_factor', 'partialRotaryFactor'], // read by 'proportional' only; other types take the rotary dim as dim
-];
-const INTEGER_KEYS = new Set(['max_position_embeddings', 'original_max_position_embeddings']);
-const ARRAYS = [
-  ['long_factor', 'longFactor'],
-  ['short_factor', 'shortFactor'],
-];
+// The numbers, in the slots' order (slot 0 is the type), and the per-pair lists: [snake_case key, camelCase key].
+const NUMERIC = SCALING_FIELDS.filter((f) => f.kind !== 'factors').map((f) => [f.key, f.camel]);
+const KIND = Object.fromEntries(SCALING_FIELDS.map((f) => [f.key, f]));
+const ARRAYS = SCALING_FIELDS.filter((f) => f.kind === 'factors').map((f) => [f.key, f.camel]);
 // Keys HF knows (a config class lists them in ignore_keys_at_rope_validation, or
 // the model's attention reads them) but that do not change the frequencies:
 // accepted and reported, with what uses them.
@@ -79,8 +77,9 @@ export function normaliseScaling(scaling, halfDim, name = 'scaling') {
   NUMERIC.forEach((keys, i) => {
     let value = pick(scaling, keys);
     if (value === undefined || value === null) return;
-    if (keys[0] === 'truncate') value = v.boolean(`${name}.truncate`, value) ? 1 : 0;
-    else if (INTEGER_KEYS.has(keys[0])) v.integer(`${name}.${keys[0]}`, value, 1, 2 ** 31 - 1);
+    const f = KIND[keys[0]];
+    if (f.kind === 'flag') value = v.boolean(`${name}.${keys[0]}`, value) ? 1 : 0;
+    else if (f.kind === 'integer') v.integer(`${name}.${keys[0]}`, value, f.min, f.max);
     else v.number(`${name}.${keys[0]}`, value);
     slots[1 + i] = value;
   });
@@ -92,4 +91,24 @@ export function normaliseScaling(scaling, halfDim, name = 'scaling') {
   const theta = rawTheta === undefined || rawTheta === null ? undefined
     : v.number(`${name}.rope_theta`, rawTheta, { min: 1, minExclusive: true });
   return { slots, longFactor, shortFactor, theta, type, known };
+}
+
+/**
+ * An HF rope_scaling block of `type` (null for 'none' or 'default') from the page's slider values, keyed by the page's
+ * keys ({factor, betaFast, ...}): each key the type reads that has a slider takes `values`' value, else, when HF has no
+ * default for it, the slider's default. `context`, when given, is set at the type's contextKey.
+ */
+export function scalingBlock(type, values = {}, { context } = {}) {
+  if (type === 'none' || type === 'default') return null;
+  const info = infoOf(type);
+  if (!info) throw new RangeError(`type must be one of ${['none', ...ROPE_TYPES].map((t) => `'${t}'`).join(', ')} (got ${v.show(type)})`);
+  const block = { rope_type: type };
+  for (const key of info.fields) {
+    const f = KIND[key];
+    if (f.page && values[f.page.key] != null) block[key] = values[f.page.key];
+    else if (f.page && f.hfDefault === null) block[key] = f.page.default;
+  }
+  const ck = contextKey(type);
+  if (ck && context != null) block[ck] = context;
+  return block;
 }

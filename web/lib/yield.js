@@ -1,7 +1,7 @@
 // One turn of the event loop, so pending messages and input run between slices of long work
 // (training steps, the sweep's lengths). Not setTimeout(0): browsers wait at least 4 ms for a
-// timeout nested more than five deep, which a loop yielding every 50 ms pays each time (8% of
-// its time, measured as idle in Chromium). A MessageChannel message is not clamped. In Node a
+// timeout nested more than five deep, which a loop yielding every 50 ms pays each time (idle
+// time on every slice). A MessageChannel message is not clamped. In Node a
 // port listening would keep the process alive, so setImmediate there.
 
 function channelYield() {

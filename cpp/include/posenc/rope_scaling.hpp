@@ -5,11 +5,13 @@
 // softmax-scale correction.
 #pragma once
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
 namespace posenc {
 
+// In the order of rope_types()'s rows (a row's index is its RopeType).
 enum class RopeType { Default, Linear, Dynamic, Yarn, Llama3, LongRope, Proportional };
 
 RopeType parse_rope_type(const std::string& name);  // throws RangeError naming rope_type
@@ -50,6 +52,40 @@ struct RopeFrequencies {
   std::vector<double> inv_freq;  // dim/2 values
   double attention_scale = 1.0;  // HF's attention_factor / attention_scaling: multiplies cos and sin
 };
+
+// The keys of a scaling block, once: scaling_fields() lists them (the numbers in the order of the slots the wasm
+// layer passes them in, then the per-pair lists), rope_types() lists the types with the keys each reads. The JS
+// library, the page, the types' test and the README read both through the module (ropeScalingSchema()).
+enum class ScalingFieldKind { Number, Integer, Flag, Factors };
+struct ScalingField {
+  const char* key;    // HF's snake_case key
+  const char* camel;  // the same key in camelCase (the JS API takes either)
+  ScalingFieldKind kind;
+  // What the core accepts (Factors: each value). min_exclusive: min itself is refused.
+  double min, max;
+  bool min_exclusive;
+  // HF's default when the key is left out; NaN: none (required, or derived from other keys).
+  double hf_default;
+  // Set from the model's (original) context when left out, as HF's config classes do.
+  bool from_context;
+  // The page's slider for it (page_key empty: none): the state's key, default and range.
+  const char* page_key;
+  double page_default, page_min, page_max;
+  void (*set)(RopeScaling&, double);        // Number, Integer, Flag
+  std::vector<double> RopeScaling::*list;  // Factors
+};
+std::span<const ScalingField> scaling_fields();
+
+struct RopeTypeInfo {
+  RopeType id;
+  const char* name;   // HF's rope_type spelling
+  const char* gguf;   // llama.cpp's rope.scaling.type spelling ("" when llama.cpp has none)
+  const char* label;  // as readers know it
+  const char* fields; // the keys it reads, comma-separated (scaling_fields()' keys)
+  bool page;          // offered on the page's RoPE scaling control
+  RopeFrequencies (*compute)(int dim, double base, const RopeScaling& s, std::optional<int> seq_len);
+};
+std::span<const RopeTypeInfo> rope_types();
 
 // dim: the rotary dimension (even, >= 2). seq_len: the current sequence
 // length (max position + 1) for `dynamic` and `longrope`; unset = HF's None.
