@@ -8,6 +8,7 @@
 //   dist/app/, dist/embed.html  the full explorer and the iframe embed page
 //   dist/standalone.html      one file, works from file:// (everything inlined; the sweep runs on the main thread)
 //   dist/checkpoints/         the shipped checkpoints
+//   dist/_headers             the cross-origin isolation headers, for static hosts that read such a file
 //
 // Every chunk lives in dist/assets/, one level below dist/ as the sources are
 // one level below web/, so the relative URLs the code uses at run time
@@ -82,7 +83,7 @@ function packageReferences({ wasmBeside = false } = {}) {
       let out = code.replace(/new URL\((['"])(\.{1,2}\/[\w/.-]+\.js)\1,\s*import\.meta\.url\)/g, (m, q, path) =>
         WORKER_FILES[path] ? `new URL(/* @vite-ignore */ ${JSON.stringify(WORKER_FILES[path])}, import.meta.url)` : m);
       out = out.replace(/import\((['"])\.\.\/checkpoints\/index\.js\1\)/g, `import(${JSON.stringify(CHECKPOINTS)})`);
-      if (wasmBeside) out = out.replace(/new URL\((['"])(?:\.\.\/wasm\/)?(posenc-(?:lm-)?(?:simd|scalar)\.wasm)\1,\s*import\.meta\.url\)/g,
+      if (wasmBeside) out = out.replace(/new URL\((['"])(?:\.\.\/wasm\/)?(posenc-(?:lm-)?(?:simd|scalar)(?:-mt\.(?:wasm|worker\.js|mjs)|\.wasm))\1,\s*import\.meta\.url\)/g,
         (_, q, name) => `new URL(/* @vite-ignore */ ${JSON.stringify(`./${name}`)}, import.meta.url)`);
       if (/[\\/]web[\\/]wasm[\\/][^/\\]+\.mjs$/.test(id)) out = out.replace(/(?<![.\w$])process(?![\w$])/g, 'globalThis.process');
       return out === code ? null : { code: out, map: null };
@@ -192,6 +193,11 @@ export async function buildDist({ root, at }) {
   mkdirSync(join(out, 'checkpoints'), { recursive: true });
   for (const f of readdirSync(at('web/checkpoints'))) cpSync(at(`web/checkpoints/${f}`), join(out, 'checkpoints', f));
   if (existsSync(at('types'))) for (const f of readdirSync(at('types'))) cpSync(at(`types/${f}`), join(out, f));
+
+  // 5. For static hosts that read a _headers file (Netlify, Cloudflare Pages): the isolation `npm start` sends, so that
+  // dist/app/ runs the language models on threads there too.
+  const { ISOLATION } = await import('./serve.js');
+  writeFileSync(join(out, '_headers'), `/*\n${Object.entries(ISOLATION).map(([k, val]) => `  ${k}: ${val}\n`).join('')}`);
 
   console.log(`posenc: dist/ built in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
 }

@@ -202,7 +202,7 @@ void check_inputs(const Model& m, const int32_t* tokens, int T, const ForwardOpt
   if (o.map_layer >= 0) require_int_range("map_px", o.map_px, 1, T);
   for (int r : o.logits_rows) require_int_range("logits_rows[i]", r, 0, T - 1);
   require_int_range("keep", o.keep, 0, T);
-  require_int_range("threads", o.threads, 0, threads::kMax);
+  require_int_range("threads", o.threads, 0, threads::available());
   if (!o.past && !o.keep) return;
   if (o.scaling.type == RopeType::Dynamic)
     range_error("past and keep", "no dynamic NTK scaling (its frequencies follow the whole input's length)", "dynamic");
@@ -322,14 +322,16 @@ struct Forward {
       for (int h = 0; h < H; ++h) rope.rotate(b.qh.data() + h * head, T, P);
       for (int g = 0; g < Hkv; ++g) rope.rotate(b.kh.data() + g * head, T, P);
     }
-    const auto [keys, values] = keys_values(l);
+    const std::pair<const float*, const float*> kv = keys_values(l);
+    const float *keys = kv.first, *values = kv.second;  // (not a structured binding: clang 14's lambdas cannot capture one)
     const float scale = 1.0f / std::sqrt(static_cast<float>(c.attn_scalar > 0 ? c.attn_scalar : hd));
     const int group = H / Hkv;
     if (map) b.row_lse.resize(static_cast<std::size_t>(H) * T);
     // att [T, Q]: head h at columns h*hd; query i at position P + i. Work items of one head's rows [t0, t1),
     // kAttRows rows each (whole query blocks of the streamed attention, so each row is computed as in one call).
-    const int per = threads::current() > 1 ? kAttRows : T, chunks = (T + per - 1) / per;
-    threads::parallel_for(H * chunks, threads::current(), [&](int i) {
+    const int n = threads::for_work(static_cast<double>(H) * T * (P + T) * hd);
+    const int per = n > 1 ? kAttRows : T, chunks = (T + per - 1) / per;
+    threads::parallel_for(H * chunks, n, [&](int i) {
       const int h = i / chunks, t0 = i % chunks * per, t1 = std::min(T, t0 + per);
       const idx at = static_cast<idx>(h) * T + t0;
       const kernels::RowStats rows{stats ? b.row_entropy.data() + at : nullptr, stats ? b.row_first.data() + at : nullptr,

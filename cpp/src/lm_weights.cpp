@@ -130,7 +130,7 @@ void panel_product(float* out, const float* x, const Weight& W, const Format& f,
 // kernel calls as on one thread (a row of x or a column panel never changes how an output is summed), so
 // the result has the same bits on any number of threads.
 void matmul(float* out, const float* x, const Weight& W, int T, bool accumulate) {
-  const int threads = threads::current();
+  const int threads = threads::for_work(static_cast<double>(T) * W.rows * W.cols);
   if (W.dtype == DType::F32) {
     const float* w = f32(W);
     const int panels = (W.rows + kColPanel - 1) / kColPanel;

@@ -18,7 +18,7 @@ namespace posenc::threads {
 namespace {
 
 thread_local int tl_current = 1;
-thread_local bool tl_inside = false;  // running an item (in the pool or in the caller)
+[[maybe_unused]] thread_local bool tl_inside = false;  // running an item (in the pool or in the caller)
 
 #ifndef POSENC_NO_THREADS
 class Pool {
@@ -111,12 +111,20 @@ int hardware() {
 #endif
 }
 
-int default_count() { return std::min(hardware(), 8); }
+int default_count() { return std::min(hardware(), POSENC_THREADS_MAX); }
+
+int available() {
+#if defined(__EMSCRIPTEN__)
+  return default_count();  // the Workers the module started with, and the caller (cpp/wasm/threads-pre.js.in)
+#else
+  return kMax;
+#endif
+}
 
 void parallel_for(int n, int threads, const std::function<void(int)>& fn) {
   if (n <= 0) return;
 #ifndef POSENC_NO_THREADS
-  threads = std::min(std::min(threads, kMax), n);
+  threads = std::min({threads, available(), n});
   if (threads > 1 && !tl_inside) return pool().run(n, threads, fn);
 #else
   (void)threads;
@@ -125,6 +133,8 @@ void parallel_for(int n, int threads, const std::function<void(int)>& fn) {
 }
 
 int current() { return tl_current; }
+
+int for_work(double work) { return work < kMinWork ? 1 : tl_current; }
 
 Scope::Scope(int threads) : saved_(tl_current) { tl_current = std::clamp(threads, 1, kMax); }
 Scope::~Scope() { tl_current = saved_; }

@@ -17,8 +17,8 @@ export function createLmCore(api, post) {
       lm = null;
       const pe = await api();
       lm = await pe.loadLanguageModel(files);
-      const { config, context, contextSource, hasTokenizer, tokenizerNote } = lm;
-      return { info: { config: { ...config }, context, contextSource, hasTokenizer, tokenizerNote, description: lm.describe() } };
+      const { config, context, contextSource, hasTokenizer, tokenizerNote, threads, threadsUnavailable } = lm;
+      return { info: { config: { ...config }, context, contextSource, hasTokenizer, tokenizerNote, description: lm.describe(), threads, threadsUnavailable } };
     },
     async families() {
       return { families: (await (await api()).languageModelFamilies()).map((f) => ({ name: f.name, label: f.label })) };
