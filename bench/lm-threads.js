@@ -43,7 +43,8 @@ export function smollm2Files() {
     header[name] = { dtype: 'BF16', shape, data_offsets: [at, at + bytes] };
     at += bytes;
   }
-  const json = new TextEncoder().encode(JSON.stringify(header));
+  const text = JSON.stringify(header);
+  const json = new TextEncoder().encode(text.padEnd(Math.ceil(text.length / 8) * 8, ' ')); // (the tensors 8-byte aligned)
   const file = new Uint8Array(8 + json.length + at);
   new DataView(file.buffer).setBigUint64(0, BigInt(json.length), true);
   file.set(json, 8);
@@ -62,7 +63,8 @@ export function smollm2Files() {
   for (let c = 32; c < 127; c++) vocab[String.fromCharCode(c)] = c - 31;
   vocab['\n'] = 96;
   for (let i = Object.keys(vocab).length; i < 49152; i++) vocab[`<x${i}>`] = i;
-  const tokenizer = { version: '1.0', model: { type: 'BPE', vocab, merges: [], unk_token: '<unk>' } };
+  const tokenizer = { version: '1.0', added_tokens: [], normalizer: null, pre_tokenizer: null, post_processor: null, decoder: { type: 'Fuse' },
+    model: { type: 'BPE', vocab, merges: [], unk_token: '<unk>' } };
   return { model: file, config, tokenizer };
 }
 

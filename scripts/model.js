@@ -49,7 +49,8 @@ function parseArgs(argv) {
   };
   a.context = whole('context', 1, 1 << 17);
   a.length = whole('length', 2, 1 << 17);
-  a.threads = whole('threads', 1, 1024); // (the module's own limit is checked once it is loaded)
+  if (a.threads != null && !/^[1-9]\d*$/.test(a.threads)) fail(`--threads must be a whole number of at least 1 (got ${JSON.stringify(a.threads)})`);
+  a.threads = a.threads == null ? undefined : Number(a.threads); // (the module's own limit is checked once it is loaded)
   if (a.scaling != null) {
     try {
       a.scaling = JSON.parse(a.scaling);

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <exception>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -21,28 +22,37 @@ thread_local int tl_current = 1;
 [[maybe_unused]] thread_local bool tl_inside = false;  // running an item (in the pool or in the caller)
 
 #ifndef POSENC_NO_THREADS
+// One parallel_for: its items, handed out by `next`; `done` counts the finished ones. Pool threads hold it by
+// shared_ptr, so one that wakes after the job ended finds no item left and lets it go.
+struct Job {
+  const std::function<void(int)>* fn;
+  int n, helpers;
+  std::atomic<int> next{0};
+  int done = 0;  // (under the pool's mutex)
+  std::exception_ptr error;
+};
+
 class Pool {
  public:
   void run(int n, int threads, const std::function<void(int)>& fn) {
     std::lock_guard<std::mutex> one_job(job_mutex_);  // a second caller waits for the pool
     grow(threads - 1);
+    auto job = std::make_shared<Job>();
+    job->fn = &fn;
+    job->n = n;
+    job->helpers = threads - 1;
     {
       std::lock_guard<std::mutex> lock(mutex_);
-      fn_ = &fn;
-      n_ = n;
-      next_.store(0, std::memory_order_relaxed);
-      done_ = 0;
-      error_ = nullptr;
-      helpers_ = std::min(threads - 1, n - 1);  // pool threads that take part in this job
-      joined_ = 0;
+      job_ = job;
       ++generation_;
     }
     wake_.notify_all();
-    work();
+    work(*job);
+    // Waits for the items taken, not for the pool's threads: one that has not woken yet (a loaded machine) is not waited for.
     std::unique_lock<std::mutex> lock(mutex_);
-    finished_.wait(lock, [&] { return done_ == n_ && joined_ == helpers_; });
-    fn_ = nullptr;
-    if (error_) std::rethrow_exception(error_);
+    finished_.wait(lock, [&] { return job->done == n; });
+    job_.reset();
+    if (job->error) std::rethrow_exception(job->error);
   }
 
  private:
@@ -50,49 +60,46 @@ class Pool {
     while (static_cast<int>(workers_.size()) < want) {
       const int id = static_cast<int>(workers_.size());
       workers_.emplace_back([this, id] { loop(id); });
-      workers_.back().detach();  // lives as long as the process (a wasm module's workers, as long as the page)
+      workers_.back().detach();  // lives as long as the process (a wasm module's Workers, as long as the page)
     }
   }
   // Takes items until none is left; counts the ones it finished.
-  void work() {
+  void work(Job& job) {
     tl_inside = true;
     int finished = 0;
-    for (int i; (i = next_.fetch_add(1, std::memory_order_relaxed)) < n_; ++finished) {
+    for (int i; (i = job.next.fetch_add(1, std::memory_order_relaxed)) < job.n; ++finished) {
       try {
-        (*fn_)(i);
+        (*job.fn)(i);
       } catch (...) {
         std::lock_guard<std::mutex> lock(mutex_);
-        if (!error_) error_ = std::current_exception();
+        if (!job.error) job.error = std::current_exception();
       }
     }
     tl_inside = false;
+    if (!finished) return;
     std::lock_guard<std::mutex> lock(mutex_);
-    done_ += finished;
-    if (done_ == n_) finished_.notify_all();
+    job.done += finished;
+    if (job.done == job.n) finished_.notify_all();
   }
   void loop(int id) {
     unsigned seen = 0;
     for (;;) {
+      std::shared_ptr<Job> job;
       {
         std::unique_lock<std::mutex> lock(mutex_);
-        wake_.wait(lock, [&] { return generation_ != seen && id < helpers_; });
+        wake_.wait(lock, [&] { return generation_ != seen && job_ && id < job_->helpers; });
         seen = generation_;
+        job = job_;
       }
-      work();
-      std::lock_guard<std::mutex> lock(mutex_);
-      ++joined_;
-      if (joined_ == helpers_) finished_.notify_all();
+      work(*job);
     }
   }
 
   std::mutex job_mutex_, mutex_;
   std::condition_variable wake_, finished_;
   std::vector<std::thread> workers_;
-  const std::function<void(int)>* fn_ = nullptr;
-  int n_ = 0, done_ = 0, helpers_ = 0, joined_ = 0;
+  std::shared_ptr<Job> job_;
   unsigned generation_ = 0;
-  std::atomic<int> next_{0};
-  std::exception_ptr error_;
 };
 
 Pool& pool() {

@@ -82,3 +82,23 @@ sharedTest('stories260K: two threads give the bits of one', async () => {
     lm.delete();
   }
 }, 60000);
+
+sharedTest('npm run model --threads: the same losses on 1 and 2 threads; a bad count exits 2 with one line', async () => {
+  const { spawnSync } = await import('node:child_process');
+  const { fileURLToPath } = await import('node:url');
+  const root = fileURLToPath(new URL('../../', import.meta.url));
+  const S = (f) => fileURLToPath(new URL(`../../../shared/models/stories260K/${f}`, import.meta.url));
+  const run = (...args) => spawnSync(process.execPath, [`${root}scripts/model.js`, '--model', S('stories260K.bin'), '--tokenizer', S('tok512.bin'),
+    '--text', `${root}web/app/lm-passage.txt`, '--length', '700', ...args], { encoding: 'utf8' });
+  const [one, two] = [run('--threads', '1', '--json'), run('--threads', '2', '--json')];
+  expect([one.status, two.status]).toEqual([0, 0]);
+  expect(JSON.parse(two.stdout).nll).toEqual(JSON.parse(one.stdout).nll);
+  expect(run('--threads', '1').stdout).toMatch(/; 1 thread\n/);
+  for (const [bad, re] of [['0', /^npm run model: --threads must be a whole number of at least 1 \(got "0"\)\n$/],
+    ['two', /^npm run model: --threads must be a whole number of at least 1 \(got "two"\)\n$/],
+    ['100000', /^npm run model: --threads must be a whole number in \[1, \d+\] here \(got 100000\)\n$/]]) {
+    const r = run('--threads', bad);
+    expect([r.status, r.stdout]).toEqual([2, '']);
+    expect(r.stderr).toMatch(re);
+  }
+}, 120000);

@@ -85,7 +85,7 @@ export function modelWords(d) {
 
 // Why the model runs on one thread (the library's threadsUnavailable), in the reader's words.
 const ONE_THREAD = {
-  'not-isolated': "this page is not cross-origin isolated (its server does not send the two headers that let a page share memory between threads), so the browser gives it one",
+  'not-isolated': "this page is not cross-origin isolated (its server does not send the two headers that let a page share memory between threads), so the browser allows it only one",
   'no-shared-memory': 'this browser gives web pages no shared memory between threads',
   'no-simd': 'this browser has no WebAssembly SIMD, and the build without it runs on one',
   'given-module': 'the page asked for the single-thread build',
