@@ -8,6 +8,7 @@
 //   dist/app/, dist/embed.html  the full explorer and the iframe embed page
 //   dist/standalone.html      one file, works from file:// (everything inlined; the sweep runs on the main thread)
 //   dist/checkpoints/         the shipped checkpoints
+//   dist/_headers             the cross-origin isolation headers, for static hosts that read such a file
 //
 // Every chunk lives in dist/assets/, one level below dist/ as the sources are
 // one level below web/, so the relative URLs the code uses at run time
@@ -69,6 +70,9 @@ function noFetchedAssets() {
  * - no bare `process` (the Emscripten glue tests `typeof process`): Parcel takes that for Node's
  *   global and pulls in a polyfill.
  */
+/** `code` with every bare `process` as `globalThis.process`. */
+const globalProcess = (code) => code.replace(/(?<![.\w$])process(?![\w$])/g, 'globalThis.process');
+
 const WORKER_FILES = { './sweep-worker.js': './sweep-worker.js', '../lib/train-worker.js': './train-worker.js', './lm-worker.js': './lm-worker.js' };
 const CHECKPOINTS = 'posenc-checkpoints-index'; // a placeholder, external during the build
 /** With `wasmBeside`, the .wasm references are left to run time too (a Worker given a compiled module never fetches it). */
@@ -82,9 +86,9 @@ function packageReferences({ wasmBeside = false } = {}) {
       let out = code.replace(/new URL\((['"])(\.{1,2}\/[\w/.-]+\.js)\1,\s*import\.meta\.url\)/g, (m, q, path) =>
         WORKER_FILES[path] ? `new URL(/* @vite-ignore */ ${JSON.stringify(WORKER_FILES[path])}, import.meta.url)` : m);
       out = out.replace(/import\((['"])\.\.\/checkpoints\/index\.js\1\)/g, `import(${JSON.stringify(CHECKPOINTS)})`);
-      if (wasmBeside) out = out.replace(/new URL\((['"])(?:\.\.\/wasm\/)?(posenc-(?:lm-)?(?:simd|scalar)\.wasm)\1,\s*import\.meta\.url\)/g,
+      if (wasmBeside) out = out.replace(/new URL\((['"])(?:\.\.\/wasm\/)?(posenc-(?:lm-)?(?:simd|scalar)(?:-mt\.(?:wasm|worker\.js|mjs)|\.wasm))\1,\s*import\.meta\.url\)/g,
         (_, q, name) => `new URL(/* @vite-ignore */ ${JSON.stringify(`./${name}`)}, import.meta.url)`);
-      if (/[\\/]web[\\/]wasm[\\/][^/\\]+\.mjs$/.test(id)) out = out.replace(/(?<![.\w$])process(?![\w$])/g, 'globalThis.process');
+      if (/[\\/]web[\\/]wasm[\\/][^/\\]+\.mjs$/.test(id)) out = globalProcess(out);
       return out === code ? null : { code: out, map: null };
     },
     renderChunk: (code) => (code.includes(CHECKPOINTS)
@@ -192,6 +196,18 @@ export async function buildDist({ root, at }) {
   mkdirSync(join(out, 'checkpoints'), { recursive: true });
   for (const f of readdirSync(at('web/checkpoints'))) cpSync(at(`web/checkpoints/${f}`), join(out, 'checkpoints', f));
   if (existsSync(at('types'))) for (const f of readdirSync(at('types'))) cpSync(at(`types/${f}`), join(out, f));
+
+  // 5. The threaded module's glue and Workers' script, copied as they are for its Workers to load: no bare `process`
+  // in them either.
+  for (const f of ['posenc-lm-simd-mt.mjs', 'posenc-lm-simd-mt.worker.js']) {
+    const file = join(out, 'assets', f);
+    writeFileSync(file, globalProcess(readFileSync(file, 'utf8')));
+  }
+
+  // 6. For static hosts that read a _headers file (Netlify, Cloudflare Pages): the isolation `npm start` sends, so that
+  // dist/app/ runs the language models on threads there too.
+  const { ISOLATION } = await import('./serve.js');
+  writeFileSync(join(out, '_headers'), `/*\n${Object.entries(ISOLATION).map(([k, val]) => `  ${k}: ${val}\n`).join('')}`);
 
   console.log(`posenc: dist/ built in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
 }

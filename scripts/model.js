@@ -1,7 +1,7 @@
 // npm run model: a real language model's loss by position over a text, with any HF RoPE scaling.
 //
 //   npm run --silent model -- --model FILE [--tokenizer FILE] [--config FILE] [--context N] --text FILE
-//                             [--scaling JSON] [--length N] [--json]
+//                             [--scaling JSON] [--length N] [--threads N] [--json]
 //
 // --model      a llama2.c .bin (with --tokenizer tokenizer.bin), a GGUF, a .safetensors file (with --config
 //              config.json and --tokenizer tokenizer.json), or a model.safetensors.index.json (its shards are
@@ -10,6 +10,8 @@
 // --scaling    an HF rope_scaling object, e.g. '{"rope_type":"yarn","factor":4,"original_max_position_embeddings":512}';
 //              "dynamic" uses the whole input's length as HF does for one forward call
 // --length N   the first N tokens only
+// --threads N  threads the forward runs on (default: the machine's cores, up to the library's cap); any count gives
+//              the same numbers
 // --json       prints {"tokens": [ids fed to the model], "nll": [...]}, nll[i] = -log p(tokens[i+1] | tokens[0..i]);
 //              otherwise a table of perplexity by position range
 // Tokens start with BOS where the tokenizer defines one (SentencePiece models get the dummy-prefix space, as
@@ -19,14 +21,14 @@ import { spawnSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { modelWords } from '../web/app/lm-words.js';
 
-const USAGE = 'usage: npm run --silent model -- --model FILE [--tokenizer FILE] [--config FILE] [--context N] --text FILE [--scaling JSON] [--length N] [--json]';
+const USAGE = 'usage: npm run --silent model -- --model FILE [--tokenizer FILE] [--config FILE] [--context N] --text FILE [--scaling JSON] [--length N] [--threads N] [--json]';
 const fail = (message) => {
   process.stderr.write(`npm run model: ${String(message).replace(/\s+/g, ' ').slice(0, 400)}\n`);
   process.exit(2);
 };
 
 function parseArgs(argv) {
-  const takes = new Set(['--model', '--tokenizer', '--config', '--context', '--text', '--scaling', '--length']);
+  const takes = new Set(['--model', '--tokenizer', '--config', '--context', '--text', '--scaling', '--length', '--threads']);
   const a = {};
   for (let i = 0; i < argv.length; i++) {
     const k = argv[i];
@@ -47,6 +49,8 @@ function parseArgs(argv) {
   };
   a.context = whole('context', 1, 1 << 17);
   a.length = whole('length', 2, 1 << 17);
+  if (a.threads != null && !/^[1-9]\d*$/.test(a.threads)) fail(`--threads must be a whole number of at least 1 (got ${JSON.stringify(a.threads)})`);
+  a.threads = a.threads == null ? undefined : Number(a.threads); // (the module's own limit is checked once it is loaded)
   if (a.scaling != null) {
     try {
       a.scaling = JSON.parse(a.scaling);
@@ -111,6 +115,10 @@ async function main() {
   try {
     lm = await pe.loadLanguageModel(files(a));
     if (a.context) lm.context = a.context;
+    if (a.threads) {
+      if (a.threads > lm.threadsMax) fail(`--threads must be a whole number in [1, ${lm.threadsMax}] here (got ${a.threads})`);
+      lm.threads = a.threads;
+    }
     let tokens = lm.encode(text);
     if (a.length) {
       if (a.length > tokens.length) fail(`--length ${a.length} is more than the ${tokens.length} tokens of the text`);
@@ -123,7 +131,7 @@ async function main() {
       const whence = a.context ? 'set by --context' : lm.contextSource !== 'converter default' ? `the file's, ${lm.contextSource}`
         : `the file's, its converter's default: ${d.suggestedContext ? `suggested ${d.suggestedContext}, since ${d.suggestionReason}` : d.suggestionReason}; correct it with --context`;
       process.stdout.write(`${modelWords(d)}\n${c.layers} layers, ${c.heads}/${c.kvHeads} heads of ${c.headDim}; context ${lm.context} (${whence}); ` +
-        `scaling ${a.scaling ? JSON.stringify(a.scaling) : 'none'}\n` +
+        `scaling ${a.scaling ? JSON.stringify(a.scaling) : 'none'}; ${lm.threads} thread${lm.threads === 1 ? '' : 's'}\n` +
         `${tokens.length} tokens\n${table(nll, lm.context)}\n`);
     }
   } catch (e) {

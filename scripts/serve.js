@@ -30,9 +30,16 @@ export const CSP = ["default-src 'self'", "script-src 'self' 'wasm-unsafe-eval'"
   `connect-src 'self' ${MODEL_HOSTS.map((h) => `https://${h}`).join(' ')}`,
   "img-src 'self' data: blob:", "object-src 'none'", "base-uri 'none'", "form-action 'self'"].join('; ');
 
+// Cross-origin isolation, so the page gets shared memory and the language models run on threads: its own
+// documents only in its browsing context group (COOP), and nothing from another origin that does not agree to it
+// (COEP require-corp, which all three engines know; `credentialless` is not in WebKit). Everything the page loads is
+// its own, and a model fetched from another origin (Hugging Face) comes by CORS, which satisfies COEP.
+export const ISOLATION = { 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp' };
+
 const headers = (res, path) => {
   if (path?.endsWith('.ckpt')) res.setHeader('Content-Type', 'application/octet-stream'); // (sirv knows no type for it)
   res.setHeader('Content-Security-Policy', CSP);
+  for (const [k, val] of Object.entries(ISOLATION)) res.setHeader(k, val);
   res.setHeader('X-Content-Type-Options', 'nosniff');
   res.setHeader('Cache-Control', 'no-cache');
 };

@@ -90,6 +90,10 @@ for v in simd scalar; do
     done
   done
 done
+# the language models' module on threads (Node, and cross-origin isolated pages), and its Workers' script
+for f in posenc-lm-simd-mt.mjs posenc-lm-simd-mt.wasm posenc-lm-simd-mt.worker.js; do
+  cmp -s "build/wasm-simd/$f" "web/wasm/$f" || cp "build/wasm-simd/$f" web/wasm/
+done
 # the encoding registry and config schema, read from the module (web/wasm/registry.js)
 node scripts/registry.js
 node scripts/passage.js

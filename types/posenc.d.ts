@@ -822,6 +822,14 @@ export interface LanguageModel {
   context: number;
   /** Where the file's context came from; 'converter default' means it is probably not the trained context. */
   readonly contextSource: 'trained' | 'file' | 'converter default';
+  /**
+   * The threads its forwards run on (an integer in [1, threadsMax]; any count gives the same results): the cores, up
+   * to a cap, in Node and in a cross-origin isolated page; 1 elsewhere.
+   */
+  threads: number;
+  readonly threadsMax: number;
+  /** Why the forwards run on one thread, or null when the module runs on threads. */
+  readonly threadsUnavailable: null | 'not-isolated' | 'no-shared-memory' | 'no-simd' | 'given-module';
   readonly hasTokenizer: boolean;
   /** Why there is no tokenizer ('' when there is one). */
   readonly tokenizerNote: string;

@@ -14,6 +14,7 @@
 #include "matmul_strided.hpp"
 #include "posenc/kernels.hpp"
 #include "posenc/simd.hpp"
+#include "posenc/threads.hpp"
 #include "softmax_row.hpp"
 
 namespace posenc::lm {
@@ -23,6 +24,7 @@ using simd::fbatch;
 constexpr int W = static_cast<int>(simd::width);
 using idx = std::ptrdiff_t;
 constexpr int kRowBlock = 64;  // rows of logits, FFN activations and attention statistics at a time
+constexpr int kAttRows = 256;  // query rows of one head per work item on several threads (a multiple of the kernel's 64)
 
 // out[T, D] = x / sqrt(mean(x^2) + eps) * w
 void rmsnorm(float* out, const float* x, const float* w, int T, int D, float eps) {
@@ -197,6 +199,7 @@ void check_inputs(const Model& m, const int32_t* tokens, int T, const ForwardOpt
   if (o.map_layer >= 0) require_int_range("map_px", o.map_px, 1, T);
   for (int r : o.logits_rows) require_int_range("logits_rows[i]", r, 0, T - 1);
   require_int_range("keep", o.keep, 0, T);
+  require_int_range("threads", o.threads, 0, threads::available());
   if (!o.past && !o.keep) return;
   if (o.scaling.type == RopeType::Dynamic)
     range_error("past and keep", "no dynamic NTK scaling (its frequencies follow the whole input's length)", "dynamic");
@@ -316,18 +319,26 @@ struct Forward {
       for (int h = 0; h < H; ++h) rope.rotate(b.qh.data() + h * head, T, P);
       for (int g = 0; g < Hkv; ++g) rope.rotate(b.kh.data() + g * head, T, P);
     }
-    const auto [keys, values] = keys_values(l);
+    const std::pair<const float*, const float*> kv = keys_values(l);
+    const float *keys = kv.first, *values = kv.second;  // (not a structured binding: clang 14's lambdas cannot capture one)
     const float scale = 1.0f / std::sqrt(static_cast<float>(c.attn_scalar > 0 ? c.attn_scalar : hd));
     const int group = H / Hkv;
     if (map) b.row_lse.resize(static_cast<std::size_t>(H) * T);
-    for (int h = 0; h < H; ++h) {  // att [T, Q]: head h at columns h*hd; query i at position P + i
-      const kernels::RowStats rows{stats ? b.row_entropy.data() : nullptr, stats ? b.row_first.data() : nullptr,
-                                   map ? b.row_lse.data() + static_cast<idx>(h) * T : nullptr};
-      kernels::attention_forward(b.qh.data() + h * head, keys + (h / group) * kv_head, values + (h / group) * kv_head,
-                                 b.att.data() + static_cast<idx>(h) * hd, T, P + T, hd, hd, Q, scale, true, 0.0f, nullptr,
-                                 stats || map ? &rows : nullptr, rule.window);
-      if (stats) record_stats(l, h, o);
-    }
+    // att [T, Q]: head h at columns h*hd; query i at position P + i. Work items of one head's rows [t0, t1),
+    // kAttRows rows each (whole query blocks of the streamed attention, so each row is computed as in one call).
+    const int n = threads::for_work(static_cast<double>(H) * T * (P + T) * hd);
+    const int per = n > 1 ? kAttRows : T, chunks = (T + per - 1) / per;
+    threads::parallel_for(H * chunks, n, [&](int i) {
+      const int h = i / chunks, t0 = i % chunks * per, t1 = std::min(T, t0 + per);
+      const idx at = static_cast<idx>(h) * T + t0;
+      const kernels::RowStats rows{stats ? b.row_entropy.data() + at : nullptr, stats ? b.row_first.data() + at : nullptr,
+                                   map ? b.row_lse.data() + at : nullptr};
+      kernels::attention_forward(b.qh.data() + h * head + static_cast<idx>(t0) * hd, keys + (h / group) * kv_head,
+                                 values + (h / group) * kv_head, b.att.data() + static_cast<idx>(t0) * Q + static_cast<idx>(h) * hd,
+                                 t1 - t0, P + t1, hd, hd, Q, scale, true, 0.0f, nullptr, stats || map ? &rows : nullptr, rule.window);
+    });
+    if (stats)
+      for (int h = 0; h < H; ++h) record_stats(l, h, o);
     if (map) record_maps(scale, group, o.map_px, rule.window);
     if (fam.post_norms) {  // x += rmsnorm(att @ wo)
       matmul(b.xn.data(), b.att.data(), L.wo, T, false);
@@ -346,8 +357,8 @@ struct Forward {
       const int n = o.stats_lengths.empty() ? T : o.stats_lengths[s];
       double e = 0, f = 0;
       for (int i = 0; i < n; ++i) {
-        e += b.row_entropy[i];
-        f += b.row_first[i];
+        e += b.row_entropy[static_cast<idx>(h) * T + i];
+        f += b.row_first[static_cast<idx>(h) * T + i];
       }
       res.entropy[static_cast<idx>(s) * LH + static_cast<idx>(l) * H + h] = static_cast<float>(e / n);
       res.sink[static_cast<idx>(s) * LH + static_cast<idx>(l) * H + h] = static_cast<float>(f / n);
@@ -430,6 +441,7 @@ RopeFrequencies forward_rope_frequencies(const Config& c, const RopeScaling& sca
 
 ForwardResult forward(const Model& model, const int32_t* tokens, int T, const ForwardOptions& o) {
   check_inputs(model, tokens, T, o);
+  const threads::Scope threads(o.threads ? o.threads : threads::default_count());
   Forward f(model, T, o);
   const Config& c = model.config();
   // One RoPE table per (base, scaled) that the layers use (Gemma 3: its local and its global layers)
@@ -452,8 +464,8 @@ ForwardResult forward(const Model& model, const int32_t* tokens, int T, const Fo
     const std::size_t S = o.stats_lengths.empty() ? 1 : o.stats_lengths.size();
     f.res.entropy.assign(S * c.n_layers * c.n_heads, 0.0f);
     f.res.sink.assign(f.res.entropy.size(), 0.0f);
-    f.b.row_entropy.resize(static_cast<std::size_t>(T));
-    f.b.row_first.resize(static_cast<std::size_t>(T));
+    f.b.row_entropy.resize(static_cast<std::size_t>(c.n_heads) * T);  // [H, T]
+    f.b.row_first.resize(f.b.row_entropy.size());
   }
   f.embed(tokens);
   const std::vector<Model::Layer>& layers = Access::layers(model);

@@ -9,6 +9,7 @@
 #include "matmul_strided.hpp"
 #include "posenc/kernels.hpp"
 #include "posenc/simd.hpp"
+#include "posenc/threads.hpp"
 
 namespace posenc::lm {
 namespace {
@@ -86,28 +87,76 @@ Weight make_weight(const TensorBytes& t, bool in_place) {
   return w;
 }
 
-void matmul(float* out, const float* x, const Weight& W, int T, bool accumulate) {
-  if (W.dtype == DType::F32) return kernels::matmul(x, f32(W), out, T, W.cols, W.rows, accumulate);
-  const Format& f = format(W.dtype);
-  const std::size_t rb = row_bytes(f, W.cols);
+namespace {
+
+// Rows of x per work item when the rows are split: a multiple of the kernel's row tile (4), large enough that
+// an item's share of the work dwarfs the cost of handing it out (and, for a block format, of decoding its panel).
+constexpr int kRowChunk = 32;
+// Column panels of the float32 kernel (kernels_matmul.cpp's NC): an item of whole panels computes every output
+// exactly as the whole product does, the leftover columns included.
+constexpr int kColPanel = 256;
+
+// How many pieces to cut n into (each at least `min` long) so that `threads` threads share them evenly.
+int pieces(int n, int min, int threads) {
+  if (threads <= 1) return 1;
+  return std::max(1, std::min(n / min, 4 * threads));
+}
+
+// One panel of a block-format W: rows [r0, r0 + m) of W against rows [t0, t1) of x.
+void panel_product(float* out, const float* x, const Weight& W, const Format& f, int T, int r0, int t0, int t1,
+                   bool accumulate) {
+  const int m = std::min(kPanel, W.rows - r0);
   Scratch& s = scratch();
-  for (int r0 = 0; r0 < W.rows; r0 += kPanel) {
-    const int m = std::min(kPanel, W.rows - r0);
-    s.rows.resize(static_cast<std::size_t>(m) * W.cols);
-    f.decode(W.raw() + r0 * rb, s.rows.data(), s.rows.size() / f.block);
-    if (T < kDirect) {
-      for (int t = 0; t < T; ++t)
-        for (int r = 0; r < m; ++r) {
-          float& o = out[static_cast<idx>(t) * W.rows + r0 + r];
-          const float v = dot(x + static_cast<idx>(t) * W.cols, s.rows.data() + static_cast<idx>(r) * W.cols, W.cols);
-          o = accumulate ? o + v : v;
-        }
-      continue;
-    }
-    s.cols.resize(s.rows.size());
-    kernels::detail::transpose(s.rows.data(), m, W.cols, s.cols.data());  // [cols, m]
-    kernels::detail::matmul_strided(x, W.cols, s.cols.data(), m, out + r0, W.rows, T, W.cols, m, accumulate);
+  s.rows.resize(static_cast<std::size_t>(m) * W.cols);
+  f.decode(W.raw() + r0 * row_bytes(f, W.cols), s.rows.data(), s.rows.size() / f.block);
+  if (T < kDirect) {  // (by the whole product's T, so that every output is computed the same way however it is split)
+    for (int t = t0; t < t1; ++t)
+      for (int r = 0; r < m; ++r) {
+        float& o = out[static_cast<idx>(t) * W.rows + r0 + r];
+        const float v = dot(x + static_cast<idx>(t) * W.cols, s.rows.data() + static_cast<idx>(r) * W.cols, W.cols);
+        o = accumulate ? o + v : v;
+      }
+    return;
   }
+  s.cols.resize(s.rows.size());
+  kernels::detail::transpose(s.rows.data(), m, W.cols, s.cols.data());  // [cols, m]
+  kernels::detail::matmul_strided(x + static_cast<idx>(t0) * W.cols, W.cols, s.cols.data(), m,
+                                  out + static_cast<idx>(t0) * W.rows + r0, W.rows, t1 - t0, W.cols, m, accumulate);
+}
+
+}  // namespace
+
+// Split over threads::current() threads into items that each compute a set of outputs whole, by the same
+// kernel calls as on one thread (a row of x or a column panel never changes how an output is summed), so
+// the result has the same bits on any number of threads.
+void matmul(float* out, const float* x, const Weight& W, int T, bool accumulate) {
+  const int threads = threads::for_work(static_cast<double>(T) * W.rows * W.cols);
+  if (W.dtype == DType::F32) {
+    const float* w = f32(W);
+    const int panels = (W.rows + kColPanel - 1) / kColPanel;
+    if (threads <= 1) return kernels::matmul(x, w, out, T, W.cols, W.rows, accumulate);
+    if (panels >= 2 * threads) {  // whole column panels (the classifier: many)
+      const int per = (panels + pieces(panels, 1, threads) - 1) / pieces(panels, 1, threads);
+      return threads::parallel_for((panels + per - 1) / per, threads, [&](int i) {
+        const int c0 = i * per * kColPanel, c1 = std::min(W.rows, c0 + per * kColPanel);
+        kernels::detail::matmul_strided(x, W.cols, w + c0, W.rows, out + c0, W.rows, T, W.cols, c1 - c0, accumulate);
+      });
+    }
+    const int n = pieces(T, kRowChunk, threads), per = (T + n - 1) / n;  // rows of x
+    return threads::parallel_for((T + per - 1) / per, threads, [&](int i) {
+      const int t0 = i * per, t1 = std::min(T, t0 + per);
+      kernels::matmul(x + static_cast<idx>(t0) * W.cols, w, out + static_cast<idx>(t0) * W.rows, t1 - t0, W.cols, W.rows, accumulate);
+    });
+  }
+  const Format& f = format(W.dtype);
+  const int panels = (W.rows + kPanel - 1) / kPanel;
+  // Each item: one panel against a share of the rows (the panel decoded by each item that uses it).
+  const int splits = panels >= 4 * threads ? 1 : pieces(T, kRowChunk, threads), per = (T + splits - 1) / splits;
+  const int row_items = (T + per - 1) / per;
+  threads::parallel_for(panels * row_items, threads, [&](int i) {
+    const int p = i / row_items, t0 = (i % row_items) * per;
+    panel_product(out, x, W, f, T, p * kPanel, t0, std::min(T, t0 + per), accumulate);
+  });
 }
 
 void weight_row(const Weight& W, int r, float* out) {

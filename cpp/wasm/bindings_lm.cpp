@@ -16,6 +16,7 @@
 
 #include "bindings_common.hpp"
 #include "posenc/lm.hpp"
+#include "posenc/threads.hpp"
 
 namespace {
 
@@ -29,6 +30,7 @@ struct Handle {
   std::string tokenizer_note;
   std::vector<int32_t> tokens;  // the last lmEncode's ids
   posenc::RopeScaling scaling;  // the file's own (lm::Loaded::scaling)
+  int threads = 0;              // its forwards' ForwardOptions::threads (lmSetThreads; 0: threads::default_count())
 };
 Handle& handle(ptr h) { return *at<Handle>(h); }
 
@@ -242,6 +244,7 @@ int lm_forward(ptr h, ptr tokens, int T, ptr scaling_slots, ptr long_factor, ptr
     if (stats_count > 0) o.stats_lengths.assign(at<const int32_t>(stats_lengths), at<const int32_t>(stats_lengths) + stats_count);
     o.map_layer = map_layer;
     o.map_px = map_px;
+    o.threads = handle(h).threads;
     const lm::ForwardResult r = lm::forward(handle(h).model, at<const int32_t>(tokens), T, o);
     std::copy(r.nll.begin(), r.nll.end(), at<float>(nll));
     if (stats) std::copy(r.entropy.begin(), r.entropy.end(), at<float>(entropy));
@@ -346,6 +349,15 @@ val lm_describe(ptr h) {
   return o;
 }
 
+void lm_set_threads(ptr h, int n) { handle(h).threads = n; }
+// What threads this build has: {default: threads::default_count(), available: threads::available()}.
+val lm_threads() {
+  val o = val::object();
+  o.set("default", posenc::threads::default_count());
+  o.set("available", posenc::threads::available());
+  return o;
+}
+
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(posenc_lm) {
@@ -377,5 +389,7 @@ EMSCRIPTEN_BINDINGS(posenc_lm) {
   function("lmFormats", &lm_formats);
   function("lmDetectFormat", &lm_detect_format);
   function("lmDescribe", &lm_describe);
+  function("lmSetThreads", &lm_set_threads);
+  function("lmThreads", &lm_threads);
   emscripten::constant("lmFormatHeadBytes", static_cast<int>(lm::kFormatHeadBytes));
 }

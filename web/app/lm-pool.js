@@ -1,5 +1,5 @@
-// The language model's Workers (lm-worker.js, through workers.js): one, or for a small model up to four that each
-// hold their own copy of it, so that different scalings' forwards run at the same time on different cores. No
+// The language model's Workers (lm-worker.js, through workers.js): one (on threads where the page is cross-origin
+// isolated), or for a small model up to four that each hold their own copy of it, so that different scalings' forwards run at the same time on different cores. No
 // SharedArrayBuffer (a blog that embeds the view cannot set the COOP/COEP headers it needs): each Worker gets the
 // model's bytes and keeps its own weights (as much memory as the loaded model's describe() says: lm.hpp's policy).
 import { startWorker } from './workers.js';
@@ -64,7 +64,8 @@ export function createLmPool({ api, onNotice = () => {} }) {
     async load(files, buffers) {
       const bytes = buffers.reduce((n, b) => n + b.byteLength, 0);
       // The file's bytes guess the weights' memory (F16, Q8_0 grow as float32): checked again with the loaded model's own figure.
-      const want = poolSize(globalThis.navigator?.hardwareConcurrency, bytes);
+      // A cross-origin isolated page runs each forward on threads in one Worker (the library's threaded module) instead.
+      const want = globalThis.crossOriginIsolated === true ? 1 : poolSize(globalThis.navigator?.hardwareConcurrency, bytes);
       for (const w of workers.slice(1)) w.terminate();
       workers = workers.length ? workers.slice(0, 1) : [start(0)];
       for (let i = 1; i < want; i++) workers.push(start(i));

@@ -83,6 +83,19 @@ export function modelWords(d) {
     `${andList(types)} tensor${d.dtypes.length === 1 && d.dtypes[0].tensors === 1 ? '' : 's'}, whose weights take ${bytesWords(d.weightBytes)} of memory here.`;
 }
 
+// Why the model runs on one thread (the library's threadsUnavailable), in the reader's words.
+const ONE_THREAD = {
+  'not-isolated': "this page is not cross-origin isolated (its server does not send the two headers that let a page share memory between threads), so the browser allows it only one",
+  'no-shared-memory': 'this browser gives web pages no shared memory between threads',
+  'no-simd': 'this browser has no WebAssembly SIMD, and the build without it runs on one',
+  'given-module': 'the page asked for the single-thread build',
+};
+/** How many threads the model's forwards run on, and, on one, why (lm.threads, lm.threadsUnavailable). */
+export function threadsWords({ threads, threadsUnavailable }) {
+  if (threads > 1) return `It runs on ${count(threads)} threads here.`;
+  return `It runs on one thread here: ${ONE_THREAD[threadsUnavailable] ?? 'this device reports one processor core'}.`;
+}
+
 /**
  * Why a file's context needs the reader (its converter's default, not the trained one): the file's number, what the
  * suggestion rests on (or that nothing points to one), and what the number changes.

@@ -247,8 +247,21 @@ export function createLanguageModelApi(mod) {
       const block = scaling === undefined ? defaultScaling : scaling;
       return normaliseScaling(block == null ? null : withContext(block, context), config.rotaryDim / 2, 'scaling');
     };
+    let threads = mod.lmThreads().default;
     const lmObj = {
       config,
+      /**
+       * The threads its forwards run on (any count gives the same results): the cores, up to the build's cap, where the module
+       * runs on threads (Node; a cross-origin isolated page), else 1; settable from 1 to threadsMax.
+       */
+      get threads() { return threads; },
+      set threads(n) {
+        threads = v.integer('threads', n, 1, mod.lmThreads().available);
+        mod.lmSetThreads(h, threads);
+      },
+      get threadsMax() { return mod.lmThreads().available; },
+      /** Why the forwards run on one thread, or null: 'not-isolated', 'no-shared-memory', 'no-simd', 'given-module' (lm-module.js). */
+      threadsUnavailable: mod.threadsUnavailable ?? null,
       /** The original (trained) context that scalings extend; the file's unless set. */
       get context() { return context; },
       set context(n) { context = v.integer('context', n, 1, MAX_LENGTH); },

@@ -74,12 +74,14 @@ function locate(options, spec = PAGE) {
   const build = options.build ?? 'auto';
   if (!['auto', 'simd', 'scalar'].includes(build))
     throw new RangeError(`build must be one of 'auto', 'simd', 'scalar' (got ${String(build)})`);
-  const flavour = build === 'auto' ? (simdSupported() ? 'simd' : 'scalar') : build;
-  if (flavour === 'simd' && !simdSupported()) throw new RangeError("build 'simd' was asked for, but this engine has no wasm SIMD");
-  const file = `${spec.name}-${flavour}.wasm`;
+  const base = build === 'auto' ? (simdSupported() ? 'simd' : 'scalar') : build;
+  if (base === 'simd' && !simdSupported()) throw new RangeError("build 'simd' was asked for, but this engine has no wasm SIMD");
   // Given the module or its bytes, no URL is formed at all (a bundler may have left none: Parcel
   // rewrites the literal into a lookup that only works inside its own bundles).
   const given = options.wasmModule || options.wasmBinary;
+  // A variant of the build (lm-module.js: the one on threads) where the files are the module's own to pick.
+  const flavour = spec.variant && !given && options.wasmUrl === undefined ? spec.variant(base) : base;
+  const file = `${spec.name}-${flavour}.wasm`;
   const url = options.wasmUrl ?? (options.locateFile ? options.locateFile(file) : given ? null : spec.wasmUrls[flavour]());
   return { flavour, url: url === null ? null : toUrl(url) };
 }
@@ -134,13 +136,18 @@ export async function instantiate(options = {}, spec = PAGE) {
       };
     });
   } else if (options.wasmBinary) moduleArgs.wasmBinary = options.wasmBinary;
-  // Always given, so the glue never forms its own default URL either.
-  moduleArgs.locateFile = () => String(url ?? `${spec.name}-${flavour}.wasm`);
+  // Always given, so the glue never forms its own default URL either. (A threaded build also asks for its
+  // Workers' script: spec.worker.)
+  moduleArgs.locateFile = (file) => (file.endsWith('.worker.js') && spec.worker ? spec.worker(options, flavour, isNode)
+    : String(url ?? `${spec.name}-${flavour}.wasm`));
+  if (spec.mainScripts?.[flavour]) moduleArgs.mainScriptUrlOrBlob = String(spec.mainScripts[flavour]());
   const { default: create } = await spec.glue[flavour]();
   try {
     if (!moduleArgs.wasmBinary && !options.wasmModule && isNode && String(url).startsWith('file:'))
       moduleArgs.wasmBinary = await readNodeFile(new URL(String(url))); // a missing file is named like a failed fetch
     const mod = await Promise.race([create(moduleArgs), instantiateFailed]);
+    // Node: the threaded build's worker threads (idle, or waiting for the next job) do not keep the process alive.
+    if (isNode) for (const w of mod.PThread?.unusedWorkers ?? []) w.unref?.();
     return { mod, flavour };
   } catch (e) {
     throw failed(options, url, e);

@@ -278,6 +278,9 @@ struct ForwardOptions {
   // (its frequencies follow the whole input's length, which a part does not know).
   const KvCache* past = nullptr;
   int keep = 0;                   // return the past's rows and this forward's first `keep` rows (0..T)
+  // Threads that share the work (threads.hpp), 1..threads::kMax; 0: threads::default_count(). Any count gives
+  // the same bits.
+  int threads = 0;
 };
 struct ForwardResult {
   std::vector<float> nll;         // [T-1]: nll[i] = -log p(tok[i+1] | tok[0..i])

@@ -8,7 +8,7 @@ import { createLmPool } from '../lm-pool.js';
 import { SUGGESTED, fetchPlan, classifyFiles } from '../lm-sources.js';
 import { fetchModel, readDropped } from '../lm-fetch.js';
 import { planForwards, findNll, findStats, mapsKey, statLengths, maxTimes, lengthFor, SCALING_NAMES } from '../lm-plan.js';
-import { perplexityWords, statsWords, statPoint, modelWords, contextQuestion } from '../lm-words.js';
+import { perplexityWords, statsWords, statPoint, modelWords, contextQuestion, threadsWords } from '../lm-words.js';
 import { drawPerplexity, drawHeads, drawStats } from './lm-plots.js';
 import { PASSAGE } from '../lm-passage.js';
 import { coerce, ROPE_SCALINGS } from '../state.js';
@@ -324,6 +324,7 @@ export function createLmView(host, { state, onChange = () => {}, api, styleRoot 
     const s = settings();
     facts.replaceChildren(...[
       el('li', { className: 'lm-what', textContent: modelWords(d) }),
+      el('li', { className: 'lm-threads', textContent: threadsWords(info) }),
       el('li', { textContent: `${c.layers} layers, ${c.heads} query heads sharing ${c.kvHeads} key-value heads, head dim ${c.headDim} (${c.rotaryDim} rotated), vocabulary ${count(c.vocabSize)}` }),
       el('li', { textContent: `RoPE base θ = ${count(c.ropeTheta)}, ${c.layout === 'half' ? 'half-split' : 'interleaved'} pairs (from the format)` }),
       // (while the context is asked for, its field and what follows from it wait for the answer)
