@@ -287,6 +287,7 @@ ForwardResult forward(const Model& model, const int32_t* tokens, int T, const Fo
 // attention statistics (means of per-row values over rows [0, n)) and the pooled maps (a pixel is a maximum over
 // its rows) are taken row by row, so the stream's result equals forward()'s to float rounding with a float32 cache.
 enum class KvType { F32, F16 };
+inline constexpr KvType kKvTypes[] = {KvType::F32, KvType::F16};  // every KvType, in order
 const char* kv_type_name(KvType t);  // "float32", "float16"
 // The cache's bytes per element: 4 or 2.
 int kv_bytes(KvType t);
