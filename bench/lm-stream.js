@@ -44,7 +44,7 @@ function smolShaped(dir) {
     header[name] = { dtype: 'BF16', shape, data_offsets: [at, at + bytes] };
     at += bytes;
   }
-  const json = new TextEncoder().encode(JSON.stringify(header));
+  const text = JSON.stringify(header), json = new TextEncoder().encode(text.padEnd(Math.ceil(text.length / 8) * 8, ' ')); // (aligned data)
   const file = new Uint8Array(8 + json.length + at);
   new DataView(file.buffer).setBigUint64(0, BigInt(json.length), true);
   file.set(json, 8);
@@ -88,8 +88,8 @@ try {
         const t0 = Date.now();
         let got = null, shot = false;
         while (Date.now() - t0 < limit) {
-          got = await page.evaluate(() => { const h = document.querySelector('#your-model .lm-host'); return h ? { ...h.dataset,
-            error: h.querySelector('.lm-error').hidden ? '' : h.querySelector('.lm-error').textContent, memory: h.querySelector('.lm-memory').textContent } : null; });
+          got = await page.evaluate(() => { const h = document.querySelector('#your-model .lm-host'), e = h?.querySelector('.lm-error');
+            return e ? { ...h.dataset, error: e.hidden ? '' : e.textContent, memory: h.querySelector('.lm-memory').textContent } : null; });
           if (got?.partial && !shot) shot = Boolean(await page.screenshot(`lm-stream-${m}-${engine}`));
           if (got?.figureMs || got?.error) break;
           await new Promise((r) => setTimeout(r, 200));

@@ -498,7 +498,10 @@ export function createLmView(host, { state, onChange = () => {}, api, styleRoot 
             line.nll.set(nll, from);
             if (run.gen === my) run.doneCost += rowsCost(j, line.rows, rows);
             line.rows = rows;
-            if (run.gen === my && run.firstMs == null) host.dataset.firstPointsMs = String(run.firstMs = Math.round(performance.now() - run.t0));
+            if (run.gen === my && run.firstMs == null) {
+              host.dataset.firstPointsMs = String(run.firstMs = Math.round(performance.now() - run.t0));
+              [run.firstAt, run.firstCost] = [performance.now(), run.doneCost]; // the rate is measured from here (past the start's costs)
+            }
             drawSoon();
           };
           partial.set(j.key, line);
@@ -550,7 +553,7 @@ export function createLmView(host, { state, onChange = () => {}, api, styleRoot 
       flying.reduce((a, j) => a + rowsCost(j, 0, partial.get(j.key)?.rows ?? 0), 0);
     busyBar.value = doneNow / (doneNow + left || 1);
     const rows = flying.map((j) => partial.get(j.key)?.rows ?? 0);
-    const when = timeLeftWords(doneNow, performance.now() - run.t0, left);
+    const when = run.firstMs == null ? null : timeLeftWords(doneNow - run.firstCost, performance.now() - run.firstAt, left);
     busyText.textContent = `forward ${run.done + 1} of ${run.done + flying.length + todo.length}: ` +
       `${flying.map((j) => SCALING_NAMES[j.type]).join(' and ')} over ${count(Math.max(...flying.map((j) => j.length)))} tokens` +
       `${flying.some((j) => j.stats) ? ', with attention statistics' : ''} · ${flying.length === 1 ? `${count(rows[0])} rows done · ` : ''}` +
