@@ -97,6 +97,13 @@ export function drawPerplexity(canvas, series, { context, length, chosen, height
       else ctx.lineTo(px, py);
     });
     ctx.stroke();
+    if (buckets[t].length === 1) { // a line just starting to stream in: its one point, as a dot
+      const [b] = buckets[t];
+      ctx.fillStyle = SCALING_COLOURS[t];
+      ctx.beginPath();
+      ctx.arc(x((b.from + b.to) / 2), y(Math.max(lo, b.ppl)), 3, 0, 2 * Math.PI);
+      ctx.fill();
+    }
   }
   ctx.restore();
   canvas.dataset.series = String(types.length);
