@@ -552,12 +552,12 @@ export function createLmView(host, { state, onChange = () => {}, api, styleRoot 
     const doneNow = run.doneCost, left = [...flying, ...todo].reduce((a, j) => a + j.cost, 0) -
       flying.reduce((a, j) => a + rowsCost(j, 0, partial.get(j.key)?.rows ?? 0), 0);
     busyBar.value = doneNow / (doneNow + left || 1);
-    const rows = flying.map((j) => partial.get(j.key)?.rows ?? 0);
     const when = run.firstMs == null ? null : timeLeftWords(doneNow - run.firstCost, performance.now() - run.firstAt, left);
-    busyText.textContent = `forward ${run.done + 1} of ${run.done + flying.length + todo.length}: ` +
+    // (the words change only when a forward starts or the time left moves by a step: the status is read out when they do)
+    const text = `forward ${run.done + 1} of ${run.done + flying.length + todo.length}: ` +
       `${flying.map((j) => SCALING_NAMES[j.type]).join(' and ')} over ${count(Math.max(...flying.map((j) => j.length)))} tokens` +
-      `${flying.some((j) => j.stats) ? ', with attention statistics' : ''} · ${flying.length === 1 ? `${count(rows[0])} rows done · ` : ''}` +
-      (when ?? 'estimating the time left');
+      `${flying.some((j) => j.stats) ? ', with attention statistics' : ''} · ${when ?? 'estimating the time left'}`;
+    if (busyText.textContent !== text) busyText.textContent = text;
     progressTimer = setTimeout(() => showProgress(todo), 500);
   }
 
