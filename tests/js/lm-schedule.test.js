@@ -50,7 +50,7 @@ test('a line streaming in is bucketed as the whole line will be, cut where its l
 });
 
 test('a stream\'s steps: few rows first, then sized to take about the aimed time', () => {
-  expect(FIRST_ROWS).toBeLessThanOrEqual(64);
+  expect(FIRST_ROWS).toBeLessThanOrEqual(8); // a 135M model's first 32 rows took 3.3 s (Chromium) to 13.6 s (WebKit) under load
   expect(nextRows(32, 30)).toBe(320); // fast: ten times the rows
   expect(nextRows(256, 3000)).toBe(32); // slow: fewer, never under 32
   expect(nextRows(512, 1)).toBe(MAX_ROWS);

@@ -8,13 +8,13 @@
 //                                           predicts token from + i + 1; rows: the rows run so far), then
 //                                           {type: 'forward', id, statsByLength, maps, peaks, px, ms}
 //      (stats: false, or the lengths at which the attention statistics are wanted; the API's lm.stream, its steps
-//      sized to take about STEP_MS each, the first FIRST_ROWS rows: the page draws them at once)
+//      sized to take about STEP_MS each, the first FIRST_ROWS rows: the page draws them at once, whatever the model's size)
 //   {type: 'cancel', id, target}         -> {type: 'cancelled', id}: the stream `target` stops between two steps and
 //                                           frees its memory; its own request answers {type: 'error', name: 'AbortError'}
 //   {type: 'memory', id, length, stats, mapLayer, mapPx} -> {type: 'memory', id, memory} (lm.memory: a stream's peak)
 // Any failure answers {type: 'error', id, message}: the API's own message (a TypeError or RangeError naming the problem).
 /** The rows of a stream's first step: few, so that the first points come soon whatever the model's size. */
-export const FIRST_ROWS = 32;
+export const FIRST_ROWS = 8;
 /** The most rows a step runs (the memory plan's working memory is sized for it). */
 export const MAX_ROWS = 512;
 /** The time a step aims at: long enough that posting its rows costs nothing, short enough to cancel at once. */
