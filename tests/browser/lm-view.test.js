@@ -150,8 +150,8 @@ async function figure(page, what, points = 3) {
     rmSync(refused, { recursive: true, force: true });
   });
 
-  // The figure streams in: at 4x the context (2,048 tokens; 8x with POSENC_STREAM_TIMES=8, for the times in the report)
-  // the chosen scaling's line has points before its forward
+  // The figure streams in: at 8x the context (4,096 tokens: the chosen forward takes long enough to be caught running
+  // on a quiet machine) the chosen scaling's line has points before its forward
   // ends, the forwards start in the reader's order (the chosen scaling, none, the others), the peak memory is stated
   // before the run; Cancel mid-run frees the Worker's memory at once and leaves no partial line; a setting changed
   // mid-run drops the line it no longer wants at once. Times are reported (in the console), not asserted.
@@ -159,7 +159,7 @@ async function figure(page, what, points = 3) {
     const page = await env.newPage();
     await page.setViewport(1400, 1000);
     const model = encodeURIComponent('/test-models/stories260K/stories260K.bin /test-models/stories260K/tok512.bin');
-    const times = Number(process.env.POSENC_STREAM_TIMES ?? 4), T = 512 * times, cache = 2 * 5 * 4 * T * 8 * 4; // keys and values, float32
+    const times = Number(process.env.POSENC_STREAM_TIMES ?? 8), T = 512 * times, cache = 2 * 5 * 4 * T * 8 * 4; // keys and values, float32
     await page.goto(`${server.url}/app/?play=0&lmTimes=${times}&modelUrl=${model}`);
     await page.waitFor(() => document.body.dataset.ready === 'true', { what: 'the page', timeout: 120000 });
     await viewReady(page);
@@ -195,15 +195,15 @@ async function figure(page, what, points = 3) {
       `(${done.forwardLog}); peak ${mid.peak} bytes`);
 
     // A setting changed mid-run: the chosen line it no longer wants is dropped at once; none (still wanted) goes on.
-    await page.evaluate(() => posenc.lmView.setSettings({ lmFactor: 4 }));
-    await page.waitFor(() => /yarn/.test(document.querySelector('#your-model .lm-host').dataset.partial ?? ''), { what: 'the yarn line at factor 4', timeout: 120000, interval: 20 });
+    await page.evaluate(() => posenc.lmView.setSettings({ lmFactor: 8 })); // (a factor not computed before: its yarn line streams anew)
+    await page.waitFor(() => /yarn/.test(document.querySelector('#your-model .lm-host').dataset.partial ?? ''), { what: 'the yarn line at factor 8', timeout: 120000, interval: 20 });
     const switched = await page.evaluate(() => {
       posenc.lmView.setSettings({ lmScaling: 'linear' });
       const h = document.querySelector('#your-model .lm-host');
       return { partial: h.dataset.partial, scalings: h.querySelector('canvas.lm-ppl').dataset.scalings };
     });
     expect(switched.partial).not.toMatch(/yarn/);
-    expect(switched.scalings).not.toMatch(/yarn/); // (yarn at factor 4 had no whole line yet)
+    expect(switched.scalings).not.toMatch(/yarn/); // (yarn at factor 8 had no whole line yet)
     await figure(page, 'the figure with linear chosen', Math.log2(times) + 1);
     expect(await page.evaluate(() => document.querySelector('#your-model .lm-host').dataset.sentOrder)).toMatch(/^linear,/);
     expect(await page.errors()).toEqual([]);
