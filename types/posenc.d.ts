@@ -872,6 +872,35 @@ export interface LanguageModel {
   /** The RoPE a forward over `rows` positions with `scaling` (as forward's) rotates by: cos and sin at position p are
    * cos(p f) and sin(p f) times attentionScale, f = invFreq[i]. */
   ropeFrequencies(rows: number, scaling?: RopeScaling | null): { invFreq: Float64Array; attentionScale: number };
+  /**
+   * The same forward as {@link LanguageModel.forward}, run in chunks of at most `chunk` rows (default 256) over one cache of
+   * keys and values, each step's NLL given as soon as it is computed; equal to forward's within float rounding (dynamic
+   * NTK included). `kv`: the cache's type; 'auto' (default) is float32 while a float32 cache takes at most 64 MB, float16 above.
+   */
+  stream(tokens: ArrayLike<number>, options?: { scaling?: RopeScaling | null; stats?: boolean; statsLengths?: ArrayLike<number>; mapLayer?: number; mapPx?: number; chunk?: number; kv?: 'auto' | LanguageModelKvType }): LanguageModelStream;
+  /** The memory a stream over `length` tokens takes at its peak, in bytes, from the core's own sizes. */
+  memory(length: number, options?: { stats?: boolean; mapLayer?: number; mapPx?: number; chunk?: number; kv?: 'auto' | LanguageModelKvType }): {
+    weights: number; cache: number; work: number; total: number;
+    /** The cache's type the run takes. */
+    kv: LanguageModelKvType;
+    /** What the model's memory can still give (its maximum less what it holds now). */
+    available: number;
+  };
+  delete(): void;
+}
+
+export type LanguageModelKvType = 'float32' | 'float16';
+
+/** A forward in chunks ({@link LanguageModel.stream}). */
+export interface LanguageModelStream {
+  readonly length: number;
+  readonly chunk: number;
+  /** Rows run so far. */
+  readonly done: number;
+  /** Runs the next n rows (1..chunk): the NLL of those that predict a token, nll[i] predicting tokens[from + i + 1]. */
+  step(n?: number): { from: number; nll: Float32Array };
+  /** After the last row: the statistics and maps, as forward's. */
+  result(): { entropy: Float32Array | null; sink: Float32Array | null; statsByLength?: { length: number; entropy: Float32Array; sink: Float32Array }[]; maps: Float32Array | null; peaks: Float32Array | null; px: number };
   delete(): void;
 }
 

@@ -12,6 +12,7 @@
 #include "attention_pool_band.hpp"
 #include "lm_internal.hpp"
 #include "matmul_strided.hpp"
+#include "posenc/checkpoint.hpp"
 #include "posenc/kernels.hpp"
 #include "posenc/simd.hpp"
 #include "posenc/threads.hpp"
@@ -150,23 +151,28 @@ Rope make_rope(const Config& c, const RopeScaling& scaling, int T) {
 // increasing, so a pixel's largest weight is exp(the largest score of its cell - lse): a row costs its scores and
 // one exp per pixel, not one per key. Shapes: q [T, hd], k [T, hd], lse [T], pooled [px, px]; scratch kt [hd, T]
 // (K transposed), qs [rows, hd] (a band's queries, scaled), scores [rows, i1] (theirs), cells [px].
-// Row i sits at position i (maps are refused with a past).
+// The rows are P .. P + Tq - 1 (q and lse hold those; k holds the keys of rows 0 .. P + Tq - 1): a forward's
+// own rows (P = 0), or a stream's step, whose rows add to the pixels of the bands they fall in (a band's pixels
+// are set when its first row comes). Returns the sum over the rows of their largest weight (the peak's numerator).
 // With a window (> 0), row i sees keys (i - window, i] only: cells wholly before that are 0.
-float head_map(const float* q, const float* k, const float* lse, int T, int hd, float scale, int window, const PoolBands& bands,
-               float* pooled, Buffers& b) {
-  b.kt.resize(static_cast<std::size_t>(hd) * T);
-  kernels::detail::transpose(k, T, hd, b.kt.data());
+double head_map(const float* q, const float* k, const float* lse, int P, int Tq, int hd, float scale, int window,
+                const PoolBands& bands, float* pooled, Buffers& b) {
+  const int K = P + Tq;
+  b.kt.resize(static_cast<std::size_t>(hd) * K);
+  kernels::detail::transpose(k, K, hd, b.kt.data());
   b.cells.resize(static_cast<std::size_t>(bands.px));
   const kernels::detail::ExpNonposConstants ek = kernels::detail::exp_nonpositive_constants();
   double peak = 0;
   for (int y = 0; y < bands.px; ++y) {
-    const int i0 = bands.begin(y), i1 = bands.end(y), rows = i1 - i0;
+    const int i0 = std::max(bands.begin(y), P), i1 = std::min(bands.end(y), K), rows = i1 - i0;
+    if (rows <= 0) continue;
     b.qs.resize(static_cast<std::size_t>(rows) * hd);
-    for (idx e = 0; e < static_cast<idx>(rows) * hd; ++e) b.qs[e] = q[static_cast<idx>(i0) * hd + e] * scale;
+    for (idx e = 0; e < static_cast<idx>(rows) * hd; ++e) b.qs[e] = q[static_cast<idx>(i0 - P) * hd + e] * scale;
     b.scores.resize(static_cast<std::size_t>(rows) * i1);
-    kernels::detail::matmul_strided(b.qs.data(), hd, b.kt.data(), T, b.scores.data(), i1, rows, hd, i1, false);
+    kernels::detail::matmul_strided(b.qs.data(), hd, b.kt.data(), K, b.scores.data(), i1, rows, hd, i1, false);
     float* out = pooled + static_cast<idx>(y) * bands.px;
-    for (int x = 0; x < bands.px; ++x) out[x] = bands.begin(x) < i1 ? 0.0f : -1.0f;  // -1: no key of the cell visible
+    if (i0 == bands.begin(y))  // the band's first row: its pixels start at 0 (-1: no key of the cell visible)
+      for (int x = 0; x < bands.px; ++x) out[x] = bands.begin(x) < bands.end(y) ? 0.0f : -1.0f;
     for (int i = i0; i < i1; ++i) {
       const float* s = b.scores.data() + static_cast<idx>(i - i0) * i1;
       float top = -std::numeric_limits<float>::infinity();
@@ -177,13 +183,13 @@ float head_map(const float* q, const float* k, const float* lse, int T, int hd, 
         b.cells[n] = j1 > j0 ? kernels::detail::row_max(s + j0, j1 - j0) : -std::numeric_limits<float>::infinity();
         top = std::max(top, b.cells[n]);
       }
-      kernels::detail::exp_nonpositive_shift_sum(b.cells.data(), n, lse[i], ek);
+      kernels::detail::exp_nonpositive_shift_sum(b.cells.data(), n, lse[i - P], ek);
       for (int x = 0; x < n; ++x)
         if (bands.end(x) > lo) out[x] = std::max(out[x], b.cells[x]);
-      peak += std::exp(static_cast<double>(top) - lse[i]);
+      peak += std::exp(static_cast<double>(top) - lse[i - P]);
     }
   }
-  return static_cast<float>(peak / T);
+  return peak;
 }
 
 void check_inputs(const Model& m, const int32_t* tokens, int T, const ForwardOptions& o) {
@@ -213,6 +219,26 @@ void check_inputs(const Model& m, const int32_t* tokens, int T, const ForwardOpt
                 std::to_string(o.past->k.size()) + " and " + std::to_string(o.past->v.size()));
 }
 
+// A stream's state across its steps (Stream::State holds it): the cache of all T rows, [L, Hkv, T, hd] keys and
+// values, float32 or float16; the statistics' sums over the rows so far; the maps' pixels and the peaks' sums.
+struct StreamCache {
+  KvType type = KvType::F32;
+  int rows = 0;                          // T: the whole input's length
+  std::vector<float> k32, v32;           // F32
+  std::vector<uint16_t> k16, v16;        // F16
+  std::vector<int> lengths;              // the statistics' lengths (S)
+  std::vector<double> entropy, sink;     // [S, L, H]: sums over the rows so far below each length
+  std::vector<float> maps;               // [H, px, px]
+  std::vector<double> peaks;             // [H]: sums over the rows so far
+};
+
+// The keys and values attention reads for one layer: [Hkv] heads of rows 0 .. P + T - 1, `stride` floats apart.
+struct KeysValues {
+  const float* k;
+  const float* v;
+  idx stride;
+};
+
 struct Forward {
   const Model& m;
   const Config& c;
@@ -222,7 +248,8 @@ struct Forward {
   const KvCache* past = nullptr;
   int keep = 0;              // rows of this forward kept in res.cache
   Buffers b;
-  std::vector<float> kfull, vfull;  // with a past: [Hkv, P + T, hd], the past's rows then this forward's
+  std::vector<float> kfull, vfull;  // with a past or a 16-bit stream cache: [Hkv, P + T, hd], the earlier rows then this forward's
+  StreamCache* sc = nullptr;        // a stream's step: its rows are P .. P + T - 1 of sc->rows
   ForwardResult res;
 
   Forward(const Model& model, int T_, const ForwardOptions& o)
@@ -251,7 +278,8 @@ struct Forward {
 
   // With a past: kfull, vfull [Hkv, P + T, hd] = layer l's past rows, then kh, vh [Hkv, T, hd]. With keep:
   // res.cache's layer l = the first P + keep rows of those. Returns the keys and values attention reads.
-  std::pair<const float*, const float*> keys_values(int l) {
+  KeysValues keys_values(int l) {
+    if (sc) return cached(l);
     const idx rows = P + T;
     const float* k = b.kh.data();
     const float* v = b.vh.data();
@@ -274,7 +302,38 @@ struct Forward {
         std::copy_n(v + g * rows * hd, kept, res.cache.v.data() + dst);
       }
     }
-    return {k, v};
+    return {k, v, rows * hd};
+  }
+
+  // A stream's step: this step's rows kh, vh [Hkv, T, hd] go into the cache at rows P .. P + T - 1 of layer l; the
+  // cache's rows 0 .. P + T - 1 are read in place (float32) or decoded into kfull, vfull (float16: attention then sees
+  // every key and value, this step's too, as the cache holds them).
+  KeysValues cached(int l) {
+    const idx cap = sc->rows, n = P + T, layer = static_cast<idx>(l) * Hkv * cap * hd, own = static_cast<idx>(T) * hd;
+    if (sc->type == KvType::F32) {
+      for (int g = 0; g < Hkv; ++g) {
+        const idx at = layer + (g * cap + P) * hd;
+        std::copy_n(b.kh.data() + g * own, own, sc->k32.data() + at);
+        std::copy_n(b.vh.data() + g * own, own, sc->v32.data() + at);
+      }
+      return {sc->k32.data() + layer, sc->v32.data() + layer, cap * hd};
+    }
+    kfull.resize(static_cast<std::size_t>(Hkv) * n * hd);
+    vfull.resize(kfull.size());
+    for (int g = 0; g < Hkv; ++g) {
+      const idx at = layer + (g * cap + P) * hd;
+      for (idx e = 0; e < own; ++e) {
+        sc->k16[at + e] = float_to_half(b.kh[g * own + e]);
+        sc->v16[at + e] = float_to_half(b.vh[g * own + e]);
+      }
+      const uint16_t* k = sc->k16.data() + layer + g * cap * hd;
+      const uint16_t* v = sc->v16.data() + layer + g * cap * hd;
+      for (idx e = 0; e < n * hd; ++e) {
+        kfull[g * n * hd + e] = f16_to_f32(k[e]);
+        vfull[g * n * hd + e] = f16_to_f32(v[e]);
+      }
+    }
+    return {kfull.data(), vfull.data(), n * hd};
   }
 
   // x [T, D] = embedding rows of the tokens (tied: rows of the classifier), times sqrt(D) in the family's with
@@ -314,13 +373,12 @@ struct Forward {
     split_heads(b.q.data(), b.qh.data(), T, H, hd);  // [H, T, hd]
     split_heads(b.k.data(), b.kh.data(), T, Hkv, hd);
     split_heads(b.v.data(), b.vh.data(), T, Hkv, hd);
-    const idx head = static_cast<idx>(T) * hd, kv_head = static_cast<idx>(P + T) * hd;
+    const idx head = static_cast<idx>(T) * hd;
     if (rule.rope) {
       for (int h = 0; h < H; ++h) rope.rotate(b.qh.data() + h * head, T, P);
       for (int g = 0; g < Hkv; ++g) rope.rotate(b.kh.data() + g * head, T, P);
     }
-    const std::pair<const float*, const float*> kv = keys_values(l);
-    const float *keys = kv.first, *values = kv.second;  // (not a structured binding: clang 14's lambdas cannot capture one)
+    const KeysValues kv = keys_values(l);
     const float scale = 1.0f / std::sqrt(static_cast<float>(c.attn_scalar > 0 ? c.attn_scalar : hd));
     const int group = H / Hkv;
     if (map) b.row_lse.resize(static_cast<std::size_t>(H) * T);
@@ -333,13 +391,13 @@ struct Forward {
       const idx at = static_cast<idx>(h) * T + t0;
       const kernels::RowStats rows{stats ? b.row_entropy.data() + at : nullptr, stats ? b.row_first.data() + at : nullptr,
                                    map ? b.row_lse.data() + at : nullptr};
-      kernels::attention_forward(b.qh.data() + h * head + static_cast<idx>(t0) * hd, keys + (h / group) * kv_head,
-                                 values + (h / group) * kv_head, b.att.data() + static_cast<idx>(t0) * Q + static_cast<idx>(h) * hd,
+      kernels::attention_forward(b.qh.data() + h * head + static_cast<idx>(t0) * hd, kv.k + (h / group) * kv.stride,
+                                 kv.v + (h / group) * kv.stride, b.att.data() + static_cast<idx>(t0) * Q + static_cast<idx>(h) * hd,
                                  t1 - t0, P + t1, hd, hd, Q, scale, true, 0.0f, nullptr, stats || map ? &rows : nullptr, rule.window);
     });
     if (stats)
       for (int h = 0; h < H; ++h) record_stats(l, h, o);
-    if (map) record_maps(scale, group, o.map_px, rule.window);
+    if (map) record_maps(scale, group, o.map_px, rule.window, kv);
     if (fam.post_norms) {  // x += rmsnorm(att @ wo)
       matmul(b.xn.data(), b.att.data(), L.wo, T, false);
       rmsnorm(b.xn.data(), b.xn.data(), L.attn_post_norm.data(), T, D, eps);
@@ -349,8 +407,23 @@ struct Forward {
     }
   }
 
-  // Head h of layer l's statistics at each stats length n: means of the per-row values over rows [0, n).
+  // Head h of layer l's statistics at each stats length n: means of the per-row values over rows [0, n) (a stream's
+  // step: its rows' values added to the sums, divided at the end).
   void record_stats(int l, int h, const ForwardOptions& o) {
+    if (sc) {
+      const idx LH = static_cast<idx>(c.n_layers) * H;
+      for (std::size_t s = 0; s < sc->lengths.size(); ++s) {
+        const int n = std::min(T, sc->lengths[s] - P);
+        double e = 0, f = 0;
+        for (int i = 0; i < n; ++i) {
+          e += b.row_entropy[static_cast<idx>(h) * T + i];
+          f += b.row_first[static_cast<idx>(h) * T + i];
+        }
+        sc->entropy[static_cast<idx>(s) * LH + static_cast<idx>(l) * H + h] += e;
+        sc->sink[static_cast<idx>(s) * LH + static_cast<idx>(l) * H + h] += f;
+      }
+      return;
+    }
     const std::size_t S = o.stats_lengths.empty() ? 1 : o.stats_lengths.size();
     const idx LH = static_cast<idx>(c.n_layers) * H;
     for (std::size_t s = 0; s < S; ++s) {
@@ -365,15 +438,22 @@ struct Forward {
     }
   }
 
-  // The chosen layer's heads pooled to px x px (a second pass over their scores, no softmax: head_map).
-  void record_maps(float scale, int group, int px, int window) {
+  // The chosen layer's heads pooled to px x px (a second pass over their scores, no softmax: head_map); a stream's
+  // step adds its rows to the stream's pixels and peak sums.
+  void record_maps(float scale, int group, int px, int window, const KeysValues& kv) {
     const idx head = static_cast<idx>(T) * hd;
-    const PoolBands bands(T, px);
-    res.maps.resize(static_cast<std::size_t>(H) * px * px);
-    res.peaks.resize(H);
-    for (int h = 0; h < H; ++h)
-      res.peaks[h] = head_map(b.qh.data() + h * head, b.kh.data() + (h / group) * head, b.row_lse.data() + h * static_cast<idx>(T), T,
-                              hd, scale, window, bands, res.maps.data() + static_cast<idx>(h) * px * px, b);
+    const PoolBands bands(sc ? sc->rows : T, px);
+    if (!sc) {
+      res.maps.resize(static_cast<std::size_t>(H) * px * px);
+      res.peaks.resize(H);
+    }
+    float* maps = sc ? sc->maps.data() : res.maps.data();
+    for (int h = 0; h < H; ++h) {
+      const double peak = head_map(b.qh.data() + h * head, kv.k + (h / group) * kv.stride, b.row_lse.data() + h * static_cast<idx>(T), P, T,
+                                   hd, scale, window, bands, maps + static_cast<idx>(h) * px * px, b);
+      if (sc) sc->peaks[h] += peak;
+      else res.peaks[h] = static_cast<float>(peak / T);
+    }
   }
 
   // x += W_down (silu(W_gate xn) * W_up xn), xn = rmsnorm(x), kRowBlock rows at a time; with the family's
@@ -404,12 +484,14 @@ struct Forward {
     }
   }
 
-  // nll[i] = logsumexp(logits_i) - logits_i[tok[i+1]], logits [kRowBlock, V] at a time
+  // nll[i] = logsumexp(logits_i) - logits_i[tok[i+1]], logits [kRowBlock, V] at a time (a stream's step: its rows
+  // that predict a token, its last one too unless it is the input's)
   void head(const int32_t* tok, const ForwardOptions& o) {
     const int V = c.vocab_size;
     rmsnorm(b.xn.data(), b.x.data(), Access::out_norm(m).data(), T, D, static_cast<float>(c.norm_eps));
     std::vector<float> logits(static_cast<std::size_t>(kRowBlock) * V);
-    res.nll.resize(static_cast<std::size_t>(T - 1));
+    const int predicting = sc ? std::min(T, sc->rows - P - 1) : T - 1;
+    res.nll.resize(static_cast<std::size_t>(predicting));
     res.logits.resize(o.logits_rows.size() * V);
     for (int t0 = 0; t0 < T; t0 += kRowBlock) {
       const int n = std::min(kRowBlock, T - t0);
@@ -417,17 +499,68 @@ struct Forward {
       for (int i = 0; i < n; ++i) {
         const float* row = logits.data() + static_cast<idx>(i) * V;
         const int t = t0 + i;
-        if (t + 1 < T) res.nll[t] = logsumexp(row, V) - row[tok[t + 1]];
+        if (t < predicting) res.nll[t] = logsumexp(row, V) - row[tok[t + 1]];
         for (std::size_t r = 0; r < o.logits_rows.size(); ++r)
           if (o.logits_rows[r] == t) std::copy_n(row, V, res.logits.data() + r * V);
       }
     }
-    for (int t = 0; t + 1 < T; ++t)
+    for (int t = 0; t < predicting; ++t)
       if (!std::isfinite(res.nll[t]))
-        throw Error(ErrorKind::Range, "the forward pass overflowed: nll[" + std::to_string(t) + "] is " + format_number(res.nll[t]) +
+        throw Error(ErrorKind::Range, "the forward pass overflowed: nll[" + std::to_string(P + t) + "] is " + format_number(res.nll[t]) +
                                           " (the weights give non-finite activations)");
   }
 };
+
+// One RoPE table per (base, scaled) that the layers use (Gemma 3: its local and its global layers), over positions
+// [0, n) at the input's length n
+struct Ropes {
+  std::vector<std::pair<std::pair<double, bool>, Rope>> tables;
+  std::vector<int> of;  // layer -> its table
+  const Rope& operator[](int l) const { return tables[of[l]].second; }
+};
+Ropes make_ropes(const Config& c, const RopeScaling& scaling, int n) {
+  Ropes r;
+  for (int l = 0; l < c.n_layers; ++l) {
+    const Config::Layer rule = c.layers.empty() ? Config::Layer{} : c.layers[l];
+    const std::pair<double, bool> key{rule.theta > 0 ? rule.theta : c.rope_theta, rule.scaled};
+    auto it = std::find_if(r.tables.begin(), r.tables.end(), [&](const auto& t) { return t.first == key; });
+    if (it == r.tables.end()) {
+      Config cl = c;
+      cl.rope_theta = key.first;
+      r.tables.emplace_back(key, make_rope(cl, key.second ? scaling : RopeScaling{}, n));
+      it = r.tables.end() - 1;
+    }
+    r.of.push_back(static_cast<int>(it - r.tables.begin()));
+  }
+  return r;
+}
+
+// The layers and the head over f's rows (tokens: theirs, and the one after when there is one)
+void run(Forward& f, const int32_t* tokens, const Ropes& ropes, const ForwardOptions& o) {
+  const Config& c = f.c;
+  if (o.head_stats) {
+    f.b.row_entropy.resize(static_cast<std::size_t>(c.n_heads) * f.T);  // [H, T]
+    f.b.row_first.resize(f.b.row_entropy.size());
+  }
+  f.embed(tokens);
+  const std::vector<Model::Layer>& layers = Access::layers(f.m);
+  for (int l = 0; l < c.n_layers; ++l) {
+    f.attention(layers[l], ropes[l], o.head_stats, o.map_layer == l, o, l);
+    f.ffn(layers[l]);
+  }
+  f.head(tokens, o);
+}
+
+ForwardOptions forward_options(const StreamOptions& s) {
+  ForwardOptions o;
+  o.scaling = s.scaling;
+  o.head_stats = s.head_stats;
+  o.stats_lengths = s.stats_lengths;
+  o.map_layer = s.map_layer;
+  o.map_px = s.map_px;
+  o.threads = s.threads;
+  return o;
+}
 
 }  // namespace
 
@@ -444,37 +577,118 @@ ForwardResult forward(const Model& model, const int32_t* tokens, int T, const Fo
   const threads::Scope threads(o.threads ? o.threads : threads::default_count());
   Forward f(model, T, o);
   const Config& c = model.config();
-  // One RoPE table per (base, scaled) that the layers use (Gemma 3: its local and its global layers)
-  std::vector<std::pair<std::pair<double, bool>, Rope>> ropes;
-  ropes.reserve(static_cast<std::size_t>(c.n_layers));  // (rope_of points into it)
-  std::vector<const Rope*> rope_of(c.n_layers);
-  for (int l = 0; l < c.n_layers; ++l) {
-    const Config::Layer rule = c.layers.empty() ? Config::Layer{} : c.layers[l];
-    const std::pair<double, bool> key{rule.theta > 0 ? rule.theta : c.rope_theta, rule.scaled};
-    auto it = std::find_if(ropes.begin(), ropes.end(), [&](const auto& r) { return r.first == key; });
-    if (it == ropes.end()) {
-      Config cl = c;
-      cl.rope_theta = key.first;
-      ropes.emplace_back(key, make_rope(cl, key.second ? o.scaling : RopeScaling{}, f.P + T));
-      it = ropes.end() - 1;
-    }
-    rope_of[l] = &it->second;
-  }
+  const Ropes ropes = make_ropes(c, o.scaling, f.P + T);
   if (o.head_stats) {
     const std::size_t S = o.stats_lengths.empty() ? 1 : o.stats_lengths.size();
     f.res.entropy.assign(S * c.n_layers * c.n_heads, 0.0f);
     f.res.sink.assign(f.res.entropy.size(), 0.0f);
-    f.b.row_entropy.resize(static_cast<std::size_t>(c.n_heads) * T);  // [H, T]
-    f.b.row_first.resize(f.b.row_entropy.size());
   }
-  f.embed(tokens);
-  const std::vector<Model::Layer>& layers = Access::layers(model);
-  for (int l = 0; l < c.n_layers; ++l) {
-    f.attention(layers[l], *rope_of[l], o.head_stats, o.map_layer == l, o, l);
-    f.ffn(layers[l]);
-  }
-  f.head(tokens, o);
+  run(f, tokens, ropes, o);
   return std::move(f.res);
+}
+
+// --- Stream
+const char* kv_type_name(KvType t) { return t == KvType::F16 ? "float16" : "float32"; }
+int kv_bytes(KvType t) { return t == KvType::F16 ? 2 : 4; }
+std::size_t kv_cache_bytes(const Config& c, int T, KvType t) {
+  return std::size_t{2} * c.n_layers * c.n_kv_heads * static_cast<std::size_t>(T) * c.hd() * kv_bytes(t);
+}
+KvType kv_type_for(const Config& c, int T) { return kv_cache_bytes(c, T, KvType::F32) <= kKvF32Bytes ? KvType::F32 : KvType::F16; }
+
+StreamMemory stream_memory(const Model& m, int T, const StreamOptions& o) {
+  const Config& c = m.config();
+  const std::size_t n = static_cast<std::size_t>(std::clamp(o.chunk, 1, std::max(1, T))), t = static_cast<std::size_t>(T);
+  const std::size_t D = c.dim, F = c.hidden_dim, V = c.vocab_size, hd = c.hd(), Q = c.n_heads * hd, KV = c.n_kv_heads * hd;
+  StreamMemory r;
+  r.weights = m.weight_bytes();
+  r.cache = kv_cache_bytes(c, T, o.kv);
+  std::size_t floats = n * (2 * D + 3 * Q + 4 * KV)                           // a step's activations (Buffers)
+                       + 2 * kRowBlock * F + kRowBlock * V                    // the FFN's and the logits' row blocks
+                       + kRowBlock * std::max({D, F, Q})                      // a weight block decoded to float32
+                       + t * c.rd() * 2                                       // RoPE tables (up to two bases)
+                       + n * (3 + c.n_heads) + n;                             // row statistics, log-sum-exps, the step's NLL
+  if (o.kv == KvType::F16) floats += 2 * KV * t;                              // one layer's keys and values, decoded
+  if (o.map_layer >= 0 && o.map_px > 0) {
+    const std::size_t px = o.map_px, band = (t + px - 1) / px + 1;
+    floats += hd * t + band * (hd + t) + px + c.n_heads * px * px;            // head_map's scratch, the pixels
+  }
+  r.work = floats * 4 + t * 4;                                                 // + the tokens
+  return r;
+}
+
+struct Stream::State {
+  const Model* m;
+  std::vector<int32_t> tokens;
+  ForwardOptions o;
+  int chunk;
+  Ropes ropes;
+  StreamCache cache;
+  int done = 0;
+};
+
+Stream::Stream(const Model& m, const int32_t* tokens, int T, const StreamOptions& so) {
+  const Config& c = m.config();
+  ForwardOptions o = forward_options(so);
+  check_inputs(m, tokens, T, o);
+  require_int_range("chunk", so.chunk, 1, kMaxLength);
+  s_ = std::make_unique<State>(State{&m, std::vector<int32_t>(tokens, tokens + T), o, so.chunk, make_ropes(c, so.scaling, T), {}, 0});
+  StreamCache& sc = s_->cache;
+  sc.type = so.kv;
+  sc.rows = T;
+  const std::size_t n = static_cast<std::size_t>(c.n_layers) * c.n_kv_heads * T * c.hd();
+  if (so.kv == KvType::F32) {
+    sc.k32.resize(n);
+    sc.v32.resize(n);
+  } else {
+    sc.k16.resize(n);
+    sc.v16.resize(n);
+  }
+  if (so.head_stats) {
+    sc.lengths = so.stats_lengths.empty() ? std::vector<int>{T} : so.stats_lengths;
+    sc.entropy.assign(sc.lengths.size() * c.n_layers * c.n_heads, 0.0);
+    sc.sink.assign(sc.entropy.size(), 0.0);
+  }
+  if (so.map_layer >= 0) {
+    sc.maps.assign(static_cast<std::size_t>(c.n_heads) * so.map_px * so.map_px, 0.0f);
+    sc.peaks.assign(static_cast<std::size_t>(c.n_heads), 0.0);
+  }
+}
+Stream::~Stream() = default;
+Stream::Stream(Stream&&) noexcept = default;
+Stream& Stream::operator=(Stream&&) noexcept = default;
+int Stream::length() const { return s_->cache.rows; }
+int Stream::done() const { return s_->done; }
+
+std::vector<float> Stream::step(int n) {
+  State& s = *s_;
+  require_int_range("n", n, 1, s.chunk);
+  if (s.done >= s.cache.rows) range_error("step", "a stream with rows left to run", "every row already run");
+  const int T = std::min(n, s.cache.rows - s.done);
+  const threads::Scope threads(s.o.threads ? s.o.threads : threads::default_count());
+  ForwardOptions o = s.o;
+  Forward f(*s.m, T, ForwardOptions{});
+  f.P = s.done;
+  f.sc = &s.cache;
+  run(f, s.tokens.data() + s.done, s.ropes, o);
+  s.done += T;
+  return std::move(f.res.nll);
+}
+
+ForwardResult Stream::result() const {
+  const State& s = *s_;
+  if (s.done < s.cache.rows)
+    range_error("result", "a stream whose rows have all run", std::to_string(s.done) + " of " + std::to_string(s.cache.rows) + " rows run");
+  ForwardResult r;
+  const StreamCache& sc = s.cache;
+  const std::size_t LH = static_cast<std::size_t>(s.m->config().n_layers) * s.m->config().n_heads;
+  for (std::size_t i = 0; i < sc.entropy.size(); ++i) {
+    const double len = sc.lengths[i / LH];
+    r.entropy.push_back(static_cast<float>(sc.entropy[i] / len));
+    r.sink.push_back(static_cast<float>(sc.sink[i] / len));
+  }
+  r.maps = sc.maps;
+  for (double p : sc.peaks) r.peaks.push_back(static_cast<float>(p / sc.rows));
+  return r;
 }
 
 }  // namespace posenc::lm

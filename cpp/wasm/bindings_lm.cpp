@@ -295,6 +295,72 @@ int lm_rope_frequencies(ptr h, ptr scaling_slots, ptr long_factor, ptr short_fac
   });
 }
 
+// --- A forward in chunks (lm::Stream), handed to JS as an opaque address (lmStreamDelete frees it). kv: the cache's
+// lm::KvType index, or -1 for the core's rule (lm::kv_type_for).
+lm::StreamOptions stream_options(ptr h, int T, ptr scaling_slots, ptr long_factor, ptr short_factor, int factor_count, bool stats,
+                                 ptr stats_lengths, int stats_count, int map_layer, int map_px, int kv, int chunk) {
+  lm::StreamOptions o;
+  o.scaling = unpack_scaling(at<const double>(scaling_slots), long_factor, short_factor, factor_count);
+  o.head_stats = stats;
+  if (stats_count > 0) o.stats_lengths.assign(at<const int32_t>(stats_lengths), at<const int32_t>(stats_lengths) + stats_count);
+  o.map_layer = map_layer;
+  o.map_px = map_px;
+  o.kv = kv < 0 ? lm::kv_type_for(handle(h).model.config(), T) : static_cast<lm::KvType>(kv);
+  o.chunk = chunk;
+  return o;
+}
+
+int lm_stream_new(ptr h, ptr tokens, int T, ptr scaling_slots, ptr long_factor, ptr short_factor, int factor_count, bool stats,
+                  ptr stats_lengths, int stats_count, int map_layer, int map_px, int kv, int chunk, ptr out) {
+  return guard([&] {
+    const lm::StreamOptions o = stream_options(h, T, scaling_slots, long_factor, short_factor, factor_count, stats, stats_lengths,
+                                               stats_count, map_layer, map_px, kv, chunk);
+    *at<ptr>(out) = reinterpret_cast<ptr>(new lm::Stream(handle(h).model, at<const int32_t>(tokens), T, o));
+  });
+}
+// out: [weights, cache, work] bytes, then the cache's lm::KvType index; kv as lm_stream_new's
+int lm_stream_memory(ptr h, int T, bool stats, int map_layer, int map_px, int kv, int chunk, ptr out) {
+  return guard([&] {
+    posenc::require_int_range("T", T, 2, lm::kMaxLength);
+    lm::StreamOptions o;
+    o.head_stats = stats;
+    o.map_layer = map_layer;
+    o.map_px = map_px;
+    o.kv = kv < 0 ? lm::kv_type_for(handle(h).model.config(), T) : static_cast<lm::KvType>(kv);
+    o.chunk = chunk;
+    const lm::StreamMemory m = lm::stream_memory(handle(h).model, T, o);
+    double* v = at<double>(out);
+    v[0] = static_cast<double>(m.weights), v[1] = static_cast<double>(m.cache), v[2] = static_cast<double>(m.work);
+    v[3] = static_cast<int>(o.kv);
+  });
+}
+// nll: [n] floats (JS-allocated); count: how many the step wrote (int32)
+int lm_stream_step(ptr s, int n, ptr nll, ptr count) {
+  return guard([&] {
+    const std::vector<float> r = at<lm::Stream>(s)->step(n);
+    std::copy(r.begin(), r.end(), at<float>(nll));
+    *at<int32_t>(count) = static_cast<int32_t>(r.size());
+  });
+}
+int lm_stream_done(ptr s) { return at<lm::Stream>(s)->done(); }
+// entropy, sink [S*L*H], maps [H*px*px], peaks [H]: as lm_forward's (each written when the stream computes it)
+int lm_stream_result(ptr s, ptr entropy, ptr sink, ptr maps, ptr peaks) {
+  return guard([&] {
+    const lm::ForwardResult r = at<lm::Stream>(s)->result();
+    std::copy(r.entropy.begin(), r.entropy.end(), at<float>(entropy));
+    std::copy(r.sink.begin(), r.sink.end(), at<float>(sink));
+    std::copy(r.maps.begin(), r.maps.end(), at<float>(maps));
+    std::copy(r.peaks.begin(), r.peaks.end(), at<float>(peaks));
+  });
+}
+void lm_stream_delete(ptr s) { delete at<lm::Stream>(s); }
+// The cache types' names (lm::KvType's order)
+val lm_kv_types() {
+  val out = val::array();
+  for (lm::KvType t : lm::kKvTypes) out.call<void>("push", std::string(lm::kv_type_name(t)));
+  return out;
+}
+
 // The weight dtypes' names in lm::DType's order: the index lmFromTensors takes for a tensor's dtype.
 val lm_dtypes() {
   val out = val::array();
@@ -386,6 +452,13 @@ EMSCRIPTEN_BINDINGS(posenc_lm) {
   function("lmTensorViews", &lm_tensor_views);
   function("lmLayerRules", &lm_layer_rules);
   function("lmRopeFrequencies", &lm_rope_frequencies);
+  function("lmStreamNew", &lm_stream_new);
+  function("lmStreamMemory", &lm_stream_memory);
+  function("lmStreamStep", &lm_stream_step);
+  function("lmStreamDone", &lm_stream_done);
+  function("lmStreamResult", &lm_stream_result);
+  function("lmStreamDelete", &lm_stream_delete);
+  function("lmKvTypes", &lm_kv_types);
   function("lmFormats", &lm_formats);
   function("lmDetectFormat", &lm_detect_format);
   function("lmDescribe", &lm_describe);

@@ -150,6 +150,65 @@ async function figure(page, what, points = 3) {
     rmSync(refused, { recursive: true, force: true });
   });
 
+  // The figure streams in: at 8x the context (4,096 tokens: the chosen forward takes long enough to be caught running
+  // on a quiet machine) the chosen scaling's line has points before its forward
+  // ends, the forwards start in the reader's order (the chosen scaling, none, the others), the peak memory is stated
+  // before the run; Cancel mid-run frees the Worker's memory at once and leaves no partial line; a setting changed
+  // mid-run drops the line it no longer wants at once. Times are reported (in the console), not asserted.
+  test('the figure streams in, in the reader\'s order; Cancel and a changed setting stop what is no longer wanted and free its memory', async () => {
+    const page = await env.newPage();
+    await page.setViewport(1400, 1000);
+    const model = encodeURIComponent('/test-models/stories260K/stories260K.bin /test-models/stories260K/tok512.bin');
+    const times = Number(process.env.POSENC_STREAM_TIMES ?? 8), T = 512 * times, cache = 2 * 5 * 4 * T * 8 * 4; // keys and values, float32
+    await page.goto(`${server.url}/app/?play=0&lmTimes=${times}&modelUrl=${model}`);
+    await page.waitFor(() => document.body.dataset.ready === 'true', { what: 'the page', timeout: 120000 });
+    await viewReady(page);
+    const mid = await page.waitFor(() => {
+      const h = document.querySelector('#your-model .lm-host');
+      return /yarn/.test(h.dataset.partial ?? '') ? { memory: h.querySelector('.lm-memory').textContent, peak: Number(h.dataset.peakBytes), sent: h.dataset.sentOrder } : null;
+    }, { what: 'the first points of the chosen line', timeout: 180000, interval: 20 });
+    await page.screenshot(`lm-view-streaming-${engine}`);
+    expect(mid.memory).toMatch(new RegExp(`^A run over ${T.toLocaleString('en')} tokens needs about [\\d.]+ MB at its peak: 1\\.04 MB of weights, ` +
+      `${(cache / 1e6).toFixed(2)} MB of keys and values \\(in 32-bit\\)`));
+    // the chosen scaling first, then none, ... (as many as there are Workers: WebKitGTK here reports 4 cores)
+    expect(mid.sent).toBe(['yarn', 'none', 'linear', 'dynamic', 'llama3'].slice(0, mid.sent.split(',').length).join(','));
+    const during = await page.evaluate(() => posenc.lmView.memoryLeft());
+    await page.click('#your-model .lm-busy-cancel');
+    const stopped = await page.evaluate(async () => {
+      const h = document.querySelector('#your-model .lm-host');
+      return { partial: h.dataset.partial, series: Number(h.querySelector('canvas.lm-ppl').dataset.series), left: await posenc.lmView.memoryLeft() };
+    });
+    expect(stopped.partial).toBe(''); // no partial line is left drawn
+    expect(stopped.series).toBeLessThan(5);
+    expect(stopped.left - during).toBeGreaterThanOrEqual(cache); // the chosen forward's cache was freed at once
+
+    // A whole figure at factor 2, timed from the settings: its first points come before its chosen forward ends.
+    await page.evaluate(() => posenc.lmView.setSettings({ lmFactor: 2 }));
+    await figure(page, 'the figure at factor 2', Math.log2(times) + 1);
+    const done = await page.evaluate(() => ({ ...document.querySelector('#your-model .lm-host').dataset }));
+    // in the reader's order (none may have been whole already, from the run Cancel stopped: none has no factor)
+    const sent = done.sentOrder.split(',');
+    expect(sent).toEqual(['yarn', 'none', 'linear', 'dynamic', 'llama3'].filter((t) => t === 'yarn' || sent.includes(t)));
+    const yarnEnd = Number(/w\d yarn \d+-(\d+)/.exec(done.forwardLog)[1]);
+    expect(Number(done.firstPointsMs)).toBeLessThan(yarnEnd);
+    console.log(`${engine}: stories260K at ${times}x (${T} tokens), factor 2: first points ${done.firstPointsMs} ms, whole figure ${done.figureMs} ms ` +
+      `(${done.forwardLog}); peak ${mid.peak} bytes`);
+
+    // A setting changed mid-run: the chosen line it no longer wants is dropped at once; none (still wanted) goes on.
+    await page.evaluate(() => posenc.lmView.setSettings({ lmFactor: 8 })); // (a factor not computed before: its yarn line streams anew)
+    await page.waitFor(() => /yarn/.test(document.querySelector('#your-model .lm-host').dataset.partial ?? ''), { what: 'the yarn line at factor 8', timeout: 120000, interval: 20 });
+    const switched = await page.evaluate(() => {
+      posenc.lmView.setSettings({ lmScaling: 'linear' });
+      const h = document.querySelector('#your-model .lm-host');
+      return { partial: h.dataset.partial, scalings: h.querySelector('canvas.lm-ppl').dataset.scalings };
+    });
+    expect(switched.partial).not.toMatch(/yarn/);
+    expect(switched.scalings).not.toMatch(/yarn/); // (yarn at factor 8 had no whole line yet)
+    await figure(page, 'the figure with linear chosen', Math.log2(times) + 1);
+    expect(await page.evaluate(() => document.querySelector('#your-model .lm-host').dataset.sentOrder)).toMatch(/^linear,/);
+    expect(await page.errors()).toEqual([]);
+  });
+
   test('stories260K by its addresses: five scalings drawn, the heads and the statistics; the factor slider changes the numbers; a refused model says why', async () => {
     const page = await env.newPage();
     await page.setViewport(1400, 1000);

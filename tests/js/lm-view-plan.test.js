@@ -95,50 +95,6 @@ test('the plan: five forwards, the chosen scaling\'s first with the maps and its
   expect(statsKey(s, 'dynamic', 512)).toBe(dyn[5].key);
 });
 
-// The view's loop: each free Worker takes the first job of the plan that is not done, not running and not waiting
-// for its part 1. Returns when the last job ends, in units of `unit` (a plain forward's cost).
-function makespan(jobs, workers, unit) {
-  const end = new Map(), free = Array(workers).fill(0), left = [...jobs];
-  let now = 0;
-  while (left.length) {
-    const w = free.indexOf(Math.min(...free));
-    now = Math.max(now, free[w]);
-    const i = left.findIndex((j) => !j.after || (end.has(j.after) && end.get(j.after) <= now));
-    if (i < 0) { // wait for the part 1 that is running
-      now = Math.min(...left.map((j) => end.get(j.after) ?? Infinity));
-      free[w] = now;
-      continue;
-    }
-    const [j] = left.splice(i, 1);
-    free[w] = now + j.cost;
-    end.set(j.key, free[w]);
-  }
-  return Math.max(...free) / unit;
-}
-
-test('on two Workers, five forwards: one (not dynamic NTK) in two parts beside the chosen one, so both Workers end together', () => {
-  const s = { type: 'yarn', factor: 4, length: 4096, context: 512, layer: 0 };
-  expect(planForwards(s, 1)).toEqual(planForwards(s));
-  expect(planForwards(s, 4)).toEqual(planForwards(s));
-  const whole = planForwards(s), jobs = planForwards(s, 2), F = whole[1].cost, C = whole[0].cost;
-  expect(jobs.map((j) => [j.type, j.length, j.from ?? null, j.keep ?? null, Boolean(j.after)])).toEqual([
-    ['yarn', 4096, null, null, false], ['llama3', 3102, 0, 3101, false], ['none', 4096, null, null, false],
-    ['linear', 4096, null, null, false], ['dynamic', 4096, null, null, false], ['llama3', 4096, 3101, null, true]]);
-  expect(jobs[5].key).toBe(whole[4].key); // part 2 lands where the whole forward would
-  expect(jobs[5].after).toBe(jobs[1].key);
-  expect(jobs[1].cost + jobs[5].cost).toBeCloseTo(F, 9);
-  expect(jobs[1].cost / (C / 2)).toBeCloseTo(1, 2);
-  // whole: one Worker runs three plain forwards (3), the other the chosen one and one more; cut: (C / F + 4) / 2 each (2.61)
-  expect(makespan(whole, 2, F)).toBeCloseTo(3, 6);
-  expect(makespan(jobs, 2, F)).toBeCloseTo((C / F + 4) / 2, 2);
-  // the cut one is the last that is not dynamic NTK: chosen llama3, yarn; chosen dynamic, llama3
-  expect(planForwards({ ...s, type: 'llama3' }, 2).filter((j) => j.keep).map((j) => j.type)).toEqual(['yarn']);
-  expect(planForwards({ ...s, type: 'dynamic' }, 2).filter((j) => j.keep).map((j) => j.type)).toEqual(['llama3']);
-  expect(planForwards({ ...s, type: 'none' }, 2).filter((j) => j.keep).map((j) => j.type)).toEqual(['llama3']);
-  // short forwards stay whole
-  expect(planForwards({ ...s, length: 512 }, 2)).toEqual(planForwards({ ...s, length: 512 }));
-});
-
 test('statistics are found in any forward that measured them at that length, for dynamic NTK only in one over that length', () => {
   const s = { type: 'yarn', factor: 4, length: 2048, context: 512, layer: 0 };
   const at = (n) => ({ length: n, entropy: Float32Array.of(n), sink: Float32Array.of(1 / n) });

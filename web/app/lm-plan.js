@@ -28,22 +28,22 @@ export function statLengths(length, context) {
 const key = (kind, type, factor, length, context, extra = '') => `${kind}|${type}|${type === 'none' ? 1 : factor}|${length}|${context}|${extra}`;
 
 /**
- * The forwards for the current settings, in the order the figure wants them: first the chosen scaling's loss at the
- * chosen length with the chosen layer's maps and its attention statistics at every stat length (the means over the
- * first n query rows of the same forward: the streamed attention gives them per row), then the other scalings' losses.
+ * The forwards for the current settings, in the order the reader looks at them: first the chosen scaling's loss at
+ * the chosen length with the chosen layer's maps and its attention statistics at every stat length (the means over
+ * the first n query rows of the same forward: the streamed attention gives them per row), then no scaling's (the line
+ * every other is read against), then the other scalings' in the menu's order. Each streams in (its line grows left
+ * to right), and the Workers take them in this order.
  * Dynamic NTK's frequencies follow the input's length, so when it is the chosen scaling its statistics at the shorter
  * lengths take a forward each, after the five.
- * Each: {key, type, length, scaling, stats (false, or the lengths), mapLayer, cost} (cost ~ length², for progress and
- * for the cut below); a forward cut in two for `workers` (splitOne) adds {part 1, from, keep, whole (its length)} to
- * its part 1 and {part 2, from, after} to its part 2.
+ * Each: {key, type, length, scaling, stats (false, or the lengths), mapLayer, cost} (cost ~ length², for progress).
  */
-export function planForwards({ type, factor, length, context, layer }, workers = 1) {
+export function planForwards({ type, factor, length, context, layer }) {
   const lengths = statLengths(length, context);
   const chosen = { key: key('nll', type, factor, length, context, `map${layer}`), type, length, scaling: scalingBlock(type, factor),
     stats: type === 'dynamic' ? [length] : lengths, mapLayer: layer, cost: cost(length) * (1 + CHOSEN_EXTRA) };
-  let jobs = [chosen, ...ROPE_SCALINGS.filter((t) => t !== type).map((t) => ({ key: key('nll', t, factor, length, context), type: t, length,
+  const others = ['none', ...ROPE_SCALINGS.filter((t) => t !== 'none')].filter((t) => t !== type);
+  const jobs = [chosen, ...others.map((t) => ({ key: key('nll', t, factor, length, context), type: t, length,
     scaling: scalingBlock(t, factor), stats: false, mapLayer: null }))];
-  if (workers === 2 && jobs.length % 2 === 1 && length >= SPLIT_FROM) jobs = splitOne(jobs, factor, context);
   if (type === 'dynamic')
     for (const n of lengths.slice(0, -1))
       jobs.push({ key: key('stats', type, factor, n, context), type, length: n, scaling: scalingBlock(type, factor), stats: [n], mapLayer: null });
@@ -51,36 +51,13 @@ export function planForwards({ type, factor, length, context, layer }, workers =
   return jobs;
 }
 
-/** The relative cost of a forward over n tokens (attention ~ n², the rest ~ n), for progress and for cutting one in two. */
-const cost = (n) => (n / 1024) ** 2 + n / 1024;
+/** The relative cost of a forward over n tokens (attention ~ n², the rest ~ n), for progress. */
+export const cost = (n) => (n / 1024) ** 2 + n / 1024;
 /**
  * What the chosen scaling's maps and statistics add to its forward: measured on stories260K at 4,096 tokens (wasm SIMD,
  * Node, medians of 7), 646 ms without them and 791 ms with them.
  */
 export const CHOSEN_EXTRA = 0.22;
-/** From this many tokens a forward may be cut in two (below, a part's fixed costs would eat what it saves). */
-export const SPLIT_FROM = 1024;
-
-/**
- * On two Workers an odd number of forwards leaves one Worker idle for a whole forward at the end (five: 3 + 2). So
- * the last forward that may be cut (not dynamic NTK's, whose frequencies follow the whole length) runs in two parts:
- * part 1 over tokens [0, a] keeps the keys and values of rows [0, a) (`keep`), part 2 over [a, length) continues from
- * them (`past`, its key `after` part 1's), on whichever Worker is free. With the chosen forward (cost C) first and
- * part 1 beside it, then two forwards, then the third beside part 2, the Workers end together when part 1 costs C / 2:
- * one runs C, a forward and part 2, the other part 1 and two forwards. Part 2 carries the forward's own key; its NLL
- * is part 1's followed by its own.
- */
-function splitOne([chosen, ...rest], factor, context) {
-  const i = rest.findLastIndex((j) => j.type !== 'dynamic');
-  if (i < 0) return [chosen, ...rest];
-  const j = rest[i], whole = cost(j.length);
-  const a = Math.round(1024 * ((Math.sqrt(1 + 2 * chosen.cost) - 1) / 2)); // cost(a) = C / 2
-  const first = { ...j, key: key('part', j.type, factor, j.length, context, a), length: a + 1, from: 0, keep: a, cost: cost(a), part: 1, whole: j.length };
-  const second = { ...j, from: a, after: first.key, cost: whole - cost(a), part: 2 };
-  const others = rest.filter((_, k) => k !== i);
-  return [chosen, first, ...others, second];
-}
-
 /** Where the loss of scaling `t` at the settings' length may be found (computed with the maps or without). */
 export const nllKeys = ({ factor, length, context, layer }, t, type) =>
   [key('nll', t, factor, length, context, ''), ...(t === type ? [key('nll', t, factor, length, context, `map${layer}`)] : [])];
@@ -126,17 +103,19 @@ export function findStats(results, { factor, context }, type, n) {
 }
 
 /**
- * Perplexity by position bucket: `nll` (nll[i] predicts token i+1) in `count` equal buckets of positions 1..T-1.
- * [{from, to, ppl}] with `from`/`to` token positions (to exclusive).
+ * Perplexity by position bucket: `nll` (nll[i] predicts token i+1) in `count` equal buckets of positions 1..total
+ * (total: the whole line's count of losses, when `nll` is the start of a line still streaming in: its buckets are the
+ * whole line's, the last one cut where the losses stop). [{from, to, ppl}] with `from`/`to` token positions (to exclusive).
  */
-export function bucketPerplexity(nll, count = 32) {
-  const n = nll.length, b = Math.max(1, Math.min(count, Math.floor(n / 8)));
+export function bucketPerplexity(nll, count = 32, total = nll.length) {
+  const n = total, b = Math.max(1, Math.min(count, Math.floor(n / 8)));
   const out = [];
   for (let k = 0; k < b; k++) {
-    const lo = Math.floor((k * n) / b), hi = Math.floor(((k + 1) * n) / b);
+    const lo = Math.floor((k * n) / b), hi = Math.min(nll.length, Math.floor(((k + 1) * n) / b));
+    if (hi <= lo) break;
     let s = 0;
     for (let i = lo; i < hi; i++) s += nll[i];
-    out.push({ from: lo + 1, to: hi + 1, ppl: Math.exp(s / Math.max(1, hi - lo)) });
+    out.push({ from: lo + 1, to: hi + 1, ppl: Math.exp(s / (hi - lo)) });
   }
   return out;
 }

@@ -15,7 +15,9 @@ export function poolSize(cores, weightBytes) {
 
 /**
  * A pool of language-model Workers. request(type, body, transfer, index) answers as lm-core.js does (rejecting with
- * the API's message); load(files, buffers) loads the model into Worker 0 (the files' buffers transferred) and, for a
+ * the API's message); stream(body, index, onChunk) runs a forward in chunks on Worker `index`, calling onChunk({from,
+ * rows, nll}) as each lands: {landed (a promise of its last answer), cancel()} (cancel stops it between two steps and
+ * frees its memory; landed then rejects with an AbortError); load(files, buffers) loads the model into Worker 0 (the files' buffers transferred) and, for a
  * model small enough, into the others (copies), resolving to Worker 0's answer; `size` is how many hold the model.
  */
 export function createLmPool({ api, onNotice = () => {} }) {
@@ -26,6 +28,7 @@ export function createLmPool({ api, onNotice = () => {} }) {
     w.onmessage = ({ data }) => {
       const p = pending.get(data?.id);
       if (!p) return;
+      if (data.type === 'chunk') return void p.onChunk?.(data);
       pending.delete(data.id);
       if (data.type === 'error') p.reject(Object.assign(new Error(data.message), { kind: data.name }));
       else p.resolve(data);
@@ -48,18 +51,32 @@ export function createLmPool({ api, onNotice = () => {} }) {
       p.reject(new Error('a helper Worker could not start'));
     }
   }
-  function request(type, body = {}, transfer = [], index = 0) {
+  function send(type, body, transfer, index, onChunk) {
     if (!workers.length) workers.push(start(0));
     const w = workers[Math.min(index, workers.length - 1)];
-    return new Promise((resolve, reject) => {
-      const id = nextId++;
-      pending.set(id, { resolve, reject, w });
+    const id = nextId++;
+    const landed = new Promise((resolve, reject) => {
+      pending.set(id, { resolve, reject, w, onChunk });
       w.postMessage({ type, id, ...body }, transfer);
     });
+    return { id, w, landed };
   }
+  const request = (type, body = {}, transfer = [], index = 0) => send(type, body, transfer, index).landed;
   return {
     get size() { return Math.max(1, workers.length); },
     request,
+    stream(body, index, onChunk) {
+      const { id, w, landed } = send('stream', body, [], index, onChunk);
+      return {
+        landed,
+        cancel() {
+          const p = pending.get(id);
+          if (!p) return;
+          p.onChunk = null; // nothing more is drawn from it
+          if (workers.includes(w)) w.postMessage({ type: 'cancel', id: nextId++, target: id });
+        },
+      };
+    },
     /** `files` as the API takes them; `buffers`: their ArrayBuffers (transferred to Worker 0). */
     async load(files, buffers) {
       const bytes = buffers.reduce((n, b) => n + b.byteLength, 0);

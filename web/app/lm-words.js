@@ -70,7 +70,7 @@ export function statsWords(points, { type, factor }) {
 export const statPoint = (length, r) => ({ length, entropy: meanOf(r.entropy), sink: meanOf(r.sink) });
 
 const andList = (xs) => (xs.length < 2 ? xs.join('') : `${xs.slice(0, -1).join(', ')} and ${xs[xs.length - 1]}`);
-const bytesWords = (n) => (n >= 1e9 ? `${(n / 1e9).toFixed(2)} GB` : n >= 1e6 ? `${(n / 1e6).toFixed(n < 1e7 ? 2 : 1)} MB` : `${(n / 1e3).toFixed(1)} kB`);
+export const bytesWords = (n) => (n >= 1e9 ? `${(n / 1e9).toFixed(2)} GB` : n >= 1e6 ? `${(n / 1e6).toFixed(n < 1e7 ? 2 : 1)} MB` : `${(n / 1e3).toFixed(1)} kB`);
 
 /**
  * One sentence on what a loaded model is, from its description (the API's lm.describe(): every number is the loaded

@@ -54,6 +54,7 @@ export function createLanguageModelApi(mod) {
   const DTYPES = mod.lmDtypes(); // the core's weight dtypes, in lm::DType's order (the index lmFromTensors takes)
   const SLOTS = mod.lmConfigSlots(); // the config's numbers as the module passes them, in their order
   const CONTEXT_SOURCES = mod.lmContextSources(); // lm::ContextSource's names, in its order
+  const KV_TYPES = mod.lmKvTypes(); // the core's cache types ('float32', 'float16'), in lm::KvType's order
   const ARCHS = FAMILIES.map((f) => f.name);
   const HF_ARCHS = new Map(FAMILIES.flatMap((f, i) => f.hfTypes.map((t) => [t, i])));
   // The formats posenc reads, from the core (posenc::lm::file_formats(), in lm::Source's order): [{id, label, shortName,
@@ -242,11 +243,31 @@ export function createLanguageModelApi(mod) {
       if (p.scaling !== scalingKey) throw new RangeError('past was computed with another scaling than this forward\'s');
       return p;
     };
-    // A forward's `scaling` option (undefined: the model's own) as the core takes it.
-    const scalingOf = (scaling) => {
-      const block = scaling === undefined ? defaultScaling : scaling;
-      return normaliseScaling(block == null ? null : withContext(block, context), config.rotaryDim / 2, 'scaling');
+    // A scaling's slots for the core and its key (a cache is tied to the scaling that made it).
+    const scalingOf = (o) => {
+      const block = o.scaling === undefined ? defaultScaling : o.scaling;
+      const sc = normaliseScaling(block == null ? null : withContext(block, context), config.rotaryDim / 2, 'scaling');
+      return { sc, scalingKey: JSON.stringify([sc.slots, sc.longFactor ?? null, sc.shortFactor ?? null]) };
     };
+    const putScaling = (m, sc) => [m.put('f64', sc.slots.length, sc.slots), sc.longFactor ? m.put('f64', sc.longFactor.length, sc.longFactor) : 0,
+      sc.shortFactor ? m.put('f64', sc.shortFactor.length, sc.shortFactor) : 0, sc.longFactor?.length ?? sc.shortFactor?.length ?? 0];
+    const idsOf = (tokens) => {
+      const ids = v.intArray('tokens', tokens, undefined, 0, config.vocabSize - 1);
+      if (ids.length < 2 || ids.length > MAX_LENGTH) throw new RangeError(`tokens must hold 2 to ${MAX_LENGTH} ids (got ${ids.length})`);
+      return ids;
+    };
+    // statsLengths, stats, mapLayer, mapPx of forward's and stream's options, checked for T tokens
+    const statsAndMaps = (o, T) => {
+      const lengths = o.statsLengths == null ? [] : Array.from(v.intArray('statsLengths', o.statsLengths, undefined, 1, T));
+      const stats = o.stats == null ? lengths.length > 0 : v.boolean('stats', o.stats);
+      if (lengths.length > 64) throw new RangeError(`statsLengths must hold at most 64 lengths (got ${lengths.length})`);
+      if (lengths.length && !stats) throw new RangeError('statsLengths needs stats: true (or stats left out)');
+      const layer = o.mapLayer == null ? -1 : v.integer('mapLayer', o.mapLayer, 0, config.layers - 1);
+      const px = layer < 0 ? 0 : o.mapPx == null ? Math.min(64, T) : v.integer('mapPx', o.mapPx, 1, Math.min(1024, T));
+      return { lengths, stats, layer, px };
+    };
+    const kvIndex = (x) => (x == null || x === 'auto' ? -1 : KV_TYPES.indexOf(v.oneOf('kv', x, ['auto', ...KV_TYPES])));
+    const streams = new Set(); // open streams (deleted with the model)
     let threads = mod.lmThreads().default;
     const lmObj = {
       config,
@@ -321,27 +342,17 @@ export function createLanguageModelApi(mod) {
         alive();
         const o = v.options('forward options', opts);
         v.knownKeys('forward options', o, ['scaling', 'stats', 'statsLengths', 'mapLayer', 'mapPx', 'keep', 'past']);
-        const ids = v.intArray('tokens', tokens, undefined, 0, config.vocabSize - 1);
-        if (ids.length < 2 || ids.length > MAX_LENGTH) throw new RangeError(`tokens must hold 2 to ${MAX_LENGTH} ids (got ${ids.length})`);
-        const lengths = o.statsLengths == null ? [] : Array.from(v.intArray('statsLengths', o.statsLengths, undefined, 1, ids.length));
-        const stats = o.stats == null ? lengths.length > 0 : v.boolean('stats', o.stats);
-        if (lengths.length > 64) throw new RangeError(`statsLengths must hold at most 64 lengths (got ${lengths.length})`);
-        if (lengths.length && !stats) throw new RangeError('statsLengths needs stats: true (or stats left out)');
+        const ids = idsOf(tokens);
+        const { lengths, stats, layer, px } = statsAndMaps(o, ids.length);
         const S = lengths.length + 1; // the lengths asked for, then T
-        const layer = o.mapLayer == null ? -1 : v.integer('mapLayer', o.mapLayer, 0, config.layers - 1);
-        const px = layer < 0 ? 0 : o.mapPx == null ? Math.min(64, ids.length) : v.integer('mapPx', o.mapPx, 1, Math.min(1024, ids.length));
-        const sc = scalingOf(o.scaling);
+        const { sc, scalingKey } = scalingOf(o);
         const T = ids.length, LH = config.layers * config.heads;
         const keep = o.keep == null ? 0 : v.integer('keep', o.keep, 0, T);
-        const scalingKey = JSON.stringify([sc.slots, sc.longFactor ?? null, sc.shortFactor ?? null]);
         const past = o.past == null ? null : checkPast(o.past, scalingKey, T);
         if (past && (stats || layer >= 0)) throw new RangeError('past cannot be used with stats or mapLayer (they are means over every row)');
         const rowFloats = config.layers * config.kvHeads * config.headDim, kept = past ? past.rows + keep : keep;
         return scope(mod, (m) => {
-          const pt = m.put('i32', T, ids), ps = m.put('f64', sc.slots.length, sc.slots);
-          const lf = sc.longFactor ? m.put('f64', sc.longFactor.length, sc.longFactor) : 0;
-          const sf = sc.shortFactor ? m.put('f64', sc.shortFactor.length, sc.shortFactor) : 0;
-          const count = sc.longFactor?.length ?? sc.shortFactor?.length ?? 0;
+          const pt = m.put('i32', T, ids), [ps, lf, sf, count] = putScaling(m, sc);
           const pl = m.put('i32', S, [...lengths, T]);
           const pn = m.put('f32', T - 1), pe = m.put('f32', stats ? S * LH : 0), pk = m.put('f32', stats ? S * LH : 0);
           const pm = m.put('f32', layer < 0 ? 0 : config.heads * px * px), pp = m.put('f32', layer < 0 ? 0 : config.heads);
@@ -391,19 +402,101 @@ export function createLanguageModelApi(mod) {
       ropeFrequencies(rows, scaling) {
         alive();
         const n = v.integer('rows', rows, 1, MAX_LENGTH);
-        const sc = scalingOf(scaling), half = config.rotaryDim / 2;
+        const { sc } = scalingOf({ scaling }), half = config.rotaryDim / 2;
         return scope(mod, (m) => {
-          const ps = m.put('f64', sc.slots.length, sc.slots);
-          const lf = sc.longFactor ? m.put('f64', sc.longFactor.length, sc.longFactor) : 0;
-          const sf = sc.shortFactor ? m.put('f64', sc.shortFactor.length, sc.shortFactor) : 0;
-          const out = m.put('f64', half + 1);
-          check(mod, mod.lmRopeFrequencies(h, ps, lf, sf, sc.longFactor?.length ?? sc.shortFactor?.length ?? 0, n, out));
+          const [ps, lf, sf, count] = putScaling(m, sc), out = m.put('f64', half + 1);
+          check(mod, mod.lmRopeFrequencies(h, ps, lf, sf, count, n, out));
           const f = m.take('f64', out, half + 1);
           return { invFreq: f.slice(0, half), attentionScale: f[half] };
         });
       },
+      /**
+       * The same forward as forward(tokens, opts) (scaling, stats, statsLengths, mapLayer, mapPx), run in chunks of at
+       * most `chunk` rows (default 256) over one cache of keys and values: each step(n) (n in [1, chunk]) returns
+       * {from, nll} (nll[i] = -log p(tokens[from+i+1] | ...), the rows it ran that predict a token), as soon as
+       * they are computed; result() after the last row gives {statsByLength, entropy, sink, maps, peaks, px} as
+       * forward's. Equal to forward's within float rounding, dynamic NTK included (its frequencies are the whole
+       * input's). kv: the cache's type, 'auto' (default: float32 while a float32 cache takes at most 64 MB, float16
+       * above), 'float32' or 'float16'. Call delete() when done (deleting the model deletes its streams).
+       */
+      stream(tokens, opts) {
+        alive();
+        const o = v.options('stream options', opts);
+        v.knownKeys('stream options', o, ['scaling', 'stats', 'statsLengths', 'mapLayer', 'mapPx', 'chunk', 'kv']);
+        const ids = idsOf(tokens), T = ids.length, LH = config.layers * config.heads;
+        const { lengths, stats, layer, px } = statsAndMaps(o, T);
+        const S = lengths.length + 1;
+        const { sc } = scalingOf(o);
+        const chunk = o.chunk == null ? 256 : v.integer('chunk', o.chunk, 1, MAX_LENGTH);
+        const kv = kvIndex(o.kv);
+        const s = scope(mod, (m) => {
+          const pt = m.put('i32', T, ids), [ps, lf, sf, count] = putScaling(m, sc), pl = m.put('i32', S, [...lengths, T]), out = m.put('u32', 1);
+          check(mod, mod.lmStreamNew(h, pt, T, ps, lf, sf, count, stats, pl, stats ? S : 0, layer, px, kv, chunk, out));
+          return mod.HEAPU32[out / 4];
+        });
+        let gone = false;
+        const stream = {
+          length: T,
+          chunk,
+          get done() { return gone ? T : mod.lmStreamDone(s); },
+          step(n = chunk) {
+            if (gone) throw new RangeError('this stream was deleted');
+            const rows = v.integer('n', n, 1, chunk);
+            return scope(mod, (m) => {
+              const from = mod.lmStreamDone(s), pn = m.put('f32', rows), pc = m.put('i32', 1);
+              check(mod, mod.lmStreamStep(s, rows, pn, pc));
+              return { from, nll: v.finiteResult('nll', m.take('f32', pn, mod.HEAP32[pc / 4])) };
+            });
+          },
+          result() {
+            if (gone) throw new RangeError('this stream was deleted');
+            return scope(mod, (m) => {
+              const pe = m.put('f32', stats ? S * LH : 0), pk = m.put('f32', stats ? S * LH : 0);
+              const pm = m.put('f32', layer < 0 ? 0 : config.heads * px * px), pp = m.put('f32', layer < 0 ? 0 : config.heads);
+              check(mod, mod.lmStreamResult(s, pe, pk, pm, pp));
+              const entropy = stats ? m.take('f32', pe, S * LH) : null, sink = stats ? m.take('f32', pk, S * LH) : null;
+              const part = (x, i) => x.slice(i * LH, (i + 1) * LH);
+              return {
+                entropy: stats ? part(entropy, S - 1) : null, sink: stats ? part(sink, S - 1) : null,
+                ...(lengths.length ? { statsByLength: lengths.map((n, i) => ({ length: n, entropy: part(entropy, i), sink: part(sink, i) })) } : {}),
+                maps: layer < 0 ? null : m.take('f32', pm, config.heads * px * px), peaks: layer < 0 ? null : m.take('f32', pp, config.heads), px,
+              };
+            });
+          },
+          delete() {
+            if (gone) return;
+            gone = true;
+            streams.delete(stream);
+            mod.lmStreamDelete(s);
+          },
+        };
+        streams.add(stream);
+        return stream;
+      },
+      /**
+       * The memory a stream over `length` tokens takes at its peak, from the core's own sizes: {weights, cache,
+       * work, total} in bytes (the weights are held already; the cache and a step's working memory come with the
+       * run), kv (the cache's type: 'float32' or 'float16', by the rule stream's kv 'auto' follows), and
+       * available: the bytes the model's memory can still give (its maximum less what it holds now).
+       * opts: {stats, mapLayer, mapPx, chunk, kv} as stream's.
+       */
+      memory(length, opts) {
+        alive();
+        const o = v.options('memory options', opts);
+        v.knownKeys('memory options', o, ['stats', 'mapLayer', 'mapPx', 'chunk', 'kv']);
+        const T = v.integer('length', length, 2, MAX_LENGTH);
+        const { stats, layer, px } = statsAndMaps(o, T);
+        const chunk = o.chunk == null ? 256 : v.integer('chunk', o.chunk, 1, MAX_LENGTH);
+        const r = scope(mod, (m) => {
+          const out = m.put('f64', 4);
+          check(mod, mod.lmStreamMemory(h, T, stats, layer, px, kvIndex(o.kv), chunk, out));
+          return m.take('f64', out, 4);
+        });
+        return { weights: r[0], cache: r[1], work: r[2], total: r[0] + r[1] + r[2], kv: KV_TYPES[r[3]], available: mod.lmMemoryMax() - mod.lmMemoryUsed() };
+      },
       delete() {
         if (deleted) return;
+        for (const s of [...streams]) s.delete();
         deleted = true;
         mod.lmDelete(h);
       },

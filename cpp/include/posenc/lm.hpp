@@ -24,6 +24,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -312,6 +313,65 @@ std::vector<TensorView> tensor_views(const Model& m);
 // The inverse frequencies (rotary_dim / 2) and attention scale of the forward's RoPE over `rows` positions, with
 // `scaling` (its unset context keys defaulting to the config's context): what forward() rotates the scaled layers by.
 RopeFrequencies forward_rope_frequencies(const Config& c, const RopeScaling& scaling, int rows);
+// --- A forward in chunks (the page's figure streams in): the same forward over tokens [0, T), run `step(n)` rows
+// at a time, each step giving its rows' NLL as soon as they are computed. The keys and values stay in one cache of
+// T rows allocated at the start (one layer's rows are decoded to float32 for attention when the cache is 16-bit),
+// so a step costs its rows' share of the whole forward and nothing is copied between steps.
+// Every RoPE scaling is computed at the whole input's length T, which the stream knows from the start: dynamic NTK's
+// frequencies (seq_len = T) are the one-call forward's, as HF's model gives for one call over the input. (HF's
+// generate with a cache instead recomputes them per call from the largest position so far and leaves earlier keys
+// rotated at the older frequencies: a different model per length, not the one drawn.) A sliding window, the
+// attention statistics (means of per-row values over rows [0, n)) and the pooled maps (a pixel is a maximum over
+// its rows) are taken row by row, so the stream's result equals forward()'s to float rounding with a float32 cache.
+enum class KvType { F32, F16 };
+inline constexpr KvType kKvTypes[] = {KvType::F32, KvType::F16};  // every KvType, in order
+const char* kv_type_name(KvType t);  // "float32", "float16"
+// The cache's bytes per element: 4 or 2.
+int kv_bytes(KvType t);
+// The rule: float32 while the whole cache of a T-token run fits in kKvF32Bytes in float32 (every stories260K run:
+// 1.3 kB a token, and the accuracy tests' models), float16 above (as llama.cpp's default cache; half the memory, an
+// NLL change of about 1e-3 nats, measured in the tests against the float32 cache).
+inline constexpr std::size_t kKvF32Bytes = std::size_t{64} << 20;
+KvType kv_type_for(const Config& c, int T);
+// Bytes of a T-row cache of config c: layers x kv heads x T x head_dim x 2 (keys, values) x kv_bytes.
+std::size_t kv_cache_bytes(const Config& c, int T, KvType t);
+struct StreamOptions {
+  RopeScaling scaling;             // as ForwardOptions::scaling
+  bool head_stats = false;         // as ForwardOptions
+  std::vector<int> stats_lengths;  // as ForwardOptions (empty: {T})
+  int map_layer = -1;
+  int map_px = 0;
+  KvType kv = KvType::F32;
+  int chunk = 256;                 // the rows a step runs at most (for the memory plan; step's n is checked against it)
+  int threads = 0;                 // as ForwardOptions::threads
+};
+// The memory a stream over T tokens takes beyond the model's weights, by the same sizes the stream allocates:
+// the cache, and the working memory of one step (activations of `chunk` rows, the 64-row blocks of the FFN and the
+// logits, one layer's decoded keys and values with a 16-bit cache, the maps' scratch).
+struct StreamMemory {
+  std::size_t weights = 0, cache = 0, work = 0;
+  std::size_t total() const { return weights + cache + work; }
+};
+StreamMemory stream_memory(const Model& m, int T, const StreamOptions& o);
+class Stream {
+ public:
+  // tokens [T] are copied; the model must outlive the stream. Checks as forward() does.
+  Stream(const Model& m, const int32_t* tokens, int T, const StreamOptions& o);
+  ~Stream();
+  Stream(Stream&&) noexcept;
+  Stream& operator=(Stream&&) noexcept;
+  int length() const;
+  int done() const;  // rows run so far
+  // Runs rows [done, done + n) (n in [1, chunk], clamped to T): the NLL of each of them that predicts a token
+  // (row i predicts token i + 1; the last row predicts none), in row order.
+  std::vector<float> step(int n);
+  // After the last row: the attention statistics, maps and peaks, as forward() gives them (nll left empty).
+  ForwardResult result() const;
+
+ private:
+  struct State;
+  std::unique_ptr<State> s_;
+};
 
 // --- File formats and what a loaded model is (lm_describe.cpp).
 // The formats posenc reads: the one list, indexed by Source (the JS library reads it through the module).

@@ -67,12 +67,13 @@ function logTicks(lo, hi) {
 
 /**
  * Perplexity by position bucket, one line per scaling in `series` ({type: nll}), over tokens 1..length, the original
- * context marked. `chosen`: the scaling drawn thickest. Returns the buckets drawn, per scaling.
+ * context marked. `chosen`: the scaling drawn thickest. A line still streaming in (shorter than length - 1) is drawn as far
+ * as its losses go. Returns the buckets drawn, per scaling.
  */
 export function drawPerplexity(canvas, series, { context, length, chosen, height = 300 }) {
   const { w, h, ctx } = clear(canvas, height);
   const types = ROPE_SCALINGS.filter((t) => series[t]);
-  const buckets = Object.fromEntries(types.map((t) => [t, bucketPerplexity(series[t])]));
+  const buckets = Object.fromEntries(types.map((t) => [t, bucketPerplexity(series[t], 32, length - 1)])); // (a line streaming in: its start)
   const legendBottom = legend(ctx, 58, 16, types.map((t) => ({ label: SCALING_NAMES[t], colour: SCALING_COLOURS[t] })), w - 70);
   const box = { x: 58, y: legendBottom + 24, w: w - 72, h: h - legendBottom - 24 - 40 };
   const all = types.flatMap((t) => buckets[t].map((b) => b.ppl)).filter(Number.isFinite);
@@ -96,6 +97,13 @@ export function drawPerplexity(canvas, series, { context, length, chosen, height
       else ctx.lineTo(px, py);
     });
     ctx.stroke();
+    if (buckets[t].length === 1) { // a line just starting to stream in: its one point, as a dot
+      const [b] = buckets[t];
+      ctx.fillStyle = SCALING_COLOURS[t];
+      ctx.beginPath();
+      ctx.arc(x((b.from + b.to) / 2), y(Math.max(lo, b.ppl)), 3, 0, 2 * Math.PI);
+      ctx.fill();
+    }
   }
   ctx.restore();
   canvas.dataset.series = String(types.length);

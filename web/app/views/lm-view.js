@@ -7,7 +7,8 @@
 import { createLmPool } from '../lm-pool.js';
 import { SUGGESTED, fetchPlan, classifyFiles } from '../lm-sources.js';
 import { fetchModel, readDropped } from '../lm-fetch.js';
-import { planForwards, findNll, findStats, mapsKey, statLengths, maxTimes, lengthFor, SCALING_NAMES } from '../lm-plan.js';
+import { planForwards, findNll, findStats, mapsKey, nllKeys, statLengths, maxTimes, lengthFor, SCALING_NAMES } from '../lm-plan.js';
+import { rowsCost, timeLeftWords, memoryWords } from '../lm-schedule.js';
 import { perplexityWords, statsWords, statPoint, modelWords, contextQuestion, threadsWords } from '../lm-words.js';
 import { drawPerplexity, drawHeads, drawStats } from './lm-plots.js';
 import { PASSAGE } from '../lm-passage.js';
@@ -96,6 +97,7 @@ export function createLmView(host, { state, onChange = () => {}, api, styleRoot 
   const busyText = el('span', { className: 'lm-busy-text' });
   const busyCancel = el('button', { type: 'button', textContent: 'Cancel', className: 'lm-busy-cancel' });
   const busy = el('div', { className: 'lm-row lm-busy', hidden: true }, busyBar, busyText, busyCancel);
+  const memoryLine = el('p', { className: 'lm-words lm-memory' }); // the peak memory a run at the settings' length needs
   busy.setAttribute('role', 'status');
   const pplCanvas = el('canvas', { className: 'lm-ppl' });
   pplCanvas.setAttribute('role', 'img');
@@ -118,7 +120,7 @@ export function createLmView(host, { state, onChange = () => {}, api, styleRoot 
   const confirm = el('form', { className: 'lm-confirm', hidden: true }, el('p', { className: 'lm-confirm-title' }, el('strong', { textContent: 'Which context was this model trained at?' })), confirmText,
     el('div', { className: 'lm-row' }, el('label', {}, 'trained context ', confirmInput, ' tokens'), confirmButton));
   confirm.setAttribute('aria-label', 'confirm the model\'s original context');
-  const figures = el('div', { className: 'lm-figures' }, controls, passage, busy, pplCanvas, pplWords,
+  const figures = el('div', { className: 'lm-figures' }, controls, passage, memoryLine, busy, pplCanvas, pplWords,
     el('div', { className: 'lm-pair' }, el('div', {}, mapsCaption, mapsCanvas), statsCanvas), statsWordsP);
   const model = el('div', { className: 'lm-model', hidden: true }, facts, confirm, figures);
   host.append(source, loading, error, model);
@@ -392,15 +394,30 @@ export function createLmView(host, { state, onChange = () => {}, api, styleRoot 
     compute();
   });
 
-  // ---------- computing: a forward per Worker at a time, cancellable between forwards ----------
-  // One loop hands the forwards the current settings still need to the idle Workers and re-plans after each one lands
-  // (a slider dragged through eight values leaves no queue of stale forwards: at most the ones in flight finish, and
-  // are kept).
-  let gen = 0, busyTimer = 0, running = false, cancelled = -1;
+  // ---------- computing: a forward per Worker at a time, each streaming in, cancelled when no longer wanted ----------
+  // One loop hands the forwards the current settings still need to the idle Workers, in the plan's order (the chosen
+  // scaling, then none, then the others), and re-plans after each one lands or the settings change. A forward streams
+  // in chunks of rows (lm-core.js): its line is drawn as far as its rows go. A forward the settings no longer want is
+  // cancelled in its Worker (which frees its memory between two chunks), and its partial line is dropped at once.
+  let gen = 0, busyTimer = 0, running = false, cancelled = -1, wake = () => {};
   let run = { gen: -1, t0: 0, done: 0, count: 0 };
-  const inFlight = new Map(); // key -> {index (the Worker), j (the job), landed (a promise of {j, r | e, my, mg, rs})}
+  const inFlight = new Map(); // key -> {index (the Worker), j (the job), landed (a promise of {j, f, r | e, my, mg, rs}), cancel}
+  const partial = new Map(); // key -> {nll: Float32Array [length - 1], rows (run so far)}: forwards streaming in
+  let memory = null; // {key (model, length, layer), fits, text, total}: the peak memory of a run at the settings
+  let refusedShown = false; // the error shown is the memory's refusal
+  function stopForwards(wanted = () => false) {
+    for (const [k, f] of inFlight) {
+      if (wanted(k)) continue;
+      f.cancel();
+      f.cancelled = true;
+      inFlight.delete(k);
+      partial.delete(k);
+    }
+    wake();
+  }
   function cancelCompute() {
     cancelled = gen;
+    stopForwards();
     clearTimeout(busyTimer);
     busy.hidden = true;
   }
@@ -414,7 +431,18 @@ export function createLmView(host, { state, onChange = () => {}, api, styleRoot 
     gen++;
     draw();
     if (!running) loop();
+    else wake();
   }
+
+  let drawPending = false; // chunks land faster than frames: one draw per frame
+  const drawSoon = () => {
+    if (drawPending) return;
+    drawPending = true;
+    requestAnimationFrame(() => {
+      drawPending = false;
+      draw();
+    });
+  };
 
   let releaseBackground = () => {};
   async function loop() {
@@ -424,14 +452,40 @@ export function createLmView(host, { state, onChange = () => {}, api, styleRoot 
       for (;;) {
         if (!info || !ids || cancelled === gen) break;
         const my = gen, mg = modelGen, rs = results, s = settings();
-        const todo = planForwards(s, pool.size).filter((j) => !results.has(j.key) && !inFlight.has(j.key) &&
+        const plan = planForwards(s);
+        const wanted = new Set(plan.map((j) => j.key));
+        stopForwards((k) => wanted.has(k)); // the settings changed: what they no longer want stops now
+        const todo = plan.filter((j) => !results.has(j.key) && !inFlight.has(j.key) &&
           !(j.mapLayer == null && !j.stats && findNll(results, s, j.type)));
-        // a part 2 waits (in the count, for the progress text) until its part 1 has landed
-        const ready = todo.filter((j) => !j.after || results.has(j.after));
         if (run.gen !== my) {
           clearTimeout(busyTimer);
-          run = { gen: my, t0: performance.now(), doneCost: 0, done: 0, log: [] };
+          run = { gen: my, t0: performance.now(), doneCost: 0, done: 0, log: [], firstMs: null, sent: [] };
           busyTimer = setTimeout(() => { if (run.gen === gen && running && cancelled !== gen) busy.hidden = false; }, 300); // only past 300 ms
+        }
+        // Before a run starts: the memory it needs at its peak, said, and refused when it does not fit.
+        const memoryKey = `${mg}|${s.length}|${s.layer}`;
+        if (todo.length && memory?.key !== memoryKey) {
+          const px = Math.min(64, s.length);
+          const got = await request('memory', { length: s.length, stats: true, mapLayer: s.layer, mapPx: px }).then((r) => r.memory, (e) => e);
+          if (mg !== modelGen) continue;
+          if (got instanceof Error) {
+            showError(`The memory a run needs could not be measured: ${got.message}`);
+            cancelled = gen;
+            break;
+          }
+          memory = { key: memoryKey, total: got.total, ...memoryWords(got, s.length) };
+          memoryLine.textContent = memory.text;
+          memoryLine.classList.toggle('lm-refused', !memory.fits);
+          if (memory.fits && refusedShown) showError('');
+          refusedShown = false;
+          host.dataset.peakBytes = String(got.total);
+          continue; // (the settings may have changed meanwhile: plan again)
+        }
+        if (todo.length && !memory.fits) {
+          showError(memory.text);
+          refusedShown = true;
+          cancelled = gen;
+          break;
         }
         if (!todo.length && !inFlight.size) {
           host.dataset.computeMs = String(Math.round(performance.now() - run.t0));
@@ -441,46 +495,50 @@ export function createLmView(host, { state, onChange = () => {}, api, styleRoot 
           break;
         }
         const taken = new Set([...inFlight.values()].map((f) => f.index));
-        for (let i = 0; i < pool.size && ready.length; i++) {
+        for (let i = 0; i < pool.size && todo.length; i++) {
           if (taken.has(i)) continue;
-          const j = ready.shift();
-          todo.splice(todo.indexOf(j), 1);
+          const j = todo.shift();
           const sent = performance.now() - run.t0;
-          const landed = request('forward', { tokens: ids.slice(j.from ?? 0, j.length), context: s.context, scaling: j.scaling, stats: j.stats,
-            mapLayer: j.mapLayer, mapPx: Math.min(64, j.length), keep: j.keep, past: j.after ? results.get(j.after).cache : undefined }, [], i)
-            .then((r) => ({ j, r, my, mg, rs, i, sent }), (e) => ({ j, e, my, mg, rs }));
-          inFlight.set(j.key, { index: i, j, landed });
+          const line = { nll: new Float32Array(j.length - 1), rows: 0 };
+          const onChunk = ({ from, rows, nll }) => {
+            if (partial.get(j.key) !== line) return;
+            line.nll.set(nll, from);
+            if (run.gen === my) run.doneCost += rowsCost(j, line.rows, rows);
+            line.rows = rows;
+            if (run.gen === my && run.firstMs == null) {
+              host.dataset.firstPointsMs = String(run.firstMs = Math.round(performance.now() - run.t0));
+              [run.firstAt, run.firstCost] = [performance.now(), run.doneCost]; // the rate is measured from here (past the start's costs)
+            }
+            drawSoon();
+          };
+          partial.set(j.key, line);
+          const stream = pool.stream({ tokens: ids.slice(0, j.length), context: s.context, scaling: j.scaling, stats: j.stats,
+            mapLayer: j.mapLayer, mapPx: Math.min(64, j.length) }, i, onChunk);
+          const f = { index: i, j, cancel: stream.cancel, cancelled: false };
+          f.landed = stream.landed.then((r) => ({ j, f, line, r, my, mg, rs, i, sent }), (e) => ({ j, f, e, my, mg, rs }));
+          inFlight.set(j.key, f);
+          run.sent.push(j.type);
+          host.dataset.sentOrder = run.sent.join(','); // the order the forwards were started in (tests)
         }
-        const flying = [...inFlight.values()].map((f) => f.j);
-        const left = [...flying, ...todo];
-        busyBar.value = run.doneCost / (run.doneCost + left.reduce((a, x) => a + x.cost, 0) || 1);
-        // a forward cut in two counts once, as the reader's forward it is (its part 2 lands it)
-        busyText.textContent = `forward ${run.done + 1} of ${run.done + left.filter((j) => j.part !== 1).length}: ` +
-          `${flying.map((j) => SCALING_NAMES[j.type] + (j.part ? ` (part ${j.part} of 2)` : '')).join(' and ')} over ` +
-          `${count(Math.max(...flying.map((j) => j.whole ?? j.length)))} tokens${flying.some((j) => j.stats) ? ', with attention statistics' : ''} · ` +
-          `${((performance.now() - run.t0) / 1000).toFixed(1)} s`;
-        const got = await Promise.race([...inFlight.values()].map((f) => f.landed));
+        showProgress(todo);
+        // the next forward to land, or new settings (wake)
+        const got = await Promise.race([...[...inFlight.values()].map((f) => f.landed), new Promise((resolve) => { wake = () => resolve(null); })]);
+        wake = () => {};
+        if (!got || got.f.cancelled) continue;
         inFlight.delete(got.j.key);
+        partial.delete(got.j.key);
         if (got.e) {
-          if (got.my === gen && got.rs === results) {
+          if (got.my === gen && got.rs === results && got.e.name !== 'AbortError') {
             showError(`The forward failed: ${got.e.message}`);
             cancelled = gen;
           }
           continue;
         }
         if (got.mg !== modelGen || got.rs !== results) continue; // another model or passage since
-        if (got.j.after) { // a part 2: the forward's NLL is its part 1's and then its own; part 1's keys and values are done with
-          const first = results.get(got.j.after).nll, nll = new Float32Array(first.length + got.r.nll.length);
-          nll.set(first);
-          nll.set(got.r.nll, first.length);
-          results.delete(got.j.after);
-          results.set(got.j.key, { ...got.r, nll });
-        } else results.set(got.j.key, got.r);
+        results.set(got.j.key, { ...got.r, nll: got.line.nll });
         if (run.gen === got.my) {
-          run.doneCost += got.j.cost;
-          if (got.j.part !== 1) run.done++;
-          run.log.push(`w${got.i} ${got.j.type}${got.j.part ? ` part ${got.j.part}` : ''} ${Math.round(got.sent)}-${Math.round(performance.now() - run.t0)} ` +
-            `(${Math.round(got.r.ms)})`);
+          run.done++;
+          run.log.push(`w${got.i} ${got.j.type} ${Math.round(got.sent)}-${Math.round(performance.now() - run.t0)} (${Math.round(got.r.ms)})`);
         }
         draw();
       }
@@ -492,16 +550,50 @@ export function createLmView(host, { state, onChange = () => {}, api, styleRoot 
     }
   }
 
+  // The progress: which forwards run, how far, and the time left (from the work done so far in this run).
+  let progressTimer = 0;
+  function showProgress(todo) {
+    clearTimeout(progressTimer);
+    if (!running || run.gen !== gen) return;
+    const flying = [...inFlight.values()].map((f) => f.j);
+    const doneNow = run.doneCost, left = [...flying, ...todo].reduce((a, j) => a + j.cost, 0) -
+      flying.reduce((a, j) => a + rowsCost(j, 0, partial.get(j.key)?.rows ?? 0), 0);
+    busyBar.value = doneNow / (doneNow + left || 1);
+    const when = run.firstMs == null ? null : timeLeftWords(doneNow - run.firstCost, performance.now() - run.firstAt, left);
+    // (the words change only when a forward starts or the time left moves by a step: the status is read out when they do)
+    const text = `forward ${run.done + 1} of ${run.done + flying.length + todo.length}: ` +
+      `${flying.map((j) => SCALING_NAMES[j.type]).join(' and ')} over ${count(Math.max(...flying.map((j) => j.length)))} tokens` +
+      `${flying.some((j) => j.stats) ? ', with attention statistics' : ''} · ${when ?? 'estimating the time left'}`;
+    if (busyText.textContent !== text) busyText.textContent = text;
+    progressTimer = setTimeout(() => showProgress(todo), 500);
+  }
+
+  // The losses of scaling t's forward at the settings as far as they have streamed in (null: none yet)
+  const streaming = (s, t) => {
+    for (const k of nllKeys(s, t, s.type)) {
+      const p = partial.get(k);
+      if (p?.rows) return p.nll.subarray(0, Math.min(p.rows, s.length - 1));
+    }
+    return null;
+  };
+  let order = [], orderGen = -1;
   function draw() {
+    if (orderGen !== gen) [order, orderGen] = [[], gen];
     if (!info || !ids || model.hidden || needsConfirmation()) return;
     const s = settings();
     const series = {};
     for (const t of ROPE_SCALINGS) {
-      const nll = findNll(results, s, t);
+      const nll = findNll(results, s, t) ?? streaming(s, t);
       if (nll) series[t] = nll;
     }
+    const drawn = Object.keys(series).filter((t) => !order.includes(t));
+    if (run.gen === gen) order.push(...drawn); // the order the lines first showed (tests)
+    host.dataset.lineOrder = order.join(',');
+    host.dataset.partial = ROPE_SCALINGS.filter((t) => series[t] && series[t].length < s.length - 1).join(',');
     drawPerplexity(pplCanvas, series, { context: s.context, length: s.length, chosen: s.type });
-    pplWords.textContent = perplexityWords(series, s) + (cancelled === gen ? ' (Stopped: what is drawn is what was computed before.)' : '');
+    // the sentences read only whole lines (a line still streaming in has no numbers past its end yet)
+    const whole = Object.fromEntries(Object.entries(series).filter(([, nll]) => nll.length === s.length - 1));
+    pplWords.textContent = perplexityWords(whole, s) + (cancelled === gen ? ' (Stopped: what is drawn is what was computed before.)' : '');
     const all = results.get(mapsKey(s, s.type));
     const label = s.type === 'none' ? 'no scaling' : `${SCALING_NAMES[s.type]} ×${s.factor}`;
     if (all?.maps) {
@@ -518,7 +610,7 @@ export function createLmView(host, { state, onChange = () => {}, api, styleRoot 
     drawStats(statsCanvas, points, { context: s.context });
     statsWordsP.textContent = statsWords(points, s);
     host.dataset.series = String(Object.keys(series).length);
-    if (Object.keys(series).length === ROPE_SCALINGS.length && run.gen === gen && run.figureMs == null) host.dataset.figureMs = String(run.figureMs = Math.round(performance.now() - run.t0));
+    if (Object.keys(whole).length === ROPE_SCALINGS.length && run.gen === gen && run.figureMs == null) host.dataset.figureMs = String(run.figureMs = Math.round(performance.now() - run.t0));
   }
 
   // ---------- start: a model named in the state is fetched once the view is on screen ----------
@@ -558,6 +650,10 @@ export function createLmView(host, { state, onChange = () => {}, api, styleRoot 
       const s = settings();
       const series = Object.fromEntries(ROPE_SCALINGS.map((t) => [t, findNll(results, s, t)]).filter(([, nll]) => nll).map(([t, nll]) => [t, Array.from(nll)]));
       return { config: info.config, description: info.description, contextSource: info.contextSource, confirming: needsConfirmation(), settings: s, tokens: ids.length, nll: series };
+    },
+    /** The bytes the first Worker's model memory can still give (for tests: a cancelled forward frees what it held). */
+    async memoryLeft() {
+      return (await request('memory', { length: 2 })).memory.available;
     },
     destroy() {
       observer.disconnect();
