@@ -293,7 +293,8 @@ test('the language models have a wasm module of their own, fetched by the first 
     const memory = fresh.memoryBytes();
     expect(asked).toEqual([`posenc-${build}.wasm`]); // nothing of the language models yet
     const [a, b] = await Promise.all([fresh.loadLanguageModel({ model, config }), fresh.loadLanguageModel({ model, config })]);
-    expect(asked).toEqual([`posenc-${build}.wasm`, `posenc-lm-${build}.wasm`]); // one module for both calls, in the page's build
+    // one module for both calls, in the page's build: in Node, the SIMD one on threads (its .wasm and its Workers' script)
+    expect(asked).toEqual([`posenc-${build}.wasm`, ...(build === 'simd' ? ['posenc-lm-simd-mt.wasm', 'posenc-lm-simd-mt.worker.js'] : ['posenc-lm-scalar.wasm'])]);
     expect(fresh.memoryBytes()).toBeGreaterThan(memory); // a second wasm memory
     expect(Array.from(a.forward([1, 2, 3]).nll)).toEqual(Array.from(b.forward([1, 2, 3]).nll));
     a.delete();

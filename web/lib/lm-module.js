@@ -22,7 +22,10 @@ export function threadsUnavailable(flavour = 'simd') {
  */
 function workerScript(options, flavour, isNode) {
   const file = `posenc-lm-${flavour}.worker.js`;
-  const url = new URL(options.locateFile ? options.locateFile(file) : LM.workerUrl(), globalThis.location?.href);
+  const located = options.locateFile ? options.locateFile(file) : LM.workerUrl();
+  // (In Node, locateFile may answer a plain path, as for the .wasm files.)
+  if (isNode && typeof located === 'string' && !/^[a-z][a-z0-9+.-]*:/i.test(located)) return located;
+  const url = new URL(located, globalThis.location?.href);
   if (isNode) return globalThis.process.getBuiltinModule('url').fileURLToPath(url);
   if (url.protocol === 'blob:' || url.origin === globalThis.location?.origin) return url.href;
   return URL.createObjectURL(new Blob([`importScripts(${JSON.stringify(url.href)});`], { type: 'text/javascript' }));
