@@ -304,7 +304,7 @@ async function expectLmResults(page, build) {
 // fetched before and after the first loadLanguageModel.
 async function lmResults({ model, config, ids }) {
   const { loadPosenc } = await import('/lib/index.js');
-  const fetchedLm = () => performance.getEntriesByType('resource').some((e) => /posenc-lm-\w+\.wasm/.test(e.name));
+  const fetchedLm = () => performance.getEntriesByType('resource').some((e) => /posenc-lm-[\w-]+\.wasm/.test(e.name));
   try {
     const pe = await loadPosenc();
     const before = fetchedLm();

@@ -402,7 +402,7 @@ function slowDownload(req, res) {
     const set = await page.waitFor(() => {
       const e = document.querySelector('posenc-explorer'), root = e.shadowRoot;
       const c = root.querySelector('canvas.lm-ppl'), caption = root.querySelector('.lm-maps-caption').textContent;
-      return root.querySelector('.lm-busy').hidden && Number(c.dataset.series) === 5 && /linear \(PI\) ×2/.test(caption)
+      return root.querySelector('.lm-busy').hidden && Number(c.dataset.series) === 5 && /linear \(position interpolation\) ×2/.test(caption)
         ? { scaling: root.querySelector('select[name=lm-scaling]').value, factor: root.querySelector('input[name=lm-factor]').value,
           context: root.querySelector('input[name=lm-context]').value, prop: [e.lmScaling, e.lmFactor, e.lmContext] } : null;
     }, { what: 'the figure with the attributes\' scaling', timeout: 120000, interval: 250 });

@@ -40,16 +40,19 @@ test("the language models' module is fetched only by loadLanguageModel, runs und
     const out = {};
     for (const build of ['simd', 'scalar']) {
       const pe = await loadPosenc({ build });
-      out[`${build}Before`] = performance.getEntriesByType('resource').map((e) => e.name).filter((n) => /posenc-lm-[a-z]+\.wasm$/.test(n)).length;
+      out[`${build}Before`] = performance.getEntriesByType('resource').map((e) => e.name).filter((n) => /posenc-lm-[a-z-]+\.wasm$/.test(n)).length;
       const lm = await pe.loadLanguageModel({ model: new Uint8Array(model) });
       out[build] = Array.from(lm.forward(tokens).nll);
       out[`${build}Error`] = (() => { try { lm.forward([1]); } catch (e) { return `${e.name}: ${e.message}`; } })();
       lm.delete();
     }
+    out.isolated = globalThis.crossOriginIsolated === true;
     return out;
   }, { model: Array.from(tinyLlama2c()), tokens: LM_TOKENS });
   expect([result.simdBefore, result.scalarBefore]).toEqual([0, 1]); // none before the first call (the scalar's page module loads after the SIMD's)
-  expect(requested.filter((p) => /posenc-lm-(simd|scalar)\.wasm$/.test(p)).map((p) => p.split('/').pop())).toEqual(['posenc-lm-simd.wasm', 'posenc-lm-scalar.wasm']);
+  // (the test server sends COOP/COEP, as npm start's: an isolated page's SIMD build is the threaded one)
+  expect(requested.filter((p) => /posenc-lm-(simd|scalar)(-mt)?\.wasm$/.test(p)).map((p) => p.split('/').pop()))
+    .toEqual([result.isolated ? 'posenc-lm-simd-mt.wasm' : 'posenc-lm-simd.wasm', 'posenc-lm-scalar.wasm']);
   for (const build of ['simd', 'scalar']) {
     const node = await expectedLm(build);
     expect(result[build].map((x, i) => Math.abs(x - node[i]) < 1e-6)).toEqual(node.map(() => true));

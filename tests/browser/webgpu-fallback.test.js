@@ -25,10 +25,12 @@ if (!have) console.log('skipped (no ../shared/models/stories260K here): the GPU 
       const handle = createLmCore(() => loadPosenc(), (m) => answers.push(m));
       const model = new Uint8Array(await (await fetch('/test-models/stories260K/stories260K.bin')).arrayBuffer());
       await handle({ type: 'load', id: 1, files: { model } });
-      await handle({ type: 'forward', id: 2, tokens: Int32Array.from({ length: 40 }, (_, i) => (i * 37) % 512), context: 512, scaling: null, stats: false });
+      await handle({ type: 'stream', id: 2, tokens: Int32Array.from({ length: 40 }, (_, i) => (i * 37) % 512), context: 512, scaling: null, stats: false });
+      const nll = answers.filter((a) => a.type === 'chunk' && a.id === 2).flatMap((a) => Array.from(a.nll)); // the stream's chunks
+      const done = answers.find((a) => a.type === 'forward' && a.id === 2);
       const adapter = await globalThis.navigator.gpu?.requestAdapter().catch(() => null);
       return { hasGpu: Boolean(globalThis.navigator.gpu), adapter: Boolean(adapter), engine: answers[0].info?.engine, error: answers.find((a) => a.type === 'error')?.message ?? null,
-        ran: answers[1]?.ran, n: answers[1]?.nll?.length, finite: Array.from(answers[1]?.nll ?? []).every(Number.isFinite) };
+        ran: done?.ran, n: nll.length, finite: nll.every(Number.isFinite) };
     });
     console.log(`${engine} ${env.version}: navigator.gpu ${r.hasGpu ? 'present' : 'absent'}, adapter ${r.adapter ? 'given' : 'none'}; engine ${JSON.stringify(r.engine)}`);
     expect(r.error).toBeNull();
