@@ -13,24 +13,24 @@ const std::vector<Family>& families() {
   static const std::vector<Family> rows = {
       {Arch::Llama, "llama", "Llama", "llama", "llama/modeling_llama.py",  //
        false, QkNorm::None, true, false, false, false, false, false, Activation::SiLU, 0,
-       true, RopeLayout::Interleaved},
+       true, RopeLayout::Interleaved, {}},
       {Arch::Qwen2, "qwen2", "Qwen2", "qwen2", "qwen2/modeling_qwen2.py",  //
        true, QkNorm::None, true, false, false, false, false, false, Activation::SiLU, 0,
-       true, RopeLayout::Half},
+       true, RopeLayout::Half, {}},
       // sliding_window (every layer): Config::layers' windows
       {Arch::Mistral, "mistral", "Mistral", "mistral", "mistral/modular_mistral.py",  //
        false, QkNorm::None, true, false, false, false, false, false, Activation::SiLU, 0,
-       false, RopeLayout::Interleaved},
+       false, RopeLayout::Interleaved, {}},
       {Arch::Qwen3, "qwen3", "Qwen3", "qwen3", "qwen3/modeling_qwen3.py",  //
        false, QkNorm::PerHead, true, false, false, false, false, false, Activation::SiLU, 0,
-       true, RopeLayout::Half},
+       true, RopeLayout::Half, {}},
       // no_rope_layers: Config::layers' rope flags
       {Arch::SmolLM3, "smollm3", "SmolLM3", "smollm3", "smollm3/modeling_smollm3.py",  //
        false, QkNorm::None, true, false, false, false, false, false, Activation::SiLU, 0,
        true, RopeLayout::Interleaved, {false, 4, 0, 0, false}},
       {Arch::Olmo2, "olmo2", "OLMo 2", "olmo2", "olmo2/modeling_olmo2.py",  //
        false, QkNorm::Whole, false, true, false, false, false, false, Activation::SiLU, 0,
-       true, RopeLayout::Half},
+       true, RopeLayout::Half, {}},
       // sliding_window (every layer): Config::layers' windows; LongRoPE: the config's rope_scaling
       // GGUF: the window on every layer as HF's Phi-3 has it (llama.cpp itself turns Phi-3's window off)
       {Arch::Phi3, "phi3", "Phi-3", "phi3", "phi3/modeling_phi3.py",  //
