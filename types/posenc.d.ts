@@ -34,26 +34,36 @@ declare global {
  * Position encodings a {@link Model} can use (the C++ registry, cpp/src/encodings.cpp; tests/js/types.test.js
  * checks this union against the module's list). `'none'` is NoPE.
  */
+// generated:encoding (scripts/registry.js writes these lines from the core's tables)
 export type Encoding = 'none' | 'sinusoidal' | 'learned' | 't5' | 'alibi' | 'rope' | 'shaw' | 'xpos' | 'prope' | 'fire' | 'rope_random' | 'learned_random';
+// end:encoding
 /** Seeded training tasks (see {@link TaskOptions}). */
 export type TaskName = 'copy' | 'reverse' | 'retrieval' | 'markov' | 'kth_retrieval';
 /** HF transformers `rope_type`s, computed as `modeling_rope_utils.py` computes them. */
+// generated:rope-type (scripts/registry.js writes these lines from the core's tables)
 export type RopeType = 'default' | 'linear' | 'dynamic' | 'yarn' | 'llama3' | 'longrope' | 'proportional';
+// end:rope-type
 /** Which wasm build is running: SIMD128, or the scalar fallback compiled from the same source. */
 export type Build = 'simd' | 'scalar';
 /**
  * RoPE pair layout. `'interleaved'`: pairs (x[2i], x[2i+1]) (the RoFormer paper, GPT-J).
  * `'half'`: pairs (x[i], x[i + r/2]) (HF Llama's `rotate_half`).
  */
+// generated:rope-layout (scripts/registry.js writes these lines from the core's tables)
 export type RopeLayout = 'interleaved' | 'half';
+// end:rope-layout
 /**
  * What a learned table does at a position >= its number of rows: `'error'` throws a
  * RangeError, `'clamp'` reuses the last row, `'zero'` gives no position signal.
  */
+// generated:out-of-range (scripts/registry.js writes these lines from the core's tables)
 export type OutOfRangePolicy = 'error' | 'clamp' | 'zero';
+// end:out-of-range
 
 /** Every {@link Encoding}, in the order of the C++ registry (their checkpoint ids). */
+// generated:encodings (scripts/registry.js writes these lines from the core's tables)
 export declare const ENCODINGS: readonly ['none', 'sinusoidal', 'learned', 't5', 'alibi', 'rope', 'shaw', 'xpos', 'prope', 'fire', 'rope_random', 'learned_random'];
+// end:encodings
 /** One entry of the encoding registry (cpp/src/encodings.cpp), as the module reports it. */
 export interface EncodingInfo {
   readonly name: Encoding;
@@ -689,6 +699,7 @@ export interface AttentionOptions {
 
 /** Options of {@link Posenc.createModel}: the model's configuration. */
 export interface ModelOptions {
+  // generated:model-options (scripts/registry.js writes these lines from the core's tables)
   /** @default 'rope' */
   encoding?: Encoding;
   /** int [1, 64]. @default 2 */
@@ -733,6 +744,7 @@ export interface ModelOptions {
   fireThreshold?: number;
   /** 'rope_random', 'learned_random': positions are sampled from [0, randomLength), int [1, 65536]. @default 1024 */
   randomLength?: number;
+  // end:model-options
 }
 
 type FileBytes = Uint8Array | ArrayBuffer;
@@ -771,7 +783,9 @@ export interface LanguageModelFamily {
 }
 
 /** The ids of the model file formats, in the core's order ({@link MODEL_FORMATS}; tests/js/scaling-table.test.js checks it). */
+// generated:model-format (scripts/registry.js writes these lines from the core's tables)
 export type ModelFormatId = 'llama2c' | 'gguf' | 'safetensors';
+// end:model-format
 /** A model file format posenc reads (the core's list, {@link MODEL_FORMATS}). */
 export interface ModelFormat {
   id: ModelFormatId;
