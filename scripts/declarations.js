@@ -20,12 +20,15 @@ function range(f) {
   return '';
 }
 
+// The encodings that read a field: those whose registry row lists it (a field none lists belongs to every model).
 function modelOption(f, encodings) {
-  const applies = f.encodings.length === encodings.length ? '' : `${f.encodings.map(quote).join(', ')}${f.encodings.length === 1 ? ' only' : ''}: `;
+  const readers = encodings.filter((e) => e.fields.split(',').includes(f.name)).map((e) => e.name);
+  const applies = readers.length ? `${readers.map(quote).join(', ')}${readers.length === 1 ? ' only' : ''}` : '';
   const words = [f.doc, range(f)].filter(Boolean).join(', ');
   const dflt = f.required ? '' : `@default ${f.type === 'choice' ? quote(f.choices[f.default]) : f.default}`;
   const type = f.type === 'choice' ? CHOICE_TYPES[f.name] ?? union(f.choices) : 'number';
-  const text = [`${applies}${words}`, dflt].filter(Boolean).join('. ');
+  const said = applies && words ? `${applies}: ${words}` : applies || (f.doc ? words[0].toUpperCase() + words.slice(1) : words);
+  const text = [said && `${said}.`, dflt].filter(Boolean).join(' ');
   return [`  /** ${text} */`, `  ${f.name}${f.required ? '' : '?'}: ${type};`];
 }
 
@@ -40,7 +43,7 @@ export function generatedParts({ encodings, schema, ropeScaling, modelFormats })
     'rope-layout': [`export type RopeLayout = ${union(choices('ropeLayout'))};`],
     'out-of-range': [`export type OutOfRangePolicy = ${union(choices('learnedPolicy'))};`],
     'model-format': [`export type ModelFormatId = ${union(modelFormats.map((f) => f.id))};`],
-    'model-options': schema.flatMap((f) => modelOption(f, names)),
+    'model-options': schema.flatMap((f) => modelOption(f, encodings)),
     'explorer-scaling': [`export type ExplorerRopeScaling = ${union(['none', ...ropeScaling.types.filter((t) => t.page).map((t) => t.name)])};`],
   };
 }

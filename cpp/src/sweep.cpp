@@ -94,11 +94,7 @@ void dynamic_logits(Model& model, const int32_t* tokens, const int32_t* targets,
                 out.begin() + static_cast<std::ptrdiff_t>(b) * T * V);
   }
   ForwardOptions fo;
-  RopeScaling r;
-  r.type = RopeType::Dynamic;
-  r.factor = factor;
-  r.max_position_embeddings = train_length;
-  fo.rope_scaling = r;
+  fo.rope_scaling = sweep_rope_scaling(SweepScaling::Dynamic, T, train_length, factor);  // (its block is the same at any T)
   for (int t = T0; t < T; ++t) {
     bool any = false;
     for (int b = 0; b < B && !any; ++b) any = targets[static_cast<std::size_t>(b) * T + t] >= 0;

@@ -152,7 +152,7 @@ test('the TypeScript declarations restate the core\'s tables only as the generat
   }
   expect([...seen].sort()).toEqual(Object.keys(parts).sort()); // every part has its place, once
   // mutations: a new encoding with a field of its own, a new format
-  const dummy = { ...ENCODING_INFO[0], name: 'dummy', id: ENCODING_INFO.length };
+  const dummy = { ...ENCODING_INFO[0], name: 'dummy', id: ENCODING_INFO.length, fields: 'dummyWidth' };
   const more = generatedParts({ ...tables, encodings: [...ENCODING_INFO, dummy],
     schema: [...CONFIG_SCHEMA, { ...CONFIG_SCHEMA.find((x) => x.name === 'shawK'), name: 'dummyWidth', doc: 'its width', encodings: ['dummy'] }],
     modelFormats: [...MODEL_FORMATS, { ...MODEL_FORMATS[0], id: 'dummy' }] });

@@ -157,7 +157,7 @@ export function typeCodeDrift(code = TYPE_CODE, info = ROPE_TYPE_INFO) {
     const c = code[t.name] ?? {};
     if (typeof c.pytorch !== 'function') out.push(`${t.name}: no pytorch`);
     // llama.cpp spells it: its GGUF keys are read ('none' has none); llama.cpp has no spelling: nothing reads GGUF for it
-    if ((t.gguf && t.gguf !== 'none') !== (typeof c.fromGguf === 'function')) out.push(`${t.name}: fromGguf vs gguf '${t.gguf}'`);
+    if (Boolean(t.gguf && t.gguf !== 'none') !== (typeof c.fromGguf === 'function')) out.push(`${t.name}: fromGguf vs gguf '${t.gguf}'`);
   }
   return out;
 }
