@@ -77,6 +77,10 @@ struct ScalingField {
 };
 std::span<const ScalingField> scaling_fields();
 
+// Adding a type: its enumerator above, its compute function and row in rope_scaling.cpp, its row in the JS library's
+// per-type code (TYPE_CODE in web/lib/scaling.js: its PyTorch lines, and its GGUF keys when llama.cpp spells it) and
+// its reference test. The declarations' RopeType and the README's table are rewritten from this table by the build;
+// tests/js/scaling-table.test.js fails when the JS rows and this table disagree.
 struct RopeTypeInfo {
   RopeType id;
   const char* name;   // HF's rope_type spelling
