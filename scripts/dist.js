@@ -4,7 +4,7 @@
 //   dist/posenc.single.js     the library with both .wasm builds inlined (no .wasm to serve)
 //   dist/explorer.js          <posenc-explorer>, the web component (the library in dist/assets/)
 //   dist/assets/{sweep,train,lm}-worker.js  its Workers, self-contained, at stable paths
-//   dist/*.d.ts               the hand-written TypeScript declarations (types/)
+//   dist/*.d.ts               the TypeScript declarations (types/; their table parts written by scripts/registry.js)
 //   dist/app/, dist/embed.html  the full explorer and the iframe embed page
 //   dist/standalone.html      one file, works from file:// (everything inlined; the sweep runs on the main thread)
 //   dist/checkpoints/         the shipped checkpoints

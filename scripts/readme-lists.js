@@ -3,7 +3,7 @@
 // or tasks; and the README's embed snippets, made by the code that makes the explorer's "Embed this sweep" panel
 // (web/app/embed-snippet.js), with the package's name and version (web/app/package-info.js, from package.json).
 // `node scripts/readme-lists.js` checks README.md and package-info.js against them (exit 1 with the differences);
-// `--write` rewrites the generated blocks and package-info.js. tests/js/readme-registry.test.js runs the check.
+// `--write` rewrites the generated blocks and package-info.js (scripts/setup.sh runs it after each build). tests/js/readme-registry.test.js runs the check.
 import { readFileSync, writeFileSync, readdirSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { ENCODING_INFO, TASKS, ROPE_TYPE_INFO, SCALING_FIELDS } from '../web/lib/index.js';
@@ -106,14 +106,15 @@ export const packageInfoCurrent = (text = readFileSync(PACKAGE_INFO_PATH, 'utf8'
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const path = new URL('../README.md', import.meta.url);
-  let readme = readFileSync(path, 'utf8');
+  const committed = readFileSync(path, 'utf8');
+  let readme = committed;
   if (process.argv.includes('--write')) {
     for (const [what, start, end, text] of blocks()) {
       const a = readme.indexOf(start), b = readme.indexOf(end, a);
       if (a < 0 || b < a) { console.error(`README.md has no generated block for ${what} to rewrite`); process.exit(2); }
       readme = readme.slice(0, a) + text + readme.slice(b + end.length);
     }
-    writeFileSync(path, readme);
+    if (readme !== committed) writeFileSync(path, readme);
     if (!packageInfoCurrent()) writeFileSync(PACKAGE_INFO_PATH, packageInfoText());
   }
   const bad = missing(readme);

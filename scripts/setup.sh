@@ -96,6 +96,9 @@ for f in posenc-lm-simd-mt.mjs posenc-lm-simd-mt.wasm posenc-lm-simd-mt.worker.j
 done
 # the encoding registry and config schema, read from the module (web/wasm/registry.js)
 node scripts/registry.js
+# the README's lists of the tables (encodings, scaling types, the page's attributes), from the same tables; what it
+# cannot rewrite it names (tests/js/readme-registry.test.js fails on it too)
+node scripts/readme-lists.js --write || echo "posenc: README.md needs the lines above by hand" >&2
 node scripts/passage.js
 
 # dist/: the npm package, the embed and standalone pages (Vite)

@@ -13,7 +13,9 @@
 import type { Encoding, LoadOptions, TaskName } from './posenc.js';
 
 /** RoPE scalings the element can apply to the trained RoPE model ('none': as trained). */
+// generated:explorer-scaling (scripts/registry.js writes these lines from the core's tables)
 export type ExplorerRopeScaling = 'none' | 'linear' | 'dynamic' | 'yarn' | 'llama3';
+// end:explorer-scaling
 /**
  * `'sweep'`: attention maps and accuracy/loss curves; `'maps'` or `'curves'` alone; `'model'`: a language model
  * (attribute `model-url`) past its context, with five RoPE scalings.

@@ -34,26 +34,36 @@ declare global {
  * Position encodings a {@link Model} can use (the C++ registry, cpp/src/encodings.cpp; tests/js/types.test.js
  * checks this union against the module's list). `'none'` is NoPE.
  */
+// generated:encoding (scripts/registry.js writes these lines from the core's tables)
 export type Encoding = 'none' | 'sinusoidal' | 'learned' | 't5' | 'alibi' | 'rope' | 'shaw' | 'xpos' | 'prope' | 'fire' | 'rope_random' | 'learned_random';
+// end:encoding
 /** Seeded training tasks (see {@link TaskOptions}). */
 export type TaskName = 'copy' | 'reverse' | 'retrieval' | 'markov' | 'kth_retrieval';
 /** HF transformers `rope_type`s, computed as `modeling_rope_utils.py` computes them. */
+// generated:rope-type (scripts/registry.js writes these lines from the core's tables)
 export type RopeType = 'default' | 'linear' | 'dynamic' | 'yarn' | 'llama3' | 'longrope' | 'proportional';
+// end:rope-type
 /** Which wasm build is running: SIMD128, or the scalar fallback compiled from the same source. */
 export type Build = 'simd' | 'scalar';
 /**
  * RoPE pair layout. `'interleaved'`: pairs (x[2i], x[2i+1]) (the RoFormer paper, GPT-J).
  * `'half'`: pairs (x[i], x[i + r/2]) (HF Llama's `rotate_half`).
  */
+// generated:rope-layout (scripts/registry.js writes these lines from the core's tables)
 export type RopeLayout = 'interleaved' | 'half';
+// end:rope-layout
 /**
  * What a learned table does at a position >= its number of rows: `'error'` throws a
  * RangeError, `'clamp'` reuses the last row, `'zero'` gives no position signal.
  */
+// generated:out-of-range (scripts/registry.js writes these lines from the core's tables)
 export type OutOfRangePolicy = 'error' | 'clamp' | 'zero';
+// end:out-of-range
 
 /** Every {@link Encoding}, in the order of the C++ registry (their checkpoint ids). */
+// generated:encodings (scripts/registry.js writes these lines from the core's tables)
 export declare const ENCODINGS: readonly ['none', 'sinusoidal', 'learned', 't5', 'alibi', 'rope', 'shaw', 'xpos', 'prope', 'fire', 'rope_random', 'learned_random'];
+// end:encodings
 /** One entry of the encoding registry (cpp/src/encodings.cpp), as the module reports it. */
 export interface EncodingInfo {
   readonly name: Encoding;
@@ -689,31 +699,32 @@ export interface AttentionOptions {
 
 /** Options of {@link Posenc.createModel}: the model's configuration. */
 export interface ModelOptions {
+  // generated:model-options (scripts/registry.js writes these lines from the core's tables)
   /** @default 'rope' */
   encoding?: Encoding;
   /** int [1, 64]. @default 2 */
   layers?: number;
-  /** int [1, 64], must divide dModel. @default 4 */
+  /** Must divide dModel, int [1, 64]. @default 4 */
   heads?: number;
-  /** int [2, 4096]; even for 'sinusoidal'; dModel/heads even for 'rope' without rotaryDim. @default 64 */
+  /** Even for 'sinusoidal'; dModel/heads even for 'rope' without rotaryDim, int [2, 4096]. @default 64 */
   dModel?: number;
   /** MLP hidden width = mlpRatio·dModel, int [1, 16]. @default 4 */
   mlpRatio?: number;
-  /** int [2, 65536]; use the task's `vocabSize` ({@link Posenc.taskInfo}). */
+  /** Use the task's `vocabSize` ({@link Posenc.taskInfo}), int [2, 65536]. */
   vocabSize: number;
   /** Training length and rows of the 'learned' table, int [1, 65536]. @default 64 */
   maxLength?: number;
-  /** Initialisation seed, int [0, 2^53-1]: same seed and config give bit-identical weights. @default 1 */
+  /** Initialisation seed: the same seed and config give bit-identical weights, int [0, 2^53-1]. @default 1 */
   seed?: number;
   /** 'rope', 'xpos', 'prope', 'rope_random'. @default 'half' */
   ropeLayout?: RopeLayout;
-  /** 'rope', 'xpos', 'prope', 'rope_random'; finite, > 1. @default 10000 */
+  /** 'rope', 'xpos', 'prope', 'rope_random': finite, > 1. @default 10000 */
   ropeBase?: number;
-  /** 'rope', 'xpos', 'prope', 'rope_random': 0 (= head dim) or an even int [2, dModel/heads]. @default 0 */
+  /** 'rope', 'xpos', 'prope', 'rope_random': 0 (= head dim) or an even int up to dModel/heads, int [0, 4096]. @default 0 */
   rotaryDim?: number;
-  /** 't5' only (unidirectional buckets): int [2, 1024]. @default 32 */
+  /** 't5' only: unidirectional buckets, int [2, 1024]. @default 32 */
   t5NumBuckets?: number;
-  /** 't5' only: int [t5NumBuckets/2 + 1, 2^20]. @default 128 */
+  /** 't5' only: at least t5NumBuckets/2 + 1, int [2, 2^20]. @default 128 */
   t5MaxDistance?: number;
   /** 'shaw' only: clipping distance, int [0, 4096]. @default 16 */
   shawK?: number;
@@ -723,16 +734,17 @@ export interface ModelOptions {
   xposScaleBase?: number;
   /** 'xpos' only: zeta_i = (2i/d + xposGamma) / (1 + xposGamma), finite, > 0 and <= 1000. @default 0.4 */
   xposGamma?: number;
-  /** 'prope' only: fraction of the rotary pairs kept (the highest frequencies), > 0 and <= 1. @default 0.75 */
+  /** 'prope' only: fraction of the rotary pairs kept (the highest frequencies), finite, > 0 and <= 1. @default 0.75 */
   ropeFraction?: number;
   /** 'fire' only: hidden width of its MLP, int [1, 256]. @default 32 */
   fireHidden?: number;
-  /** 'fire' only: c in psi(x) = log(c x + 1), > 0 and <= 10^6. @default 1 */
+  /** 'fire' only: c in psi(x) = log(c x + 1), finite, > 0 and <= 10^6. @default 1 */
   fireC?: number;
-  /** 'fire' only: the threshold L in psi(max(L, i)), int [0, 65536]; 0 = maxLength. @default 0 */
+  /** 'fire' only: the threshold L in psi(max(L, i)); 0 = maxLength, int [0, 65536]. @default 0 */
   fireThreshold?: number;
   /** 'rope_random', 'learned_random': positions are sampled from [0, randomLength), int [1, 65536]. @default 1024 */
   randomLength?: number;
+  // end:model-options
 }
 
 type FileBytes = Uint8Array | ArrayBuffer;
@@ -771,7 +783,9 @@ export interface LanguageModelFamily {
 }
 
 /** The ids of the model file formats, in the core's order ({@link MODEL_FORMATS}; tests/js/scaling-table.test.js checks it). */
+// generated:model-format (scripts/registry.js writes these lines from the core's tables)
 export type ModelFormatId = 'llama2c' | 'gguf' | 'safetensors';
+// end:model-format
 /** A model file format posenc reads (the core's list, {@link MODEL_FORMATS}). */
 export interface ModelFormat {
   id: ModelFormatId;

@@ -17,17 +17,17 @@ std::vector<std::string> encoding_names() {
   return out;
 }
 
-// Field accessors: F_INT(js, member, min, max), ...
-#define F_INT(js, m, lo, hi, since)                                                                    \
-  ConfigField{js, FieldType::Int, lo, hi, false, false, since, {},                                     \
+// Field accessors: F_INT(js, member, min, max, since, doc), ...
+#define F_INT(js, m, lo, hi, since, doc)                                                               \
+  ConfigField{js, doc, FieldType::Int, lo, hi, false, false, since, {},                                     \
               [](const ModelConfig& c) { return static_cast<double>(c.m); },                           \
               [](ModelConfig& c, double v) { c.m = static_cast<int>(v); }}
-#define F_FLOAT(js, m, lo, hi, since)                                                                  \
-  ConfigField{js, FieldType::Float, lo, hi, true, false, since, {},                                    \
+#define F_FLOAT(js, m, lo, hi, since, doc)                                                             \
+  ConfigField{js, doc, FieldType::Float, lo, hi, true, false, since, {},                                    \
               [](const ModelConfig& c) { return static_cast<double>(c.m); },                           \
               [](ModelConfig& c, double v) { c.m = v; }}
-#define F_CHOICE(js, m, type, choices, since)                                                           \
-  ConfigField{js, FieldType::Choice, 0, 0, false, false, since, choices,                               \
+#define F_CHOICE(js, m, type, choices, since, doc)                                                      \
+  ConfigField{js, doc, FieldType::Choice, 0, 0, false, false, since, choices,                               \
               [](const ModelConfig& c) { return static_cast<double>(static_cast<uint32_t>(c.m)); },   \
               [](ModelConfig& c, double v) { c.m = static_cast<type>(static_cast<uint32_t>(v)); }}
 
@@ -35,31 +35,33 @@ std::vector<ConfigField> build() {
   constexpr double kInf = INFINITY;
   std::vector<ConfigField> f = {
       // Version 1, in its byte order (checkpoint.hpp).
-      F_CHOICE("encoding", encoding, Encoding, encoding_names(), 1),
-      F_INT("layers", layers, 1, 64, 1),
-      F_INT("heads", heads, 1, 64, 1),
-      F_INT("dModel", d_model, 2, 4096, 1),
-      F_INT("mlpRatio", mlp_ratio, 1, 16, 1),
-      F_INT("vocabSize", vocab_size, 2, 65536, 1),
-      F_INT("maxLength", max_length, 1, 65536, 1),
-      ConfigField{"seed", FieldType::UInt64, 0, 9007199254740991.0, false, false, 1, {},
+      F_CHOICE("encoding", encoding, Encoding, encoding_names(), 1, ""),
+      F_INT("layers", layers, 1, 64, 1, ""),
+      F_INT("heads", heads, 1, 64, 1, "must divide dModel"),
+      F_INT("dModel", d_model, 2, 4096, 1, "even for 'sinusoidal'; dModel/heads even for 'rope' without rotaryDim"),
+      F_INT("mlpRatio", mlp_ratio, 1, 16, 1, "MLP hidden width = mlpRatio·dModel"),
+      F_INT("vocabSize", vocab_size, 2, 65536, 1, "use the task's `vocabSize` ({@link Posenc.taskInfo})"),
+      F_INT("maxLength", max_length, 1, 65536, 1, "training length and rows of the 'learned' table"),
+      ConfigField{"seed", "initialisation seed: the same seed and config give bit-identical weights", FieldType::UInt64,
+                  0, 9007199254740991.0, false, false, 1, {},
                   [](const ModelConfig& c) { return static_cast<double>(c.seed); },
                   [](ModelConfig& c, double v) { c.seed = static_cast<uint64_t>(v); }},
-      F_CHOICE("ropeLayout", rope_layout, RopeLayout, (std::vector<std::string>{"interleaved", "half"}), 1),
-      F_FLOAT("ropeBase", rope_base, 1, kInf, 1),
-      F_INT("rotaryDim", rotary_dim, 0, 4096, 1),
-      F_INT("t5NumBuckets", t5_num_buckets, 2, 1024, 1),
-      F_INT("t5MaxDistance", t5_max_distance, 2, 1 << 20, 1),
-      F_INT("shawK", shaw_k, 0, 4096, 1),
-      F_CHOICE("learnedPolicy", learned_policy, OutOfRange, (std::vector<std::string>{"error", "clamp", "zero"}), 1),
+      F_CHOICE("ropeLayout", rope_layout, RopeLayout, (std::vector<std::string>{"interleaved", "half"}), 1, ""),
+      F_FLOAT("ropeBase", rope_base, 1, kInf, 1, ""),
+      F_INT("rotaryDim", rotary_dim, 0, 4096, 1, "0 (= head dim) or an even int up to dModel/heads"),
+      F_INT("t5NumBuckets", t5_num_buckets, 2, 1024, 1, "unidirectional buckets"),
+      F_INT("t5MaxDistance", t5_max_distance, 2, 1 << 20, 1, "at least t5NumBuckets/2 + 1"),
+      F_INT("shawK", shaw_k, 0, 4096, 1, "clipping distance"),
+      F_CHOICE("learnedPolicy", learned_policy, OutOfRange, (std::vector<std::string>{"error", "clamp", "zero"}), 1,
+               "what positions >= maxLength do"),
       // Version 2.
-      F_INT("xposScaleBase", xpos_scale_base, 1, 1 << 20, 2),
-      F_FLOAT("xposGamma", xpos_gamma, 0, 1000, 2),
-      F_FLOAT("ropeFraction", rope_fraction, 0, 1, 2),
-      F_INT("fireHidden", fire_hidden, 1, 256, 2),
-      F_FLOAT("fireC", fire_c, 0, 1e6, 2),
-      F_INT("fireThreshold", fire_threshold, 0, 65536, 2),
-      F_INT("randomLength", random_length, 1, 65536, 2),
+      F_INT("xposScaleBase", xpos_scale_base, 1, 1 << 20, 2, "pair i is scaled by zeta_i^(n / xposScaleBase)"),
+      F_FLOAT("xposGamma", xpos_gamma, 0, 1000, 2, "zeta_i = (2i/d + xposGamma) / (1 + xposGamma)"),
+      F_FLOAT("ropeFraction", rope_fraction, 0, 1, 2, "fraction of the rotary pairs kept (the highest frequencies)"),
+      F_INT("fireHidden", fire_hidden, 1, 256, 2, "hidden width of its MLP"),
+      F_FLOAT("fireC", fire_c, 0, 1e6, 2, "c in psi(x) = log(c x + 1)"),
+      F_INT("fireThreshold", fire_threshold, 0, 65536, 2, "the threshold L in psi(max(L, i)); 0 = maxLength"),
+      F_INT("randomLength", random_length, 1, 65536, 2, "positions are sampled from [0, randomLength)"),
   };
   for (ConfigField& x : f) {
     if (x.type == FieldType::Choice) x.max = static_cast<double>(x.choices.size()) - 1;

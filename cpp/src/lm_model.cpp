@@ -29,6 +29,43 @@ const char* context_source_name(ContextSource s) {
 }
 
 
+namespace {
+#define INT(js, m) {js, [](const Config& c) { return static_cast<double>(c.m); }, [](Config& c, double v) { c.m = static_cast<int>(v); }}
+#define REAL(js, m) {js, [](const Config& c) { return c.m; }, [](Config& c, double v) { c.m = v; }}
+#define FLAG(js, m) {js, [](const Config& c) { return c.m ? 1.0 : 0.0; }, [](Config& c, double v) { c.m = v != 0; }}
+#define ENUM(js, m, T)                                                            \
+  {js, [](const Config& c) { return static_cast<double>(static_cast<int>(c.m)); }, \
+   [](Config& c, double v) { c.m = static_cast<T>(static_cast<int>(v)); }}
+const ConfigSlot kConfigSlots[] = {
+    ENUM("arch", arch, Arch),
+    ENUM("source", source, Source),
+    INT("dim", dim),
+    INT("hiddenDim", hidden_dim),
+    INT("layers", n_layers),
+    INT("heads", n_heads),
+    INT("kvHeads", n_kv_heads),
+    INT("vocabSize", vocab_size),
+    {"headDim", [](const Config& c) { return static_cast<double>(c.hd()); },
+     [](Config& c, double v) { c.head_dim = static_cast<int>(v); }},
+    {"rotaryDim", [](const Config& c) { return static_cast<double>(c.rd()); },
+     [](Config& c, double v) { c.rotary_dim = static_cast<int>(v); }},
+    REAL("ropeTheta", rope_theta),
+    REAL("normEps", norm_eps),
+    FLAG("tiedEmbeddings", tied_embeddings),
+    FLAG("qkvBias", qkv_bias),
+    INT("context", context),
+    ENUM("contextSource", context_source, ContextSource),
+    {"layout", [](const Config& c) { return static_cast<double>(static_cast<int>(rope_layout(c))); }, nullptr},
+    REAL("attnScalar", attn_scalar),
+};
+#undef INT
+#undef REAL
+#undef FLAG
+#undef ENUM
+}  // namespace
+
+std::span<const ConfigSlot> config_slots() { return kConfigSlots; }
+
 RopeLayout rope_layout(const Config& c) {
   if (c.source == Source::HfSafetensors) return RopeLayout::Half;
   if (c.source == Source::Gguf) return family(c.arch).gguf_layout;

@@ -277,7 +277,11 @@ std::string type_list() {
   return s;
 }
 
-#define SET(member, cast) [](RopeScaling& r, double v) { r.member = cast; }
+// A key's setter and getter (unset: nullopt).
+#define SET(member, cast)                                 \
+  [](RopeScaling& r, double v) { r.member = cast; },      \
+      [](const RopeScaling& r) -> std::optional<double> { \
+        return r.member ? std::optional<double>(*r.member) : std::nullopt; }
 constexpr ScalingField kFields[] = {
     // key, camel, kind, min, max, min_exclusive, HF default, from context, page key, page default, min, max
     {"factor", "factor", ScalingFieldKind::Number, 0, kInf, true, kNone, false, "factor", 4, 1, 32, SET(factor, v), nullptr},
@@ -305,9 +309,9 @@ constexpr ScalingField kFields[] = {
     {"partial_rotary_factor", "partialRotaryFactor", ScalingFieldKind::Number, 0, 1, false, 1, false, "", 0, 0, 0,
      SET(partial_rotary_factor, v), nullptr},
     {"long_factor", "longFactor", ScalingFieldKind::Factors, 0, kInf, true, kNone, false, "", 0, 0, 0, nullptr,
-     &RopeScaling::long_factor},
+     nullptr, &RopeScaling::long_factor},
     {"short_factor", "shortFactor", ScalingFieldKind::Factors, 0, kInf, true, kNone, false, "", 0, 0, 0, nullptr,
-     &RopeScaling::short_factor},
+     nullptr, &RopeScaling::short_factor},
 };
 #undef SET
 
@@ -315,6 +319,18 @@ constexpr ScalingField kFields[] = {
 
 std::span<const RopeTypeInfo> rope_types() { return kTypes; }
 std::span<const ScalingField> scaling_fields() { return kFields; }
+
+const ScalingField* context_field(RopeType t) {
+  const int i = static_cast<int>(t);
+  if (i < 0 || i >= kTypeCount) return nullptr;
+  const std::string reads = std::string(",") + kTypes[i].fields + ",";
+  const ScalingField* last = nullptr;
+  for (const ScalingField& f : kFields)  // the type's keys, in its own order
+    if (f.from_context && reads.find(std::string(",") + f.key + ",") != std::string::npos &&
+        (!last || reads.find(std::string(",") + f.key + ",") > reads.find(std::string(",") + last->key + ",")))
+      last = &f;
+  return last;
+}
 
 RopeType parse_rope_type(const std::string& name) {
   for (const RopeTypeInfo& t : kTypes)

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <limits>
 
 #include "posenc/error.hpp"
@@ -12,12 +13,35 @@
 namespace posenc {
 namespace {
 
-// The sweep's length-extension methods (another kind than rope_types: each maps to a RoPE scaling per length below).
-const char* const kScalingNames[kSweepScalingCount] = {"none", "linear", "ntk", "dynamic", "yarn"};
+// The sweep's length-extension methods: another kind than rope_types, each a row naming the rope type it applies at
+// L > train_length and where its factor comes from (s = L / train_length). The trained length reaches the type through
+// the scaling table's context key (context_field), so no row restates which key a type reads.
+enum class SweepFactor { LengthRatio, One, DynamicFactor };
+struct SweepMethod {
+  SweepScaling id;
+  const char* name;
+  RopeType type;  // Default: no override
+  SweepFactor factor;
+};
+constexpr SweepMethod kMethods[] = {
+    {SweepScaling::None, "none", RopeType::Default, SweepFactor::One},
+    {SweepScaling::Linear, "linear", RopeType::Linear, SweepFactor::LengthRatio},
+    // base * s^(d/(d-2)) == HF dynamic with factor 1 at seq_len = length
+    {SweepScaling::Ntk, "ntk", RopeType::Dynamic, SweepFactor::One},
+    {SweepScaling::Dynamic, "dynamic", RopeType::Dynamic, SweepFactor::DynamicFactor},
+    {SweepScaling::Yarn, "yarn", RopeType::Yarn, SweepFactor::LengthRatio},
+};
+static_assert(std::size(kMethods) == kSweepScalingCount);
+constexpr bool methods_in_order() {
+  for (int i = 0; i < kSweepScalingCount; ++i)
+    if (static_cast<int>(kMethods[i].id) != i) return false;
+  return true;
+}
+static_assert(methods_in_order(), "kMethods' rows must be in SweepScaling's order");
 
 std::string scaling_choices() {
   std::string s = "one of ";
-  for (int i = 0; i < kSweepScalingCount; ++i) s += std::string(i ? ", '" : "'") + kScalingNames[i] + "'";
+  for (int i = 0; i < kSweepScalingCount; ++i) s += std::string(i ? ", '" : "'") + kMethods[i].name + "'";
   return s;
 }
 
@@ -70,11 +94,7 @@ void dynamic_logits(Model& model, const int32_t* tokens, const int32_t* targets,
                 out.begin() + static_cast<std::ptrdiff_t>(b) * T * V);
   }
   ForwardOptions fo;
-  RopeScaling r;
-  r.type = RopeType::Dynamic;
-  r.factor = factor;
-  r.max_position_embeddings = train_length;
-  fo.rope_scaling = r;
+  fo.rope_scaling = sweep_rope_scaling(SweepScaling::Dynamic, T, train_length, factor);  // (its block is the same at any T)
   for (int t = T0; t < T; ++t) {
     bool any = false;
     for (int b = 0; b < B && !any; ++b) any = targets[static_cast<std::size_t>(b) * T + t] >= 0;
@@ -140,12 +160,12 @@ uint64_t sweep_seed(uint64_t seed, int length, int row) {
 
 const char* sweep_scaling_name(SweepScaling s) {
   const int i = static_cast<int>(s);
-  return i >= 0 && i < kSweepScalingCount ? kScalingNames[i] : "?";
+  return i >= 0 && i < kSweepScalingCount ? kMethods[i].name : "?";
 }
 
 SweepScaling parse_sweep_scaling(const std::string& name) {
   for (int i = 0; i < kSweepScalingCount; ++i)
-    if (name == kScalingNames[i]) return static_cast<SweepScaling>(i);
+    if (name == kMethods[i].name) return static_cast<SweepScaling>(i);
   range_error("scaling", scaling_choices(), "'" + name + "'");
 }
 
@@ -153,34 +173,17 @@ std::optional<RopeScaling> sweep_rope_scaling(SweepScaling method, int length, i
                                               double dynamic_factor) {
   require_int_range("trainLength", train_length, 1, kMaxSequenceLength);
   require_int_range("length", length, 1, kMaxSequenceLength);
-  if (method == SweepScaling::None || length <= train_length) return std::nullopt;
-  const double s = static_cast<double>(length) / train_length;
+  const int i = static_cast<int>(method);
+  if (i < 0 || i >= kSweepScalingCount) range_error("scaling", scaling_choices(), std::to_string(i));
+  const SweepMethod& m = kMethods[i];
+  if (m.type == RopeType::Default || length <= train_length) return std::nullopt;
+  if (m.factor == SweepFactor::DynamicFactor) require_positive("dynamicFactor", dynamic_factor);
   RopeScaling r;
-  switch (method) {
-    case SweepScaling::Linear:
-      r.type = RopeType::Linear;
-      r.factor = s;
-      break;
-    case SweepScaling::Ntk:  // base * s^(d/(d-2)) == HF dynamic with factor 1 at seq_len = length
-      r.type = RopeType::Dynamic;
-      r.factor = 1.0;
-      r.max_position_embeddings = train_length;
-      break;
-    case SweepScaling::Dynamic:
-      require_positive("dynamicFactor", dynamic_factor);
-      r.type = RopeType::Dynamic;
-      r.factor = dynamic_factor;
-      r.max_position_embeddings = train_length;
-      break;
-    case SweepScaling::Yarn:
-      r.type = RopeType::Yarn;
-      r.factor = s;
-      r.original_max_position_embeddings = train_length;
-      break;
-    default:
-      range_error("scaling", scaling_choices(),
-                  std::to_string(static_cast<int>(method)));
-  }
+  r.type = m.type;
+  r.factor = m.factor == SweepFactor::LengthRatio ? static_cast<double>(length) / train_length
+             : m.factor == SweepFactor::One       ? 1.0
+                                                  : dynamic_factor;
+  if (const ScalingField* f = context_field(m.type)) f->set(r, train_length);
   return r;
 }
 

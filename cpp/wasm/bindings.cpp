@@ -68,7 +68,7 @@ int alibi_bias(ptr out, int heads, int tq, int tk, bool causal) {
 using emscripten::val;
 
 // The RoPE scaling table (posenc/rope_scaling.hpp) as plain objects: {types: [{name, gguf, label, fields (comma list),
-// page}], fields: [{key, camel, kind, min, max, minExclusive, hfDefault, fromContext, page: {key, default, min, max}
+// context (the key the model's context reaches it through, or ''), page}], fields: [{key, camel, kind, min, max, minExclusive, hfDefault, fromContext, page: {key, default, min, max}
 // or null}]}. NaN (none) becomes null.
 val rope_scaling_schema() {
   static const char* const kKinds[] = {"number", "integer", "flag", "factors"};
@@ -80,6 +80,8 @@ val rope_scaling_schema() {
     o.set("gguf", std::string(t.gguf));
     o.set("label", std::string(t.label));
     o.set("fields", std::string(t.fields));
+    const posenc::ScalingField* context = posenc::context_field(t.id);
+    o.set("context", std::string(context ? context->key : ""));
     o.set("page", t.page);
     types.call<void>("push", o);
   }

@@ -34,20 +34,9 @@ struct Handle {
 };
 Handle& handle(ptr h) { return *at<Handle>(h); }
 
-// A config travels as doubles in this order (enums as their index), named as the JS config names them
-// (lmConfigSlots()); lmFromTensors's also carries, after these, four per layer (Config::layers): rope (0/1), window
+// A config travels as doubles in the order of the core's slot table (lm::config_slots(), lmConfigSlots() names them);
+// lmFromTensors's also carries, after these, four per layer (Config::layers): rope (0/1), window
 // (0: none), theta (0: rope_theta), scaled (0/1).
-#define POSENC_LM_CONFIG_SLOTS(X)                                                                                 \
-  X(kArch, "arch") X(kSource, "source") X(kDim, "dim") X(kHidden, "hiddenDim") X(kLayers, "layers")              \
-  X(kHeads, "heads") X(kKvHeads, "kvHeads") X(kVocab, "vocabSize") X(kHeadDim, "headDim") X(kRotaryDim, "rotaryDim") \
-  X(kTheta, "ropeTheta") X(kEps, "normEps") X(kTied, "tiedEmbeddings") X(kBias, "qkvBias") X(kContext, "context")  \
-  X(kContextSource, "contextSource") X(kLayout, "layout") X(kAttnScalar, "attnScalar")
-#define POSENC_SLOT_ID(id, name) id,
-#define POSENC_SLOT_NAME(id, name) name,
-enum ConfigSlot { POSENC_LM_CONFIG_SLOTS(POSENC_SLOT_ID) kConfigSlots };
-const char* const kConfigSlotNames[] = {POSENC_LM_CONFIG_SLOTS(POSENC_SLOT_NAME)};
-#undef POSENC_SLOT_ID
-#undef POSENC_SLOT_NAME
 
 // lm::ContextSource's names in the JS API, in its order (the config's and describe()'s contextSource).
 const char* const kContextSourceNames[] = {"trained", "file", "converter default"};
@@ -61,29 +50,15 @@ val lm_context_sources() {
 
 val lm_config_slots() {
   val out = val::array();
-  for (const char* name : kConfigSlotNames) out.call<void>("push", std::string(name));
+  for (const lm::ConfigSlot& slot : lm::config_slots()) out.call<void>("push", std::string(slot.name));
   return out;
 }
 
 lm::Config unpack(const double* v) {
   lm::Config c;
-  c.arch = static_cast<lm::Arch>(static_cast<int>(v[kArch]));
-  c.source = static_cast<lm::Source>(static_cast<int>(v[kSource]));
-  c.dim = static_cast<int>(v[kDim]);
-  c.hidden_dim = static_cast<int>(v[kHidden]);
-  c.n_layers = static_cast<int>(v[kLayers]);
-  c.n_heads = static_cast<int>(v[kHeads]);
-  c.n_kv_heads = static_cast<int>(v[kKvHeads]);
-  c.vocab_size = static_cast<int>(v[kVocab]);
-  c.head_dim = static_cast<int>(v[kHeadDim]);
-  c.rotary_dim = static_cast<int>(v[kRotaryDim]);
-  c.rope_theta = v[kTheta];
-  c.norm_eps = v[kEps];
-  c.tied_embeddings = v[kTied] != 0;
-  c.qkv_bias = v[kBias] != 0;
-  c.context = static_cast<int>(v[kContext]);
-  c.context_source = static_cast<lm::ContextSource>(static_cast<int>(v[kContextSource]));
-  c.attn_scalar = v[kAttnScalar];
+  for (const lm::ConfigSlot& slot : lm::config_slots())
+    if (slot.set) slot.set(c, *v++);
+    else ++v;
   return c;
 }
 
@@ -148,7 +123,7 @@ int lm_from_tensors(ptr config, val names, ptr dtypes, ptr ranks, ptr dims, ptr 
       t[i].bytes = static_cast<std::size_t>(at<const double>(sizes)[i]);
     }
     lm::Config c = unpack(at<const double>(config));
-    const double* rules = at<const double>(config) + kConfigSlots;
+    const double* rules = at<const double>(config) + lm::config_slots().size();
     if (c.n_layers > 0 && c.n_layers <= 1024)  // (else validate names n_layers)
       for (const double* r = rules; r < rules + 4 * c.n_layers; r += 4)
         c.layers.push_back({r[0] != 0, static_cast<int>(std::clamp(r[1], -1.0, 1e9)), r[2], r[3] != 0});
@@ -164,16 +139,12 @@ val lm_file_scaling(ptr h) {
   if (s.type == posenc::RopeType::Default) return val::null();
   val o = val::object();
   o.set("rope_type", std::string(posenc::rope_type_name(s.type)));
-  const auto put = [&](const char* k, const auto& v) {
-    if (v) o.set(k, *v);
-  };
-  put("factor", s.factor);
-  put("original_max_position_embeddings", s.original_max_position_embeddings);
-  put("attention_factor", s.attention_factor);
-  put("low_freq_factor", s.low_freq_factor);
-  put("high_freq_factor", s.high_freq_factor);
-  if (!s.long_factor.empty()) o.set("long_factor", val::array(s.long_factor));
-  if (!s.short_factor.empty()) o.set("short_factor", val::array(s.short_factor));
+  for (const posenc::ScalingField& f : posenc::scaling_fields()) {  // its set keys, as the core's table names them
+    if (f.list && !(s.*f.list).empty()) o.set(f.key, val::array(s.*f.list));
+    if (!f.get) continue;
+    if (const std::optional<double> v = f.get(s); v && f.kind == posenc::ScalingFieldKind::Flag) o.set(f.key, *v != 0);
+    else if (v) o.set(f.key, *v);
+  }
   return o;
 }
 
@@ -181,14 +152,7 @@ int lm_config(ptr h, ptr values) {
   return guard([&] {
     const lm::Config& c = handle(h).model.config();
     double* v = at<double>(values);
-    v[kArch] = static_cast<int>(c.arch);
-    v[kSource] = static_cast<int>(c.source);
-    v[kDim] = c.dim, v[kHidden] = c.hidden_dim, v[kLayers] = c.n_layers, v[kHeads] = c.n_heads;
-    v[kKvHeads] = c.n_kv_heads, v[kVocab] = c.vocab_size, v[kHeadDim] = c.hd(), v[kRotaryDim] = c.rd();
-    v[kTheta] = c.rope_theta, v[kEps] = c.norm_eps, v[kTied] = c.tied_embeddings, v[kBias] = c.qkv_bias;
-    v[kContext] = c.context, v[kContextSource] = static_cast<int>(c.context_source);
-    v[kLayout] = static_cast<int>(lm::rope_layout(c));
-    v[kAttnScalar] = c.attn_scalar;
+    for (const lm::ConfigSlot& slot : lm::config_slots()) *v++ = slot.get(c);
   });
 }
 

@@ -63,6 +63,7 @@ val config_schema() {
   for (const posenc::ConfigField& f : posenc::config_fields()) {
     val o = val::object();
     o.set("name", std::string(f.name));
+    o.set("doc", std::string(f.doc));
     o.set("type", std::string(kTypes[static_cast<int>(f.type)]));
     o.set("min", f.min);
     o.set("max", f.max);

@@ -135,3 +135,30 @@ test('the declared model format ids are the core\'s formats, in its order', () =
   // and a declaration missing one fails
   expect(declaredFormatIds(text.replace(" | 'safetensors';", ';'))).not.toEqual(MODEL_FORMATS.map((f) => f.id));
 });
+
+// The declarations' parts that restate the tables (the encodings, ModelOptions, the scaling types, the formats) are
+// written from them by scripts/registry.js (scripts/declarations.js) at each build: the committed files must be what
+// the tables give, and a changed table must change them.
+test('the TypeScript declarations restate the core\'s tables only as the generator writes them', async () => {
+  const { generatedParts, withParts, DECLARATION_FILES } = await import('../../scripts/declarations.js');
+  const { ROPE_SCALING_SCHEMA } = await import('../../web/wasm/registry.js');
+  const tables = { encodings: ENCODING_INFO, schema: CONFIG_SCHEMA, ropeScaling: ROPE_SCALING_SCHEMA, modelFormats: MODEL_FORMATS };
+  const parts = generatedParts(tables);
+  const seen = new Set();
+  for (const f of DECLARATION_FILES) {
+    const text = readFileSync(root + f, 'utf8');
+    expect([f, withParts(text, parts)]).toEqual([f, text]);
+    for (const m of text.matchAll(/\/\/ generated:([\w-]+)/g)) seen.add(m[1]);
+  }
+  expect([...seen].sort()).toEqual(Object.keys(parts).sort()); // every part has its place, once
+  // mutations: a new encoding with a field of its own, a new format
+  const dummy = { ...ENCODING_INFO[0], name: 'dummy', id: ENCODING_INFO.length, fields: 'dummyWidth' };
+  const more = generatedParts({ ...tables, encodings: [...ENCODING_INFO, dummy],
+    schema: [...CONFIG_SCHEMA, { ...CONFIG_SCHEMA.find((x) => x.name === 'shawK'), name: 'dummyWidth', doc: 'its width', encodings: ['dummy'] }],
+    modelFormats: [...MODEL_FORMATS, { ...MODEL_FORMATS[0], id: 'dummy' }] });
+  const posenc = withParts(readFileSync(`${root}types/posenc.d.ts`, 'utf8'), more);
+  expect(posenc).toMatch(/export type Encoding = [^;]*'learned_random' \| 'dummy';/);
+  expect(posenc).toMatch(/\/\*\* 'dummy' only: its width, int \[0, 4096\]\. @default 16 \*\/\n\s+dummyWidth\?: number;/);
+  expect(posenc).toMatch(/export type ModelFormatId = [^;]*\| 'dummy';/);
+  expect(() => withParts('// generated:encoding\nx', parts)).toThrow(/no end:encoding/);
+});

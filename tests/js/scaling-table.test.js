@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { loadPosenc, ROPE_TYPES, ROPE_TYPE_INFO, SCALING_FIELDS, scalingBlock } from '../../web/lib/index.js';
+import { TYPE_CODE, contextKey } from '../../web/lib/scaling.js';
 import { ROPE_SCALING_SCHEMA } from '../../web/wasm/registry.js';
 import { instantiate } from '../../web/lib/loader.js';
 import { ROPE_SCALINGS, SCHEMA } from '../../web/app/state.js';
@@ -145,4 +146,53 @@ test('no source file outside the core\'s table restates the list of rope_types',
   expect(restatedLists(files)).toEqual([]);
   // and the check sees one: the list lm.js once kept
   expect(restatedLists([['x.js', "if (['yarn', 'llama3', 'longrope'].includes(type))"]])).toHaveLength(1);
+});
+
+// The per-type code the columns cannot hold (HF's PyTorch formula, llama.cpp's GGUF keys) is one reader's rows, keyed by
+// the table's types; rope-config.js and rope-export.js branch on no type by name.
+export function typeCodeDrift(code = TYPE_CODE, info = ROPE_TYPE_INFO) {
+  const out = [];
+  if (JSON.stringify(Object.keys(code)) !== JSON.stringify(info.map((t) => t.name))) out.push(`rows ${Object.keys(code)} vs types ${info.map((t) => t.name)}`);
+  for (const t of info) {
+    const c = code[t.name] ?? {};
+    if (typeof c.pytorch !== 'function') out.push(`${t.name}: no pytorch`);
+    // llama.cpp spells it: its GGUF keys are read ('none' has none); llama.cpp has no spelling: nothing reads GGUF for it
+    if (Boolean(t.gguf && t.gguf !== 'none') !== (typeof c.fromGguf === 'function')) out.push(`${t.name}: fromGguf vs gguf '${t.gguf}'`);
+  }
+  return out;
+}
+
+test('the per-type code has one row per type of the table, with a GGUF reader exactly where llama.cpp spells the type', () => {
+  expect(typeCodeDrift()).toEqual([]);
+  // mutations: a type the table lacks, a type missing, a GGUF spelling without its reader
+  expect(typeCodeDrift({ ...TYPE_CODE, ntk_by_parts: { pytorch: () => [] } })).toHaveLength(1);
+  const { llama3, ...without } = TYPE_CODE;
+  expect(typeCodeDrift(without).length).toBeGreaterThan(0);
+  expect(typeCodeDrift(TYPE_CODE, ROPE_TYPE_INFO.map((t) => (t.name === 'llama3' ? { ...t, gguf: 'llama3' } : t)))).toEqual(["llama3: fromGguf vs gguf 'llama3'"]);
+});
+
+test('the table\'s context column is the last key a type reads that HF fills from the context', () => {
+  const rule = (t) => t.fields.findLast((k) => SCALING_FIELDS.find((f) => f.key === k).fromContext) ?? '';
+  expect(Object.fromEntries(ROPE_TYPE_INFO.map((t) => [t.name, t.context]))).toEqual(Object.fromEntries(ROPE_TYPE_INFO.map((t) => [t.name, rule(t)])));
+  expect(contextKey('yarn')).toBe('original_max_position_embeddings');
+  expect(contextKey('dynamic')).toBe('max_position_embeddings');
+  expect(contextKey('linear')).toBe(null);
+});
+
+// Lines of a file that branch on a rope_type by name ("rt === 'yarn'", "case 'linear':", 'v->s == "yarn"').
+export function typeBranches(text, names = ROPE_TYPES.filter((t) => t !== 'default')) {
+  const re = new RegExp(`([=!]==?\\s*['"\`](${names.join('|')})['"\`])|(case\\s+['"\`](${names.join('|')})['"\`])|(RopeType::\\w+\\s*[:;)])`);
+  return text.split('\n').map((l, i) => [i + 1, l]).filter(([, l]) => re.test(l) && !/^\s*(\/\/|\*)/.test(l)).map(([i, l]) => `${i}: ${l.trim()}`);
+}
+
+test('the GGUF reading, the PyTorch export and the sweep branch on no rope_type by name', () => {
+  for (const f of ['web/lib/rope-config.js', 'web/lib/rope-export.js'])
+    expect([f, typeBranches(readFileSync(root + f, 'utf8'))]).toEqual([f, []]);
+  // the sweep's methods name their rope types in their table's rows only, never in a switch
+  const sweep = readFileSync(`${root}cpp/src/sweep.cpp`, 'utf8');
+  expect(typeBranches(sweep).filter((l) => !/^\d+: \{SweepScaling::\w+, "\w+", RopeType::\w+, SweepFactor::\w+\},$/.test(l))).toEqual([]);
+  expect(sweep).not.toMatch(/case SweepScaling::/);
+  // and the check sees the branches that were there
+  expect(typeBranches("  if (rt === 'linear') L.push(x);\n  } else if (type === 'longrope') {")).toHaveLength(2);
+  expect(typeBranches('      r.type = RopeType::Linear;')).toHaveLength(1);
 });

@@ -1,4 +1,5 @@
-// The hand-written TypeScript declarations (types/*.d.ts, shipped as dist/*.d.ts)
+// The TypeScript declarations (types/*.d.ts, shipped as dist/*.d.ts; the parts that list the core's tables are
+// written by scripts/registry.js, tests/js/registry.test.js)
 // against tsc and against the running library:
 //  - examples/typescript type-checks, including errors.ts, whose `@ts-expect-error`
 //    lines fail the run if the types become too loose;

@@ -10,7 +10,7 @@
 import * as v from './validate.js';
 import { plainJson } from './json-guard.js';
 import { scope, check } from './memory.js';
-import { KNOWN_UNUSED, ROPE_TYPE_INFO, reads } from './scaling.js';
+import { KNOWN_UNUSED, ROPE_TYPE_INFO, reads, contextKey, codeOf } from './scaling.js';
 import { describeHf, MAX_LAYERS } from './rope-hf.js';
 
 const TWO_PI = 2 * Math.PI;
@@ -32,6 +32,7 @@ function optNumber(name, x, opts) {
 
 // llama.cpp's rope.scaling.type spellings (the core's table).
 const GGUF_SCALING = ROPE_TYPE_INFO.filter((t) => t.gguf).map((t) => t.gguf);
+const fromGgufName = (name) => ROPE_TYPE_INFO.find((t) => t.gguf === name)?.name;
 
 function describeGguf(c) {
   const keys = Object.keys(c);
@@ -58,27 +59,10 @@ function describeGguf(c) {
     : int(k('rope.scaling.original_context_length'), val('rope.scaling.original_context_length'), 1, 2 ** 31 - 1);
   const theta = v.number(k('rope.freq_base'), val('rope.freq_base') ?? 10000, { min: 1, minExclusive: true });
   const scaling = { rope_theta: theta };
-  if (type === 'linear') Object.assign(scaling, { rope_type: 'linear', factor });
-  else if (type === 'yarn') {
-    // llama.cpp: ext_factor < 0 (the default) means 1 for YaRN; the cos/sin scale is
-    // attn_factor * (1 + 0.1 * ln(factor)) (rope_yarn's mscale) when ext_factor != 0;
-    // corr dims always floor/ceil (no `truncate`).
-    const ext = optNumber(k('rope.scaling.yarn_ext_factor'), val('rope.scaling.yarn_ext_factor'));
-    if (ext > 1) throw new RangeError(`${k('rope.scaling.yarn_ext_factor')} must be a number <= 1 (negative: unset, i.e. 1) (got ${ext})`);
-    const extFactor = ext == null || ext < 0 ? 1 : ext;
-    const attnKey = val('rope.scaling.yarn_attn_factor') != null ? 'rope.scaling.yarn_attn_factor' : 'rope.scaling.attn_factor';
-    const attn = optNumber(k(attnKey), val(attnKey), { min: 0, minExclusive: true }) ?? 1;
-    const logMul = optNumber(k('rope.scaling.yarn_log_multiplier'), val('rope.scaling.yarn_log_multiplier'), { min: 0 });
-    if (origCtx == null) throw new RangeError(`${k('rope.scaling.original_context_length')} (or ${k('context_length')}) is needed for YaRN`);
-    Object.assign(scaling, { rope_type: 'yarn', factor, original_max_position_embeddings: origCtx, ext_factor: extFactor,
-      attention_factor: extFactor !== 0 && factor > 1 ? attn * (1 + 0.1 * Math.log(factor)) : attn, truncate: true });
-    const bf = optNumber(k('rope.scaling.yarn_beta_fast'), val('rope.scaling.yarn_beta_fast'), { min: 0, minExclusive: true });
-    const bs = optNumber(k('rope.scaling.yarn_beta_slow'), val('rope.scaling.yarn_beta_slow'), { min: 0, minExclusive: true });
-    if (bf != null) scaling.beta_fast = bf;
-    if (bs != null) scaling.beta_slow = bs;
-    if (logMul) notes.push(`${k('rope.scaling.yarn_log_multiplier')} = ${logMul}: llama.cpp's DeepSeek graph folds it into kq_scale; not applied here`);
-  } else if (type === 'longrope') {
-    throw new RangeError(`${k('rope.scaling.type')} 'longrope': llama.cpp keeps the long/short factors in the tensors rope_factors_long / rope_factors_short, not in the metadata; pass the model's HF config.json instead`);
+  const rt = fromGgufName(type);
+  if (rt !== 'default') { // its keys, as llama.cpp spells and reads them (scaling.js, per type)
+    const g = { factor, origCtx, notes, name: k, number: (key, opts) => optNumber(k(key), val(key), opts) };
+    Object.assign(scaling, { rope_type: rt, ...codeOf(rt).fromGguf(g) });
   }
   const group = { name: 'full_attention', layers: Array.from({ length: int(k('block_count'), val('block_count') ?? 1, 1, MAX_LAYERS) }, (_, i) => i),
     rope: true, headDim, rotaryDim: rotary, scaling, scalingPath: `${arch}.rope.scaling`, queryScale: null, layout: 'see llama.cpp rope type',
@@ -139,9 +123,9 @@ export function createRopeConfig(mod, frequencies) {
     const explicitOrig = reads(rt, 'original_max_position_embeddings') ? d.original_max_position_embeddings : undefined;
     if (explicitOrig != null) orig = g.origFrom === 'config' ? { value: explicitOrig, inferred: false, how: 'original_max_position_embeddings' }
       : { value: explicitOrig, inferred: true, how: `taken from max_position_embeddings (${num(explicitOrig)}), as HF does when the ${rt} block names no original_max_position_embeddings` };
-    else if (rt === 'dynamic' && d.max_position_embeddings != null) orig = { value: d.max_position_embeddings, inferred: false, how: 'max_position_embeddings (dynamic NTK scales beyond it)' };
-    else if (rt === 'linear' && advertised && typeof d.factor === 'number' && d.factor > 0)
-      orig = { value: Math.round(advertised / d.factor), inferred: true, how: `max_position_embeddings ${num(advertised)} ÷ factor ${d.factor}: the config names no original context` };
+    else if (contextKey(rt) && d[contextKey(rt)] != null) // e.g. dynamic NTK's max_position_embeddings
+      orig = { value: d[contextKey(rt)], inferred: false, how: `${contextKey(rt)} (${ROPE_TYPE_INFO.find((t) => t.name === rt).label} scales beyond it)` };
+    else if (codeOf(rt).originalContext) orig = codeOf(rt).originalContext(d, advertised, num);
     const factor = typeof d.factor === 'number' ? d.factor : (advertised && orig?.value ? advertised / orig.value : 1);
     return { d, rt, prf, dim, factor, orig };
   }
@@ -203,7 +187,7 @@ export function createRopeConfig(mod, frequencies) {
         const { d, rt, prf, dim, factor } = preps[gi];
         const known = Object.keys(KNOWN_UNUSED).filter((k) => d[k] != null);
         const forCore = { ...d };
-        if (rt !== 'proportional') delete forCore.partial_rotary_factor;
+        if (!codeOf(rt).wholeHeadDim) delete forCore.partial_rotary_factor;
         let f;
         try {
           f = frequencies(dim, undefined, forCore, seqLen, g.scalingPath);
@@ -212,10 +196,10 @@ export function createRopeConfig(mod, frequencies) {
           throw new e.constructor(e.message.replace(/^rope_scaling\./, `${g.scalingPath}.`));
         }
         const base = frequencies(dim, undefined, { rope_theta: d.rope_theta }, undefined, g.scalingPath).invFreq64;
-        const rotating = rt === 'proportional' ? Math.floor((prf * g.headDim) / 2) : dim / 2;
+        const rotating = codeOf(rt).wholeHeadDim ? Math.floor((prf * g.headDim) / 2) : dim / 2;
         const pairs = Array.from(f.invFreq64, (inv, i) => {
-          // proportional: the base exponent is 2i/head_dim for the rotating pairs
-          const b = rt === 'proportional' ? (i < rotating ? Math.pow(d.rope_theta, (-2 * i) / g.headDim) : 0) : base[i];
+          // over the whole head_dim (proportional): the base exponent is 2i/head_dim for the rotating pairs
+          const b = codeOf(rt).wholeHeadDim ? (i < rotating ? Math.pow(d.rope_theta, (-2 * i) / g.headDim) : 0) : base[i];
           const regime = b === 0 ? 'dropped' : regimeOf(inv, b, factor);
           return { index: i, invFreq: inv, baseInvFreq: b, wavelength: inv ? TWO_PI / inv : Infinity, baseWavelength: b ? TWO_PI / b : Infinity,
             turns: origCtx && b ? (origCtx * b) / TWO_PI : 0, regime };
@@ -225,7 +209,7 @@ export function createRopeConfig(mod, frequencies) {
         if (g.softmaxScaleFrom) softmaxScale = deepseekScale(v.number(`${g.scalingPath}.factor`, g.softmaxScaleFrom.factor, { min: 0, minExclusive: true }),
           v.number(`${g.scalingPath}.mscale_all_dim`, g.softmaxScaleFrom.mscaleAllDim, { min: 0 }));
         const axes = g.mrope ? mropeAxes(g.mrope, pairs.length, notes) : null;
-        Object.assign(out, { ropeType: rt, theta: d.rope_theta, rotaryDim: rt === 'proportional' ? 2 * rotating : dim, factor,
+        Object.assign(out, { ropeType: rt, theta: d.rope_theta, rotaryDim: codeOf(rt).wholeHeadDim ? 2 * rotating : dim, factor,
           invFreq: f.invFreq64, pairs, counts, cosSinScale: f.attentionScale, softmaxScale,
           mrope: axes && { section: g.mrope.section.slice(), interleaved: g.mrope.interleaved, axes },
           knownKeys: known.map((k2) => ({ key: k2, value: d[k2], use: KNOWN_UNUSED[k2] })),
@@ -258,10 +242,11 @@ function rotaryDims(g) {
   const d = g.scaling;
   const rt = d.rope_type ?? 'default';
   const prf = d.partial_rotary_factor ?? 1;
-  v.number(`${g.scalingPath}.partial_rotary_factor`, prf, { min: 0, minExclusive: rt !== 'proportional', max: 1 });
-  const dim = rt === 'proportional' ? g.headDim : g.rotaryDim ?? Math.floor(g.headDim * prf);
+  const whole = Boolean(codeOf(rt).wholeHeadDim);
+  v.number(`${g.scalingPath}.partial_rotary_factor`, prf, { min: 0, minExclusive: !whole, max: 1 });
+  const dim = whole ? g.headDim : g.rotaryDim ?? Math.floor(g.headDim * prf);
   if (dim < 2 || dim % 2) throw new RangeError(`the rotary dim int(head_dim * partial_rotary_factor) = ${dim} must be an even integer >= 2 (${g.scalingPath})`);
-  return { rt, prf, dim, rotaryDim: rt === 'proportional' ? 2 * Math.floor((prf * g.headDim) / 2) : dim };
+  return { rt, prf, dim, rotaryDim: whole ? 2 * Math.floor((prf * g.headDim) / 2) : dim };
 }
 
 export function describeArchitecture(config) {

@@ -6,7 +6,8 @@ import * as v from './validate.js';
 import { ROPE_SCALING_SCHEMA } from '../wasm/registry.js';
 
 // The core's table (cpp/src/rope_scaling.cpp): the types, each with the keys it reads, and the keys.
-/** [{name (HF's rope_type), gguf (llama.cpp's spelling, or ''), label, fields: [keys it reads], page}], in the core's order. */
+/** [{name (HF's rope_type), gguf (llama.cpp's spelling, or ''), label, fields: [keys it reads], context (the key its context
+ * reaches it through, or ''), page}], in the core's order. */
 export const ROPE_TYPE_INFO = Object.freeze(ROPE_SCALING_SCHEMA.types.map((t) => Object.freeze({ ...t, fields: Object.freeze(t.fields ? t.fields.split(',') : []) })));
 /** [{key, camel, kind: 'number' | 'integer' | 'flag' | 'factors', min, max, minExclusive, hfDefault, fromContext, page}]. */
 export const SCALING_FIELDS = Object.freeze(ROPE_SCALING_SCHEMA.fields.map((f) => Object.freeze({ ...f, page: f.page && Object.freeze({ ...f.page }) })));
@@ -14,12 +15,8 @@ export const ROPE_TYPES = Object.freeze(ROPE_TYPE_INFO.map((t) => t.name));
 const infoOf = (type) => ROPE_TYPE_INFO.find((t) => t.name === type);
 /** Whether rope_type `type` reads the scaling key `key`. */
 export const reads = (type, key) => Boolean(infoOf(type)?.fields.includes(key));
-/**
- * The key through which a model's (original) context reaches rope_type `type`, or null: the last of the keys it reads
- * that HF fills from the context (original_max_position_embeddings before max_position_embeddings: HF's original
- * defaults to max_position_embeddings, so the context set there reaches both).
- */
-export const contextKey = (type) => infoOf(type)?.fields.findLast((k) => KIND[k].fromContext) ?? null;
+/** The key through which a model's (original) context reaches rope_type `type`, or null (the table's context column). */
+export const contextKey = (type) => infoOf(type)?.context || null;
 // Legacy `type` names HF's config classes rewrite before computing (Qwen2-VL: 'mrope' -> 'default').
 const LEGACY_TYPES = { mrope: 'default' };
 
@@ -112,3 +109,113 @@ export function scalingBlock(type, values = {}, { context } = {}) {
   if (ck && context != null) block[ck] = context;
   return block;
 }
+
+// ---------- per type: what the table's columns cannot say ----------
+
+/** A value as a Python literal (float64 numbers keep their `.0`). */
+export const py = (x) => {
+  if (typeof x === 'boolean') return x ? 'True' : 'False';
+  if (Array.isArray(x)) return `[${x.map(py).join(', ')}]`;
+  if (typeof x === 'number') return Number.isInteger(x) ? `${x}.0` : String(x);
+  return JSON.stringify(x);
+};
+const ARANGE = 'torch.arange(0, dim, 2, dtype=torch.float64)';
+// The default frequencies over the rotary dim; `baseLines` may rescale `base` first (dynamic NTK).
+const plain = (p, o, baseLines = []) => [`dim, base = ${o.rotaryDim}, ${py(p.rope_theta)}`, ...baseLines,
+  `inv_freq = 1.0 / (base ** (${ARANGE} / dim))`, 'attention_scaling = 1.0'];
+const GET_MSCALE = 'def get_mscale(scale, m=1.0):\n        return 1.0 if scale <= 1 else 0.1 * m * math.log(scale) + 1.0';
+
+/**
+ * The code of each rope_type of the core's table, keyed by its name, for what no column can hold (tests/js/
+ * scaling-table.test.js holds its keys to the table's types):
+ *  - pytorch(p, {rotaryDim, headDim, seqLen}): HF's modeling_rope_utils formula as PyTorch lines (float64) that set
+ *    `inv_freq` and `attention_scaling` from the type's rope_parameters `p`;
+ *  - fromGguf(g): for a type with a llama.cpp spelling (the table's gguf column), its scaling block's keys from GGUF
+ *    metadata, llama.cpp's semantics: g = {factor, origCtx, number(key, opts), name(key), notes};
+ *  - originalContext(d, advertised, num): where a type with no context key finds the original context (or null; num
+ *    formats a number for the words);
+ *  - wholeHeadDim: its frequencies span the whole head_dim (partial_rotary_factor says which pairs rotate).
+ */
+export const TYPE_CODE = Object.freeze({
+  default: { pytorch: plain },
+  linear: {
+    pytorch: (p, o) => [...plain(p, o), `inv_freq = inv_freq / ${py(p.factor)}`],
+    fromGguf: ({ factor }) => ({ factor }),
+    originalContext: (d, advertised, num) => (advertised && typeof d.factor === 'number' && d.factor > 0
+      ? { value: Math.round(advertised / d.factor), inferred: true, how: `max_position_embeddings ${num(advertised)} ÷ factor ${d.factor}: the config names no original context` }
+      : null),
+  },
+  dynamic: {
+    pytorch: (p, o) => plain(p, o, [`factor, max_pos, seq_len = ${py(p.factor)}, ${p.max_position_embeddings}, ${Math.max(o.seqLen ?? 0, p.max_position_embeddings)}`,
+      'base = base * ((factor * seq_len / max_pos) - (factor - 1)) ** (dim / (dim - 2))']),
+  },
+  yarn: {
+    pytorch: (p, o) => {
+      const orig = p.original_max_position_embeddings;
+      return [...plain(p, o), GET_MSCALE,
+        `factor, orig = ${py(p.factor ?? (p.max_position_embeddings / orig))}, ${orig}`,
+        `beta_fast, beta_slow, ext_factor = ${py(p.beta_fast || 32)}, ${py(p.beta_slow || 1)}, ${py(p.ext_factor ?? 1)}`,
+        'def corr(rot):\n        return dim * math.log(orig / (rot * 2 * math.pi)) / (2 * math.log(base))',
+        (p.truncate ?? true) ? 'low, high = math.floor(corr(beta_fast)), math.ceil(corr(beta_slow))' : 'low, high = corr(beta_fast), corr(beta_slow)',
+        'low, high = max(low, 0), min(high, dim - 1)',
+        'high = high + 0.001 if low == high else high',
+        'ramp = ((torch.arange(dim // 2, dtype=torch.float64) - low) / (high - low)).clamp(0, 1)',
+        'extrapolation = (1 - ramp) * ext_factor',
+        'inv_freq = (inv_freq / factor) * (1 - extrapolation) + inv_freq * extrapolation',
+        p.attention_factor != null ? `attention_scaling = ${py(p.attention_factor)}`
+          : p.mscale && p.mscale_all_dim ? `attention_scaling = get_mscale(factor, ${py(p.mscale)}) / get_mscale(factor, ${py(p.mscale_all_dim)})`
+            : 'attention_scaling = get_mscale(factor)'];
+    },
+    // llama.cpp: ext_factor < 0 (the default) means 1; the cos/sin scale is attn_factor * (1 + 0.1 * ln(factor))
+    // (rope_yarn's mscale) when ext_factor != 0; the correction dims always floor/ceil (no `truncate`).
+    fromGguf: (g) => {
+      const ext = g.number('rope.scaling.yarn_ext_factor');
+      if (ext > 1) throw new RangeError(`${g.name('rope.scaling.yarn_ext_factor')} must be a number <= 1 (negative: unset, i.e. 1) (got ${ext})`);
+      const extFactor = ext == null || ext < 0 ? 1 : ext;
+      const attnKey = g.number('rope.scaling.yarn_attn_factor') != null ? 'rope.scaling.yarn_attn_factor' : 'rope.scaling.attn_factor';
+      const attn = g.number(attnKey, { min: 0, minExclusive: true }) ?? 1;
+      const logMul = g.number('rope.scaling.yarn_log_multiplier', { min: 0 });
+      if (g.origCtx == null) throw new RangeError(`${g.name('rope.scaling.original_context_length')} (or ${g.name('context_length')}) is needed for YaRN`);
+      const block = { factor: g.factor, original_max_position_embeddings: g.origCtx, ext_factor: extFactor,
+        attention_factor: extFactor !== 0 && g.factor > 1 ? attn * (1 + 0.1 * Math.log(g.factor)) : attn, truncate: true };
+      const bf = g.number('rope.scaling.yarn_beta_fast', { min: 0, minExclusive: true });
+      const bs = g.number('rope.scaling.yarn_beta_slow', { min: 0, minExclusive: true });
+      if (bf != null) block.beta_fast = bf;
+      if (bs != null) block.beta_slow = bs;
+      if (logMul) g.notes.push(`${g.name('rope.scaling.yarn_log_multiplier')} = ${logMul}: llama.cpp's DeepSeek graph folds it into kq_scale; not applied here`);
+      return block;
+    },
+  },
+  llama3: {
+    pytorch: (p, o) => [...plain(p, o),
+      `factor, low, high, old = ${py(p.factor)}, ${py(p.low_freq_factor)}, ${py(p.high_freq_factor)}, ${p.original_max_position_embeddings}`,
+      'wavelen = 2 * math.pi / inv_freq',
+      'scaled = torch.where(wavelen > old / low, inv_freq / factor, inv_freq)',
+      'smooth = (old / wavelen - low) / (high - low)',
+      'medium = ~(wavelen < old / high) & ~(wavelen > old / low)',
+      'inv_freq = torch.where(medium, (1 - smooth) * scaled / factor + smooth * scaled, scaled)'],
+  },
+  longrope: {
+    pytorch: (p, o) => {
+      const orig = p.original_max_position_embeddings;
+      const long = (o.seqLen ?? 0) > orig;
+      return [...plain(p, o), `orig, factor = ${orig}, ${py(p.factor ?? p.max_position_embeddings / orig)}`,
+        `ext = torch.tensor(${py(long ? p.long_factor : p.short_factor)}, dtype=torch.float64)  # ${long ? 'long' : 'short'}_factor: the sequence is ${long ? 'longer' : 'no longer'} than orig`,
+        'inv_freq = inv_freq / ext',
+        p.attention_factor != null ? `attention_scaling = ${py(p.attention_factor)}` : 'attention_scaling = 1.0 if factor <= 1 else math.sqrt(1 + math.log(factor) / math.log(orig))'];
+    },
+    fromGguf: (g) => {
+      throw new RangeError(`${g.name('rope.scaling.type')} 'longrope': llama.cpp keeps the long/short factors in the tensors rope_factors_long / rope_factors_short, not in the metadata; pass the model's HF config.json instead`);
+    },
+  },
+  proportional: {
+    wholeHeadDim: true,
+    pytorch: (p, o) => [`head_dim, base, factor = ${o.headDim}, ${py(p.rope_theta)}, ${py(p.factor ?? 1)}`,
+      `angles = int(${py(p.partial_rotary_factor ?? 1)} * head_dim // 2)`,
+      'inv_freq = torch.zeros(head_dim // 2, dtype=torch.float64)',
+      'inv_freq[:angles] = 1.0 / (base ** (torch.arange(0, 2 * angles, 2, dtype=torch.float64) / head_dim))',
+      'inv_freq = inv_freq / factor', 'attention_scaling = 1.0'],
+  },
+});
+/** The code of rope_type `type` (TYPE_CODE's row; {} for an unknown type). */
+export const codeOf = (type) => TYPE_CODE[type] ?? {};

@@ -26,6 +26,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -119,6 +120,15 @@ struct Config {
   int hd() const { return head_dim ? head_dim : (n_heads ? dim / n_heads : 0); }
   int rd() const { return rotary_dim ? rotary_dim : hd(); }
 };
+// The config's numbers, once, in the order the wasm layer passes them between the core and the JS library
+// (lmConfigSlots(); enums as their index, flags as 0/1): each with its JS name and accessors. `get` gives what a loaded
+// model uses (head_dim and rotary_dim resolved, the layout derived); `set` is null for a derived slot.
+struct ConfigSlot {
+  const char* name;
+  double (*get)(const Config&);
+  void (*set)(Config&, double);
+};
+std::span<const ConfigSlot> config_slots();
 // Interleaved pairs for llama2.c and GGUF llama (llama.cpp's converter permutes Q and K);
 // half-split for HF safetensors and GGUF qwen2 (NEOX rope in llama.cpp).
 RopeLayout rope_layout(const Config& c);

@@ -174,6 +174,9 @@ std::span<const OptimizerField> optimizer_fields();
 enum class FieldType { Int, UInt64, Float, Choice };
 struct ConfigField {
   const char* name;          // JS name: "dModel"
+  // For readers of the API's types (types/posenc.d.ts's ModelOptions is generated from it by scripts/registry.js):
+  // what the field means and any bound the range below does not say; "" when the range says it all.
+  const char* doc;
   FieldType type;
   double min, max;           // Int/UInt64/Float: allowed range (Choice: 0 .. count-1)
   bool min_exclusive;        // Float: min itself not allowed

@@ -71,11 +71,16 @@ struct ScalingField {
   // The page's slider for it (page_key empty: none): the state's key, default and range.
   const char* page_key;
   double page_default, page_min, page_max;
-  void (*set)(RopeScaling&, double);        // Number, Integer, Flag
+  void (*set)(RopeScaling&, double);                     // Number, Integer, Flag
+  std::optional<double> (*get)(const RopeScaling&);      // Number, Integer, Flag (flags as 0/1); nullopt: unset
   std::vector<double> RopeScaling::*list;  // Factors
 };
 std::span<const ScalingField> scaling_fields();
 
+// Adding a type: its enumerator above, its compute function and row in rope_scaling.cpp, its row in the JS library's
+// per-type code (TYPE_CODE in web/lib/scaling.js: its PyTorch lines, and its GGUF keys when llama.cpp spells it) and
+// its reference test. The declarations' RopeType and the README's table are rewritten from this table by the build;
+// tests/js/scaling-table.test.js fails when the JS rows and this table disagree.
 struct RopeTypeInfo {
   RopeType id;
   const char* name;   // HF's rope_type spelling
@@ -86,6 +91,10 @@ struct RopeTypeInfo {
   RopeFrequencies (*compute)(int dim, double base, const RopeScaling& s, std::optional<int> seq_len);
 };
 std::span<const RopeTypeInfo> rope_types();
+// The key through which a model's (original) context reaches rope type `t`, or nullptr: the last of the keys it reads
+// that HF fills from the context (original_max_position_embeddings after max_position_embeddings: HF's original
+// defaults to max_position_embeddings, so a context set there reaches both). The JS library's contextKey is the same rule.
+const ScalingField* context_field(RopeType t);
 
 // dim: the rotary dimension (even, >= 2). seq_len: the current sequence
 // length (max position + 1) for `dynamic` and `longrope`; unset = HF's None.
