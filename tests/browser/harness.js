@@ -17,7 +17,7 @@
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startServer, launchBrowser } from '../../scripts/browser.js';
-import { ENGINES, launchEngine, screenshotDir } from '../../scripts/engines.js';
+import { ENGINES, launchEngine, screenshotDir, logSession } from '../../scripts/engines.js';
 
 /**
  * Where a test writes the screenshot that docs/ commits (`name`, e.g. 'blog-post.png'): the tmp screenshot dir,
@@ -35,13 +35,17 @@ export { startServer, launchBrowser, ENGINES, screenshotDir };
 // Options: webgpu (Chromium with WebGPU on its software adapter), mounts (startServer's).
 export function useBrowser({ webgpu = false, mounts } = {}) {
   const env = {};
+  let t0, started;
   beforeAll(async () => {
     env.server = await startServer({ mounts });
+    t0 = Date.now();
     env.browser = await launchBrowser({ webgpu });
+    started = Date.now();
     env.url = env.server.url;
   });
   afterAll(async () => {
     await env.browser?.close();
+    if (env.browser) logSession({ engine: 'chromium', waitMs: 0, startMs: started - t0, heldMs: Date.now() - t0 });
     await env.server?.close();
   });
   env.newPage = () => env.browser.newPage();
