@@ -31,7 +31,7 @@ export function docsShot(name) {
 export { startServer, launchBrowser, ENGINES, screenshotDir };
 
 // Registers beforeAll/afterAll for a suite: one server and one browser.
-// Returns an object whose `url` and `newPage()` are ready inside tests.
+// Returns an object whose `url` and `newPage()` are ready inside tests; the pages a test opens are closed after it.
 // Options: webgpu (Chromium with WebGPU on its software adapter), mounts (startServer's).
 export function useBrowser({ webgpu = false, mounts } = {}) {
   const env = {};
@@ -48,7 +48,17 @@ export function useBrowser({ webgpu = false, mounts } = {}) {
     if (env.browser) logSession({ engine: 'chromium', waitMs: 0, startMs: started - t0, heldMs: Date.now() - t0 });
     await env.server?.close();
   });
-  env.newPage = () => env.browser.newPage();
+  // A page a test opened is closed when the test ends: an explorer left open goes on sweeping its encodings at every
+  // length in the background (and animating, when it plays) through the file's later tests.
+  const open = [];
+  afterEach(async () => {
+    await Promise.all(open.splice(0).map((p) => p.close().catch(() => {})));
+  });
+  env.newPage = async () => {
+    const page = await env.browser.newPage();
+    if (expect.getState().currentTestName) open.push(page);
+    return page;
+  };
   return env;
 }
 
