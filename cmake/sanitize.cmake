@@ -45,7 +45,7 @@ target_link_libraries(posenc_tests_asan PRIVATE posenc_core GTest::gtest_main)
 add_test(NAME asan.gtest COMMAND posenc_tests_asan --gtest_brief=1 --gtest_filter=-*CheckerDetectsAWrongGradient*)
 # Leaks fail the run too (LeakSanitizer is on by default with ASan on Linux).
 set_tests_properties(asan.gtest PROPERTIES
-  ENVIRONMENT "ASAN_OPTIONS=detect_leaks=1:abort_on_error=0;UBSAN_OPTIONS=print_stacktrace=1"
+  ENVIRONMENT "ASAN_OPTIONS=detect_leaks=1:abort_on_error=0;UBSAN_OPTIONS=print_stacktrace=1;POSENC_SOURCE_DIR=${CMAKE_SOURCE_DIR}"
   TIMEOUT 900)
 
 if(POSENC_FUZZ)

@@ -7,7 +7,7 @@
 //             at once machine-wide (lockWebKit).
 // Every input goes through the engine's real input pipeline (mouse and key events from the driver).
 import { spawn, execFileSync } from 'node:child_process';
-import { mkdtempSync, openSync, closeSync, readFileSync, writeFileSync, unlinkSync } from 'node:fs';
+import { mkdtempSync, openSync, closeSync, readFileSync, writeFileSync, unlinkSync, appendFileSync } from 'node:fs';
 import { createServer as netServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -417,6 +417,7 @@ async function startWebKit(env, deadlines) {
 async function launchWebKit({ env, deadlines } = {}) {
   const ms = { ...DEADLINE_MS, ...deadlines };
   const release = await lockWebKit();
+  const lockedAt = Date.now();
   let b;
   try {
     try {
@@ -433,7 +434,7 @@ async function launchWebKit({ env, deadlines } = {}) {
   const { driver, version, guard } = b;
   let page = null;
   return {
-    engine: 'webkit', version,
+    engine: 'webkit', version, lockedAt,
     /** The WebKitWebDriver's pid: it leads the process group of the browser. */
     driverPid: b.pid,
     /** WebKitWebDriver drives one window: a new page is that window, cleared. */
@@ -459,10 +460,31 @@ async function launchWebKit({ env, deadlines } = {}) {
  * options.deadlines (WebKit only): ms per kind of WebDriver command ({evaluate, goto, other, start}) after
  * which the browser is killed and the command fails.
  */
-export function launchEngine(engine, options = {}) {
+export async function launchEngine(engine, options = {}) {
   const launch = { chromium: launchChromium, firefox: launchFirefox, webkit: launchWebKit }[engine];
   if (!launch) throw new RangeError(`engine must be one of ${ENGINES.join(', ')}; got ${engine}`);
   for (const k of ['env', 'deadlines'])
     if (options[k] && engine !== 'webkit') throw new RangeError(`options.${k} is for webkit only; got it for ${engine}`);
-  return launch(options);
+  const t0 = Date.now();
+  const b = await launch(options);
+  const started = Date.now(), close = b.close;
+  b.close = async () => {
+    await close();
+    logSession({ engine, waitMs: b.lockedAt ? b.lockedAt - t0 : 0, startMs: started - (b.lockedAt ?? t0), heldMs: Date.now() - (b.lockedAt ?? t0) });
+  };
+  return b;
+}
+
+/**
+ * Where the suite's time goes (scripts/test.js sets POSENC_TIMINGS to a file in the system tmp dir and sums it up after
+ * Jest): one JSON line per browser session, with its test file, the time waited for a WebKit slot, the launch and the
+ * time the session was held.
+ */
+export function logSession(entry) {
+  const file = process.env.POSENC_TIMINGS;
+  if (!file) return;
+  const testPath = globalThis.expect?.getState?.().testPath ?? process.argv[1] ?? '';
+  try {
+    appendFileSync(file, `${JSON.stringify({ file: testPath.replace(/^.*?\/tests\//, 'tests/'), ...entry })}\n`);
+  } catch { /* a summary only: never fails a test */ }
 }

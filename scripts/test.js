@@ -5,7 +5,8 @@
 //   node scripts/test.js --quick       npm run test:quick: the native unit tests and the Node (JS) unit tests,
 //                                      no ASan, fuzzing or browsers; builds build/native only if it is missing
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, readdirSync, rmSync, mkdirSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, rmSync, mkdirSync, mkdtempSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 const root = new URL('..', import.meta.url).pathname;
@@ -14,9 +15,23 @@ const jestArgs = process.argv.slice(2).filter((a) => a !== '--quick');
 const totals = { passed: 0, failed: 0 };
 let ok = true;
 
+// Where the time goes: each step's wall time and the CPU time (user + sys) of its processes, as Linux counts the
+// children this process waited for (/proc/self/stat; a browser process orphaned by its driver is not counted).
+const phases = [];
+const childCpu = () => {
+  try {
+    const f = readFileSync('/proc/self/stat', 'utf8').split(') ')[1].split(' ');
+    return (Number(f[13]) + Number(f[14])) / 100; // cutime + cstime, in clock ticks (USER_HZ = 100)
+  } catch {
+    return NaN;
+  }
+};
+
 function run(cmd, args, opts = {}) {
   console.log(`\n$ ${cmd} ${args.join(' ')}`);
-  const r = spawnSync(cmd, args, { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], ...opts });
+  const t0 = Date.now(), c0 = childCpu();
+  const r = spawnSync(cmd, args, { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 1 << 30, ...opts });
+  phases.push({ what: `${cmd.replace(/^.*\//, '')} ${args.slice(0, 3).join(' ')}`, wall: (Date.now() - t0) / 1000, cpu: childCpu() - c0 });
   process.stdout.write(r.stdout ?? '');
   process.stderr.write(r.stderr ?? '');
   return r;
@@ -82,20 +97,42 @@ const outDir = join(root, 'build', 'jest');
 rmSync(outDir, { recursive: true, force: true });
 mkdirSync(outDir, { recursive: true });
 const report = join(outDir, 'results.json');
+// the browser sessions' log (scripts/engines.js logSession), outside the tree
+const timingsDir = mkdtempSync(join(tmpdir(), 'posenc-timings-'));
+const timings = join(timingsDir, 'sessions.jsonl');
 // quick: the Node unit tests (tests/js) without the JS fuzz
 const selection = quick ? ['--testPathPatterns=/tests/js/', '--testPathIgnorePatterns=/tests/js/fuzz\\.test\\.js$'] : [];
 const jest = run(process.execPath, ['node_modules/jest/bin/jest.js', '--json', `--outputFile=${report}`, ...selection, ...jestArgs], {
-  env: { ...process.env, NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --experimental-vm-modules`.trim() },
+  env: { ...process.env, NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --experimental-vm-modules`.trim(), POSENC_TIMINGS: timings },
 });
 try {
   const r = JSON.parse(readFileSync(report, 'utf8'));
   totals.passed += r.numPassedTests;
   totals.failed += r.numFailedTests + r.numRuntimeErrorTestSuites;
+  timeSummary(r);
 } catch {
   console.error('posenc: Jest wrote no results');
   totals.failed += 1;
 }
+rmSync(timingsDir, { recursive: true, force: true });
 if (jest.status !== 0) ok = false;
+
+// The steps' times, the slowest Jest files, and the browser sessions: launches per engine, WebKit slot waits.
+function timeSummary(results) {
+  const s = (x) => `${x.toFixed(1)} s`;
+  console.log(`\ntime by step: ${phases.map((p) => `${p.what}: ${s(p.wall)} wall, ${s(p.cpu)} CPU`).join('; ')}`);
+  const files = results.testResults.map((t) => ({ file: t.name.slice(root.length), wall: (t.endTime - t.startTime) / 1000 }))
+    .sort((a, b) => b.wall - a.wall);
+  console.log(`Jest files: ${files.length}, ${s(files.reduce((n, f) => n + f.wall, 0))} in all; the slowest: ${files.slice(0, 10).map((f) => `${f.file} ${s(f.wall)}`).join(', ')}`);
+  const sessions = existsSync(timings) ? readFileSync(timings, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l)) : [];
+  if (!sessions.length) return;
+  const by = {};
+  for (const x of sessions) (by[x.engine] ??= []).push(x);
+  const sum = (xs, k) => xs.reduce((n, x) => n + x[k], 0) / 1000;
+  console.log(`browser sessions: ${Object.entries(by).map(([e, xs]) => `${e} ${xs.length} (start ${s(sum(xs, 'startMs') / xs.length)} each, held ${s(sum(xs, 'heldMs'))} in all)`).join(', ')}`);
+  const waits = (by.webkit ?? []).filter((x) => x.waitMs > 1000).sort((a, b) => b.waitMs - a.waitMs);
+  if (by.webkit) console.log(`WebKit slots: waited ${s(sum(by.webkit, 'waitMs'))} in all${waits.length ? ` (${waits.slice(0, 5).map((x) => `${x.file} ${s(x.waitMs / 1000)}`).join(', ')})` : ''}`);
+}
 
 const statusAfter = gitStatus();
 if (statusBefore !== null && statusAfter !== statusBefore) {

@@ -17,7 +17,7 @@
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startServer, launchBrowser } from '../../scripts/browser.js';
-import { ENGINES, launchEngine, screenshotDir } from '../../scripts/engines.js';
+import { ENGINES, launchEngine, screenshotDir, logSession } from '../../scripts/engines.js';
 
 /**
  * Where a test writes the screenshot that docs/ commits (`name`, e.g. 'blog-post.png'): the tmp screenshot dir,
@@ -31,20 +31,34 @@ export function docsShot(name) {
 export { startServer, launchBrowser, ENGINES, screenshotDir };
 
 // Registers beforeAll/afterAll for a suite: one server and one browser.
-// Returns an object whose `url` and `newPage()` are ready inside tests.
+// Returns an object whose `url` and `newPage()` are ready inside tests; the pages a test opens are closed after it.
 // Options: webgpu (Chromium with WebGPU on its software adapter), mounts (startServer's).
 export function useBrowser({ webgpu = false, mounts } = {}) {
   const env = {};
+  let t0, started;
   beforeAll(async () => {
     env.server = await startServer({ mounts });
+    t0 = Date.now();
     env.browser = await launchBrowser({ webgpu });
+    started = Date.now();
     env.url = env.server.url;
   });
   afterAll(async () => {
     await env.browser?.close();
+    if (env.browser) logSession({ engine: 'chromium', waitMs: 0, startMs: started - t0, heldMs: Date.now() - t0 });
     await env.server?.close();
   });
-  env.newPage = () => env.browser.newPage();
+  // A page a test opened is closed when the test ends: an explorer left open goes on sweeping its encodings at every
+  // length in the background (and animating, when it plays) through the file's later tests.
+  const open = [];
+  afterEach(async () => {
+    await Promise.all(open.splice(0).map((p) => p.close().catch(() => {})));
+  });
+  env.newPage = async () => {
+    const page = await env.browser.newPage();
+    if (expect.getState().currentTestName) open.push(page);
+    return page;
+  };
   return env;
 }
 

@@ -22,6 +22,9 @@ jest.setTimeout(600000);
 const ENGINES = ['chromium', 'firefox', 'webkit'];
 const MODELS = fileURLToPath(new URL('../../../shared/models/', import.meta.url));
 const have = existsSync(join(MODELS, 'stories260K/stories260K.bin'));
+// The page with one lab row: the model's view does not read the lab, whose sweep of all twelve encodings at every
+// length would otherwise run in the background of every load here (about 13 CPU-s each) beside the model's forwards.
+const LAB = 'encodings=alibi';
 if (!have) console.log('skipped (no ../shared/models/stories260K here): the language-model view in the browsers');
 
 // The GGUF with its first tensor's type rewritten to `type` (16: IQ2_XXS), its data left as it was.
@@ -160,7 +163,7 @@ async function figure(page, what, points = 3) {
     await page.setViewport(1400, 1000);
     const model = encodeURIComponent('/test-models/stories260K/stories260K.bin /test-models/stories260K/tok512.bin');
     const times = Number(process.env.POSENC_STREAM_TIMES ?? 8), T = 512 * times, cache = 2 * 5 * 4 * T * 8 * 4; // keys and values, float32
-    await page.goto(`${server.url}/app/?play=0&lmTimes=${times}&modelUrl=${model}`);
+    await page.goto(`${server.url}/app/?play=0&${LAB}&lmTimes=${times}&modelUrl=${model}`);
     await page.waitFor(() => document.body.dataset.ready === 'true', { what: 'the page', timeout: 120000 });
     await viewReady(page);
     const mid = await page.waitFor(() => {
@@ -214,7 +217,7 @@ async function figure(page, what, points = 3) {
     await page.setViewport(1400, 1000);
     // At 2x the context (1,024 tokens) to keep the suite short; `npm run docs` (POSENC_DOCS) takes its picture at the default 4x
     const times = process.env.POSENC_DOCS && engine === 'chromium' ? 4 : 2, longest = (512 * times).toLocaleString('en');
-    await page.goto(`${server.url}/app/?play=0${times === 4 ? '' : `&lmTimes=${times}`}`);
+    await page.goto(`${server.url}/app/?play=0&${LAB}${times === 4 ? '' : `&lmTimes=${times}`}`);
     await page.waitFor(() => document.body.dataset.ready === 'true', { what: 'the page', timeout: 120000 });
     await focusUrl(page);
     await type(page, '/test-models/stories260K/stories260K.bin /test-models/stories260K/tok512.bin');
@@ -444,7 +447,7 @@ function slowDownload(req, res) {
   test('picked files load; Cancel stops the forwards and hides the progress; the reader\'s own text is used; a dropped GGUF loads', async () => {
     const page = await env.newPage();
     await page.setViewport(1400, 1000);
-    await page.goto(`${server.url}/app/?play=0&lmTimes=8`);
+    await page.goto(`${server.url}/app/?play=0&${LAB}&lmTimes=8`);
     await page.waitFor(() => document.body.dataset.ready === 'true', { what: 'the page', timeout: 120000 });
     await viewReady(page);
     await page.evaluate(() => document.querySelector('#your-model .lm-drop').scrollIntoView({ block: 'center' }));
@@ -492,7 +495,7 @@ function slowDownload(req, res) {
     expect(await page.evaluate(() => location.search)).not.toContain('modelUrl');
 
     // A link that carries the confirmed context: the GGUF loads without the question, and every number uses 512.
-    await page.goto(`${server.url}/app/?play=0&lmTimes=1&modelUrl=%2Ftest-models%2Fstories260K%2Fstories260K.gguf&lmContext=512`);
+    await page.goto(`${server.url}/app/?play=0&${LAB}&lmTimes=1&modelUrl=%2Ftest-models%2Fstories260K%2Fstories260K.gguf&lmContext=512`);
     await page.waitFor(() => document.body.dataset.ready === 'true', { what: 'the page', timeout: 120000 });
     await viewReady(page);
     const linked = await page.waitFor(() => {

@@ -34,7 +34,8 @@ describe.each(ENGINES)('%s', (engine) => {
 
   test('a malformed paste clears the old model and resets the picker; a good one draws again', async () => {
     const page = await env.newPage();
-    await page.goto(`${env.url}/app/?play=0&ropeModel=gemma-3-4b`);
+    // (one lab row: the section reads the configs, not the lab's background sweep of twelve encodings)
+    await page.goto(`${env.url}/app/?play=0&encodings=rope&ropeModel=gemma-3-4b`);
     await page.waitFor(() => globalThis.posenc?.dataFor('your-rope')?.model === 'gemma-3-4b', { what: 'Gemma 3' });
     const before = await view(page);
     expect(before).toMatchObject({ picker: 'gemma-3-4b', layers: 2, error: '' });

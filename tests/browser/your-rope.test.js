@@ -8,6 +8,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { useBrowser } from './harness.js';
 import { waitFor, waitReady, canvasStats, canvasHash } from './page-helpers.js';
+// One lab row (RoPE's): this section reads the configs, not the lab, whose background sweep of all twelve encodings at
+// every length would otherwise run through every load here (about 13 CPU-s each).
+const LAB = 'encodings=rope';
 
 jest.setTimeout(120000);
 const browser = useBrowser();
@@ -35,7 +38,7 @@ async function paste(page, text) {
 test('pick a shipped config, paste one, and see the plots', async () => {
   const page = await browser.newPage();
   await page.setViewportSize({ width: 1280, height: 1000 });
-  await page.goto(`${browser.url}/?play=0`);
+  await page.goto(`${browser.url}/?play=0&${LAB}`);
   await waitReady(page);
   await waitFor(page, () => posenc.dataFor('your-rope')?.model === 'llama-3.1-8b', { what: 'the default config' });
   for (const s of await canvasStats(page, CANVASES)) {
@@ -115,14 +118,14 @@ test('pick a shipped config, paste one, and see the plots', async () => {
 
 test('a link with ropeModel opens that model; a pasted-config link says to paste again', async () => {
   const page = await browser.newPage();
-  await page.goto(`${browser.url}/?play=0&ropeModel=deepseek-v3`);
+  await page.goto(`${browser.url}/?play=0&${LAB}&ropeModel=deepseek-v3`);
   await waitReady(page);
   await waitFor(page, () => posenc.dataFor('your-rope')?.model === 'deepseek-v3', { what: 'DeepSeek-V3' });
   const ds = await page.evaluate(() => posenc.dataFor('your-rope').layerTypes[0]);
   expect(ds.ropeType).toBe('yarn');
   expect(ds.softmaxScale).toBeGreaterThan(1.8);
   const page2 = await browser.newPage();
-  await page2.goto(`${browser.url}/?play=0&ropeModel=pasted`);
+  await page2.goto(`${browser.url}/?play=0&${LAB}&ropeModel=pasted`);
   await waitReady(page2);
   await waitFor(page2, () => /paste it again/.test(document.querySelector('#your-rope .config-error').textContent), { what: 'the note' });
 });
@@ -130,7 +133,7 @@ test('a link with ropeModel opens that model; a pasted-config link says to paste
 test('contexts, windows and explanations: Qwen2.5 with YaRN, Gemma 3, a term on focus, the legend at 390 px; screenshots', async () => {
   const page = await browser.newPage();
   await page.setViewportSize({ width: 1280, height: 1000 });
-  await page.goto(`${browser.url}/?play=0&ropeModel=qwen2.5-7b-yarn`);
+  await page.goto(`${browser.url}/?play=0&${LAB}&ropeModel=qwen2.5-7b-yarn`);
   await waitReady(page);
   await waitFor(page, () => posenc.dataFor('your-rope')?.model === 'qwen2.5-7b-yarn', { what: 'Qwen2.5 with YaRN' });
   const q = await page.evaluate(() => ({ c: posenc.dataFor('your-rope').contexts, summary: document.querySelector('#your-rope .rope-summary').textContent,

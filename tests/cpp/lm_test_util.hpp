@@ -2,6 +2,7 @@
 // place; tests skip when the folder is missing) and small file helpers.
 #pragma once
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -10,7 +11,13 @@
 
 namespace posenc::lm::test {
 
-inline std::string source_dir() { return POSENC_SOURCE_DIR; }
+// The checkout, for suites that read files in place. CTest passes it in the environment, not as a compile definition:
+// an absolute path compiled in made these objects differ per clone folder, so a clean clone compiled them again
+// instead of taking ccache's. A binary run by hand from its build folder (build/<name>) finds it two levels up.
+inline std::string source_dir() {
+  if (const char* dir = std::getenv("POSENC_SOURCE_DIR"); dir && *dir) return dir;
+  return std::filesystem::absolute("../..").lexically_normal().string();
+}
 inline std::string stories_dir() { return source_dir() + "/../shared/models/stories260K"; }
 inline bool have_stories() { return std::filesystem::exists(stories_dir() + "/stories260K.bin"); }
 #define POSENC_REQUIRE_STORIES() \

@@ -16,6 +16,7 @@
 #include "posenc/error.hpp"
 #include "posenc/model.hpp"
 #include "posenc/rng.hpp"
+#include "lm_test_util.hpp"
 #include "test_util.hpp"
 
 namespace {
@@ -376,7 +377,7 @@ TEST(model_checkpoint, Int8CodesTheBlockMatrices) {
 // Every shipped checkpoint (web/checkpoints/*.ckpt) loads and re-saves in its own weight format to
 // the same bytes: the reader and the writer walk the layout alike.
 TEST(model_checkpoint, ShippedCheckpointsResaveToTheSameBytes) {
-  const std::filesystem::path dir = std::filesystem::path(POSENC_SOURCE_DIR) / "web" / "checkpoints";
+  const std::filesystem::path dir = std::filesystem::path(posenc::lm::test::source_dir()) / "web" / "checkpoints";
   int files = 0, int8_files = 0;
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {
     if (entry.path().extension() != ".ckpt") continue;

@@ -17,6 +17,7 @@
 #include "posenc/model.hpp"
 #include "posenc/rope.hpp"
 #include "posenc/rope_scaling.hpp"
+#include "lm_test_util.hpp"
 #include "test_util.hpp"
 
 namespace {
@@ -185,7 +186,7 @@ TEST(fuzz_regressions, RandomizedEncodingRefusesMaxLengthPastRandomLength) {
     m.forward(tokens.data(), 1, 4);
     ExpectError([&] { m.forward(tokens.data(), 1, 5); }, ErrorKind::Range, "exceeds randomLength = 4");
   }
-  const std::filesystem::path dir = std::filesystem::path(POSENC_SOURCE_DIR) / "tests/fuzz/regressions/fuzz_checkpoint";
+  const std::filesystem::path dir = std::filesystem::path(posenc::lm::test::source_dir()) / "tests/fuzz/regressions/fuzz_checkpoint";
   for (const char* name : {"rope-random-maxlength-past-randomlength", "learned-random-maxlength-past-randomlength"}) {
     std::ifstream in(dir / name, std::ios::binary);
     const std::vector<uint8_t> file((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
