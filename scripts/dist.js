@@ -73,7 +73,7 @@ function noFetchedAssets() {
 /** `code` with every bare `process` as `globalThis.process`. */
 const globalProcess = (code) => code.replace(/(?<![.\w$])process(?![\w$])/g, 'globalThis.process');
 
-const WORKER_FILES = { './sweep-worker.js': './sweep-worker.js', '../lib/train-worker.js': './train-worker.js', './lm-worker.js': './lm-worker.js' };
+const WORKER_FILES = { './sweep-worker.js': './sweep-worker.js', '../lib/train-worker.js': './train-worker.js', './lm/worker.js': './lm-worker.js' };
 const CHECKPOINTS = 'posenc-checkpoints-index'; // a placeholder, external during the build
 /** With `wasmBeside`, the .wasm references are left to run time too (a Worker given a compiled module never fetches it). */
 function packageReferences({ wasmBeside = false } = {}) {
@@ -158,7 +158,7 @@ export async function buildDist({ root, at }) {
   // 0. The Workers, self-contained (a user's bundler copies each as one file).
   await buildWorker({ at, out, entry: 'web/app/sweep-worker.js', name: 'sweep-worker.js' });
   await buildWorker({ at, out, entry: 'web/lib/train-worker.js', name: 'train-worker.js' });
-  await buildWorker({ at, out, entry: 'web/app/lm-worker.js', name: 'lm-worker.js', languageModels: true });
+  await buildWorker({ at, out, entry: 'web/app/lm/worker.js', name: 'lm-worker.js', languageModels: true });
 
   // 1. The library, the component and the pages, sharing chunks.
   await build({

@@ -1,4 +1,4 @@
-// The language model's Worker pool (web/app/lm-pool.js) with stand-in Workers: a Worker that fails (an error its
+// The language model's Worker pool (web/app/lm/pool.js) with stand-in Workers: a Worker that fails (an error its
 // handler did not answer) rejects the requests it holds, and only those, so that the view's loop (and the page's
 // sweep, which waits while it runs) never waits forever.
 import { jest } from '@jest/globals';
@@ -11,7 +11,7 @@ jest.unstable_mockModule('../../web/app/workers.js', () => ({
     return w;
   },
 }));
-const { createLmPool } = await import('../../web/app/lm-pool.js');
+const { createLmPool } = await import('../../web/app/lm/pool.js');
 
 test('a Worker that fails rejects its own pending requests with a message; the others still answer', async () => {
   const pool = createLmPool({ api: async () => null });

@@ -10,7 +10,7 @@ import { ROPE_SCALING_SCHEMA } from '../../web/wasm/registry.js';
 import { instantiate } from '../../web/lib/loader.js';
 import { ROPE_SCALINGS, SCHEMA } from '../../web/app/state.js';
 import { scalingObject } from '../../web/app/rope-scaling.js';
-import { SCALING_NAMES } from '../../web/app/lm-plan.js';
+import { SCALING_NAMES } from '../../web/app/lm/plan.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const DIM = 16;

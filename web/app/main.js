@@ -515,7 +515,7 @@ async function main() {
   new IntersectionObserver((entries, seen) => {
     if (!entries.some((e) => e.isIntersecting)) return;
     seen.disconnect();
-    import('./views/lm-view.js').then(({ createLmView }) => {
+    import('./lm/view.js').then(({ createLmView }) => {
       lmView = createLmView($('#your-model .lm-host'), { state, onChange: saveUrl, api: () => Promise.resolve(pe),
         onNotice: (message) => { $('#status').textContent = message; } });
       if (window.posenc) window.posenc.lmView = lmView;

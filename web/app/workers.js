@@ -17,14 +17,14 @@
 // never know which of the three it is.
 import { createSweepCore } from './sweep-core.js';
 import { createTrainCore } from '../lib/train-core.js';
-import { createLmCore } from './lm-core.js';
+import { createLmCore } from './lm/core.js';
 
 // Literal `new URL('…', import.meta.url)`s: bundlers recognise these and copy the files
 // (scripts/dist.js points them at the self-contained scripts of dist/assets/).
 const SCRIPTS = {
   sweep: () => new URL('./sweep-worker.js', import.meta.url),
   train: () => new URL('../lib/train-worker.js', import.meta.url),
-  lm: () => new URL('./lm-worker.js', import.meta.url),
+  lm: () => new URL('./lm/worker.js', import.meta.url),
 };
 const DESCRIPTION = { sweep: 'sweep', train: 'training', lm: 'language model' };
 

@@ -136,7 +136,7 @@ export class PosencExplorer extends ElementBase {
     root.replaceChildren(host);
     adoptStyles(root);
     this.lmView = true; // (being loaded: the view's code is fetched only by an element that shows it)
-    import('../app/views/lm-view.js').then(({ createLmView }) => {
+    import('../app/lm/view.js').then(({ createLmView }) => {
       if (!this.lmView) return; // removed meanwhile
       this.lmView = createLmView(host, { state: this.state, api: sharedApi, styleRoot: root, onNotice: (m) => console.warn(`<posenc-explorer> ${m}`) });
     }, (e) => { host.textContent = `The model view could not be loaded: ${e.message}`; });

@@ -1,4 +1,4 @@
-// The language model's handler, in its Worker (lm-worker.js) or, where no Worker can start, on the page's thread
+// The language model's handler, in its Worker (worker.js) or, where no Worker can start, on the page's thread
 // (workers.js runs it there): it holds one model (pe.loadLanguageModel) and answers one message at a time.
 //   {type: 'load', id, files}            -> {type: 'loaded', id, info} (the model's facts, and info.engine: where its
 //                                           forwards run, {gpu: the adapter, or null and why not: reason})
@@ -17,7 +17,7 @@
 //                                           frees its memory; its own request answers {type: 'error', name: 'AbortError'}
 //   {type: 'memory', id, length, stats, mapLayer, mapPx} -> {type: 'memory', id, memory} (lm.memory: a stream's peak)
 // Any failure answers {type: 'error', id, message}: the API's own message (a TypeError or RangeError naming the problem).
-import { openGpuForward } from '../lib/gpu/forward.js';
+import { openGpuForward } from '../../lib/gpu/forward.js';
 
 /** The rows of a stream's first step: few, so that the first points come soon whatever the model's size. */
 export const FIRST_ROWS = 8;

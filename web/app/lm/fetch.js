@@ -1,4 +1,4 @@
-// Fetching a model's files in the reader's browser (lm-sources.js says which): streamed with progress in bytes,
+// Fetching a model's files in the reader's browser (sources.js says which): streamed with progress in bytes,
 // cancellable (an AbortSignal), and kept in the browser's Cache API so a second visit reads them locally.
 // Nothing is uploaded: these are GET requests to the addresses given, nothing more.
 
@@ -75,7 +75,7 @@ export async function fetchFile(url, { signal, optional = false, onProgress = ()
 }
 
 /**
- * The files of `plan` (lm-sources.js fetchPlan) as loadLanguageModel's files object, shards included when an
+ * The files of `plan` (sources.js fetchPlan) as loadLanguageModel's files object, shards included when an
  * index names them. onProgress({file, loaded, total, done, count}): the current file and how many are done.
  */
 export async function fetchModel(plan, { signal, onProgress = () => {} } = {}) {
@@ -109,7 +109,7 @@ export async function fetchModel(plan, { signal, onProgress = () => {} } = {}) {
   return files;
 }
 
-/** Reads dropped or picked File objects (lm-sources.js classifyFiles) into loadLanguageModel's files object. */
+/** Reads dropped or picked File objects (sources.js classifyFiles) into loadLanguageModel's files object. */
 export async function readDropped({ roles, shards }) {
   const files = {};
   for (const [role, f] of Object.entries(roles)) files[role] = new Uint8Array(await f.arrayBuffer());

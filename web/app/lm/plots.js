@@ -5,7 +5,7 @@ import { scaleLinear, scaleLog, schemeTableau10, interpolateViridis } from '../.
 import { axes, fmtTick } from '../chart.js';
 import { fitCanvas, cssVar, lutFor } from '../heatmap.js';
 import { ROPE_SCALINGS } from '../state.js';
-import { SCALING_NAMES, bucketPerplexity } from '../lm-plan.js';
+import { SCALING_NAMES, bucketPerplexity } from './plan.js';
 
 export const SCALING_COLOURS = Object.fromEntries(ROPE_SCALINGS.map((t, i) => [t, schemeTableau10[i]]));
 

@@ -1,8 +1,8 @@
-// The language model's Workers (lm-worker.js, through workers.js): one (on threads where the page is cross-origin
+// The language model's Workers (worker.js, through workers.js): one (on threads where the page is cross-origin
 // isolated), or for a small model up to four that each hold their own copy of it, so that different scalings' forwards run at the same time on different cores. No
 // SharedArrayBuffer (a blog that embeds the view cannot set the COOP/COEP headers it needs): each Worker gets the
 // model's bytes and keeps its own weights (as much memory as the loaded model's describe() says: lm.hpp's policy).
-import { startWorker } from './workers.js';
+import { startWorker } from '../workers.js';
 
 /** Above this many bytes of float32 weights a model gets one Worker (a copy per Worker would cost too much memory). */
 export const POOL_WEIGHT_BYTES = 64e6;
@@ -14,7 +14,7 @@ export function poolSize(cores, weightBytes) {
 }
 
 /**
- * A pool of language-model Workers. request(type, body, transfer, index) answers as lm-core.js does (rejecting with
+ * A pool of language-model Workers. request(type, body, transfer, index) answers as core.js does (rejecting with
  * the API's message); stream(body, index, onChunk) runs a forward in chunks on Worker `index`, calling onChunk({from,
  * rows, nll}) as each lands: {landed (a promise of its last answer), cancel()} (cancel stops it between two steps and
  * frees its memory; landed then rejects with an AbortError); load(files, buffers) loads the model into Worker 0 (the files' buffers transferred) and, for a

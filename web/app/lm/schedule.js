@@ -1,9 +1,9 @@
 // What the view says while its figure streams in, as plain data (no DOM, no wasm): how much of the work a chunk of
 // rows is, the time left in words, and the memory a run needs (or why it cannot run).
-import { cost } from './lm-plan.js';
-import { bytesWords } from './lm-words.js';
+import { cost } from './plan.js';
+import { bytesWords } from './words.js';
 
-/** The share of job `j`'s cost (lm-plan.js's planForwards) in its rows [from, to): attention ~ n², the rest ~ n. */
+/** The share of job `j`'s cost (plan.js's planForwards) in its rows [from, to): attention ~ n², the rest ~ n. */
 export const rowsCost = (j, from, to) => (j.cost * (cost(to) - cost(from))) / cost(j.length);
 
 /**

@@ -1,9 +1,9 @@
 // Where a language model's files come from, for "Your model, past its context": the suggested public models,
 // the plan of what to fetch for a list of addresses (a Hugging Face repository, a GGUF, a llama2.c .bin and
 // its tokenizer, a .safetensors file and its config.json and tokenizer.json), and which dropped file is which.
-// Pure: no fetching here (lm-fetch.js) and no DOM. A file's name only plans what to fetch beside it: the library
+// Pure: no fetching here (fetch.js) and no DOM. A file's name only plans what to fetch beside it: the library
 // recognises the model file by its content. The formats and their extensions are the core's (MODEL_FORMATS).
-import { MODEL_FORMATS } from '../lib/index.js';
+import { MODEL_FORMATS } from '../../lib/index.js';
 
 const HF = 'https://huggingface.co';
 

@@ -1,19 +1,19 @@
 // "Your model, past its context": a real language model (loaded from the reader's files or fetched by the reader's
 // browser) run over a passage longer than its context, with no scaling and with PI, dynamic NTK, YaRN and Llama 3
 // side by side (perplexity by position), the chosen scaling's attention per head, and attention entropy and
-// first-token mass against length. The forwards run in Workers (lm-pool.js, lm-worker.js) through the JS API
-// (pe.loadLanguageModel); this module only plans (lm-plan.js), fetches (lm-fetch.js), draws (lm-plots.js) and words
-// (lm-words.js). Used by the page's section and by <posenc-explorer view="model">.
-import { createLmPool } from '../lm-pool.js';
-import { SUGGESTED, fetchPlan, classifyFiles } from '../lm-sources.js';
-import { fetchModel, readDropped } from '../lm-fetch.js';
-import { planForwards, findNll, findStats, mapsKey, nllKeys, statLengths, maxTimes, lengthFor, SCALING_NAMES } from '../lm-plan.js';
-import { rowsCost, timeLeftWords, memoryWords } from '../lm-schedule.js';
-import { perplexityWords, statsWords, statPoint, modelWords, contextQuestion, threadsWords } from '../lm-words.js';
-import { drawPerplexity, drawHeads, drawStats } from './lm-plots.js';
-import { PASSAGE } from '../lm-passage.js';
+// first-token mass against length. The forwards run in Workers (pool.js, worker.js) through the JS API
+// (pe.loadLanguageModel); this module only plans (plan.js), fetches (fetch.js), draws (plots.js) and words
+// (words.js). Used by the page's section and by <posenc-explorer view="model">.
+import { createLmPool } from './pool.js';
+import { SUGGESTED, fetchPlan, classifyFiles } from './sources.js';
+import { fetchModel, readDropped } from './fetch.js';
+import { planForwards, findNll, findStats, mapsKey, nllKeys, statLengths, maxTimes, lengthFor, SCALING_NAMES } from './plan.js';
+import { rowsCost, timeLeftWords, memoryWords } from './schedule.js';
+import { perplexityWords, statsWords, statPoint, modelWords, contextQuestion, threadsWords } from './words.js';
+import { drawPerplexity, drawHeads, drawStats } from './plots.js';
+import { PASSAGE } from './passage.js';
 import { coerce, ROPE_SCALINGS } from '../state.js';
-import { adoptLmStyles } from '../lm-styles.js';
+import { adoptLmStyles } from './styles.js';
 import { holdBackground } from '../foreground.js';
 
 let viewCount = 0; // (ids unique per view)
@@ -302,7 +302,7 @@ export function createLmView(host, { state, onChange = () => {}, api, styleRoot 
       layer: Math.min(state.lmLayer, info.config.layers) - 1 };
   }
 
-  // Where the forwards run, in one line (lm-core.js's engine).
+  // Where the forwards run, in one line (core.js's engine).
   const engineWords = (e) => (e?.gpu
     ? `runs on the GPU (WebGPU, ${e.gpu}) for the scalings' losses; the maps and statistics on the CPU (WebAssembly)`
     : `runs on the CPU (WebAssembly)${e?.reason ? `: not on the GPU, as ${e.reason}` : ''}`);
@@ -397,7 +397,7 @@ export function createLmView(host, { state, onChange = () => {}, api, styleRoot 
   // ---------- computing: a forward per Worker at a time, each streaming in, cancelled when no longer wanted ----------
   // One loop hands the forwards the current settings still need to the idle Workers, in the plan's order (the chosen
   // scaling, then none, then the others), and re-plans after each one lands or the settings change. A forward streams
-  // in chunks of rows (lm-core.js): its line is drawn as far as its rows go. A forward the settings no longer want is
+  // in chunks of rows (core.js): its line is drawn as far as its rows go. A forward the settings no longer want is
   // cancelled in its Worker (which frees its memory between two chunks), and its partial line is dropped at once.
   let gen = 0, busyTimer = 0, running = false, cancelled = -1, wake = () => {};
   let run = { gen: -1, t0: 0, done: 0, count: 0 };

@@ -1,6 +1,6 @@
 // The sentences under "Your model, past its context", computed from the numbers drawn beside them (never a claim
 // written in advance: which scaling does best, and whether entropy rises, is read off the results).
-import { SCALING_NAMES, rangePerplexity, meanOf } from './lm-plan.js';
+import { SCALING_NAMES, rangePerplexity, meanOf } from './plan.js';
 
 const nameOf = (t) => (t === 'none' ? 'no scaling' : SCALING_NAMES[t]);
 const p3 = (x) => (x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2));
