@@ -4,7 +4,7 @@ import { SCALING_NAMES, rangePerplexity, meanOf } from './plan.js';
 
 const nameOf = (t) => (t === 'none' ? 'no scaling' : SCALING_NAMES[t]);
 const p3 = (x) => (x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2));
-const count = (n) => n.toLocaleString('en-US');
+export const count = (n) => n.toLocaleString('en-US');
 
 /** Perplexity inside the original context and past it, per scaling: {type: {inside, past}} (past null when length <= context). */
 export function splitPerplexity(series, context, length) {
