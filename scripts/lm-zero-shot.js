@@ -10,7 +10,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { isDeepStrictEqual } from 'node:util';
 import { pathToFileURL } from 'node:url';
 import { scalingBlock, rangePerplexity, SCALING_NAMES } from '../web/app/lm/plan.js';
-import { ROPE_SCALINGS } from '../web/app/state.js';
+import { ROPE_SCALINGS } from '../web/app/shared/state.js';
 
 const root = new URL('..', import.meta.url);
 export const MODEL_DIR = new URL('../shared/models/stories260K/', root);

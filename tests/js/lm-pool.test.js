@@ -4,7 +4,7 @@
 import { jest } from '@jest/globals';
 
 const started = [];
-jest.unstable_mockModule('../../web/app/workers.js', () => ({
+jest.unstable_mockModule('../../web/app/shared/workers.js', () => ({
   startWorker: () => {
     const w = { sent: [], postMessage(data) { this.sent.push(data); }, terminate() {}, onmessage: null, onerror: null };
     started.push(w);

@@ -4,7 +4,7 @@
 import { planForwards, bucketPerplexity } from '../../web/app/lm/plan.js';
 import { rowsCost, timeLeftWords, memoryWords } from '../../web/app/lm/schedule.js';
 import { nextRows, FIRST_ROWS, MAX_ROWS } from '../../web/app/lm/core.js';
-import { ROPE_SCALINGS } from '../../web/app/state.js';
+import { ROPE_SCALINGS } from '../../web/app/shared/state.js';
 
 test('the lines come in the order the reader looks at them: the chosen scaling, then none, then the others', () => {
   for (const type of ROPE_SCALINGS) {

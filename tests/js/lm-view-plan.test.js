@@ -5,7 +5,7 @@ import { fetchPlan, classifyFiles, hfRepo, SUGGESTED } from '../../web/app/lm/so
 import { planForwards, bucketPerplexity, rangePerplexity, statLengths, maxTimes, lengthFor, scalingBlock, nllKeys, mapsKey, statsKey, findNll, findStats, CHOSEN_EXTRA } from '../../web/app/lm/plan.js';
 import { perplexityWords, statsWords } from '../../web/app/lm/words.js';
 import { jargonIn } from './plain-words.js';
-import { isModelUrl } from '../../web/app/state.js';
+import { isModelUrl } from '../../web/app/shared/state.js';
 import { poolSize, POOL_WEIGHT_BYTES } from '../../web/app/lm/pool.js';
 
 const HF = 'https://huggingface.co';

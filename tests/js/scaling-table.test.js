@@ -8,8 +8,8 @@ import { fileURLToPath } from 'node:url';
 import { loadPosenc, ROPE_TYPES, ROPE_TYPE_INFO, SCALING_FIELDS, scalingBlock } from '../../web/lib/index.js';
 import { ROPE_SCALING_SCHEMA } from '../../web/wasm/registry.js';
 import { instantiate } from '../../web/lib/loader.js';
-import { ROPE_SCALINGS, SCHEMA } from '../../web/app/state.js';
-import { scalingObject } from '../../web/app/rope-scaling.js';
+import { ROPE_SCALINGS, SCHEMA } from '../../web/app/shared/state.js';
+import { scalingObject } from '../../web/app/rope/rope-scaling.js';
 import { SCALING_NAMES } from '../../web/app/lm/plan.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));

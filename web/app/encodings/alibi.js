@@ -1,5 +1,5 @@
 import { interpolateViridis } from '../../vendor/d3.js';
-import { heatmapFigure } from '../chart.js';
+import { heatmapFigure } from '../shared/chart.js';
 
 /** The share of a query's attention within its last `near` keys from the ALiBi bias alone (equal q·k), per head. */
 export function alibiNearShare(bias, heads, T, near) {

@@ -1,6 +1,6 @@
 import { schemeTableau10, scaleLinear } from '../../vendor/d3.js';
-import { fitCanvas } from '../heatmap.js';
-import { axes } from '../chart.js';
+import { fitCanvas } from '../shared/heatmap.js';
+import { axes } from '../shared/chart.js';
 
 const DIM = 32; // 16 frequency pairs
 

@@ -1,5 +1,5 @@
 import { interpolateRdBu } from '../../vendor/d3.js';
-import { heatmapFigure } from '../chart.js';
+import { heatmapFigure } from '../shared/chart.js';
 
 export function drawSinusoid(pe, section, { sinDim, sinLength }) {
   const values = pe.sinusoidal({ length: sinLength, dim: sinDim });

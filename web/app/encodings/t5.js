@@ -1,6 +1,6 @@
 import { schemeTableau10, scaleLinear } from '../../vendor/d3.js';
-import { fitCanvas } from '../heatmap.js';
-import { axes } from '../chart.js';
+import { fitCanvas } from '../shared/heatmap.js';
+import { axes } from '../shared/chart.js';
 
 export function drawT5(pe, canvas, notice) {
   const span = 160;

@@ -8,9 +8,9 @@
 // the page, <posenc-explorer> (shadow DOM) and the CLI (scripts/export.js) all
 // call exportSweep the same way.
 import { paintMaps, curveOptions } from './sweep-view.js';
-import { drawChart } from './chart.js';
-import { NAMES } from './meta.js';
-import { createSvgContext } from './svg-context.js';
+import { drawChart } from '../shared/chart.js';
+import { NAMES } from '../shared/meta.js';
+import { createSvgContext } from '../shared/svg-context.js';
 
 export const SWEEP_FORMATS = ['gif', 'webm', 'png', 'svg'];
 const MIME = { gif: 'image/gif', webm: 'video/webm', png: 'image/png', svg: 'image/svg+xml' };
@@ -252,7 +252,7 @@ function gifPalette(frames, lut, quantize, size = 255) {
 
 async function encodeGif(frames, w, h, o, progress) {
   // gifenc, bundled into web/vendor/ (the pages use no import map, for a strict CSP); loaded only for a GIF.
-  const { GIFEncoder, quantize, applyPalette } = await import('../vendor/gifenc.js');
+  const { GIFEncoder, quantize, applyPalette } = await import('../../vendor/gifenc.js');
   // One global palette for all frames (fitted to a sample of all of them): colours do not flicker between
   // frames and no frame carries a local colour table.
   const colours = gifPalette(frames, o.lut, quantize);

@@ -4,14 +4,14 @@
 // model) goes to the sweep; the sweep is asked for the lengths of the timeline
 // with the current view (layer, head, task, seed, and RoPE's scaling when the
 // core accepts it). The views, controls and frame loop stay with the caller.
-import { interpolateViridis } from '../vendor/d3.js';
-import { lutFor } from './heatmap.js';
+import { interpolateViridis } from '../../vendor/d3.js';
+import { lutFor } from '../shared/heatmap.js';
 import { createSweepClient } from './sweep-client.js';
 import { createTrainer, learnedWords, heldOutWords } from './trainer.js';
 import { trainTask } from './experiment.js';
-import { scalingObject } from './rope-scaling.js';
-import { viewLayerHead } from './state.js';
-import { ropeFigureModel } from './rope-figure.js';
+import { scalingObject } from '../rope/rope-scaling.js';
+import { viewLayerHead } from '../shared/state.js';
+import { ropeFigureModel } from '../rope/rope-figure.js';
 
 /** The state keys that define an experiment: changing one means other models (checkpoints or training). */
 export const EXPERIMENT_KEYS = ['task', 'seed', 'trainLength', 'layers', 'heads', 'dModel', 'steps'];

@@ -1,8 +1,8 @@
 // "Embed this": the current sweep as a <posenc-explorer> tag or an iframe of
 // embed.html, for a blog post (as TensorFlow Playground offers its iframe). The README's snippets are made here
 // too (scripts/readme-lists.js).
-import { toSearch, kebab } from './state.js';
-import { PACKAGE } from './package-info.js';
+import { toSearch, kebab } from '../shared/state.js';
+import { PACKAGE } from '../shared/package-info.js';
 
 /**
  * The published package's dist/ on a public CDN, at this version: jsDelivr's npm address, which sends the CORS

@@ -8,9 +8,10 @@
 // of worker-like objects shared with other clients (several <posenc-explorer>
 // elements on one page share one pool); `prefix` keeps clients' encodings
 // apart in a shared worker.
-import { startWorker, sweepConcurrency } from './workers.js';
-import { ENCODING_INFO } from '../lib/model.js';
-import { onBackgroundHold } from './foreground.js';
+import { startWorker, sweepConcurrency } from '../shared/workers.js';
+import { SWEEP_WORKER } from './sweep-kind.js';
+import { ENCODING_INFO } from '../../lib/model.js';
+import { onBackgroundHold } from '../shared/foreground.js';
 
 // Relative cost of one length, for dealing encodings out to Workers: an encoding the streaming kernel
 // cannot express materialises every [T, T] attention (FIRE also builds its bias with an MLP per pair):
@@ -21,7 +22,7 @@ const costOf = (encoding) => (ENCODING_INFO.find((e) => e.name === encoding)?.st
 // Worker cannot start; `onNotice(message)` is told why.
 export function createSweepClient({ lut, workers: given = sweepConcurrency(), prefix = '', onUpdate = () => {}, onError = () => {}, api, onNotice = () => {} }) {
   const owned = typeof given === 'number';
-  const workers = owned ? Array.from({ length: given }, () => startWorker('sweep', { api, onFallback: onNotice })) : given;
+  const workers = owned ? Array.from({ length: given }, () => startWorker(SWEEP_WORKER, { api, onFallback: onNotice })) : given;
   const assigned = new Map(); // encoding -> worker
   const load = new Map(workers.map((w) => [w, 0])); // worker -> cost of the encodings it holds
   const state = new Map(); // encoding -> {version, view, gen, cur: Map, prev: Map, info}

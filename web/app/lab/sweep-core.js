@@ -21,7 +21,7 @@
 //   -> {type: 'ready', encoding, trainedLength, config}  after 'model'
 //   -> {type: 'error', encoding, message}
 import { evalTask, EXPERIMENT } from './experiment.js';
-import { yieldToEventLoop } from '../lib/yield.js';
+import { yieldToEventLoop } from '../../lib/yield.js';
 import { answerKeys, headScores } from './answer-key.js';
 
 // Sequences evaluated at each length: 4, and from 512 on as many as make about EVAL_TOKENS tokens, since a

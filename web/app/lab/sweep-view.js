@@ -3,15 +3,15 @@
 // position-status strip under each map (trained / never trained / past the
 // learned table), the training length marked, and accuracy and loss against
 // length drawn up to the current length. Draws only what changed.
-import { NAMES, BLURBS } from './meta.js';
+import { NAMES, BLURBS } from '../shared/meta.js';
 import { noticeText, measuredText } from './row-words.js';
 import { createEvaluations, sequencesText } from './evaluations.js';
-import { pct } from './results-words.js';
+import { pct } from '../story/results-words.js';
 import { answerKeys } from './answer-key.js';
 export { noticeText };
-import { cssVar, fitCanvas } from './heatmap.js';
-import { drawChart, colourLegend, axes } from './chart.js';
-import { interpolateViridis, scaleLinear, scaleBand } from '../vendor/d3.js';
+import { cssVar, fitCanvas } from '../shared/heatmap.js';
+import { drawChart, colourLegend, axes } from '../shared/chart.js';
+import { interpolateViridis, scaleLinear, scaleBand } from '../../vendor/d3.js';
 
 const MAP_H = 196; // CSS px of the maps canvas
 const ML = 24, LEGEND_W = 42, TOP = 12, BOTTOM = 34; // margins of the maps: y ticks, colour legend, head labels, strip + ticks + titles
@@ -52,7 +52,7 @@ function mapTicks(r, size) {
 
 /**
  * One result's maps in a w x h box at the context's origin, with the colours passed in (no style lookups),
- * so the animation export (web/app/animate-export.js, OffscreenCanvas or SVG) draws exactly what the page draws:
+ * so the animation export (web/app/lab/animate-export.js, OffscreenCanvas or SVG) draws exactly what the page draws:
  * position (or token) ticks on both axes, the training length, the position-status strip, a colour legend.
  * `marks`: {focus: {k, i, j}, selected: {k, i}} (the keyboard's cell, the query row whose weights are charted).
  * Returns the geometry for hit testing: {x0, y0, size, gap, n, T}.
@@ -290,7 +290,7 @@ export function createSweepView(container, client, { legend = true, onVisible = 
     if (shown) onVisible();
   }, { rootMargin: '300px 0px' }) : null;
   const onScreen = (el) => !observer || seen.get(el) !== false;
-  let offlineWords = () => ''; // a row's words about the shipped measurements (views/claims.js)
+  let offlineWords = () => ''; // a row's words about the shipped measurements (story/claims.js)
   let yardstickFor = () => null; // the task's floor, metric and target (row-words.js yardstick), from the shipped results
   const showOffline = (el, enc) => {
     const p = el.querySelector('.offline');

@@ -2,7 +2,7 @@
 // Protocol: see sweep-core.js, plus {type: 'load', options} first if the page
 // shares its compiled module (loadPosenc options, e.g. {wasmModule, build}),
 // and {type: 'hello'}, answered with {type: 'alive'} (workers.js waits for it).
-import { loadPosenc } from '../lib/index.js';
+import { loadPosenc } from '../../lib/index.js';
 import { createSweepCore } from './sweep-core.js';
 
 let api = null;

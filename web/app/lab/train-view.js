@@ -3,12 +3,12 @@
 // steps and stops early once its held-out check meets the experiment's target;
 // a finished row says which ("stopped early at step N" / "ran all N steps"). Whether the model learned is the
 // page's one verdict (evaluations.js), shown beside it: the same words and number as the lab's row and the story.
-import { NAMES } from './meta.js';
+import { NAMES } from '../shared/meta.js';
 import { learnedWords, heldOutWords } from './trainer.js';
-import { cssVar, fitCanvas } from './heatmap.js';
-import { drawChart } from './chart.js';
+import { cssVar, fitCanvas } from '../shared/heatmap.js';
+import { drawChart } from '../shared/chart.js';
 import { createArrivals, createWake } from './arrivals.js';
-import { pct } from './results-words.js';
+import { pct } from '../story/results-words.js';
 import { sequencesText } from './evaluations.js';
 
 const LABELS = { untrained: 'untrained', queued: 'queued', training: 'training', trained: 'trained', stopped: 'stopped',

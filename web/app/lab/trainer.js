@@ -2,10 +2,11 @@
 // queue in workers.js: at most navigator.hardwareConcurrency at once), shipped
 // checkpoints when they match the experiment, and the bookkeeping the training
 // panel draws: step, loss history, source.
-import { CONFIG_SCHEMA } from '../lib/index.js';
+import { CONFIG_SCHEMA } from '../../lib/index.js';
 import { EXPERIMENT, experimentModel, trainTask, heldOutStop } from './experiment.js';
-import { SCHEMA } from './state.js';
-import { startWorker, requestTrainingSlot } from './workers.js';
+import { SCHEMA } from '../shared/state.js';
+import { startWorker, requestTrainingSlot } from '../shared/workers.js';
+import { TRAIN_WORKER } from './train-kind.js';
 
 const here = import.meta.url; // a variable base: bundlers rewrite only `new URL('literal', import.meta.url)`
 const SERVE_HINT = 'copy node_modules/posenc/dist/checkpoints/ to your site and call configure({ checkpoints: \'/that/url/\' }) ' +
@@ -52,8 +53,8 @@ export function fetchCheckpoints(base) {
  */
 export function shippedCheckpoints() {
   let index = null;
-  const where = new URL('../checkpoints/', here).href;
-  const files = () => (index ??= import('../checkpoints/index.js').then((m) => m.default, (e) => {
+  const where = new URL('../../checkpoints/', here).href;
+  const files = () => (index ??= import('../../checkpoints/index.js').then((m) => m.default, (e) => {
     throw new Error(`The shipped checkpoints were not found next to posenc (${where}index.js: ${e.message}). ` +
       `If a bundler built this page, ${SERVE_HINT}.`);
   }));
@@ -209,7 +210,7 @@ export function createTrainer({ vocabSize, onModel, onProgress, concurrency = In
     r.release = release;
     const req = request(enc, e);
     Object.assign(r, { status: 'training', steps: e.steps, ...FRESH, losses: [], stop: req.train.stop });
-    const worker = startWorker('train', { api: mainApi, onFallback: (why) => fellBack(why) });
+    const worker = startWorker(TRAIN_WORKER, { api: mainApi, onFallback: (why) => fellBack(why) });
     r.worker = worker;
     r.heard = performance.now();
     watch();

@@ -8,7 +8,7 @@ import { createLoader } from './load.js';
 import { findNll, maxTimes, lengthFor } from './plan.js';
 import { createRun } from './run.js';
 import { PASSAGE } from './passage.js';
-import { coerce, ROPE_SCALINGS } from '../state.js';
+import { coerce, ROPE_SCALINGS } from '../shared/state.js';
 
 /** The state keys the view's own controls set. */
 export const LM_KEYS = ['lmScaling', 'lmFactor', 'lmTimes', 'lmContext', 'lmLayer'];

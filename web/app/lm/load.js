@@ -2,8 +2,8 @@
 // reader's own files, into the Workers (pool.js), with the loading line and its Cancel. Used by controller.js.
 import { fetchPlan, classifyFiles } from './sources.js';
 import { fetchModel, readDropped } from './fetch.js';
-import { coerce } from '../state.js';
-import { holdBackground } from '../foreground.js';
+import { coerce } from '../shared/state.js';
+import { holdBackground } from '../shared/foreground.js';
 
 const MB = (n) => `${(n / 1e6).toFixed(n < 1e7 ? 2 : 1)} MB`;
 

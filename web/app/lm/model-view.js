@@ -6,7 +6,7 @@ import { SCALING_NAMES } from './plan.js';
 import { modelWords, contextQuestion, threadsWords, count } from './words.js';
 import { drawPerplexity, drawHeads, drawStats } from './plots.js';
 import { PASSAGE } from './passage.js';
-import { ROPE_SCALINGS } from '../state.js';
+import { ROPE_SCALINGS } from '../shared/state.js';
 import { el } from './source-view.js';
 
 let viewCount = 0; // (ids unique per view)

@@ -1,8 +1,8 @@
 // What "Your model, past its context" computes, as plain data (no DOM, no wasm): the scaling blocks, the lengths,
 // the forwards to run (in the order the figure wants them), and the perplexity by position bucket.
 import { scalingBlock as block } from '../../lib/index.js';
-import { ROPE_SCALINGS } from '../state.js';
-import { SCALING_LABELS } from '../rope-scaling.js';
+import { ROPE_SCALINGS } from '../shared/state.js';
+import { SCALING_LABELS } from '../rope/rope-scaling.js';
 
 export const SCALING_NAMES = SCALING_LABELS;
 

@@ -2,9 +2,9 @@
 // perplexity by position, one line per scaling; the chosen layer's heads' attention, pooled; attention entropy and
 // first-token mass against length. Each canvas records what it shows in data- attributes (for tests and readers).
 import { scaleLinear, scaleLog, schemeTableau10, interpolateViridis } from '../../vendor/d3.js';
-import { axes, fmtTick } from '../chart.js';
-import { fitCanvas, cssVar, lutFor } from '../heatmap.js';
-import { ROPE_SCALINGS } from '../state.js';
+import { axes, fmtTick } from '../shared/chart.js';
+import { fitCanvas, cssVar, lutFor } from '../shared/heatmap.js';
+import { ROPE_SCALINGS } from '../shared/state.js';
 import { SCALING_NAMES, bucketPerplexity } from './plan.js';
 
 export const SCALING_COLOURS = Object.fromEntries(ROPE_SCALINGS.map((t, i) => [t, schemeTableau10[i]]));

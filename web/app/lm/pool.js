@@ -2,7 +2,8 @@
 // isolated), or for a small model up to four that each hold their own copy of it, so that different scalings' forwards run at the same time on different cores. No
 // SharedArrayBuffer (a blog that embeds the view cannot set the COOP/COEP headers it needs): each Worker gets the
 // model's bytes and keeps its own weights (as much memory as the loaded model's describe() says: lm.hpp's policy).
-import { startWorker } from '../workers.js';
+import { startWorker } from '../shared/workers.js';
+import { LM_WORKER } from './kind.js';
 
 /** Above this many bytes of float32 weights a model gets one Worker (a copy per Worker would cost too much memory). */
 export const POOL_WEIGHT_BYTES = 64e6;
@@ -24,7 +25,7 @@ export function createLmPool({ api, onNotice = () => {} }) {
   let workers = [], nextId = 1;
   const pending = new Map(); // id -> {resolve, reject, w}
   function start(index) {
-    const w = startWorker('lm', { api, onFallback: index === 0 ? onNotice : () => drop(w) });
+    const w = startWorker(LM_WORKER, { api, onFallback: index === 0 ? onNotice : () => drop(w) });
     w.onmessage = ({ data }) => {
       const p = pending.get(data?.id);
       if (!p) return;

@@ -9,8 +9,8 @@
 import { planForwards, findNll, findStats, mapsKey, nllKeys, statLengths, SCALING_NAMES } from './plan.js';
 import { rowsCost, timeLeftWords, memoryWords } from './schedule.js';
 import { perplexityWords, statsWords, statPoint, count } from './words.js';
-import { ROPE_SCALINGS } from '../state.js';
-import { holdBackground } from '../foreground.js';
+import { ROPE_SCALINGS } from '../shared/state.js';
+import { holdBackground } from '../shared/foreground.js';
 
 /**
  * `m`: the controller's model, read live ({info, ids, results (a Map of finished forwards, replaced for another model

@@ -1,7 +1,7 @@
 // The RoPE scaling that the state's sliders describe, as an HF rope_scaling
 // object (or null for none), for the page and <posenc-explorer>: the library's
 // scalingBlock over the core's table, with the trained length as the context.
-import { scalingBlock, ROPE_TYPE_INFO, SCALING_FIELDS } from '../lib/index.js';
+import { scalingBlock, ROPE_TYPE_INFO, SCALING_FIELDS } from '../../lib/index.js';
 
 export const scalingObject = (s) => scalingBlock(s.ropeScaling, s, { context: s.trainLength });
 

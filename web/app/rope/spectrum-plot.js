@@ -1,8 +1,8 @@
 // RoPE frequency spectrum of the trained model: wavelength 2π/θ_i of each rotation pair, before and
 // after a context-extension scaling, from pe.ropeFrequencies (HF's formulas, computed by the core) with
 // the model's own base and head dim (../rope-figure.js), the training length and the sweep's end marked.
-import { cssVar, fitCanvas } from '../heatmap.js';
-import { drawChart } from '../chart.js';
+import { cssVar, fitCanvas } from '../shared/heatmap.js';
+import { drawChart } from '../shared/chart.js';
 
 export function drawSpectrum(pe, canvas, { headDim, base: ropeBase, trainLength, maxLength, scaling }, notice) {
   if (!(ropeBase > 1)) throw new RangeError(`drawSpectrum: base must be the model's RoPE base (> 1), got ${ropeBase}`);

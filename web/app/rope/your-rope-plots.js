@@ -5,9 +5,9 @@
 // relative upper bound) with the trained and the scaled frequencies. Every chart takes the model's
 // one original and one extended context, so they agree.
 import { scaleLinear, scaleLog } from '../../vendor/d3.js';
-import { cssVar, fitCanvas } from '../heatmap.js';
-import { axes as sharedAxes } from '../chart.js';
-import { count, decade } from '../rope-words.js';
+import { cssVar, fitCanvas } from '../shared/heatmap.js';
+import { axes as sharedAxes } from '../shared/chart.js';
+import { count, decade } from './rope-words.js';
 
 export const REGIME_COLOURS = { kept: '--ok', interpolated: '--accent', blended: '--train', dropped: '--past' };
 export const REGIME_WORDS = {
@@ -77,7 +77,7 @@ function frame(canvas, height, legendItems = []) {
   return { w, h, ctx, box: { x: 58, y: top, w: w - 72, h: h - top - 44 } };
 }
 
-// Axes from d3 scales (web/app/chart.js): ticks, tick labels, axis titles with units; log axes in decades.
+// Axes from d3 scales (web/app/shared/chart.js): ticks, tick labels, axis titles with units; log axes in decades.
 const axes = (ctx, box, x, y, o) => sharedAxes(ctx, box, x, y, { rotateY: true, xFormat: o.logX ? decade : undefined, yFormat: o.logY ? decade : undefined, ...o });
 
 function hline(ctx, box, y, value, label, colour) {

@@ -6,7 +6,7 @@
 import { SHIPPED_CONFIGS } from '../../configs/index.js';
 import { loadShippedConfig } from '../../configs/load.js';
 import { ropeParametersJson, pytorchSnippet } from '../../lib/rope-export.js';
-import { count, context, TERMS } from '../rope-words.js';
+import { count, context, TERMS } from './rope-words.js';
 import { drawWavelengths, drawScales, drawDecay, drawNothing, ropeNotice, AXIS_WORDS } from './your-rope-plots.js';
 
 export { decayBound, ropeNotice } from './your-rope-plots.js';

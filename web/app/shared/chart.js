@@ -1,6 +1,6 @@
 // Small line charts on canvas: axes, series, vertical markers.
 import { cssVar, drawHeatmap, fitCanvas } from './heatmap.js';
-import { scaleLinear } from '../vendor/d3.js';
+import { scaleLinear } from '../../vendor/d3.js';
 import { lengthAxis } from './length-axis.js';
 
 /**
@@ -125,7 +125,7 @@ export function drawChart(ctx, box, opts) {
 }
 
 // ---------- axes and colour legends from d3 scales (shared by every figure) ----------
-// Everything here draws with the canvas subset web/app/svg-context.js writes (rectangles, straight lines, text;
+// Everything here draws with the canvas subset web/app/shared/svg-context.js writes (rectangles, straight lines, text;
 // no rotation unless `rotateY`), so the sweep's SVG/GIF/WebM exports carry the same axes and legends. Each call
 // records what it drew on the canvas element (data-x-axis, data-y-axis, data-legend) for assistive text and tests.
 

@@ -1,7 +1,7 @@
 // The length axis: every chart of a quantity against the input length draws length on a log scale, and the length
 // sliders (the page's bars, <posenc-explorer>'s) move on that same scale, so a slider's travel matches the chart
 // under it (half the travel is not spent past 8×). One mapping, d3's scaleLog, for the charts and the sliders.
-import { scaleLog } from '../vendor/d3.js';
+import { scaleLog } from '../../vendor/d3.js';
 
 /** The position (0 at `lo`, 1 at `hi`) of a length on the log axis from `lo` to `hi`; `.invert(t)` gives the length. */
 export const lengthAxis = (lo, hi) => scaleLog().domain([lo, hi]).range([0, 1]);

@@ -2,7 +2,7 @@
 // sweep rows and the training panel: the registry's labels and blurbs (cpp/src/encodings.cpp).
 // Reader-facing names of tasks and of measured rows (an encoding with a variant or a scaling) too:
 // no internal id reaches the page's words.
-import { ENCODING_INFO } from '../lib/index.js';
+import { ENCODING_INFO } from '../../lib/index.js';
 
 export const NAMES = Object.freeze(Object.fromEntries(ENCODING_INFO.map((e) => [e.name, e.label])));
 export const BLURBS = Object.freeze(Object.fromEntries(ENCODING_INFO.map((e) => [e.name, e.blurb])));

@@ -1,6 +1,8 @@
-// Starting the explorer's two Workers (the sweep and training) wherever their
-// scripts are served from, and running the same handler on this thread when
-// no Worker can start.
+// Starting the page's Workers wherever their scripts are served from, and
+// running the same handler on this thread when no Worker can start. This
+// module knows no kind of Worker: each kind declares itself where it is used
+// ({kind, description, script, handler}: lab/sweep-kind.js, lab/train-kind.js,
+// lm/kind.js) and is registered here when it first starts.
 //
 // - Same origin as the page: `new Worker(url, {type: 'module'})`.
 // - Another origin (a CDN): browsers refuse `new Worker(crossOriginUrl)`
@@ -15,20 +17,12 @@
 // onerror, addEventListener), and holds messages until the Worker has
 // answered {type: 'hello'} with {type: 'alive'}, so callers never wait and
 // never know which of the three it is.
-import { createSweepCore } from './sweep-core.js';
-import { createTrainCore } from '../lib/train-core.js';
-import { createLmCore } from './lm/core.js';
+// The kinds that have started, by name: {kind, description (words for messages), script() (its URL: a literal
+// `new URL('…', import.meta.url)` in the kind's module, which bundlers recognise and copy; scripts/dist.js points
+// them at the self-contained scripts of dist/assets/), handler(api, post) (the same work on this thread)}.
+const KINDS = new Map();
 
-// Literal `new URL('…', import.meta.url)`s: bundlers recognise these and copy the files
-// (scripts/dist.js points them at the self-contained scripts of dist/assets/).
-const SCRIPTS = {
-  sweep: () => new URL('./sweep-worker.js', import.meta.url),
-  train: () => new URL('../lib/train-worker.js', import.meta.url),
-  lm: () => new URL('./lm/worker.js', import.meta.url),
-};
-const DESCRIPTION = { sweep: 'sweep', train: 'training', lm: 'language model' };
-
-const settings = { mode: 'auto', urls: { sweep: null, train: null, lm: null }, training: null, sweepWorkers: null };
+const settings = { mode: 'auto', urls: {}, training: null, sweepWorkers: null };
 
 /**
  * `mode`: 'auto' | true (always try a Worker) | false (always this thread); `sweep`/`train`: script URLs;
@@ -93,8 +87,8 @@ export function requestTrainingSlot(start) {
 export const sweepConcurrency = () => (!tryWorkers() ? 1
   : settings.sweepWorkers ?? Math.max(1, Math.min(2, globalThis.navigator?.hardwareConcurrency || 1)));
 
-/** Where `kind`'s Worker script is loaded from (configured, or next to this module). */
-export const workerUrl = (kind) => new URL(settings.urls[kind] ?? SCRIPTS[kind](), globalThis.location?.href).href;
+/** Where `kind`'s Worker script is loaded from (configured, or next to the module that declares the kind). */
+export const workerUrl = (kind) => new URL(settings.urls[kind] ?? KINDS.get(kind).script(), globalThis.location?.href).href;
 
 const tryWorkers = () => settings.mode === true ||
   (settings.mode === 'auto' && typeof Worker === 'function' && globalThis.location?.protocol !== 'file:');
@@ -113,7 +107,7 @@ function moduleWorker(url) {
 
 /** Why the Worker script at `url` did not start, in words a page author can act on. */
 async function explain(kind, url, cause) {
-  const what = `The ${DESCRIPTION[kind]} Worker script ${url}`;
+  const what = `The ${KINDS.get(kind).description} Worker script ${url}`;
   const crossOrigin = new URL(url).origin !== globalThis.location?.origin;
   let res;
   try {
@@ -133,10 +127,14 @@ async function explain(kind, url, cause) {
 const TIMEOUT_MS = 20000; // a Worker that has not started by then is given up
 
 /**
- * Start `kind` ('sweep' | 'train' | 'lm'). `api()` gives a promise of the page's posenc API, used only when
- * the handler runs on this thread. `onFallback(message)` says why, when it does.
+ * Start a Worker of the kind `spec` declares ({kind, description, script, handler}; registered by its name on its
+ * first start). `api()` gives a promise of the page's posenc API, used only when the handler runs on this thread.
+ * `onFallback(message)` says why, when it does.
  */
-export function startWorker(kind, { api, onFallback = () => {} }) {
+export function startWorker(spec, { api, onFallback = () => {} }) {
+  const { kind } = spec;
+  if (KINDS.has(kind) && KINDS.get(kind) !== spec) throw new Error(`two Worker kinds are named ${kind}`);
+  KINDS.set(kind, spec);
   const target = new EventTarget();
   let queue = [];
   let impl = null; // {post(data, transfer), terminate()}
@@ -152,7 +150,7 @@ export function startWorker(kind, { api, onFallback = () => {} }) {
   function inline() {
     if (dead) return;
     const post = (data) => setTimeout(() => dead || emit(new MessageEvent('message', { data })), 0);
-    const handle = kind === 'sweep' ? sweepHandler(api, post) : kind === 'lm' ? createLmCore(() => api(), post) : createTrainCore(() => api(), post);
+    const handle = spec.handler(api, post);
     impl = { post: (data) => setTimeout(() => dead || handle(data), 0), terminate() {} };
     flush();
   }
@@ -208,10 +206,4 @@ export function startWorker(kind, { api, onFallback = () => {} }) {
     (impl ?? { terminate: () => worker?.terminate() }).terminate();
   };
   return target;
-}
-
-/** The sweep handler on this thread ('load' messages are for Workers, which load their own module). */
-function sweepHandler(api, post) {
-  const handle = createSweepCore(api, post);
-  return (data) => (data?.type === 'load' ? undefined : handle(data));
 }

@@ -2,8 +2,8 @@
 // computed from the shipped results (written by `npm run train`, scripts/page-results.js) by
 // ../results-words.js, never written by hand. With no results shipped, the words say so. Rows and tasks
 // are named as a reader reads them (../meta.js), never by their ids.
-import { summarySentence, rowSentence, tasksOf } from '../results-words.js';
-import { rowLabel, taskName } from '../meta.js';
+import { summarySentence, rowSentence, tasksOf } from './results-words.js';
+import { rowLabel, taskName } from '../shared/meta.js';
 
 // The index of the shipped checkpoint directory (a static host has no listing), fetched once.
 let index = null;

@@ -6,13 +6,13 @@
 // same number the lab's row shows.
 // The playhead is a cursor on the curves, nothing is wiped. Beside it, the attention maps of the encodings the
 // reader picks (the legend's buttons), at the length under the cursor.
-import { NAMES } from './meta.js';
-import { cssVar, fitCanvas } from './heatmap.js';
-import { drawMapsCanvas, cellAt, readoutText, moveCell } from './sweep-view.js';
+import { NAMES } from '../shared/meta.js';
+import { cssVar, fitCanvas } from '../shared/heatmap.js';
+import { drawMapsCanvas, cellAt, readoutText, moveCell } from '../lab/sweep-view.js';
 import { pct, guessWords } from './results-words.js';
-import { sequencesText } from './evaluations.js';
-import { encodingColours } from './palette.js';
-import { lengthAxis } from './length-axis.js';
+import { sequencesText } from '../lab/evaluations.js';
+import { encodingColours } from '../shared/palette.js';
+import { lengthAxis } from '../shared/length-axis.js';
 
 
 /** The evaluation of a line at or before `L` (its last point not past L), or null: what the legend keeps while L computes. */

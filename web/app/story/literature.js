@@ -8,7 +8,7 @@ import { kzExperiment, kzVerdict } from './kazemnejad.js';
 import {
   RULES, pct, tasksOf, taskInfo, floorOf, rowsOf, verdict, meanKept, learnedRun, referenceRun, gridTasks, gridsOf, depthEffect,
 } from './results-words.js';
-import { rotarySpectrum, llmSpectrum, middleSpectrum, cellOf, aboveFloor as spectrumAbove, andList } from './spectrum.js';
+import { rotarySpectrum, llmSpectrum, middleSpectrum, cellOf, aboveFloor as spectrumAbove, andList } from '../rope/spectrum.js';
 import { ruossComparisons } from './literature-ruoss.js';
 
 const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;

@@ -4,11 +4,11 @@
 // (kth_retrieval) when it was measured; otherwise the content-only retrieval, labelled as a control. Every
 // sentence is computed from the grids by ../results-words.js.
 import { interpolateViridis } from '../../vendor/d3.js';
-import { heatmapFigure, drawChart } from '../chart.js';
-import { cssVar, fitCanvas } from '../heatmap.js';
-import { encodingColours } from '../palette.js';
-import { rowLabel, taskName } from '../meta.js';
-import { gridTasks, gridsOf, depthEffect, gradientSentence, taskInfo, pct } from '../results-words.js';
+import { heatmapFigure, drawChart } from '../shared/chart.js';
+import { cssVar, fitCanvas } from '../shared/heatmap.js';
+import { encodingColours } from '../shared/palette.js';
+import { rowLabel, taskName } from '../shared/meta.js';
+import { gridTasks, gridsOf, depthEffect, gradientSentence, taskInfo, pct } from './results-words.js';
 
 /**
  * The grids the view draws: { task, control, grids: { [row name]: {encoding, depths, lengths, accuracy} } }

@@ -4,7 +4,7 @@
 // is computed here from the results (tests/js/story.test.js checks each against them, with mutations);
 // a claim the numbers do not support is not made (a step whose evidence is missing is left out).
 import { taskInfo, floorOf, floorNear, rowsOf, RULES, levelOf, pct, pct1, guessWords } from './results-words.js';
-import { learnedAt, yardstick } from './row-words.js';
+import { learnedAt, yardstick } from '../lab/row-words.js';
 
 const SHIPPED_SEED = 0; // the seed of the shipped checkpoints (docs/results.json runs with a checkpoint)
 
