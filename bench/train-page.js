@@ -23,7 +23,7 @@ import { startServer } from '../scripts/browser.js';
 import { launchEngine } from '../scripts/engines.js';
 import { loadPosenc } from '../web/lib/index.js';
 import { trainRequest } from '../web/app/lab/trainer.js';
-import { trainTask, heldOutStop } from '../web/app/lab/experiment.js';
+import { trainTask, heldOutStop } from '../web/app/shared/experiment.js';
 import { poll } from './lib/poll.js';
 
 const argv = process.argv.slice(2);

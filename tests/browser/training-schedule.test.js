@@ -5,7 +5,7 @@
 import { jest } from '@jest/globals';
 import { useBrowser } from './harness.js';
 import { waitFor, waitReady } from './page-helpers.js';
-import { heldOutStop } from '../../web/app/lab/experiment.js';
+import { heldOutStop } from '../../web/app/shared/experiment.js';
 
 jest.setTimeout(420000); // (a shared 2-core machine: a few minutes under load)
 const browser = useBrowser();

@@ -3,7 +3,7 @@
 // weight on it, computed here again from that head's exact maps.
 import { readFileSync } from 'node:fs';
 import { loadPosenc } from '../../web/lib/index.js';
-import { evalTask } from '../../web/app/lab/experiment.js';
+import { evalTask } from '../../web/app/shared/experiment.js';
 import { answerKeys, headScores } from '../../web/app/lab/answer-key.js';
 import { createSweepCore } from '../../web/app/lab/sweep-core.js';
 

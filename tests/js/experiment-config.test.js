@@ -1,8 +1,8 @@
-// The page's experiment settings (web/app/lab/experiment.js) must equal the ones
+// The page's experiment settings (web/app/shared/experiment.js) must equal the ones
 // `npm run train` recorded, or shipped checkpoints stop matching the page and
 // "Retrain" stops reproducing the experiment.
 import { readFileSync } from 'node:fs';
-import { EXPERIMENT } from '../../web/app/lab/experiment.js';
+import { EXPERIMENT } from '../../web/app/shared/experiment.js';
 import { OPTIMIZER_SCHEMA } from '../../web/lib/index.js';
 import { SCHEMA } from '../../web/app/shared/state.js';
 

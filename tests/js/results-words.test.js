@@ -11,10 +11,10 @@ import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { render } from '../../scripts/results-md.js';
 import { pageResults } from '../../scripts/page-results.js';
-import * as W from '../../web/app/story/results-words.js';
+import * as W from '../../web/app/shared/results-words.js';
 import * as Lit from '../../web/app/story/literature.js';
 import { readResults } from '../../scripts/results-load.js';
-import { headerWords, rowWords } from '../../web/app/story/claims.js';
+import { headerWords, rowWords } from '../../web/app/shared/claims.js';
 import { retrievalGrids, retrievalWords } from '../../web/app/story/retrieval.js';
 import { ENCODING_INFO } from '../../web/lib/index.js';
 

@@ -3,7 +3,7 @@
 // sentence is parsed back here and checked against the numbers it was computed from; mutations of one number
 // change the sentence (or its verdict) as they must.
 import { noticeText, measuredText, learnedAt, keptShare, yardstick } from '../../web/app/lab/row-words.js';
-import { taskInfo, floorOf, floorNear, RULES, pct1, guessWords } from '../../web/app/story/results-words.js';
+import { taskInfo, floorOf, floorNear, RULES, pct1, guessWords } from '../../web/app/shared/results-words.js';
 import { readFileSync } from 'node:fs';
 
 const shipped = JSON.parse(readFileSync(new URL('../../web/checkpoints/results.json', import.meta.url), 'utf8'));

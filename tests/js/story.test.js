@@ -6,8 +6,8 @@ import { storySteps, shippedSweep, shippedScaledRuns } from '../../web/app/story
 import { createEvaluations } from '../../web/app/lab/evaluations.js';
 import { lastAtOrBefore } from '../../web/app/story/hero.js';
 import { yardstick } from '../../web/app/lab/row-words.js';
-import { taskInfo, floorNear } from '../../web/app/story/results-words.js';
-import { RULES } from '../../web/app/story/results-words.js';
+import { taskInfo, floorNear } from '../../web/app/shared/results-words.js';
+import { RULES } from '../../web/app/shared/results-words.js';
 import { ENCODING_INFO } from '../../web/lib/index.js';
 
 const shipped = JSON.parse(readFileSync(new URL('../../web/checkpoints/results.json', import.meta.url), 'utf8'));

@@ -67,7 +67,7 @@ test('pictures and peaks are the max-pooled exact maps of the chosen layer', asy
 
 test('each length is evaluated on evalBatch(length) sequences: 4, fewer from 512 on, the shipped count at the training length; a result says how many', async () => {
   const { evalBatch } = await import('../../web/app/lab/sweep-core.js');
-  const { evalTask, EXPERIMENT } = await import('../../web/app/lab/experiment.js');
+  const { evalTask, EXPERIMENT } = await import('../../web/app/shared/experiment.js');
   expect([32, 256, 512, 1024].map((L) => evalBatch(L))).toEqual([4, 4, 2, 1]);
   expect([evalBatch(32, 32), evalBatch(64, 32)]).toEqual([EXPERIMENT.evalSequences, 4]);
   const messages = [];

@@ -5,7 +5,7 @@
 // training throws or is aborted.
 import { loadPosenc, ENCODINGS } from '../../web/lib/index.js';
 import { SCHEMA } from '../../web/app/shared/state.js';
-import { EXPERIMENT, heldOutStop, trainTask } from '../../web/app/lab/experiment.js';
+import { EXPERIMENT, heldOutStop, trainTask } from '../../web/app/shared/experiment.js';
 import { trainRequest, learnedWords, heldOutWords } from '../../web/app/lab/trainer.js';
 import { sourceLabel } from '../../web/app/lab/controller.js';
 

@@ -19,18 +19,18 @@ import { createEvaluations } from './lab/evaluations.js';
 import { bindLengthSlider, nearestOnAxis } from './shared/length-axis.js';
 import { shippedSweep, shippedScaledRuns, storySteps, contrastPicks } from './story/story.js';
 import { yardstick } from './lab/row-words.js';
-import { taskInfo, floorOf, floorNear, tasksOf } from './story/results-words.js';
-import { EXPERIMENT as SETTINGS } from './lab/experiment.js';
+import { taskInfo, floorOf, floorNear, tasksOf } from './shared/results-words.js';
+import { EXPERIMENT as SETTINGS } from './shared/experiment.js';
 import { embedSnippets } from './lab/embed-snippet.js';
 import { drawSinusoid } from './encodings/sinusoid.js';
 import { drawClocks, drawOffsetCurve } from './encodings/rope.js';
 import { drawAlibi } from './encodings/alibi.js';
 import { drawT5 } from './encodings/t5.js';
 import { drawSpectrum } from './rope/spectrum-plot.js';
-import { scalingWords } from './rope/rope-figure.js';
+import { scalingWords } from './lab/rope-figure.js';
 import { SCALING_LABELS, SCALING_SLIDERS } from './rope/rope-scaling.js';
 import { createRetrieval } from './story/retrieval.js';
-import { loadResults, headerWords, rowWords } from './story/claims.js';
+import { loadResults, headerWords, rowWords } from './shared/claims.js';
 import { loadCurves, shippedCurve } from './lab/shipped-curves.js';
 import { createYourRope } from './rope/your-rope.js';
 
@@ -356,7 +356,7 @@ function bindControls() {
   window.addEventListener('resize', () => { invalidate(); redrawStatic(); });
 }
 
-// ---------- words about the shipped measurements (story/claims.js) ----------
+// ---------- words about the shipped measurements (shared/claims.js) ----------
 let shippedResults = null;
 function showClaims() {
   $('#measured-claims').textContent = headerWords(shippedResults, state.task);

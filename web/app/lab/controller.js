@@ -8,10 +8,10 @@ import { interpolateViridis } from '../../vendor/d3.js';
 import { lutFor } from '../shared/heatmap.js';
 import { createSweepClient } from './sweep-client.js';
 import { createTrainer, learnedWords, heldOutWords } from './trainer.js';
-import { trainTask } from './experiment.js';
+import { trainTask } from '../shared/experiment.js';
 import { scalingObject } from '../rope/rope-scaling.js';
 import { viewLayerHead } from '../shared/state.js';
-import { ropeFigureModel } from '../rope/rope-figure.js';
+import { ropeFigureModel } from './rope-figure.js';
 
 /** The state keys that define an experiment: changing one means other models (checkpoints or training). */
 export const EXPERIMENT_KEYS = ['task', 'seed', 'trainLength', 'layers', 'heads', 'dModel', 'steps'];

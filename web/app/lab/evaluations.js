@@ -11,7 +11,7 @@
 // asked for; a live result of another scaling, or of a model replaced since, is never used: a line never mixes
 // scaled and unscaled points, nor two models.
 import { learnedAt } from './row-words.js';
-import { EXPERIMENT } from './experiment.js';
+import { EXPERIMENT } from '../shared/experiment.js';
 
 /**
  * `client`: the sweep client (results(enc), scalingKey(enc)), or later setClient(). setShipped() once results.json

@@ -2,8 +2,8 @@
 // scaled maps, their words): the model's own base and head dim, never a default. While the model is not
 // loaded yet, they are those of the model the experiment trains or ships (trainer.js trainRequest), which
 // the loaded one then confirms (tests/js/rope-figure.test.js, tests/browser/figures-model.test.js).
-import { trainRequest } from '../lab/trainer.js';
-import { scalingObject, SCALING_LABELS } from './rope-scaling.js';
+import { trainRequest } from './trainer.js';
+import { scalingObject, SCALING_LABELS } from '../rope/rope-scaling.js';
 
 /** {base, headDim, source}: of `config` (a loaded model's config) if given, else of the experiment's model for state `s`. */
 export function ropeFigureModel(s, config = null) {

@@ -2,7 +2,7 @@
 // and against its own score at the training length, never attention alone. Pure functions (no DOM), shared
 // by the page's rows, the hero figure and the narrative; tests/js/row-words.test.js checks every number in
 // these sentences against the numbers they are computed from, with mutations.
-import { RULES, levelOf, pct, pct1, guessWords } from '../story/results-words.js';
+import { RULES, levelOf, pct, pct1, guessWords } from '../shared/results-words.js';
 
 /** "4×", "1.75×". */
 export const timesText = (L, T) => {

@@ -1,7 +1,7 @@
 // The training curves of the shipped checkpoints (curves.json beside them, written by `npm run train`): the
 // training panel draws a checkpoint's recorded loss curve where a live run draws its own. Fetched only by the
 // page that draws them (the training panel's page), never by the embedded explorer.
-import { shippedJson } from '../story/claims.js';
+import { shippedJson } from '../shared/claims.js';
 
 /**
  * The curves of the shipped checkpoints: {version, curves: {<task>-<encoding>.ckpt: entry}}, or null when this

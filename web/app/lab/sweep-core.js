@@ -20,7 +20,7 @@
 //      [head, query, key], the same forward pass as the result at that length (same batch, model and view)
 //   -> {type: 'ready', encoding, trainedLength, config}  after 'model'
 //   -> {type: 'error', encoding, message}
-import { evalTask, EXPERIMENT } from './experiment.js';
+import { evalTask, EXPERIMENT } from '../shared/experiment.js';
 import { yieldToEventLoop } from '../../lib/yield.js';
 import { answerKeys, headScores } from './answer-key.js';
 

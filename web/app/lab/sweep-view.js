@@ -6,7 +6,7 @@
 import { NAMES, BLURBS } from '../shared/meta.js';
 import { noticeText, measuredText } from './row-words.js';
 import { createEvaluations, sequencesText } from './evaluations.js';
-import { pct } from '../story/results-words.js';
+import { pct } from '../shared/results-words.js';
 import { answerKeys } from './answer-key.js';
 export { noticeText };
 import { cssVar, fitCanvas } from '../shared/heatmap.js';
@@ -290,7 +290,7 @@ export function createSweepView(container, client, { legend = true, onVisible = 
     if (shown) onVisible();
   }, { rootMargin: '300px 0px' }) : null;
   const onScreen = (el) => !observer || seen.get(el) !== false;
-  let offlineWords = () => ''; // a row's words about the shipped measurements (story/claims.js)
+  let offlineWords = () => ''; // a row's words about the shipped measurements (shared/claims.js)
   let yardstickFor = () => null; // the task's floor, metric and target (row-words.js yardstick), from the shipped results
   const showOffline = (el, enc) => {
     const p = el.querySelector('.offline');

@@ -8,7 +8,7 @@ import { learnedWords, heldOutWords } from './trainer.js';
 import { cssVar, fitCanvas } from '../shared/heatmap.js';
 import { drawChart } from '../shared/chart.js';
 import { createArrivals, createWake } from './arrivals.js';
-import { pct } from '../story/results-words.js';
+import { pct } from '../shared/results-words.js';
 import { sequencesText } from './evaluations.js';
 
 const LABELS = { untrained: 'untrained', queued: 'queued', training: 'training', trained: 'trained', stopped: 'stopped',

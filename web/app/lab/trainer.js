@@ -3,7 +3,7 @@
 // checkpoints when they match the experiment, and the bookkeeping the training
 // panel draws: step, loss history, source.
 import { CONFIG_SCHEMA } from '../../lib/index.js';
-import { EXPERIMENT, experimentModel, trainTask, heldOutStop } from './experiment.js';
+import { EXPERIMENT, experimentModel, trainTask, heldOutStop } from '../shared/experiment.js';
 import { SCHEMA } from '../shared/state.js';
 import { startWorker, requestTrainingSlot } from '../shared/workers.js';
 import { TRAIN_WORKER } from './train-kind.js';

@@ -2,7 +2,7 @@
 // read as numbers: the rotary spectrum of a setting, the floors at each length, and per RoPE base the accuracy of each
 // zero-shot and fine-tuned row over the seeds that learned. Pure functions, shared by the literature rules
 // (web/app/story/literature.js) and the results.md section (scripts/results-md-spectrum.js).
-import { RULES } from '../story/results-words.js';
+import { RULES } from '../shared/results-words.js';
 
 const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
 

@@ -3,7 +3,7 @@
 // ../results-words.js, never written by hand. With no results shipped, the words say so. Rows and tasks
 // are named as a reader reads them (../meta.js), never by their ids.
 import { summarySentence, rowSentence, tasksOf } from './results-words.js';
-import { rowLabel, taskName } from '../shared/meta.js';
+import { rowLabel, taskName } from './meta.js';
 
 // The index of the shipped checkpoint directory (a static host has no listing), fetched once.
 let index = null;

@@ -1,6 +1,6 @@
 // What results.json (v1 or v2, see cpp/tools/train_main.cpp) lets us say, and the sentences that say it.
 // One place for the verdict rules, read by scripts/results-md.js (docs/results.md), web/figures (the
-// figures) and the page (web/app/story/claims.js, story/retrieval.js), so every word about a measured
+// figures) and the page (web/app/shared/claims.js, story/retrieval.js), so every word about a measured
 // result is computed from the numbers. Pure functions: no DOM, no fetch.
 
 // The rules, stated once (docs/results.md prints them from here).

@@ -4,7 +4,7 @@
 // to its default, so a pasted link can never break the page.
 import { ENCODINGS, TASKS, ROPE_TYPE_INFO, SCALING_FIELDS } from '../../lib/index.js';
 import { SHIPPED_IDS } from '../../configs/index.js';
-import { EXPERIMENT } from '../lab/experiment.js';
+import { EXPERIMENT } from './experiment.js';
 
 // The RoPE scalings the page offers and their sliders, from the core's table.
 export const ROPE_SCALINGS = ['none', ...ROPE_TYPE_INFO.filter((t) => t.page).map((t) => t.name)];

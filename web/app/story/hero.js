@@ -9,7 +9,7 @@
 import { NAMES } from '../shared/meta.js';
 import { cssVar, fitCanvas } from '../shared/heatmap.js';
 import { drawMapsCanvas, cellAt, readoutText, moveCell } from '../lab/sweep-view.js';
-import { pct, guessWords } from './results-words.js';
+import { pct, guessWords } from '../shared/results-words.js';
 import { sequencesText } from '../lab/evaluations.js';
 import { encodingColours } from '../shared/palette.js';
 import { lengthAxis } from '../shared/length-axis.js';

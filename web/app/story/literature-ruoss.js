@@ -1,7 +1,7 @@
 // The Ruoss et al. 2023 replication (results.experiments.ruoss, written by posenc_ruoss): its floors, which seeds
 // learned, the randomized-against-plain comparisons and the verdict. Read by the literature row (literature.js) and
 // the results.md section (scripts/results-md-ruoss.js). Pure functions: no DOM, no fetch.
-import { RULES, pct } from './results-words.js';
+import { RULES, pct } from '../shared/results-words.js';
 
 const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
 

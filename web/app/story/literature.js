@@ -7,7 +7,7 @@
 import { kzExperiment, kzVerdict } from './kazemnejad.js';
 import {
   RULES, pct, tasksOf, taskInfo, floorOf, rowsOf, verdict, meanKept, learnedRun, referenceRun, gridTasks, gridsOf, depthEffect,
-} from './results-words.js';
+} from '../shared/results-words.js';
 import { rotarySpectrum, llmSpectrum, middleSpectrum, cellOf, aboveFloor as spectrumAbove, andList } from '../rope/spectrum.js';
 import { ruossComparisons } from './literature-ruoss.js';
 

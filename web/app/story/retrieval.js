@@ -8,7 +8,7 @@ import { heatmapFigure, drawChart } from '../shared/chart.js';
 import { cssVar, fitCanvas } from '../shared/heatmap.js';
 import { encodingColours } from '../shared/palette.js';
 import { rowLabel, taskName } from '../shared/meta.js';
-import { gridTasks, gridsOf, depthEffect, gradientSentence, taskInfo, pct } from './results-words.js';
+import { gridTasks, gridsOf, depthEffect, gradientSentence, taskInfo, pct } from '../shared/results-words.js';
 
 /**
  * The grids the view draws: { task, control, grids: { [row name]: {encoding, depths, lengths, accuracy} } }

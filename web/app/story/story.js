@@ -3,7 +3,7 @@
 // compared against the task's floor (results.json, the shipped checkpoints' seed). Every number in a step
 // is computed here from the results (tests/js/story.test.js checks each against them, with mutations);
 // a claim the numbers do not support is not made (a step whose evidence is missing is left out).
-import { taskInfo, floorOf, floorNear, rowsOf, RULES, levelOf, pct, pct1, guessWords } from './results-words.js';
+import { taskInfo, floorOf, floorNear, rowsOf, RULES, levelOf, pct, pct1, guessWords } from '../shared/results-words.js';
 import { learnedAt, yardstick } from '../lab/row-words.js';
 
 const SHIPPED_SEED = 0; // the seed of the shipped checkpoints (docs/results.json runs with a checkpoint)
