@@ -265,7 +265,7 @@ void bench_forward(const Args& a, int T, const std::string& name) {
   report(name, ms, inner, a, 0, peak_rss_bytes());
 }
 
-// One training step at the explorer's defaults (web/app/experiment.js, web/app/state.js):
+// One training step at the explorer's defaults (web/app/shared/experiment.js, web/app/shared/state.js):
 // copy task, 8 symbols, variable length, T = 32, batch 32, L = 2, H = 4, d = 32, mlpRatio 3, lr 6e-3.
 void bench_train(const Args& a) {
   TaskOptions to;

@@ -1,10 +1,10 @@
 // The animation budget: what the explorer costs per frame at T = 512 with every
 // encoding that ships a checkpoint visible, in headless Chromium. Two figures:
-//  - the main thread's work per frame (web/app/perf.js: the time spent in the
+//  - the main thread's work per frame (web/app/shared/perf.js: the time spent in the
 //    frame callback), redrawing every row at T = 512 on every frame (the length
 //    alternates between the grid's last two lengths, 496 and 512);
 //  - the Worker's work to make one length's pictures: for every encoding, the
-//    sweep core (web/app/sweep-core.js) evaluates the shipped checkpoint at
+//    sweep core (web/app/lab/sweep-core.js) evaluates the shipped checkpoint at
 //    T = 512 (evalBatch(512) = 2 sequences, the attention maps of the drawn layer only, pooled to pictures in
 //    the module) and colours them, all heads.
 //    It runs once per length and is cached, so it is not part of a frame;
@@ -16,7 +16,7 @@ import { readFileSync } from 'node:fs';
 import { startServer, launchBrowser } from '../tests/browser/harness.js';
 import { ENCODINGS as REGISTERED } from '../web/lib/index.js';
 import { poll } from './lib/poll.js';
-import { evalBatch } from '../web/app/sweep-core.js';
+import { evalBatch } from '../web/app/lab/sweep-core.js';
 
 const T = 512;
 // The registry's encodings that ship a checkpoint of the page's default task (the others would train first).
@@ -55,7 +55,7 @@ async function worker(browser, url) {
   await page.goto(`${url}/app/blank.html`);
   const r = await page.evaluate(async ({ T, encs }) => {
     const { loadPosenc } = await import('/lib/index.js');
-    const { createSweepCore } = await import('/app/sweep-core.js');
+    const { createSweepCore } = await import('/app/lab/sweep-core.js');
     const pe = loadPosenc();
     let resolveResult;
     const handle = createSweepCore(() => pe, (msg) => msg.type === 'result' && resolveResult(msg));
@@ -89,14 +89,14 @@ async function worker(browser, url) {
 }
 
 // The latency the page sees: a new length asked of every encoding at once, through the sweep client
-// (web/app/sweep-client.js) and its sweep Worker pool, until the last encoding's pictures are back.
+// (web/app/lab/sweep-client.js) and its sweep Worker pool, until the last encoding's pictures are back.
 // Pools of 1 and of the page's default size (workers.js sweepConcurrency()), interleaved round by round.
 async function latency(browser, url) {
   const page = await browser.newPage();
   await page.goto(`${url}/app/blank.html`);
   const r = await page.evaluate(async ({ T, encs }) => {
-    const { createSweepClient } = await import('/app/sweep-client.js');
-    const { sweepConcurrency } = await import('/app/workers.js');
+    const { createSweepClient } = await import('/app/lab/sweep-client.js');
+    const { sweepConcurrency } = await import('/app/shared/workers.js');
     const bytes = Object.fromEntries(await Promise.all(encs.map(async (e) =>
       [e, new Uint8Array(await (await fetch(`/checkpoints/copy-${e}.ckpt`)).arrayBuffer())])));
     const lut = new Uint8Array(256 * 3).map((_, i) => i % 256);
@@ -165,7 +165,7 @@ export async function measureExplorer(log = console.log) {
       '',
       `The forward passes are not in the frame: the sweep Worker computes each length once (evaluate on ${evalBatch(T)} sequences keeping the attention maps of the drawn layer only, pooled to pictures in the module, then coloured into ImageBitmaps) and the page caches the pictures. Making one length's pictures for all ${ENCODINGS.length} encodings at T = ${T} takes ${work.total} ms of one Worker's time, one encoding after the other (median of 5; ${Object.entries(work.perEncoding).map(([e, v]) => `${e} ${v}`).join(', ')} ms).`,
       '',
-      `Asked for a new length of all ${ENCODINGS.length} encodings at once, the page gets the last pictures back after ${lat.pools.map((p) => `${p.median} ms with ${p.workers} sweep Worker${p.workers > 1 ? 's' : ''}`).join(', ')} (median of 7, through web/app/sweep-client.js; each Worker holds the models of its share of the encodings; hardwareConcurrency ${lat.cores}, load average ${load}; budget < 100 ms: **${result.latencyMet ? 'met' : 'not met'}**).`,
+      `Asked for a new length of all ${ENCODINGS.length} encodings at once, the page gets the last pictures back after ${lat.pools.map((p) => `${p.median} ms with ${p.workers} sweep Worker${p.workers > 1 ? 's' : ''}`).join(', ')} (median of 7, through web/app/lab/sweep-client.js; each Worker holds the models of its share of the encodings; hardwareConcurrency ${lat.cores}, load average ${load}; budget < 100 ms: **${result.latencyMet ? 'met' : 'not met'}**).`,
     ].join('\n');
     return result;
   } finally {

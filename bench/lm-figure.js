@@ -55,7 +55,7 @@ async function once(url, t) {
   await page.fill(input, String(Number(await page.inputValue(input)) - 1));
   await page.press(input, 'Enter');
   const warm = await figure(page, t);
-  const workers = page.workers().filter((w) => w.url().includes('lm-worker')).length;
+  const workers = page.workers().filter((w) => /lm[-/]worker/.test(w.url())).length;
   await page.close();
   return { ms: fresh, warm, load, workers };
 }

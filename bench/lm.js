@@ -23,7 +23,7 @@ import { launchBrowser, listen } from '../scripts/browser.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const MODELS = join(root, '../shared/models/stories260K');
-const STORY = join(root, 'web/app/lm-passage.txt');
+const STORY = join(root, 'web/app/lm/passage.txt');
 const LENGTHS = [512, 2048];
 const ROUNDS = 5;
 // The same token's log-probability, llama.cpp's against ours: they differed by 6e-5 at T = 64 and 4.4e-3 at T = 512

@@ -85,7 +85,7 @@ posenc::lm::Model random_smollm2_135m(std::vector<std::vector<uint8_t>>& bytes) 
 
 int main(int argc, char** argv) {
   std::string model_path = "../shared/models/stories260K/stories260K.bin", tok_path = "../shared/models/stories260K/tok512.bin",
-              text_path = "web/app/lm-passage.txt";
+              text_path = "web/app/lm/passage.txt";
   std::vector<int> lengths = {512, 2048}, thread_counts = {1};
   std::vector<std::string> scalings = {"none", "yarn"};
   int runs = 5;

@@ -22,8 +22,8 @@ import os from 'node:os';
 import { startServer } from '../scripts/browser.js';
 import { launchEngine } from '../scripts/engines.js';
 import { loadPosenc } from '../web/lib/index.js';
-import { trainRequest } from '../web/app/trainer.js';
-import { trainTask, heldOutStop } from '../web/app/experiment.js';
+import { trainRequest } from '../web/app/lab/trainer.js';
+import { trainTask, heldOutStop } from '../web/app/shared/experiment.js';
 import { poll } from './lib/poll.js';
 
 const argv = process.argv.slice(2);
@@ -66,7 +66,7 @@ async function nodeRun(pe, state, encodings) {
 // One training of every encoding in the page (Workers, sweep playing), under a scheduling.
 async function pageRun(page, { training, snapshotSweep, timeoutMs, capMs = Infinity }) {
   await page.evaluate(async ({ training, snapshotSweep }) => {
-    const { configureWorkers } = await import('/app/workers.js');
+    const { configureWorkers } = await import('/app/shared/workers.js');
     configureWorkers({ training });
     const { controller } = window.posenc;
     controller.settings.snapshotSweep = snapshotSweep;

@@ -2,7 +2,7 @@
 //   index.json  the file names (with the page's results.json and the training curves, curves.json), for a
 //               checkpoint directory served anywhere (configure({ checkpoints: url }));
 //   index.js    each checkpoint as a literal `new URL('./file', import.meta.url)`, so that a bundler
-//               that builds a page with posenc/explorer copies them all (web/app/trainer.js imports it).
+//               that builds a page with posenc/explorer copies them all (web/app/lab/trainer.js imports it).
 // `--check` only compares them with the directory (a test runs it) and exits 1 when they are stale.
 import { readdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 

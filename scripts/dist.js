@@ -73,7 +73,7 @@ function noFetchedAssets() {
 /** `code` with every bare `process` as `globalThis.process`. */
 const globalProcess = (code) => code.replace(/(?<![.\w$])process(?![\w$])/g, 'globalThis.process');
 
-const WORKER_FILES = { './sweep-worker.js': './sweep-worker.js', '../lib/train-worker.js': './train-worker.js', './lm-worker.js': './lm-worker.js' };
+const WORKER_FILES = { './sweep-worker.js': './sweep-worker.js', '../../lib/train-worker.js': './train-worker.js', './worker.js': './lm-worker.js' };
 const CHECKPOINTS = 'posenc-checkpoints-index'; // a placeholder, external during the build
 /** With `wasmBeside`, the .wasm references are left to run time too (a Worker given a compiled module never fetches it). */
 function packageReferences({ wasmBeside = false } = {}) {
@@ -85,7 +85,9 @@ function packageReferences({ wasmBeside = false } = {}) {
       if (!/\.m?js$/.test(id) || id.includes('node_modules')) return null;
       let out = code.replace(/new URL\((['"])(\.{1,2}\/[\w/.-]+\.js)\1,\s*import\.meta\.url\)/g, (m, q, path) =>
         WORKER_FILES[path] ? `new URL(/* @vite-ignore */ ${JSON.stringify(WORKER_FILES[path])}, import.meta.url)` : m);
-      out = out.replace(/import\((['"])\.\.\/checkpoints\/index\.js\1\)/g, `import(${JSON.stringify(CHECKPOINTS)})`);
+      out = out.replace(/import\((['"])(?:\.\.\/)+checkpoints\/index\.js\1\)/g, `import(${JSON.stringify(CHECKPOINTS)})`);
+      // (the message that names where the checkpoints were looked for: from dist/assets/, they sit in dist/checkpoints/)
+      out = out.replace(/new URL\((['"])(?:\.\.\/)+checkpoints\/\1, here\)/g, 'new URL(\'../checkpoints/\', here)');
       if (wasmBeside) out = out.replace(/new URL\((['"])(?:\.\.\/wasm\/)?(posenc-(?:lm-)?(?:simd|scalar)(?:-mt\.(?:wasm|worker\.js|mjs)|\.wasm))\1,\s*import\.meta\.url\)/g,
         (_, q, name) => `new URL(/* @vite-ignore */ ${JSON.stringify(`./${name}`)}, import.meta.url)`);
       if (/[\\/]web[\\/]wasm[\\/][^/\\]+\.mjs$/.test(id)) out = globalProcess(out);
@@ -156,9 +158,9 @@ export async function buildDist({ root, at }) {
   const t0 = Date.now();
 
   // 0. The Workers, self-contained (a user's bundler copies each as one file).
-  await buildWorker({ at, out, entry: 'web/app/sweep-worker.js', name: 'sweep-worker.js' });
+  await buildWorker({ at, out, entry: 'web/app/lab/sweep-worker.js', name: 'sweep-worker.js' });
   await buildWorker({ at, out, entry: 'web/lib/train-worker.js', name: 'train-worker.js' });
-  await buildWorker({ at, out, entry: 'web/app/lm-worker.js', name: 'lm-worker.js', languageModels: true });
+  await buildWorker({ at, out, entry: 'web/app/lm/worker.js', name: 'lm-worker.js', languageModels: true });
 
   // 1. The library, the component and the pages, sharing chunks.
   await build({

@@ -2,13 +2,13 @@
 // length sweep as an animated GIF or WebM, or one frame as PNG or SVG, for
 // blogs that run no scripts. Serves the page (scripts/serve.js), opens it in
 // headless Chromium with the state in its URL, and calls the page's own
-// exporter (web/app/animate-export.js), so every frame comes from the real
+// exporter (web/app/lab/animate-export.js), so every frame comes from the real
 // models and the real sweep Worker. Progress goes to stderr.
 import { parseArgs } from 'node:util';
 import { writeFileSync } from 'node:fs';
 import { extname, resolve } from 'node:path';
-import { SCHEMA, toSearch, readState, rejected } from '../web/app/state.js';
-import { SWEEP_FORMATS } from '../web/app/animate-export.js';
+import { SCHEMA, toSearch, readState, rejected } from '../web/app/shared/state.js';
+import { SWEEP_FORMATS } from '../web/app/lab/animate-export.js';
 
 const USAGE = `usage: npm run export -- [options]          (or: node scripts/export.js [options])
 

@@ -9,8 +9,8 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { isDeepStrictEqual } from 'node:util';
 import { pathToFileURL } from 'node:url';
-import { scalingBlock, rangePerplexity, SCALING_NAMES } from '../web/app/lm-plan.js';
-import { ROPE_SCALINGS } from '../web/app/state.js';
+import { scalingBlock, rangePerplexity, SCALING_NAMES } from '../web/app/lm/plan.js';
+import { ROPE_SCALINGS } from '../web/app/shared/state.js';
 
 const root = new URL('..', import.meta.url);
 export const MODEL_DIR = new URL('../shared/models/stories260K/', root);
@@ -28,7 +28,7 @@ export async function measure({ only } = {}) {
   const read = (f) => new Uint8Array(readFileSync(new URL(f, MODEL_DIR)));
   const lm = await pe.loadLanguageModel({ model: read('stories260K.bin'), tokenizer: read('tok512.bin') });
   try {
-    const C = lm.context, ids = lm.encode(readFileSync(new URL('web/app/lm-passage.txt', root), 'utf8')).subarray(0, TIMES * C);
+    const C = lm.context, ids = lm.encode(readFileSync(new URL('web/app/lm/passage.txt', root), 'utf8')).subarray(0, TIMES * C);
     if (ids.length < TIMES * C) throw new Error(`the passage has ${ids.length} tokens, fewer than ${TIMES} contexts of ${C}`);
     const rows = [];
     for (const scaling of ROPE_SCALINGS)

@@ -19,7 +19,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
-import { modelWords } from '../web/app/lm-words.js';
+import { modelWords } from '../web/app/lm/words.js';
 
 const USAGE = 'usage: npm run --silent model -- --model FILE [--tokenizer FILE] [--config FILE] [--context N] --text FILE [--scaling JSON] [--length N] [--threads N] [--json]';
 const fail = (message) => {

@@ -1,5 +1,5 @@
 // docs/results.json -> web/checkpoints/results.json: the part of the results the page reads (the words of
-// its rows and claims, web/app/views/claims.js, and the depth grids, views/retrieval.js), without the
+// its rows and claims, web/app/shared/claims.js, and the depth grids, story/retrieval.js), without the
 // per-head and per-position detail, and without the experiments beside results.json (docs/experiments/: results.md
 // and the literature rules read them; the page does not). Run by `npm run train`; also alone:
 //   node scripts/page-results.js [results.json] [out.json]

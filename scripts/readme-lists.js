@@ -1,14 +1,14 @@
 // The README's lists that the registry and the state schema define: the table of encodings (id, name, what it
 // does), and the values and defaults of the <posenc-explorer> attributes and the export CLI that list encodings
 // or tasks; and the README's embed snippets, made by the code that makes the explorer's "Embed this sweep" panel
-// (web/app/embed-snippet.js), with the package's name and version (web/app/package-info.js, from package.json).
+// (web/app/lab/embed-snippet.js), with the package's name and version (web/app/shared/package-info.js, from package.json).
 // `node scripts/readme-lists.js` checks README.md and package-info.js against them (exit 1 with the differences);
 // `--write` rewrites the generated blocks and package-info.js (scripts/setup.sh runs it after each build). tests/js/readme-registry.test.js runs the check.
 import { readFileSync, writeFileSync, readdirSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { ENCODING_INFO, TASKS, ROPE_TYPE_INFO, SCALING_FIELDS } from '../web/lib/index.js';
-import { SCHEMA, ROPE_SCALINGS, readState, kebab } from '../web/app/state.js';
-import { embedSnippets, cdnBase } from '../web/app/embed-snippet.js';
+import { SCHEMA, ROPE_SCALINGS, readState, kebab } from '../web/app/shared/state.js';
+import { embedSnippets, cdnBase } from '../web/app/lab/embed-snippet.js';
 
 const WORDS = ['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten', 'eleven', 'twelve', 'thirteen', 'fourteen', 'fifteen', 'sixteen'];
 export const countWord = (n) => WORDS[n] ?? String(n);
@@ -21,9 +21,9 @@ export function encodingsTable() {
 }
 
 const PACKAGE_JSON = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
-export const PACKAGE_INFO_PATH = new URL('../web/app/package-info.js', import.meta.url);
+export const PACKAGE_INFO_PATH = new URL('../web/app/shared/package-info.js', import.meta.url);
 
-/** The text of web/app/package-info.js for package.json's name and version. */
+/** The text of web/app/shared/package-info.js for package.json's name and version. */
 export function packageInfoText({ name, version } = PACKAGE_JSON) {
   return `// The published package's name and version, as package.json states them: the embed snippets load the element from
 // the package on a public CDN at this version. Written by \`node scripts/readme-lists.js --write\`, which also checks it
@@ -101,7 +101,7 @@ export function expectedLines() {
 /** The expected lines missing from `readme`. */
 export const missing = (readme) => expectedLines().filter(([, line]) => !readme.includes(line));
 
-/** Whether web/app/package-info.js states package.json's name and version. */
+/** Whether web/app/shared/package-info.js states package.json's name and version. */
 export const packageInfoCurrent = (text = readFileSync(PACKAGE_INFO_PATH, 'utf8')) => text === packageInfoText();
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
@@ -119,6 +119,6 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   }
   const bad = missing(readme);
   for (const [what, line] of bad) console.error(`README.md: ${what} should read:\n${line}\n`);
-  if (!packageInfoCurrent()) console.error('web/app/package-info.js does not state package.json\'s name and version: run node scripts/readme-lists.js --write');
+  if (!packageInfoCurrent()) console.error('web/app/shared/package-info.js does not state package.json\'s name and version: run node scripts/readme-lists.js --write');
   process.exit(bad.length || !packageInfoCurrent() ? 1 : 0);
 }

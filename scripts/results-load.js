@@ -1,6 +1,6 @@
 // Reads docs/results.json together with the experiments kept beside it: every docs/experiments/<name>.json (written by
 // its own tool, e.g. a paper's replication) becomes results.experiments[<name>]. results-md.js, page-results.js and the
-// tests read results through here, so the literature rules (web/app/literature.js) and the page see one object.
+// tests read results through here, so the literature rules (web/app/story/literature.js) and the page see one object.
 //   readResults(file) -> { ...results.json, experiments: { <name>: {...} } }
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';

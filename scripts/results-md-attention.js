@@ -3,7 +3,7 @@
 // evaluation. Every number comes from results.json: the runs' per-head statistics (lengths[].heads) and, for what
 // the training run did not record, results.json's checkpointProbe (the shipped seed-0 checkpoints run through the
 // same evaluation by `posenc_train --probe-checkpoints`, written there by scripts/results-probe.js).
-import { MULTIPLES, RULES, pct, pct1, tasksOf, taskInfo, rowsOf, floorOf, guessWords } from '../web/app/results-words.js';
+import { MULTIPLES, RULES, pct, pct1, tasksOf, taskInfo, rowsOf, floorOf, guessWords } from '../web/app/shared/results-words.js';
 
 const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
 const f2 = (x) => (x == null ? 'n/a' : x.toFixed(2));

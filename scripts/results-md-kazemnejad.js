@@ -1,7 +1,7 @@
 // The "Kazemnejad et al.'s copy tasks at their small size" section of docs/results.md (scripts/results-md.js):
 // results.experiments.kazemnejad (posenc_kazemnejad) task × encoding, ours beside the paper's own small-model rows,
-// and sentences computed from them (the comparison itself is web/app/kazemnejad.js's, as the literature row's).
-import { KZ_TASKS, KZ_TASK_WORDS, kzExperiment, kzPaperRow, kzRow, kzVerdict } from '../web/app/kazemnejad.js';
+// and sentences computed from them (the comparison itself is web/app/story/kazemnejad.js's, as the literature row's).
+import { KZ_TASKS, KZ_TASK_WORDS, kzExperiment, kzPaperRow, kzRow, kzVerdict } from '../web/app/story/kazemnejad.js';
 
 const p1 = (x) => (x == null ? '–' : `${(100 * x).toFixed(1)}`);
 const NAMES = { none: 'NoPE', sinusoidal: 'sinusoidal (APE)', t5: 'T5 bias', alibi: 'ALiBi', rope: 'RoPE' };

@@ -1,7 +1,7 @@
 // The "Ruoss et al. 2023 in its own setup" section of docs/results.md (scripts/results-md.js): the replication that
 // posenc_ruoss writes (docs/experiments/ruoss.json, results.experiments.ruoss), its table and the comparisons the
-// literature row's verdict rests on (web/app/literature-ruoss.js).
-import { ruossComparisons, ruossFloors, ruossRow } from '../web/app/literature-ruoss.js';
+// literature row's verdict rests on (web/app/story/literature-ruoss.js).
+import { ruossComparisons, ruossFloors, ruossRow } from '../web/app/story/literature-ruoss.js';
 
 const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
 const pct = (x) => `${Math.round(100 * x)}`;

@@ -1,9 +1,9 @@
 // The "RoPE scaling in an LLM-like spectrum" section of docs/results.md (scripts/results-md.js): the experiment of
 // cpp/tools/spectrum_main.cpp (results.experiments.spectrum). The spectrum table is computed from each setting's
 // head_dim, base and context; every cell and sentence from the experiment's numbers.
-import { RULES, pct, pct1 } from '../web/app/results-words.js';
-import { ropeSpectrum } from '../web/app/literature.js';
-import { rotarySpectrum, llmSpectrum, LLM_SETTINGS, FAST_TURNS, spectrumFloor, cellOf, runsOf, andList, pretrainedOne, aboveFloor, middleSpectrum } from '../web/app/spectrum.js';
+import { RULES, pct, pct1 } from '../web/app/shared/results-words.js';
+import { ropeSpectrum } from '../web/app/story/literature.js';
+import { rotarySpectrum, llmSpectrum, LLM_SETTINGS, FAST_TURNS, spectrumFloor, cellOf, runsOf, andList, pretrainedOne, aboveFloor, middleSpectrum } from '../web/app/rope/spectrum.js';
 
 const NAMES = { none: 'plain RoPE', linear: 'PI', ntk: 'NTK', yarn: 'YaRN' };
 const minutes = (s) => (s / 60).toFixed(1);

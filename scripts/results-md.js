@@ -1,6 +1,6 @@
 // docs/results.json -> docs/results.md: the measured length generalisation, verdicts corrected for each task's
 // floor, Markov as loss against length, the depth grids in plain words, the literature side by side, and the
-// verdicts that the floor correction changed. Every sentence is computed by web/app/results-words.js from the
+// verdicts that the floor correction changed. Every sentence is computed by web/app/shared/results-words.js from the
 // numbers. Run by `npm run train` after training; also alone: node scripts/results-md.js [results.json] [out.md]
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -8,8 +8,8 @@ import { pathToFileURL } from 'node:url';
 import {
   RULES, MULTIPLES, pct, pct1, tasksOf, taskInfo, floorOf, rowsOf, seedValues, verdict, verdictLabel, verdictSentence,
   changedVerdicts, gridTasks, gridsOf, depthEffect, gradientSentence, allVerdicts, lengthFloorChanges, floorText, guessWords, trainingStops, nearTheLine,
-} from '../web/app/results-words.js';
-import { literature, changedLiterature } from '../web/app/literature.js';
+} from '../web/app/shared/results-words.js';
+import { literature, changedLiterature } from '../web/app/story/literature.js';
 import { attentionSection } from './results-md-attention.js';
 import { zeroShotSection } from './results-md-lm.js';
 import { spectrumSection, spectrumAdded } from './results-md-spectrum.js';

@@ -5,7 +5,7 @@
 //   el.encodings = ['rope', 'alibi'];
 //
 // Importing the module registers the element (once). Attributes mirror the explorer
-// page's URL state (web/app/state.js) in kebab-case; each property below reflects the
+// page's URL state (web/app/shared/state.js) in kebab-case; each property below reflects the
 // attribute of the same name in kebab-case (`trainLength` <-> `train-length`). Reading
 // gives the validated value (the default when the attribute is absent or not allowed:
 // a bad attribute value falls back to its default with a console warning naming the

@@ -4,7 +4,7 @@
 // element validates them. `controls=0` hides the controls.
 import './component/posenc-explorer.js';
 import { configure } from './component/engine.js';
-import { kebab } from './app/state.js';
+import { kebab } from './app/shared/state.js';
 
 // The full explorer is next to this page (dist/app/, web/app/): the "open in the explorer" link goes there.
 configure({ explorerUrl: new URL('app/', document.baseURI).href });

@@ -18,8 +18,8 @@ export const FORWARD_LENGTHS = [128, 512, 1024, 4096];
 export const SWEEP_LENGTHS = [128, 256, 512, 1024, 2048, 4096, 8192, 16384];
 
 /**
- * One training step at the explorer's defaults (web/app/state.js: copy task, trainLength 32,
- * 3 layers, 4 heads, dModel 32; web/app/experiment.js: mlpRatio 3, batch 32, lr 6e-3).
+ * One training step at the explorer's defaults (web/app/shared/state.js: copy task, trainLength 32,
+ * 3 layers, 4 heads, dModel 32; web/app/shared/experiment.js: mlpRatio 3, batch 32, lr 6e-3).
  */
 export const TRAIN = {
   model: { encoding: 'rope', layers: 3, heads: 4, dModel: 32, mlpRatio: 3, maxLength: 32, seed: 1 },

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { useBrowser, docsShot } from './harness.js';
 import { waitFor, canvasStats } from './page-helpers.js';
 import { CSP } from '../../scripts/serve.js';
-import { cdnBase } from '../../web/app/embed-snippet.js';
+import { cdnBase } from '../../web/app/lab/embed-snippet.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const env = useBrowser();

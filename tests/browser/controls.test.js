@@ -1,10 +1,10 @@
 // Controls follow the reader (issue 38): the lab has its own play/length bar that stays on screen while the lab's
 // rows are (sticky), takes real clicks, taps and keys, and has accessible names; its slider moves on the charts' log
-// axis (web/app/length-axis.js: half its travel is the geometric middle of the sweep, as on the chart, not 8×);
+// axis (web/app/shared/length-axis.js: half its travel is the geometric middle of the sweep, as on the chart, not 8×);
 // on a phone, tapping a story step brings the chart it talks about back on screen. Chromium, Firefox and WebKit, at
 // 1400 and 390 px.
 import { ENGINES, useEngine } from './harness.js';
-import { lengthAxis, nearestOnAxis } from '../../web/app/length-axis.js';
+import { lengthAxis, nearestOnAxis } from '../../web/app/shared/length-axis.js';
 
 // In the page: where the lab's bar is, and whether its play button is the element a reader's finger meets there.
 function labBar() {

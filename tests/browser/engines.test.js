@@ -13,7 +13,7 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { ENGINES, useEngine, screenshotDir } from './harness.js';
 import { canvasStatsInPage } from './page-helpers.js';
-import { sliderPosition } from '../../web/app/length-axis.js';
+import { sliderPosition } from '../../web/app/shared/length-axis.js';
 import { tinyModel, tinyFiles, plainForward } from '../js/lm-tiny.js';
 
 jest.setTimeout(120000);

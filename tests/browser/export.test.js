@@ -206,7 +206,7 @@ test("the page's sweep buttons: GIF downloads an animation, SVG a labelled still
   await expect(page.evaluate(() => posenc.exportSweep('bmp'))).rejects.toThrow(/format must be one of gif, webm, png, svg/);
   await expect(page.evaluate(() => posenc.exportSweep('gif', { width: 100 }))).rejects.toThrow(/width must be an integer in \[480, 2400\] \(got 100\)/);
   const core = await page.evaluate(async () => {
-    const { exportSweep } = await import('/app/animate-export.js');
+    const { exportSweep } = await import('/app/lab/animate-export.js');
     const tries = [{ source: 'x' }, { source: () => null, encodings: ['rope', 'nope'] }, { source: () => null, encodings: ['rope'], lengths: [64, 32] }];
     return Promise.all(tries.map((o) => exportSweep(o).then(() => 'no error', (e) => `${e.name}: ${e.message}`)));
   });

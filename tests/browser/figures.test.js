@@ -1,6 +1,6 @@
 // Figures a reader can read (issue 16), in every engine with real input:
 //   1. every chart on the page has labelled axes and every heatmap a colour legend (recorded by the shared
-//      drawing helpers of web/app/chart.js on each canvas they drew, data-x-axis / data-y-axis / data-legend)
+//      drawing helpers of web/app/shared/chart.js on each canvas they drew, data-x-axis / data-y-axis / data-legend)
 //   2. a real mouse hover over an attention map reads out the weight of the cell under the pointer, and
 //      keyboard focus plus arrow keys read another: both equal model.forward(tokens, {attention: true}) of the
 //      same shipped checkpoint on the same tokens, and the readout names the row's strongest key (its argmax)

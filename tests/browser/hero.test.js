@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { useBrowser, docsShot } from './harness.js';
 import { waitFor, waitReady, canvasStats } from './page-helpers.js';
-import { storySteps, shippedSweep, contrastPicks } from '../../web/app/story.js';
+import { storySteps, shippedSweep, contrastPicks } from '../../web/app/story/story.js';
 import { ENCODING_INFO } from '../../web/lib/index.js';
 
 const browser = useBrowser();

@@ -7,7 +7,7 @@
 import { jest } from '@jest/globals';
 import { useBrowser } from './harness.js';
 import { waitFor, waitReady, canvasStats } from './page-helpers.js';
-import { SCHEMA } from '../../web/app/state.js';
+import { SCHEMA } from '../../web/app/shared/state.js';
 import { ENCODINGS } from '../../web/lib/index.js';
 
 jest.setTimeout(180000);

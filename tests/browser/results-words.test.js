@@ -1,11 +1,11 @@
-// The page's words about measured results (issue 14) are the ones web/app/results-words.js computes from the
+// The page's words about measured results (issue 14) are the ones web/app/shared/results-words.js computes from the
 // shipped web/checkpoints/results.json: the header summary, each sweep row's offline verdict (also after the
 // rows change), and the retrieval view's depth sentences. None is hand-written in the HTML.
 import { readFileSync } from 'node:fs';
 import { useBrowser } from './harness.js';
 import { waitFor, waitReady } from './page-helpers.js';
-import { headerWords, rowWords } from '../../web/app/views/claims.js';
-import { retrievalGrids, retrievalWords } from '../../web/app/views/retrieval.js';
+import { headerWords, rowWords } from '../../web/app/shared/claims.js';
+import { retrievalGrids, retrievalWords } from '../../web/app/story/retrieval.js';
 
 const browser = useBrowser();
 const shipped = JSON.parse(readFileSync(new URL('../../web/checkpoints/results.json', import.meta.url), 'utf8'));
@@ -41,8 +41,8 @@ test('header, row and retrieval words equal what results-words computes from the
 // Issue 29: each row's "what to notice" compares the accuracy shown against the row's accuracy at the training
 // length and the task's floor, with the very numbers of the page's evaluations (never attention alone); readouts do not go
 // stale; the training text states the batch trained with; the length label keeps one line.
-import { EXPERIMENT } from '../../web/app/experiment.js';
-import { taskInfo, floorNear, pct1 } from '../../web/app/results-words.js';
+import { EXPERIMENT } from '../../web/app/shared/experiment.js';
+import { taskInfo, floorNear, pct1 } from '../../web/app/shared/results-words.js';
 
 test('row words agree with the sweep\'s numbers at every length, and the readouts and labels do not go stale', async () => {
   const page = await browser.newPage();

@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { jest } from '@jest/globals';
 import { useEngine } from './harness.js';
-import { retrievalGrids, depthLines, lineReadout } from '../../web/app/views/retrieval.js';
+import { retrievalGrids, depthLines, lineReadout } from '../../web/app/story/retrieval.js';
 
 jest.setTimeout(180000);
 const shipped = JSON.parse(readFileSync(new URL('../../web/checkpoints/results.json', import.meta.url), 'utf8'));

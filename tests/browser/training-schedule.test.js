@@ -5,7 +5,7 @@
 import { jest } from '@jest/globals';
 import { useBrowser } from './harness.js';
 import { waitFor, waitReady } from './page-helpers.js';
-import { heldOutStop } from '../../web/app/experiment.js';
+import { heldOutStop } from '../../web/app/shared/experiment.js';
 
 jest.setTimeout(420000); // (a shared 2-core machine: a few minutes under load)
 const browser = useBrowser();
@@ -44,7 +44,7 @@ const watch = (training) => new Promise((resolve, reject) => {
     }
   }, 20);
   if (training) {
-    import('/app/workers.js').then(async ({ configureWorkers }) => {
+    import('/app/shared/workers.js').then(async ({ configureWorkers }) => {
       posenc.trainer.stopAll();
       configureWorkers({ training });
       await posenc.controller.begin({ retrain: true });

@@ -20,7 +20,7 @@ if (!have) console.log('skipped (no ../shared/models/stories260K here): the GPU 
     await page.goto(`${env.url}/app/blank.html`);
     const r = await page.evaluate(async () => {
       const { loadPosenc } = await import('/lib/index.js');
-      const { createLmCore } = await import('/app/lm-core.js');
+      const { createLmCore } = await import('/app/lm/core.js');
       const answers = [];
       const handle = createLmCore(() => loadPosenc(), (m) => answers.push(m));
       const model = new Uint8Array(await (await fetch('/test-models/stories260K/stories260K.bin')).arrayBuffer());

@@ -118,7 +118,7 @@ const agree = (r, what) => {
   const page = await env.newPage();
   await page.goto(`${env.url}/app/blank.html`);
   const r = await compare(page, { files: { model: '/test-models/stories260K/stories260K.bin', tokenizer: '/test-models/stories260K/tok512.bin' },
-    ids: 1100, text: '/app/lm-passage.txt',
+    ids: 1100, text: '/app/lm/passage.txt',
     scalings: [null, { rope_type: 'yarn', factor: 4 }] });
   agree(r, 'stories260K');
   expect(r.adapter).toMatch(/swiftshader/);
@@ -204,11 +204,11 @@ test('random models in F16, Q8_0, Q4_0 and a Q4_K_M-like mix of Q4_K and Q6_K: t
   const diffs = await page.evaluate(async () => {
     const data = posenc.dataFor('your-model');
     const { loadPosenc } = await import('/lib/index.js');
-    const { scalingBlock } = await import('/app/lm-plan.js');
+    const { scalingBlock } = await import('/app/lm/plan.js');
     const got = async (u) => new Uint8Array(await (await fetch(u)).arrayBuffer());
     const lm = await (await loadPosenc()).loadLanguageModel({ model: await got('/test-models/stories260K/stories260K.bin'), tokenizer: await got('/test-models/stories260K/tok512.bin') });
     lm.context = data.settings.context;
-    const ids = lm.encode((await import('/app/lm-passage.js')).PASSAGE);
+    const ids = lm.encode((await import('/app/lm/passage.js')).PASSAGE);
     const out = {};
     for (const [t, nll] of Object.entries(data.nll)) {
       const want = lm.forward(ids.slice(0, nll.length + 1), { scaling: scalingBlock(t, data.settings.factor) }).nll;

@@ -417,7 +417,7 @@ TEST(LmStories, GgufAndBinGiveTheSameTokensAndNll) {
   const Loaded g = load_gguf(s.gguf.data(), s.gguf.size());
   const Tokenizer tok = load_llama2c_tokenizer(s.tok.data(), s.tok.size(), 512);
   ASSERT_TRUE(g.tokenizer.has_value());
-  const std::string text = read_text(source_dir() + "/web/app/lm-passage.txt");
+  const std::string text = read_text(source_dir() + "/web/app/lm/passage.txt");
   std::vector<int32_t> ids = tok.encode(text);
   EXPECT_EQ(g.tokenizer->encode(text), ids);
   ids.resize(600);
@@ -816,7 +816,7 @@ TEST(LmStream, HalfCacheChangesTheNllLittle) {
   const Stories st;
   const Model model = load_llama2c(st.bin.data(), st.bin.size());
   const Tokenizer tok = load_llama2c_tokenizer(st.tok.data(), st.tok.size(), 512);
-  std::vector<int32_t> ids = tok.encode(read_text(source_dir() + "/web/app/lm-passage.txt"));
+  std::vector<int32_t> ids = tok.encode(read_text(source_dir() + "/web/app/lm/passage.txt"));
   ASSERT_GE(ids.size(), 2048u);
   ids.resize(2048);
   StreamOptions so;

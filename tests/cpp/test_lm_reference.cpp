@@ -39,7 +39,7 @@ std::string reference_output(const std::string& scaling, int T) {
   const std::string out = (dir / (scaling + "-" + std::to_string(T) + ".txt")).string();
   std::ostringstream cmd;
   cmd << "/usr/bin/python3 " << source_dir() << "/tests/lm/reference.py " << stories_dir() << "/stories260K.bin "
-      << stories_dir() << "/tok512.bin " << source_dir() << "/web/app/lm-passage.txt " << out << " --scaling " << scaling
+      << stories_dir() << "/tok512.bin " << source_dir() << "/web/app/lm/passage.txt " << out << " --scaling " << scaling
       << " --factor 4 --original 512 --length " << T << " --logits-rows 0," << T / 2 << "," << T - 1 << " --cache "
       << (std::filesystem::temp_directory_path() / "posenc-lm-reference").string();
   EXPECT_EQ(std::system(cmd.str().c_str()), 0) << cmd.str();
@@ -109,7 +109,7 @@ TEST_P(LmReference, TokensNllAndLogitsMatchTheFloat64Reference) {
   const std::vector<uint8_t> tok = read_file(stories_dir() + "/tok512.bin");
   const Model model = load_llama2c(bin.data(), bin.size());
   const Tokenizer tokenizer = load_llama2c_tokenizer(tok.data(), tok.size(), model.config().vocab_size);
-  std::vector<int32_t> ids = tokenizer.encode(read_text(source_dir() + "/web/app/lm-passage.txt"));
+  std::vector<int32_t> ids = tokenizer.encode(read_text(source_dir() + "/web/app/lm/passage.txt"));
   ASSERT_GE(static_cast<int>(ids.size()), T);
   ids.resize(T);
   EXPECT_EQ(ids, ref.tokens);

@@ -1,11 +1,11 @@
-// The correct key of copy and reverse (web/app/answer-key.js) is where the answer token sits, on the task's
+// The correct key of copy and reverse (web/app/lab/answer-key.js) is where the answer token sits, on the task's
 // real sequences; the sweep's "auto" view (layer -1) picks, per shipped model, the head that puts the most
 // weight on it, computed here again from that head's exact maps.
 import { readFileSync } from 'node:fs';
 import { loadPosenc } from '../../web/lib/index.js';
-import { evalTask } from '../../web/app/experiment.js';
-import { answerKeys, headScores } from '../../web/app/answer-key.js';
-import { createSweepCore } from '../../web/app/sweep-core.js';
+import { evalTask } from '../../web/app/shared/experiment.js';
+import { answerKeys, headScores } from '../../web/app/lab/answer-key.js';
+import { createSweepCore } from '../../web/app/lab/sweep-core.js';
 
 let pe;
 beforeAll(async () => { pe = await loadPosenc(); });

@@ -1,8 +1,8 @@
-// web/app/arrivals.js: what arrives in the background (the sweep's results at other lengths, training
+// web/app/lab/arrivals.js: what arrives in the background (the sweep's results at other lengths, training
 // progress) is drawn at most once per 100 ms slot of the frame clock; what is on screen (and anything that is
 // not a result) is for the next frame.
 import { jest } from '@jest/globals';
-import { createArrivals, createWake } from '../../web/app/arrivals.js';
+import { createArrivals, createWake } from '../../web/app/lab/arrivals.js';
 
 test('results at other lengths wait for the next slot; the length on screen and other updates do not', () => {
   const a = createArrivals(100);

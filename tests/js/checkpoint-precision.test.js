@@ -5,7 +5,7 @@
 //     the same code and data as `npm run train` (posenc::sweep through build/native/posenc_checkpoint_tool),
 //     are within a few answers (ACCURACY_PP) / LOSS_ABS + LOSS_REL of what docs/results.json records for the float32 model
 //     it was saved from (int8 moves the loss of a model far past its training length by a few per cent);
-//  2. over all of them: every verdict of docs/results.md (scripts/results-md.js's rules, web/app/results-words.js),
+//  2. over all of them: every verdict of docs/results.md (scripts/results-md.js's rules, web/app/shared/results-words.js),
 //     recomputed with the shipped numbers in place of the float32 ones, is the one results.json gives;
 //  3. attention: a model trained here in float32, saved as float32, float16 and int8, gives attention maps within
 //     ATTENTION_MAX_ABS at every other length of the page's sweep and its last (of the timeline's 32 lengths up to 16x the training
@@ -13,9 +13,9 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { loadPosenc } from '../../web/lib/index.js';
-import { evalTask, trainTask, EXPERIMENT } from '../../web/app/experiment.js';
-import { createTimeline } from '../../web/app/timeline.js';
-import { allVerdicts } from '../../web/app/results-words.js';
+import { evalTask, trainTask, EXPERIMENT } from '../../web/app/shared/experiment.js';
+import { createTimeline } from '../../web/app/lab/timeline.js';
+import { allVerdicts } from '../../web/app/shared/results-words.js';
 import { toShipped, SHIPPED_WEIGHTS } from '../../scripts/convert-checkpoints.js';
 
 // One evaluation answer of 256 retrieval sequences is 0.39 points: a few answers may flip; the verdicts

@@ -1,10 +1,10 @@
-// The page's experiment settings (web/app/experiment.js) must equal the ones
+// The page's experiment settings (web/app/shared/experiment.js) must equal the ones
 // `npm run train` recorded, or shipped checkpoints stop matching the page and
 // "Retrain" stops reproducing the experiment.
 import { readFileSync } from 'node:fs';
-import { EXPERIMENT } from '../../web/app/experiment.js';
+import { EXPERIMENT } from '../../web/app/shared/experiment.js';
 import { OPTIMIZER_SCHEMA } from '../../web/lib/index.js';
-import { SCHEMA } from '../../web/app/state.js';
+import { SCHEMA } from '../../web/app/shared/state.js';
 
 const { config, tasks } = JSON.parse(readFileSync(new URL('../../docs/results.json', import.meta.url), 'utf8'));
 

@@ -22,7 +22,7 @@ const TEXTS = [
 sharedTest('stories260K tokenizer.json (converted as HF does) gives the ids of llama2.c encode (the float64 reference\'s)', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'posenc-tok-'));
   try {
-    const story = execFileSync('cat', [join(root, 'web/app/lm-passage.txt')], { encoding: 'utf8' });
+    const story = execFileSync('cat', [join(root, 'web/app/lm/passage.txt')], { encoding: 'utf8' });
     const texts = [...TEXTS, story];
     const files = texts.map((t, i) => { const f = join(dir, `t${i}.txt`); writeFileSync(f, t); return f; });
     // tests/lm/reference.py's own tokenizer (it shares no code with this one)

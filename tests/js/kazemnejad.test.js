@@ -1,11 +1,11 @@
-// The Kazemnejad comparison (web/app/kazemnejad.js, its literature row and its results.md section) on a fixture
+// The Kazemnejad comparison (web/app/story/kazemnejad.js, its literature row and its results.md section) on a fixture
 // experiment built here (nothing written to the tree): per-row means and maxima recomputed independently, the rule
 // per task, the rsc positive control, the fallback to the old rule without the experiment, and mutations (change a
 // number, the verdict changes).
 import { render } from '../../scripts/results-md.js';
 import { kazemnejadSection } from '../../scripts/results-md-kazemnejad.js';
-import * as K from '../../web/app/kazemnejad.js';
-import * as Lit from '../../web/app/literature.js';
+import * as K from '../../web/app/story/kazemnejad.js';
+import * as Lit from '../../web/app/story/literature.js';
 import { v2Fixture } from './results-fixtures.js';
 
 const clone = (x) => JSON.parse(JSON.stringify(x));

@@ -5,8 +5,8 @@
 // the sentence changes.
 import { render } from '../../scripts/results-md.js';
 import { attentionSection } from '../../scripts/results-md-attention.js';
-import * as W from '../../web/app/results-words.js';
-import * as Lit from '../../web/app/literature.js';
+import * as W from '../../web/app/shared/results-words.js';
+import * as Lit from '../../web/app/story/literature.js';
 import { v2Fixture, run } from './results-fixtures.js';
 
 const clone = (x) => JSON.parse(JSON.stringify(x));

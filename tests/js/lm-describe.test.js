@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { loadPosenc, MODEL_FORMATS } from '../../web/lib/index.js';
 import { tinyModel, tinyFiles } from './lm-tiny.js';
 import { readShared, sharedTest, SHARED } from './lm-fixtures.js';
-import { modelWords, contextQuestion } from '../../web/app/lm-words.js';
+import { modelWords, contextQuestion } from '../../web/app/lm/words.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 let pe, dir;
@@ -30,7 +30,7 @@ test('the formats come from the core, in its order; a file is recognised by its 
   expect(formats.map((f) => [f.id, f.label, f.extension])).toEqual([['llama2c', 'llama2.c checkpoint', '.bin'], ['gguf', 'GGUF', '.gguf'],
     ['safetensors', 'Hugging Face safetensors', '.safetensors']]);
   expect(Object.isFrozen(formats)).toBe(true);
-  expect(MODEL_FORMATS).toEqual(formats); // the build's copy (web/wasm/registry.js, which the page's lm-sources.js reads)
+  expect(MODEL_FORMATS).toEqual(formats); // the build's copy (web/wasm/registry.js, which the page's model sources module reads)
   const { model } = tiny();
   expect(await pe.detectModelFormat(model)).toBe('safetensors');
   expect(await pe.detectModelFormat(model.buffer)).toBe('safetensors');

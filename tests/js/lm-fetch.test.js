@@ -1,9 +1,9 @@
-// Fetching a model's files (web/app/lm-fetch.js) against a fake network (globalThis.fetch replaced for each test):
+// Fetching a model's files (web/app/lm/fetch.js) against a fake network (globalThis.fetch replaced for each test):
 // progress in bytes with the total, an optional file's 404 as "not there", an index that names shards, a server
 // error named in one sentence, and cancel (an AbortSignal) stopping a download half-way.
 import { jest } from '@jest/globals';
-import { fetchFile, fetchModel } from '../../web/app/lm-fetch.js';
-import { fetchPlan } from '../../web/app/lm-sources.js';
+import { fetchFile, fetchModel } from '../../web/app/lm/fetch.js';
+import { fetchPlan } from '../../web/app/lm/sources.js';
 
 const realFetch = globalThis.fetch;
 afterEach(() => {

@@ -1,17 +1,17 @@
-// The language model's Worker pool (web/app/lm-pool.js) with stand-in Workers: a Worker that fails (an error its
+// The language model's Worker pool (web/app/lm/pool.js) with stand-in Workers: a Worker that fails (an error its
 // handler did not answer) rejects the requests it holds, and only those, so that the view's loop (and the page's
 // sweep, which waits while it runs) never waits forever.
 import { jest } from '@jest/globals';
 
 const started = [];
-jest.unstable_mockModule('../../web/app/workers.js', () => ({
+jest.unstable_mockModule('../../web/app/shared/workers.js', () => ({
   startWorker: () => {
     const w = { sent: [], postMessage(data) { this.sent.push(data); }, terminate() {}, onmessage: null, onerror: null };
     started.push(w);
     return w;
   },
 }));
-const { createLmPool } = await import('../../web/app/lm-pool.js');
+const { createLmPool } = await import('../../web/app/lm/pool.js');
 
 test('a Worker that fails rejects its own pending requests with a message; the others still answer', async () => {
   const pool = createLmPool({ api: async () => null });

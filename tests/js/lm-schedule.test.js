@@ -1,10 +1,10 @@
-// The streaming figure's schedule, as plain data (web/app/lm-plan.js, lm-schedule.js, lm-core.js's step sizes): the
+// The streaming figure's schedule, as plain data (web/app/lm/plan.js, schedule.js, core.js's step sizes): the
 // order the lines come in, the share of the work a chunk of rows is, the time left in words, the memory sentence and
 // its refusal, the buckets of a line still streaming in.
-import { planForwards, bucketPerplexity } from '../../web/app/lm-plan.js';
-import { rowsCost, timeLeftWords, memoryWords } from '../../web/app/lm-schedule.js';
-import { nextRows, FIRST_ROWS, MAX_ROWS } from '../../web/app/lm-core.js';
-import { ROPE_SCALINGS } from '../../web/app/state.js';
+import { planForwards, bucketPerplexity } from '../../web/app/lm/plan.js';
+import { rowsCost, timeLeftWords, memoryWords } from '../../web/app/lm/schedule.js';
+import { nextRows, FIRST_ROWS, MAX_ROWS } from '../../web/app/lm/core.js';
+import { ROPE_SCALINGS } from '../../web/app/shared/state.js';
 
 test('the lines come in the order the reader looks at them: the chosen scaling, then none, then the others', () => {
   for (const type of ROPE_SCALINGS) {

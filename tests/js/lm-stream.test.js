@@ -9,7 +9,7 @@ import { loadPosenc } from '../../web/lib/index.js';
 import { readShared, sharedTest } from './lm-fixtures.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
-const STORY = readFileSync(join(root, 'web/app/lm-passage.txt'), 'utf8');
+const STORY = readFileSync(join(root, 'web/app/lm/passage.txt'), 'utf8');
 const maxDiff = (a, b) => a.reduce((m, x, i) => Math.max(m, Math.abs(x - b[i])), 0);
 const joined = (parts) => Float32Array.from(parts.flatMap((p) => Array.from(p.nll)));
 

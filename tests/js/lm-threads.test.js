@@ -89,7 +89,7 @@ sharedTest('npm run model --threads: the same losses on 1 and 2 threads; a bad c
   const root = fileURLToPath(new URL('../../', import.meta.url));
   const S = (f) => fileURLToPath(new URL(`../../../shared/models/stories260K/${f}`, import.meta.url));
   const run = (...args) => spawnSync(process.execPath, [`${root}scripts/model.js`, '--model', S('stories260K.bin'), '--tokenizer', S('tok512.bin'),
-    '--text', `${root}web/app/lm-passage.txt`, '--length', '700', ...args], { encoding: 'utf8' });
+    '--text', `${root}web/app/lm/passage.txt`, '--length', '700', ...args], { encoding: 'utf8' });
   const [one, two] = [run('--threads', '1', '--json'), run('--threads', '2', '--json')];
   expect([one.status, two.status]).toEqual([0, 0]);
   expect(JSON.parse(two.stdout).nll).toEqual(JSON.parse(one.stdout).nll);

@@ -1,12 +1,12 @@
 // The pure parts of "Your model, past its context": which addresses and dropped files make a model
-// (web/app/lm-sources.js), what is computed and how it is bucketed (web/app/lm-plan.js), and that the
-// sentences follow the numbers given (web/app/lm-words.js): swap the numbers and the words swap too.
-import { fetchPlan, classifyFiles, hfRepo, SUGGESTED } from '../../web/app/lm-sources.js';
-import { planForwards, bucketPerplexity, rangePerplexity, statLengths, maxTimes, lengthFor, scalingBlock, nllKeys, mapsKey, statsKey, findNll, findStats, CHOSEN_EXTRA } from '../../web/app/lm-plan.js';
-import { perplexityWords, statsWords } from '../../web/app/lm-words.js';
+// (web/app/lm/sources.js), what is computed and how it is bucketed (web/app/lm/plan.js), and that the
+// sentences follow the numbers given (web/app/lm/words.js): swap the numbers and the words swap too.
+import { fetchPlan, classifyFiles, hfRepo, SUGGESTED } from '../../web/app/lm/sources.js';
+import { planForwards, bucketPerplexity, rangePerplexity, statLengths, maxTimes, lengthFor, scalingBlock, nllKeys, mapsKey, statsKey, findNll, findStats, CHOSEN_EXTRA } from '../../web/app/lm/plan.js';
+import { perplexityWords, statsWords } from '../../web/app/lm/words.js';
 import { jargonIn } from './plain-words.js';
-import { isModelUrl } from '../../web/app/state.js';
-import { poolSize, POOL_WEIGHT_BYTES } from '../../web/app/lm-pool.js';
+import { isModelUrl } from '../../web/app/shared/state.js';
+import { poolSize, POOL_WEIGHT_BYTES } from '../../web/app/lm/pool.js';
 
 const HF = 'https://huggingface.co';
 

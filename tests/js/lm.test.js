@@ -17,7 +17,7 @@ import { safetensors, tinyModel, tinyFiles, plainForward, bf16Llama } from './lm
 import { readLlama2cTokenizer, sentencepieceTokenizerJson, readShared, sharedTest, SHARED } from './lm-fixtures.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
-const STORY = readFileSync(join(root, 'web/app/lm-passage.txt'), 'utf8');
+const STORY = readFileSync(join(root, 'web/app/lm/passage.txt'), 'utf8');
 const SCALINGS = { none: null, linear: { rope_type: 'linear', factor: 4 }, dynamic: { rope_type: 'dynamic', factor: 4 }, yarn: { rope_type: 'yarn', factor: 4 } };
 // The float64 reference and the float32 forward differ by float rounding over 5 layers and 512-2048 positions:
 // the C++ suite measured 1.1e-5 to 9.6e-5 as the largest NLL difference; the bound leaves room for the wasm build.
@@ -37,7 +37,7 @@ function reference(scaling, T, maps = null) {
   const out = join(dir, `ref-${scaling}-${T}${maps ? `-map${maps.layer}-${maps.px}` : ''}.txt`);
   // the arguments test_lm_reference.cpp gives (logits rows included), so that --cache finds the native suites' runs
   const args = [join(root, 'tests/lm/reference.py'), fileURLToPath(new URL('stories260K.bin', SHARED)), fileURLToPath(new URL('tok512.bin', SHARED)),
-    join(root, 'web/app/lm-passage.txt'), out, '--length', String(T), '--scaling', scaling, '--factor', '4', '--original', '512',
+    join(root, 'web/app/lm/passage.txt'), out, '--length', String(T), '--scaling', scaling, '--factor', '4', '--original', '512',
     '--logits-rows', `0,${Math.floor(T / 2)},${T - 1}`, '--cache', join(tmpdir(), 'posenc-lm-reference'),
     ...(maps ? ['--map-layer', String(maps.layer), '--map-px', String(maps.px)] : [])];
   execFileSync('/usr/bin/python3', args);
@@ -311,7 +311,7 @@ test('the language models have a wasm module of their own, fetched by the first 
 sharedTest('npm run model: the JSON and the table, and exit status 2 with one line for a bad file or argument', () => {
   const S = (f) => fileURLToPath(new URL(f, SHARED));
   const run = (...args) => spawnSync(process.execPath, [join(root, 'scripts/model.js'), ...args], { encoding: 'utf8' });
-  const j = run('--model', S('stories260K.bin'), '--tokenizer', S('tok512.bin'), '--text', join(root, 'web/app/lm-passage.txt'), '--length', '600',
+  const j = run('--model', S('stories260K.bin'), '--tokenizer', S('tok512.bin'), '--text', join(root, 'web/app/lm/passage.txt'), '--length', '600',
     '--scaling', '{"rope_type":"yarn","factor":4,"original_max_position_embeddings":512}', '--json');
   expect(j.status).toBe(0);
   const out = JSON.parse(j.stdout);
@@ -319,7 +319,7 @@ sharedTest('npm run model: the JSON and the table, and exit status 2 with one li
   const ref = reference('yarn', 600);
   expect(out.tokens).toEqual(ref.tokens);
   expect(maxDiff(out.nll, ref.nll)).toBeLessThan(NLL_TOLERANCE);
-  const t = run('--model', S('stories260K.gguf'), '--context', '512', '--text', join(root, 'web/app/lm-passage.txt'), '--length', '1100');
+  const t = run('--model', S('stories260K.gguf'), '--context', '512', '--text', join(root, 'web/app/lm/passage.txt'), '--length', '1100');
   expect(t.status).toBe(0);
   expect(t.stdout).toMatch(/context 512 \(set by --context\)/);
   expect(t.stdout).toMatch(/^\s+1024-1099\s+2\.15\s+75\s+\d+\.\d{3}$/m);

@@ -2,7 +2,7 @@
 // (scripts/readme-lists.js generates or checks them), and the check fails when one of them drifts.
 import { readFileSync } from 'node:fs';
 import { expectedLines, missing, encodingsTable, packageInfoCurrent, packageInfoText } from '../../scripts/readme-lists.js';
-import { cdnBase } from '../../web/app/embed-snippet.js';
+import { cdnBase } from '../../web/app/lab/embed-snippet.js';
 import { ENCODING_INFO } from '../../web/lib/index.js';
 
 const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
@@ -25,7 +25,7 @@ test('mutation: a README that lists seven encodings, or an old default, fails th
 
 test('the README\'s embed snippets are made by the panel\'s code, the script from the CDN at package.json\'s version', () => {
   const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'));
-  expect(packageInfoCurrent()).toBe(true); // web/app/package-info.js states package.json's name and version
+  expect(packageInfoCurrent()).toBe(true); // web/app/shared/package-info.js states package.json's name and version
   expect(cdnBase()).toBe(`https://cdn.jsdelivr.net/npm/${pkg.name}@${pkg.version}/dist/`);
   const [, component] = expectedLines().find(([w]) => w === 'the component embed snippet');
   const [, iframe] = expectedLines().find(([w]) => w === 'the iframe embed snippet');

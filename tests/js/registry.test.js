@@ -9,8 +9,8 @@ import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { loadPosenc, ENCODINGS, ENCODING_INFO, CONFIG_SCHEMA, OPTIMIZER_SCHEMA, MODEL_FORMATS } from '../../web/lib/index.js';
 import { instantiate } from '../../web/lib/loader.js';
-import { NAMES, BLURBS } from '../../web/app/meta.js';
-import { SCHEMA } from '../../web/app/state.js';
+import { NAMES, BLURBS } from '../../web/app/shared/meta.js';
+import { SCHEMA } from '../../web/app/shared/state.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const ckpt = (f) => readFileSync(new URL(`../../web/checkpoints/${f}`, import.meta.url));

@@ -11,11 +11,11 @@ import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { render } from '../../scripts/results-md.js';
 import { pageResults } from '../../scripts/page-results.js';
-import * as W from '../../web/app/results-words.js';
-import * as Lit from '../../web/app/literature.js';
+import * as W from '../../web/app/shared/results-words.js';
+import * as Lit from '../../web/app/story/literature.js';
 import { readResults } from '../../scripts/results-load.js';
-import { headerWords, rowWords } from '../../web/app/views/claims.js';
-import { retrievalGrids, retrievalWords } from '../../web/app/views/retrieval.js';
+import { headerWords, rowWords } from '../../web/app/shared/claims.js';
+import { retrievalGrids, retrievalWords } from '../../web/app/story/retrieval.js';
 import { ENCODING_INFO } from '../../web/lib/index.js';
 
 const root = new URL('../../', import.meta.url).pathname;
@@ -266,8 +266,8 @@ test('the summary names the seeds per row as they are: one count when every row 
 
 // ---------------------------------------------------------------- plain words (issue 38)
 import { jargonIn } from './plain-words.js';
-import { storySteps } from '../../web/app/story.js';
-import { NAMES } from '../../web/app/meta.js';
+import { storySteps } from '../../web/app/story/story.js';
+import { NAMES } from '../../web/app/shared/meta.js';
 
 /** Every sentence the page generates from a results file: the header, each row's verdict, the depth effects, the story. */
 function pageSentences(r) {

@@ -1,7 +1,7 @@
 // The RoPE figures' parameters before the model is loaded are those of the model the page trains
 // (trainer.js trainRequest): the experiment's RoPE base (16, not the formula's 10000) and dModel / heads.
-import { ropeFigureModel, scalingWords } from '../../web/app/rope-figure.js';
-import { EXPERIMENT } from '../../web/app/experiment.js';
+import { ropeFigureModel, scalingWords } from '../../web/app/lab/rope-figure.js';
+import { EXPERIMENT } from '../../web/app/shared/experiment.js';
 
 const state = (o = {}) => ({ task: 'copy', seed: 1, trainLength: 32, layers: 3, heads: 4, dModel: 32, steps: 100, ropeScaling: 'none', factor: 4, ...o });
 

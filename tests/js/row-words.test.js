@@ -1,9 +1,9 @@
-// The sweep rows' words (web/app/row-words.js) compare accuracy (or loss) against the task's floor and the
+// The sweep rows' words (web/app/lab/row-words.js) compare accuracy (or loss) against the task's floor and the
 // row's own score at the training length, and never contradict the numbers beside them (issue 29). Each
 // sentence is parsed back here and checked against the numbers it was computed from; mutations of one number
 // change the sentence (or its verdict) as they must.
-import { noticeText, measuredText, learnedAt, keptShare, yardstick } from '../../web/app/row-words.js';
-import { taskInfo, floorOf, floorNear, RULES, pct1, guessWords } from '../../web/app/results-words.js';
+import { noticeText, measuredText, learnedAt, keptShare, yardstick } from '../../web/app/lab/row-words.js';
+import { taskInfo, floorOf, floorNear, RULES, pct1, guessWords } from '../../web/app/shared/results-words.js';
 import { readFileSync } from 'node:fs';
 
 const shipped = JSON.parse(readFileSync(new URL('../../web/checkpoints/results.json', import.meta.url), 'utf8'));

@@ -1,10 +1,10 @@
-// The Ruoss et al. 2023 replication's rule (web/app/literature-ruoss.js), its literature row and its results.md
+// The Ruoss et al. 2023 replication's rule (web/app/story/literature-ruoss.js), its literature row and its results.md
 // section, on fixtures built here (nothing written to the tree): the majority-symbol floor computed independently
 // by enumeration, the learned-seed gate, the max-over-seeds gain and, by mutation, a verdict that follows the numbers.
 import { render } from '../../scripts/results-md.js';
 import { ruossSection } from '../../scripts/results-md-ruoss.js';
-import * as R from '../../web/app/literature-ruoss.js';
-import * as Lit from '../../web/app/literature.js';
+import * as R from '../../web/app/story/literature-ruoss.js';
+import * as Lit from '../../web/app/story/literature.js';
 import { v2Fixture } from './results-fixtures.js';
 
 const clone = (x) => JSON.parse(JSON.stringify(x));

@@ -9,9 +9,9 @@ import { loadPosenc, ROPE_TYPES, ROPE_TYPE_INFO, SCALING_FIELDS, scalingBlock } 
 import { TYPE_CODE, contextKey } from '../../web/lib/scaling.js';
 import { ROPE_SCALING_SCHEMA } from '../../web/wasm/registry.js';
 import { instantiate } from '../../web/lib/loader.js';
-import { ROPE_SCALINGS, SCHEMA } from '../../web/app/state.js';
-import { scalingObject } from '../../web/app/rope-scaling.js';
-import { SCALING_NAMES } from '../../web/app/lm-plan.js';
+import { ROPE_SCALINGS, SCHEMA } from '../../web/app/shared/state.js';
+import { scalingObject } from '../../web/app/rope/rope-scaling.js';
+import { SCALING_NAMES } from '../../web/app/lm/plan.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const DIM = 16;

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { loadPosenc } from '../../web/lib/index.js';
 import { indexes } from '../../scripts/checkpoint-index.js';
 import shippedUrls from '../../web/checkpoints/index.js';
-import { shippedCurve } from '../../web/app/shipped-curves.js';
+import { shippedCurve } from '../../web/app/lab/shipped-curves.js';
 
 const dir = new URL('../../web/checkpoints/', import.meta.url);
 const index = JSON.parse(readFileSync(new URL('index.json', dir), 'utf8'));

@@ -4,8 +4,8 @@
 // and the results.md section. Each rule is also checked by mutation: change a number, the verdict changes.
 import { render } from '../../scripts/results-md.js';
 import { spectrumSection } from '../../scripts/results-md-spectrum.js';
-import * as S from '../../web/app/spectrum.js';
-import * as Lit from '../../web/app/literature.js';
+import * as S from '../../web/app/rope/spectrum.js';
+import * as Lit from '../../web/app/story/literature.js';
 import { v2Fixture } from './results-fixtures.js';
 import { existsSync, readFileSync } from 'node:fs';
 

@@ -1,10 +1,10 @@
-// Every URL parameter of the explorer (web/app/state.js) against hostile
+// Every URL parameter of the explorer (web/app/shared/state.js) against hostile
 // values: each key, one at a time, with markup, script URLs, template
 // syntax, NaN, 1e309, out-of-range and fractional numbers, unknown enum
 // values, huge strings and prototype names. A bad value gives exactly the
 // page's defaults; good values round-trip; no input adds keys or touches
 // Object.prototype.
-import { readState, toSearch, coerce, fixUp, isModelUrl, SCHEMA } from '../../web/app/state.js';
+import { readState, toSearch, coerce, fixUp, isModelUrl, SCHEMA } from '../../web/app/shared/state.js';
 import { mulberry32 } from './reference.js';
 
 const DEFAULTS = readState('');
@@ -104,8 +104,8 @@ test('prototype names and unknown keys add nothing and pollute nothing', () => {
 test('no view writes state- or URL-derived strings as HTML', async () => {
   const { readdirSync, readFileSync } = await import('node:fs');
   const root = new URL('../../web/', import.meta.url);
-  const files = ['app', 'app/views', 'component'].flatMap((dir) =>
-    readdirSync(new URL(dir, root)).filter((f) => f.endsWith('.js')).map((f) => new URL(`${dir}/${f}`, root)));
+  const files = ['app', 'component'].flatMap((dir) =>
+    readdirSync(new URL(dir, root), { recursive: true }).filter((f) => f.endsWith('.js')).map((f) => new URL(`${dir}/${f}`, root)));
   const interpolated = [];
   for (const file of files) {
     const src = readFileSync(file, 'utf8');

@@ -1,13 +1,13 @@
-// The narrative's steps (web/app/story.js) and the page's evaluations (web/app/evaluations.js) come from the
+// The narrative's steps (web/app/story/story.js) and the page's evaluations (web/app/lab/evaluations.js) come from the
 // shipped results: every percentage a step states is found again here from results.json (seed 0, the shipped
 // checkpoints' seed), each comparison holds on those numbers, and changing a number changes the step.
 import { readFileSync } from 'node:fs';
-import { storySteps, shippedSweep, shippedScaledRuns } from '../../web/app/story.js';
-import { createEvaluations } from '../../web/app/evaluations.js';
-import { lastAtOrBefore } from '../../web/app/hero.js';
-import { yardstick } from '../../web/app/row-words.js';
-import { taskInfo, floorNear } from '../../web/app/results-words.js';
-import { RULES } from '../../web/app/results-words.js';
+import { storySteps, shippedSweep, shippedScaledRuns } from '../../web/app/story/story.js';
+import { createEvaluations } from '../../web/app/lab/evaluations.js';
+import { lastAtOrBefore } from '../../web/app/story/hero.js';
+import { yardstick } from '../../web/app/lab/row-words.js';
+import { taskInfo, floorNear } from '../../web/app/shared/results-words.js';
+import { RULES } from '../../web/app/shared/results-words.js';
 import { ENCODING_INFO } from '../../web/lib/index.js';
 
 const shipped = JSON.parse(readFileSync(new URL('../../web/checkpoints/results.json', import.meta.url), 'utf8'));

@@ -1,9 +1,9 @@
-// The sweep core's pictures and peaks (web/app/sweep-core.js, run here in Node with a stand-in
+// The sweep core's pictures and peaks (web/app/lab/sweep-core.js, run here in Node with a stand-in
 // ImageData / createImageBitmap): each picture is the per-pixel max-pool of the exact maps that
 // its 'attention' message returns (the same forward pass), sqrt-scaled through the colour table,
 // transparent above the diagonal; each peak is the mean over query rows of the row's largest weight.
 import { loadPosenc } from '../../web/lib/index.js';
-import { createSweepCore } from '../../web/app/sweep-core.js';
+import { createSweepCore } from '../../web/app/lab/sweep-core.js';
 import { poolByDefinition } from './reference.js';
 
 let pe;
@@ -66,8 +66,8 @@ test('pictures and peaks are the max-pooled exact maps of the chosen layer', asy
 });
 
 test('each length is evaluated on evalBatch(length) sequences: 4, fewer from 512 on, the shipped count at the training length; a result says how many', async () => {
-  const { evalBatch } = await import('../../web/app/sweep-core.js');
-  const { evalTask, EXPERIMENT } = await import('../../web/app/experiment.js');
+  const { evalBatch } = await import('../../web/app/lab/sweep-core.js');
+  const { evalTask, EXPERIMENT } = await import('../../web/app/shared/experiment.js');
   expect([32, 256, 512, 1024].map((L) => evalBatch(L))).toEqual([4, 4, 2, 1]);
   expect([evalBatch(32, 32), evalBatch(64, 32)]).toEqual([EXPERIMENT.evalSequences, 4]);
   const messages = [];
@@ -92,7 +92,7 @@ test('each length is evaluated on evalBatch(length) sequences: 4, fewer from 512
 });
 
 test('a held sweep runs only the first length of each request (the one on screen) until released (foreground.js)', async () => {
-  const { holdBackground, onBackgroundHold } = await import('../../web/app/foreground.js');
+  const { holdBackground, onBackgroundHold } = await import('../../web/app/shared/foreground.js');
   const messages = [];
   const handle = createSweepCore(async () => pe, (msg) => messages.push(msg));
   await handle({ type: 'init', lut: new Uint8Array(768), maxPx: 16 });

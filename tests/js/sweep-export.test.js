@@ -1,7 +1,7 @@
 // The GIF/WebM export prints the page's numbers (issue 38): each frame's accuracy and loss come from the page's one
 // store of evaluations (the shipped measurement where it applies), not from the live result that drew its maps.
-import { clientSource } from '../../web/app/sweep-export.js';
-import { createEvaluations } from '../../web/app/evaluations.js';
+import { clientSource } from '../../web/app/lab/sweep-export.js';
+import { createEvaluations } from '../../web/app/lab/evaluations.js';
 
 const live = { length: 64, accuracy: 0.5, loss: 2.5, sequences: 4, scalingKey: '', bitmaps: [{}], status: 'ok' };
 const client = { fresh: (enc, L) => (L === 64 ? live : null), results: () => [live], scalingKey: () => '', request() {} };

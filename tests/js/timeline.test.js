@@ -1,5 +1,5 @@
-// web/app/timeline.js msToNextChange: how long the page may sleep before the playhead changes the length.
-import { createTimeline } from '../../web/app/timeline.js';
+// web/app/lab/timeline.js msToNextChange: how long the page may sleep before the playhead changes the length.
+import { createTimeline } from '../../web/app/lab/timeline.js';
 
 test('the wait until the next length matches what tick() does', () => {
   const state = { trainLength: 32, sweepFactor: 16, length: 16, play: true, speed: 1 }; // 32 lengths of 16 up to 512, 8 s a sweep

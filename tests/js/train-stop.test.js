@@ -4,10 +4,10 @@
 // target cannot be met, the markov oracle against the chain estimated from samples, and no leaks when
 // training throws or is aborted.
 import { loadPosenc, ENCODINGS } from '../../web/lib/index.js';
-import { SCHEMA } from '../../web/app/state.js';
-import { EXPERIMENT, heldOutStop, trainTask } from '../../web/app/experiment.js';
-import { trainRequest, learnedWords, heldOutWords } from '../../web/app/trainer.js';
-import { sourceLabel } from '../../web/app/controller.js';
+import { SCHEMA } from '../../web/app/shared/state.js';
+import { EXPERIMENT, heldOutStop, trainTask } from '../../web/app/shared/experiment.js';
+import { trainRequest, learnedWords, heldOutWords } from '../../web/app/lab/trainer.js';
+import { sourceLabel } from '../../web/app/lab/controller.js';
 
 let pe;
 beforeAll(async () => {

@@ -1,7 +1,7 @@
-// The page-wide queue of training Workers (web/app/workers.js): at most trainingConcurrency() run at
+// The page-wide queue of training Workers (web/app/shared/workers.js): at most trainingConcurrency() run at
 // once (navigator.hardwareConcurrency unless configured), granted first come first served, a release
 // counts once, and a withdrawn request is never granted.
-import { configureWorkers, requestTrainingSlot, trainingConcurrency } from '../../web/app/workers.js';
+import { configureWorkers, requestTrainingSlot, trainingConcurrency } from '../../web/app/shared/workers.js';
 
 afterEach(() => configureWorkers({ training: null }));
 

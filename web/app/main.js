@@ -2,37 +2,37 @@
 // the training Workers (trainer.js) and the views. The main thread only draws.
 import { loadPosenc, ENCODINGS, TASKS } from '../lib/index.js';
 import { interpolateViridis } from '../vendor/d3.js';
-import { readState, writeState, coerce, fixUp, SCHEMA, ROPE_SCALINGS } from './state.js';
-import { lutFor, clearCssCache } from './heatmap.js';
-import { createSweepView, drawMapsCanvas } from './sweep-view.js';
-import { createController, EXPERIMENT_KEYS as EXPERIMENT, lengthLabel } from './controller.js';
-import { createTimeline } from './timeline.js';
-import { createTrainView } from './train-view.js';
-import { createPerf } from './perf.js';
-import { createArrivals, createWake } from './arrivals.js';
-import { attachExports, exportView } from './export.js';
-import { createSweepExporter } from './sweep-export.js';
-import { sweepExportHandlers, explainMissingFormats } from './sweep-export-ui.js';
-import { NAMES, taskName, TASK_PHRASES } from './meta.js';
-import { createHero } from './hero.js';
-import { createEvaluations } from './evaluations.js';
-import { bindLengthSlider, nearestOnAxis } from './length-axis.js';
-import { shippedSweep, shippedScaledRuns, storySteps, contrastPicks } from './story.js';
-import { yardstick } from './row-words.js';
-import { taskInfo, floorOf, floorNear, tasksOf } from './results-words.js';
-import { EXPERIMENT as SETTINGS } from './experiment.js';
-import { embedSnippets } from './embed-snippet.js';
-import { drawSinusoid } from './views/sinusoid.js';
-import { drawClocks, drawOffsetCurve } from './views/rope.js';
-import { drawAlibi } from './views/alibi.js';
-import { drawT5 } from './views/t5.js';
-import { drawSpectrum } from './views/spectrum.js';
-import { scalingWords } from './rope-figure.js';
-import { SCALING_LABELS, SCALING_SLIDERS } from './rope-scaling.js';
-import { createRetrieval } from './views/retrieval.js';
-import { loadResults, headerWords, rowWords } from './views/claims.js';
-import { loadCurves, shippedCurve } from './shipped-curves.js';
-import { createYourRope } from './views/your-rope.js';
+import { readState, writeState, coerce, fixUp, SCHEMA, ROPE_SCALINGS } from './shared/state.js';
+import { lutFor, clearCssCache } from './shared/heatmap.js';
+import { createSweepView, drawMapsCanvas } from './lab/sweep-view.js';
+import { createController, EXPERIMENT_KEYS as EXPERIMENT, lengthLabel } from './lab/controller.js';
+import { createTimeline } from './lab/timeline.js';
+import { createTrainView } from './lab/train-view.js';
+import { createPerf } from './shared/perf.js';
+import { createArrivals, createWake } from './lab/arrivals.js';
+import { attachExports, exportView } from './shared/export.js';
+import { createSweepExporter } from './lab/sweep-export.js';
+import { sweepExportHandlers, explainMissingFormats } from './lab/sweep-export-ui.js';
+import { NAMES, taskName, TASK_PHRASES } from './shared/meta.js';
+import { createHero } from './story/hero.js';
+import { createEvaluations } from './lab/evaluations.js';
+import { bindLengthSlider, nearestOnAxis } from './shared/length-axis.js';
+import { shippedSweep, shippedScaledRuns, storySteps, contrastPicks } from './story/story.js';
+import { yardstick } from './lab/row-words.js';
+import { taskInfo, floorOf, floorNear, tasksOf } from './shared/results-words.js';
+import { EXPERIMENT as SETTINGS } from './shared/experiment.js';
+import { embedSnippets } from './lab/embed-snippet.js';
+import { drawSinusoid } from './encodings/sinusoid.js';
+import { drawClocks, drawOffsetCurve } from './encodings/rope.js';
+import { drawAlibi } from './encodings/alibi.js';
+import { drawT5 } from './encodings/t5.js';
+import { drawSpectrum } from './rope/spectrum-plot.js';
+import { scalingWords } from './lab/rope-figure.js';
+import { SCALING_LABELS, SCALING_SLIDERS } from './rope/rope-scaling.js';
+import { createRetrieval } from './story/retrieval.js';
+import { loadResults, headerWords, rowWords } from './shared/claims.js';
+import { loadCurves, shippedCurve } from './lab/shipped-curves.js';
+import { createYourRope } from './rope/your-rope.js';
 
 const $ = (sel) => document.querySelector(sel);
 const state = readState();
@@ -356,7 +356,7 @@ function bindControls() {
   window.addEventListener('resize', () => { invalidate(); redrawStatic(); });
 }
 
-// ---------- words about the shipped measurements (views/claims.js) ----------
+// ---------- words about the shipped measurements (shared/claims.js) ----------
 let shippedResults = null;
 function showClaims() {
   $('#measured-claims').textContent = headerWords(shippedResults, state.task);
@@ -515,7 +515,7 @@ async function main() {
   new IntersectionObserver((entries, seen) => {
     if (!entries.some((e) => e.isIntersecting)) return;
     seen.disconnect();
-    import('./views/lm-view.js').then(({ createLmView }) => {
+    import('./lm/view.js').then(({ createLmView }) => {
       lmView = createLmView($('#your-model .lm-host'), { state, onChange: saveUrl, api: () => Promise.resolve(pe),
         onNotice: (message) => { $('#status').textContent = message; } });
       if (window.posenc) window.posenc.lmView = lmView;

@@ -5,8 +5,9 @@
 // cannot start (a page opened from file://), the sweep runs on the main
 // thread through the same handler (sweep-core.js).
 import { loadPosenc, compileWasm } from '../lib/index.js';
-import { fetchCheckpoints, shippedCheckpoints } from '../app/trainer.js';
-import { startWorker, configureWorkers } from '../app/workers.js';
+import { fetchCheckpoints, shippedCheckpoints } from '../app/lab/trainer.js';
+import { startWorker, configureWorkers } from '../app/shared/workers.js';
+import { SWEEP_WORKER } from '../app/lab/sweep-kind.js';
 
 const here = import.meta.url; // a variable base: bundlers rewrite only `new URL('literal', import.meta.url)`
 const OPTIONS = ['loadOptions', 'workers', 'sweepWorkerUrl', 'trainWorkerUrl', 'checkpoints', 'explorerUrl'];
@@ -73,7 +74,7 @@ export function notify(message) {
 export function sweepPool() {
   pool ??= (async () => {
     const options = await sharedLoadOptions();
-    const worker = startWorker('sweep', { api: sharedApi, onFallback: notify });
+    const worker = startWorker(SWEEP_WORKER, { api: sharedApi, onFallback: notify });
     worker.postMessage({ type: 'load', options });
     return [worker];
   })();

@@ -3,7 +3,7 @@
 //   <script type="module" src="https://…/posenc/dist/explorer.js"></script>
 //   <posenc-explorer encodings="rope,alibi,learned" train-length="32" max-length="256" autoplay></posenc-explorer>
 //
-// Attributes mirror the explorer's URL state (web/app/state.js) in kebab case
+// Attributes mirror the explorer's URL state (web/app/shared/state.js) in kebab case
 // (train-length, sweep-factor, d-model, rope-scaling, …) and are validated by
 // the same schema: a bad value falls back to its default with a console
 // warning naming the allowed range. Extra attributes: max-length (sets the
@@ -12,19 +12,19 @@
 // Every element on a page shares one wasm module (engine.js). An element does
 // nothing until it is scrolled into view, and its animation pauses while it
 // is off screen or the tab is hidden.
-import { readState, rejected, fixUp, toSearch, kebab, SCHEMA } from '../app/state.js';
-import { createTimeline } from '../app/timeline.js';
-import { bindLengthSlider } from '../app/length-axis.js';
-import { createSweepView } from '../app/sweep-view.js';
-import { createController, experimentChanged, lengthLabel, sourceLabel } from '../app/controller.js';
-import { NAMES, taskName } from '../app/meta.js';
-import { createArrivals, createWake } from '../app/arrivals.js';
+import { readState, rejected, fixUp, toSearch, kebab, SCHEMA } from '../app/shared/state.js';
+import { createTimeline } from '../app/lab/timeline.js';
+import { bindLengthSlider } from '../app/shared/length-axis.js';
+import { createSweepView } from '../app/lab/sweep-view.js';
+import { createController, experimentChanged, lengthLabel, sourceLabel } from '../app/lab/controller.js';
+import { NAMES, taskName } from '../app/shared/meta.js';
+import { createArrivals, createWake } from '../app/lab/arrivals.js';
 import { sharedApi, sharedLoadOptions, sweepPool, checkpointSource, explorerLink, onNotice } from './engine.js';
 import { CSS } from './styles.js';
 
 export { configure } from './engine.js';
 /** A checkpoint source fetching `index.json` and the files from a directory URL, for configure({ checkpoints }). */
-export { fetchCheckpoints } from '../app/trainer.js';
+export { fetchCheckpoints } from '../app/lab/trainer.js';
 
 const STATE_ATTRIBUTES = Object.fromEntries(Object.keys(SCHEMA).map((key) => [kebab(key), key]));
 
@@ -136,7 +136,7 @@ export class PosencExplorer extends ElementBase {
     root.replaceChildren(host);
     adoptStyles(root);
     this.lmView = true; // (being loaded: the view's code is fetched only by an element that shows it)
-    import('../app/views/lm-view.js').then(({ createLmView }) => {
+    import('../app/lm/view.js').then(({ createLmView }) => {
       if (!this.lmView) return; // removed meanwhile
       this.lmView = createLmView(host, { state: this.state, api: sharedApi, styleRoot: root, onNotice: (m) => console.warn(`<posenc-explorer> ${m}`) });
     }, (e) => { host.textContent = `The model view could not be loaded: ${e.message}`; });

@@ -3,7 +3,7 @@
 // Chromium, calls window.drawFigures(results) and saves each <figure>.
 // Rows (encoding, variant, scaling), tasks, floors and grids come from ../app/results-words.js, the same
 // reading of results.json that writes docs/results.md.
-import { rowsOf, taskInfo, floorOf, tasksOf, gridTasks, gridsOf, guessWords } from '../app/results-words.js';
+import { rowsOf, taskInfo, floorOf, tasksOf, gridTasks, gridsOf, guessWords } from '../app/shared/results-words.js';
 import { select, scaleLog, scaleLinear, scaleOrdinal, scaleBand, scaleSequential, axisBottom, axisLeft, line, area, schemeTableau10, interpolateViridis } from '../vendor/d3.js';
 
 const M = { top: 14, right: 10, bottom: 34, left: 40 };
