@@ -1,7 +1,7 @@
 // Figures for docs/ from docs/results.json, drawn as SVG with d3 (scales,
 // axes, lines, colour maps). scripts/figures.js loads this page in headless
 // Chromium, calls window.drawFigures(results) and saves each <figure>.
-// Rows (encoding, variant, scaling), tasks, floors and grids come from ../app/results-words.js, the same
+// Rows (encoding, variant, scaling), tasks, floors and grids come from ../app/shared/results-words.js, the same
 // reading of results.json that writes docs/results.md.
 import { rowsOf, taskInfo, floorOf, tasksOf, gridTasks, gridsOf, guessWords } from '../app/shared/results-words.js';
 import { select, scaleLog, scaleLinear, scaleOrdinal, scaleBand, scaleSequential, axisBottom, axisLeft, line, area, schemeTableau10, interpolateViridis } from '../vendor/d3.js';
