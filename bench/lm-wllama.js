@@ -121,6 +121,8 @@ async function inPage({ file, threads, lengths, rounds, prompts, check }) {
       lengthsOut.push({ T, tokens: [tids.length, wllamaTokens], samples: s });
     }
     await wllama.exit();
+    console.log(`[bench] ${n} thread(s): loads ${Math.round(posencLoadMs)} / ${Math.round(wllamaLoadMs)} ms, check ${checked.maxDiff}; ${lengthsOut.map((l) =>
+      `T=${l.T} posenc ${Math.round(l.samples.posenc[0])} ms, wllama ${Math.round(l.samples.wllama[0])} ms`).join('; ')}`); // (progress, before the page ends)
     rows.push({ threads: n, posencThreads: lm.threads, wllamaLoadMs, wllamaMemory: mBefore != null && m2 != null ? m2 - mBefore : null, checked, lengths: lengthsOut });
   }
   lm.delete();
@@ -165,6 +167,7 @@ export async function runWllamaBench(log = console.log, { sizes = ['smollm2-135m
         writeFileSync(join(dir, name), file);
         const page = await context.newPage();
         page.on('pageerror', (e) => log(`  page error: ${e}`));
+        page.on('console', (m) => m.text().startsWith('[bench] ') && log(`  (${size} ${format}, ${m.text().slice(8)})`));
         await page.goto(`${site.url}/`);
         const before = load();
         const r = await page.evaluate(inPage, { file: name, threads, lengths, rounds, prompts, check: PROMPT });
