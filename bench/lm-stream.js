@@ -14,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { startServer } from '../scripts/browser.js';
 import { launchEngine } from '../scripts/engines.js';
 import { readLlama2cTokenizer, sentencepieceTokenizerJson } from '../tests/js/lm-fixtures.js';
+import { REAL_CONFIGS, realSafetensors } from '../tests/js/real-shapes.js';
 
 const arg = (name, def) => {
   const i = process.argv.indexOf(name);
@@ -27,42 +28,11 @@ if (!existsSync(join(MODELS, 'stories260K/stories260K.bin'))) {
   process.exit(0);
 }
 
-// SmolLM2-135M's shapes as BF16 safetensors: matrices uniform in +-0.035 (about HF's N(0, 0.02) init's spread), norms 1.
+// SmolLM2-135M's shapes as BF16 safetensors (tests/js/real-shapes.js: random weights), its context cut to 1,024 here.
 function smolShaped(dir) {
-  const D = 576, F = 1536, L = 30, H = 9, KV = 3, hd = 64, V = 49152;
-  const shapes = [['model.embed_tokens.weight', [V, D]], ['model.norm.weight', [D]]];
-  for (let l = 0; l < L; l++) {
-    const p = `model.layers.${l}.`;
-    shapes.push([`${p}input_layernorm.weight`, [D]], [`${p}post_attention_layernorm.weight`, [D]], [`${p}self_attn.q_proj.weight`, [H * hd, D]],
-      [`${p}self_attn.k_proj.weight`, [KV * hd, D]], [`${p}self_attn.v_proj.weight`, [KV * hd, D]], [`${p}self_attn.o_proj.weight`, [D, H * hd]],
-      [`${p}mlp.gate_proj.weight`, [F, D]], [`${p}mlp.up_proj.weight`, [F, D]], [`${p}mlp.down_proj.weight`, [D, F]]);
-  }
-  const header = {};
-  let at = 0;
-  for (const [name, shape] of shapes) {
-    const bytes = 2 * shape.reduce((a, x) => a * x, 1);
-    header[name] = { dtype: 'BF16', shape, data_offsets: [at, at + bytes] };
-    at += bytes;
-  }
-  const text = JSON.stringify(header), json = new TextEncoder().encode(text.padEnd(Math.ceil(text.length / 8) * 8, ' ')); // (aligned data)
-  const file = new Uint8Array(8 + json.length + at);
-  new DataView(file.buffer).setBigUint64(0, BigInt(json.length), true);
-  file.set(json, 8);
-  const f32 = new Float32Array(1), u32 = new Uint32Array(f32.buffer);
-  let x = 12345;
-  for (const [name, shape] of shapes) {
-    const [b, e] = header[name].data_offsets, out = new Uint16Array(file.buffer, 8 + json.length + b, (e - b) / 2);
-    if (shape.length === 1) { out.fill(0x3f80); continue; } // bfloat16 1.0
-    for (let i = 0; i < out.length; i++) {
-      x = (x * 1664525 + 1013904223) >>> 0;
-      f32[0] = (x / 2 ** 32 - 0.5) * 0.07;
-      out[i] = u32[0] >>> 16;
-    }
-  }
+  const { file, config } = realSafetensors({ ...REAL_CONFIGS['smollm2-135m'], max_position_embeddings: 1024 }, { align: true });
   writeFileSync(join(dir, 'model.safetensors'), file);
-  writeFileSync(join(dir, 'config.json'), JSON.stringify({ model_type: 'llama', hidden_size: D, intermediate_size: F, num_hidden_layers: L,
-    num_attention_heads: H, num_key_value_heads: KV, head_dim: hd, vocab_size: V, max_position_embeddings: 1024, rms_norm_eps: 1e-5,
-    rope_theta: 100000, tie_word_embeddings: true }));
+  writeFileSync(join(dir, 'config.json'), JSON.stringify(config));
   const tok = readLlama2cTokenizer(readFileSync(join(MODELS, 'stories260K/tok512.bin')), 512);
   writeFileSync(join(dir, 'tokenizer.json'), JSON.stringify(sentencepieceTokenizerJson(tok)));
 }

@@ -14,6 +14,7 @@ import os from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadPosenc } from '../web/lib/index.js';
+import { REAL_CONFIGS, realSafetensors } from '../tests/js/real-shapes.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const SHARED = join(root, '../shared/models/stories260K');
@@ -23,41 +24,9 @@ const RUNS = Number(arg('--runs', '3'));
 const MODELS = arg('--models', 'stories260K,smollm2-135m').split(',');
 const load = () => os.loadavg().map((x) => +x.toFixed(2));
 
-/** SmolLM2-135M's shapes (its config.json), random BF16 weights (magnitudes 2^-7 .. 2^-4), norms 1. */
+/** SmolLM2-135M's shapes (its config.json), random BF16 weights (tests/js/real-shapes.js), and a tokenizer. */
 export function smollm2Files() {
-  const config = { model_type: 'llama', hidden_size: 576, intermediate_size: 1536, num_hidden_layers: 30, num_attention_heads: 9,
-    num_key_value_heads: 3, head_dim: 64, vocab_size: 49152, max_position_embeddings: 8192, rms_norm_eps: 1e-5, rope_theta: 100000,
-    tie_word_embeddings: true };
-  const D = 576, F = 1536, KV = 192;
-  const shapes = [['model.embed_tokens.weight', [49152, D]], ['model.norm.weight', [D]]];
-  for (let l = 0; l < 30; l++) {
-    const p = `model.layers.${l}.`;
-    shapes.push([`${p}input_layernorm.weight`, [D]], [`${p}post_attention_layernorm.weight`, [D]], [`${p}self_attn.q_proj.weight`, [D, D]],
-      [`${p}self_attn.k_proj.weight`, [KV, D]], [`${p}self_attn.v_proj.weight`, [KV, D]], [`${p}self_attn.o_proj.weight`, [D, D]],
-      [`${p}mlp.gate_proj.weight`, [F, D]], [`${p}mlp.up_proj.weight`, [F, D]], [`${p}mlp.down_proj.weight`, [D, F]]);
-  }
-  const header = {};
-  let at = 0;
-  for (const [name, shape] of shapes) {
-    const n = shape.reduce((a, x) => a * x, 1), bytes = 2 * n;
-    header[name] = { dtype: 'BF16', shape, data_offsets: [at, at + bytes] };
-    at += bytes;
-  }
-  const text = JSON.stringify(header);
-  const json = new TextEncoder().encode(text.padEnd(Math.ceil(text.length / 8) * 8, ' ')); // (the tensors 8-byte aligned)
-  const file = new Uint8Array(8 + json.length + at);
-  new DataView(file.buffer).setBigUint64(0, BigInt(json.length), true);
-  file.set(json, 8);
-  let seed = 1;
-  for (const [name, shape] of shapes) {
-    const [a] = header[name].data_offsets;
-    const v = new Uint16Array(file.buffer, 8 + json.length + a, shape.reduce((x, y) => x * y, 1));
-    if (shape.length === 1) v.fill(0x3f80); // 1.0
-    else for (let i = 0; i < v.length; i++) {
-      seed = (seed * 1103515245 + 12345) >>> 0;
-      v[i] = ((seed >>> 31) << 15) | ((120 + ((seed >>> 8) & 3)) << 7) | ((seed >>> 12) & 0x7f);
-    }
-  }
+  const { file, config } = realSafetensors(REAL_CONFIGS['smollm2-135m'], { align: true });
   // A tokenizer of single characters (BPE with no merges): the story's characters, then filler up to the vocabulary.
   const vocab = { '<unk>': 0 };
   for (let c = 32; c < 127; c++) vocab[String.fromCharCode(c)] = c - 31;

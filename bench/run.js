@@ -9,6 +9,7 @@
 //     explorer's per-frame work at T = 512 (bench/explorer.js);
 //     plus the profile of the forward pass (bench/profile_forward.cpp) and onnxruntime-web (bench/ort.js);
 //     a real language model's prefill against llama.cpp in wasm (@wllama/wllama) and `npm run model` (bench/lm.js);
+//     models of SmolLM2-135M's and Qwen2.5-0.5B's shapes against wllama per format and thread count (bench/lm-wllama.js);
 //     what the sample blog post transfers (bench/page-weight.js), and training in the page against
 //     Node plus the time to learned (bench/train-page.js, in its own process: minutes);
 //  5. writes bench/results.json, prints the tables, and regenerates the README's
@@ -35,6 +36,7 @@ import { summarise, printTables } from './lib/summary.js';
 import { measureExplorer } from './explorer.js';
 import { runOrt } from './ort.js';
 import { runLmBench } from './lm.js';
+import { runWllamaBench } from './lm-wllama.js';
 import { measurePost } from './page-weight.js';
 
 const root = new URL('..', import.meta.url).pathname;
@@ -193,6 +195,7 @@ results.native = binary ? nativeSuite(binary, node.outputs) : null;
 results.profile = !only || only.includes('profile') ? profileForward() : null;
 results.ort = flag('no-ort') || (only && !only.includes('ort')) ? null : await runOrt(log);
 results.lm = flag('no-lm') || (only && !only.includes('lm')) ? null : await runLmBench(log);
+results.lmReal = flag('no-lm') || (only && !only.includes('lm-real')) ? null : await runWllamaBench(log);
 delete node.outputs;
 results.node = node;
 results.chromium = flag('no-browser') || flag('no-browser-suite') ? null : await browserSuite();

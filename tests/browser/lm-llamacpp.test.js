@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import sirv from 'sirv';
 import { launchBrowser, listen } from '../../scripts/browser.js';
-import { GGML, ggufFile, f32Bytes } from '../js/gguf-writer.js';
+import { BLOCKS, GGML, ggufFile, f32Bytes, randomBlocks } from '../js/gguf-writer.js';
 import { mulberry32 } from '../js/reference.js';
 
 jest.setTimeout(300000);
@@ -26,20 +26,6 @@ const root = fileURLToPath(new URL('../..', import.meta.url));
 const TOLERANCE = { token_embd: 1e-5, output: 2e-2 };
 const TOP = 5;
 const PROMPT = 'the cat sat';
-
-// [format, values per block, bytes per block, byte offsets of its float16 scales, the largest |value| / scale]
-// (ggml-common.h's block layouts: e.g. Q4_K's d * 6-bit scale * 4-bit value, 63 * 15)
-const FORMATS = [['Q4_0', 32, 18, [0], 8], ['Q4_1', 32, 20, [0, 2], 15], ['Q5_0', 32, 22, [0], 16], ['Q5_1', 32, 24, [0, 2], 31],
-  ['Q8_0', 32, 34, [0], 128], ['Q2_K', 256, 84, [80, 82], 45], ['Q3_K', 256, 110, [108], 128], ['Q4_K', 256, 144, [0, 2], 945],
-  ['Q5_K', 256, 176, [0, 2], 1953], ['Q6_K', 256, 210, [208], 4096]];
-
-// float16 bits of v > 0 (normal or subnormal), rounded to nearest
-function f16(v) {
-  if (v < 2 ** -14) return Math.round(v / 2 ** -24);
-  const e = Math.floor(Math.log2(v));
-  const m = Math.round((v / 2 ** e - 1) * 1024);
-  return m === 1024 ? (e + 16) << 10 : ((e + 15) << 10) | m;
-}
 
 // A SentencePiece vocabulary: <unk>, <s>, </s>, then pieces that spell the prompt's words. No byte pieces: wllama's
 // answer cannot carry a next token that is part of a UTF-8 character (its message framing breaks).
@@ -65,14 +51,8 @@ function model(seed, quantized, format) {
     ['tokenizer.ggml.token_type', ['array', 'i32'], types], ['tokenizer.ggml.bos_token_id', 'u32', 1], ['tokenizer.ggml.eos_token_id', 'u32', 2],
     ['tokenizer.ggml.unknown_token_id', 'u32', 0], ['tokenizer.ggml.add_bos_token', 'bool', true], ['tokenizer.ggml.add_space_prefix', 'bool', true]];
   const f32 = (name, shape, s) => ({ name, shape, type: GGML.F32, bytes: f32Bytes(r(shape.reduce((a, b) => a * b, 1), s)) });
-  const blocks = (name, shape) => { // random blocks, each float16 scale in [s, 2 s): values up to about 0.05
-    const [, block, bytes, scales, most] = FORMATS.find((f) => f[0] === format);
-    const n = shape[0] * shape[1] / block, out = new Uint8Array(n * bytes);
-    for (let i = 0; i < out.length; i++) out[i] = Math.floor(rnd() * 256);
-    for (let b = 0; b < n; b++)
-      for (const at of scales) { const h = f16((0.05 / most) * (1 + rnd())); out[b * bytes + at] = h & 255; out[b * bytes + at + 1] = h >> 8; }
-    return { name, shape, type: GGML[format], bytes: out };
-  };
+  // random blocks, each float16 scale in [s, 2 s): values up to about 0.05
+  const blocks = (name, shape) => ({ name, shape, type: GGML[format], bytes: randomBlocks(format, shape[0] * shape[1], rnd, 0.05) });
   const tensors = [quantized === 'token_embd' ? blocks('token_embd.weight', [V, D]) : f32('token_embd.weight', [V, D], 1),
     f32('output_norm.weight', [D], 1), quantized === 'output' ? blocks('output.weight', [V, D]) : f32('output.weight', [V, D], 0.2)];
   const p = 'blk.0.';
@@ -115,7 +95,7 @@ test('llama.cpp (wllama) and posenc give the same next-token log-probabilities f
   const dir = mkdtempSync(join(tmpdir(), 'posenc-llamacpp-'));
   const wllamaDir = createRequire(import.meta.url).resolve('@wllama/wllama').replace(/esm\/index\.(c?js)$/, '');
   const files = [];
-  FORMATS.forEach(([format], i) => { // the embedding quantized in even formats' files, the output weight in odd ones'
+  Object.keys(BLOCKS).forEach((format, i) => { // the embedding quantized in even formats' files, the output weight in odd ones'
     const tensor = i % 2 ? 'output' : 'token_embd', name = `${tensor}-${format}.gguf`;
     writeFileSync(join(dir, name), model(100 + i, tensor, format));
     files.push(name);

@@ -21,7 +21,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { useBrowser, screenshotDir } from './harness.js';
-import { bf16File, familyFiles, tinyFiles, tinyModel } from '../js/lm-tiny.js';
+import { familyFiles, tinyFiles, tinyModel } from '../js/lm-tiny.js';
+import { REAL_CONFIGS, realSafetensors } from '../js/real-shapes.js';
 
 jest.setTimeout(900000);
 const MODELS = fileURLToPath(new URL('../../../shared/models/', import.meta.url));
@@ -31,33 +32,6 @@ const dir = mkdtempSync(join(tmpdir(), 'posenc-webgpu-'));
 const env = useBrowser({ webgpu: true, mounts: { '/test-models/': MODELS, '/test-gpu/': dir } });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-// A model with SmolLM2-135M's shapes (hidden 576, 30 layers, 9 / 3 heads of 64, MLP 1536, vocab 49152, tied), random
-// BF16 weights (seeded, uniform, scaled as an initialisation would be), as HF's safetensors and config.json.
-function smolShaped(layers = 30) {
-  const D = 576, F = 1536, H = 9, Hkv = 3, hd = 64, V = 49152;
-  const shapes = [['model.embed_tokens.weight', [V, D]], ['model.norm.weight', [D]]];
-  for (let l = 0; l < layers; l++) {
-    const n = `model.layers.${l}.`;
-    shapes.push([`${n}input_layernorm.weight`, [D]], [`${n}post_attention_layernorm.weight`, [D]], [`${n}self_attn.q_proj.weight`, [H * hd, D]],
-      [`${n}self_attn.k_proj.weight`, [Hkv * hd, D]], [`${n}self_attn.v_proj.weight`, [Hkv * hd, D]], [`${n}self_attn.o_proj.weight`, [D, H * hd]],
-      [`${n}mlp.gate_proj.weight`, [F, D]], [`${n}mlp.up_proj.weight`, [F, D]], [`${n}mlp.down_proj.weight`, [D, F]]);
-  }
-  const { file, begin } = bf16File(shapes);
-  const view = new DataView(file.buffer);
-  const f32 = new Float32Array(1), u32 = new Uint32Array(f32.buffer);
-  let s = 12345, o = begin;
-  const rnd = () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32) * 2 - 1;
-  for (const [name, shape] of shapes) {
-    const norm = shape.length === 1, scale = name.includes('embed') ? 0.05 : 1 / Math.sqrt(shape[1] ?? 1);
-    for (let i = shape.reduce((a, b) => a * b, 1); i > 0; i--, o += 2) {
-      f32[0] = norm ? 1 + 0.2 * rnd() : scale * rnd();
-      view.setUint16(o, u32[0] >>> 16, true);
-    }
-  }
-  const config = { model_type: 'llama', hidden_size: D, intermediate_size: F, num_hidden_layers: layers, num_attention_heads: H, num_key_value_heads: Hkv,
-    head_dim: hd, vocab_size: V, max_position_embeddings: 8192, rms_norm_eps: 1e-5, rope_theta: 100000, tie_word_embeddings: true };
-  return { file, config };
-}
 
 // In the page: load the model from `files` (addresses on the test server), run the wasm and the GPU
 // forwards over `ids` with each scaling, and return the differences (and the GPU forward's reason, when it has none);
@@ -152,7 +126,7 @@ test('small random Qwen2 (biases) and Mistral (sliding window of 5) models: the 
 // same shapes, and SwiftShader ran them on the CPU for most of this file's time.
 const SMOL_LAYERS = 4;
 test('a random model with SmolLM2-135M\'s shapes (BF16): the GPU forward gives the wasm forward\'s NLL', async () => {
-  const { file, config } = smolShaped(SMOL_LAYERS);
+  const { file, config } = realSafetensors({ ...REAL_CONFIGS['smollm2-135m'], num_hidden_layers: SMOL_LAYERS }); // random BF16 weights of its published shapes
   const page = await env.newPage();
   await page.goto(`${env.url}/app/blank.html`);
   const r = await compare(page, { files: served('smol', { model: file, config }), ids: tokens(16, 49152, 9) });

@@ -30,7 +30,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
   FUZZ_CHECK(format == lm::Source::Gguf, "a GGUF that loads is not detected as one");
   const lm::ModelInfo info = lm::describe(loaded->model);
   FUZZ_CHECK(info.parameters == loaded->model.parameter_count() && info.weight_bytes > 0 && !info.dtypes.empty(), "describe() disagrees with the model");
-  fuzz::check_forward(loaded->model, mode >> 1);
+  fuzz::check_forward(loaded->model, mode >> 1, loaded->scaling);
   if (loaded->tokenizer) {
     std::vector<int32_t> ids;
     if (fuzz::call([&] { ids = loaded->tokenizer->encode("Once upon a time, \xC3\xA9"); }))

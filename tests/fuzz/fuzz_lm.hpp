@@ -1,6 +1,7 @@
 // Shared by the posenc::lm fuzz targets: the contract for a model that loaded. It runs a forward
 // pass of a few tokens (with head statistics and a pooled map of its first layer) that either
-// returns a finite NLL for every row or throws posenc::Error (weights that overflow).
+// returns a finite NLL for every row or throws posenc::Error (weights that overflow). Odd seeds run YaRN x4, even ones
+// the file's own scaling when it has one (a GGUF's LongRoPE factors or llama3 rope_freqs).
 #pragma once
 
 #include <algorithm>
@@ -11,7 +12,7 @@
 
 namespace posenc::fuzz {
 
-inline void check_forward(const lm::Model& m, uint8_t seed) {
+inline void check_forward(const lm::Model& m, uint8_t seed, const RopeScaling& file_scaling = {}) {
   const lm::Config& c = m.config();
   const int T = std::min(c.context, 6);
   std::vector<int32_t> tokens(T);
@@ -24,6 +25,8 @@ inline void check_forward(const lm::Model& m, uint8_t seed) {
   if (seed & 1) {
     o.scaling.type = RopeType::Yarn;
     o.scaling.factor = 4;
+  } else {
+    o.scaling = file_scaling;
   }
   lm::ForwardResult r;
   if (!call([&] { r = lm::forward(m, tokens.data(), T, o); })) return;

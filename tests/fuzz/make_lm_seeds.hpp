@@ -1,5 +1,6 @@
 // Seeds of the posenc::lm fuzz targets (included by make_seeds.cpp): tiny llama2.c checkpoints,
-// tiny GGUF files (llama and qwen2, each dtype, with and without a SentencePiece vocabulary) and
+// tiny GGUF files (llama and qwen2, each dtype, with and without a SentencePiece vocabulary; each block format and
+// mixes of them; llama.cpp's other families: qwen3, smollm3, olmo2, phi3, gemma3) and
 // tokenizer.bin + text inputs, each small enough for the fuzzers' max_len.
 #pragma once
 
@@ -136,6 +137,101 @@ inline std::vector<uint8_t> gguf_blocks(const std::vector<uint32_t>& types) {
   return g.bytes();
 }
 
+// A GGUF of a tiny model of one of llama.cpp's families, with that family's own tensors and keys, so each family's rules
+// are reached: SmolLM3's NoPE layer (4 layers), OLMo 2's post-only norms and whole q/k norms, Phi-3's fused qkv and
+// gate_up with LongRoPE factor tensors and a window, Gemma 3's per-head q/k norms, pre and post norms, windowed and
+// global layers (a pattern of 2), Qwen3's per-head q/k norms. D 8: 2 heads of 4 (1 kv head), FFN 8, weights in
+// `types[0]`. D 256: 2 heads of 2 channels, FFN 2, the matrices take `types` in turn; a matrix whose rows are not a
+// whole number of its type's blocks falls back to F16, as llama.cpp's quantizer does.
+inline std::vector<uint8_t> gguf_family(const std::string& arch, int D, int layers, const std::vector<uint32_t>& types,
+                                        bool vocab = false) {
+  posenc::lm::test::GgufWriter g;
+  const int V = 8, hd = D == 256 ? 2 : D / 2, F = D == 256 ? 2 : D, Q = 2 * hd, KV = hd;
+  g.kv_str("general.architecture", arch);
+  g.kv_u32(arch + ".context_length", 8);
+  g.kv_u32(arch + ".embedding_length", D);
+  g.kv_u32(arch + ".block_count", layers);
+  g.kv_u32(arch + ".feed_forward_length", F);
+  g.kv_u32(arch + ".attention.head_count", 2);
+  g.kv_u32(arch + ".attention.head_count_kv", 1);
+  g.kv_u32(arch + ".attention.key_length", hd);
+  g.kv_f32(arch + ".attention.layer_norm_rms_epsilon", 1e-6f);
+  if (arch == "phi3") {
+    g.kv_u32("phi3.attention.sliding_window", 4);
+    g.kv_u32("phi3.rope.scaling.original_context_length", 4);
+    g.kv_f32("phi3.rope.scaling.attn_factor", 1.19f);
+  }
+  if (arch == "gemma3") {
+    g.kv_u32("gemma3.attention.sliding_window", 3);
+    g.kv_u32("gemma3.attention.sliding_window_pattern", 2);
+    g.kv_f32("gemma3.rope.freq_base", 1e6f);
+  }
+  if (vocab) {
+    g.kv_str("tokenizer.ggml.model", "llama");
+    g.kv_strs("tokenizer.ggml.tokens", {"<unk>", "<s>", "</s>", "\xE2\x96\x81", "a", "b", "\xE2\x96\x81" "a", "ab"});
+    g.kv_f32s("tokenizer.ggml.scores", {0, 0, 0, -1, -2, -3, 1, 2});
+  }
+  uint32_t state = 777;
+  int k = 0;
+  std::size_t next = 0;
+  auto matrix = [&](const std::string& name, int64_t rows, int64_t cols) {
+    uint32_t type = types[next++ % types.size()];
+    const posenc::lm::Format* f = posenc::lm::format_of_ggml(type);
+    if (cols % f->block) type = 1, f = posenc::lm::format_of_ggml(1);
+    if (type == 0 || type == 1 || type == 8 || type == 30) {
+      std::vector<float> v(static_cast<std::size_t>(rows * cols));
+      for (float& x : v) x = weight(k++);
+      g.tensor(name, {rows, cols}, v, type);
+      return;
+    }
+    std::vector<uint8_t> b(static_cast<std::size_t>(rows) * (cols / f->block) * f->block_bytes);
+    for (uint8_t& x : b) x = static_cast<uint8_t>((state = state * 1103515245u + 12345u) >> 16) % 0x3c;
+    g.tensor_raw(name, {rows, cols}, b, type);
+  };
+  auto vec = [&](const std::string& name, int64_t n, float base, float step) {
+    std::vector<float> v(static_cast<std::size_t>(n));
+    for (std::size_t i = 0; i < v.size(); ++i) v[i] = base + step * static_cast<float>(i);
+    g.tensor(name, {n}, v, 0);
+  };
+  const bool pre = arch != "olmo2", post = arch == "olmo2" || arch == "gemma3", fused = arch == "phi3";
+  matrix("token_embd.weight", V, D);
+  vec("output_norm.weight", D, 1.0f, 0.0f);
+  if (fused) {  // LongRoPE: one factor per rotated pair
+    vec("rope_factors_short.weight", hd / 2, 1.0f, 0.25f);
+    vec("rope_factors_long.weight", hd / 2, 1.5f, 2.0f);
+  }
+  for (int l = 0; l < layers; ++l) {
+    const std::string p = "blk." + std::to_string(l) + ".";
+    if (pre) vec(p + "attn_norm.weight", D, 1.0f, 0.0f);
+    if (fused) {
+      matrix(p + "attn_qkv.weight", Q + 2 * KV, D);
+    } else {
+      matrix(p + "attn_q.weight", Q, D);
+      matrix(p + "attn_k.weight", KV, D);
+      matrix(p + "attn_v.weight", KV, D);
+    }
+    if (arch == "qwen3" || arch == "gemma3") {
+      vec(p + "attn_q_norm.weight", hd, 0.5f, 0.25f);
+      vec(p + "attn_k_norm.weight", hd, 1.5f, -0.25f);
+    } else if (arch == "olmo2") {
+      vec(p + "attn_q_norm.weight", Q, 0.5f, 0.125f);
+      vec(p + "attn_k_norm.weight", KV, 1.5f, -0.125f);
+    }
+    matrix(p + "attn_output.weight", D, Q);
+    if (post) vec(p + "post_attention_norm.weight", D, 0.75f, 0.0f);
+    if (pre) vec(p + "ffn_norm.weight", D, 1.0f, 0.0f);
+    if (fused) {
+      matrix(p + "ffn_up.weight", 2 * F, D);
+    } else {
+      matrix(p + "ffn_gate.weight", F, D);
+      matrix(p + "ffn_up.weight", F, D);
+    }
+    matrix(p + "ffn_down.weight", D, F);
+    if (post) vec(p + "post_ffw_norm.weight", D, 1.25f, 0.0f);
+  }
+  return g.bytes();
+}
+
 template <class Writer>
 void write_all(Writer& bin, Writer& gg, Writer& tok) {
   auto mode = [](uint8_t m, std::vector<uint8_t> b) { return b.insert(b.begin(), m), b; };
@@ -153,6 +249,17 @@ void write_all(Writer& bin, Writer& gg, Writer& tok) {
   for (uint32_t type : {2u, 3u, 6u, 7u, 10u, 11u, 12u, 13u, 14u})  // Q4_0 Q4_1 Q5_0 Q5_1 Q2_K Q3_K Q4_K Q5_K Q6_K
     gg.write("gguf-blocks-" + posenc::lm::ggml_type_name(type), mode(0, gguf_blocks({type})));
   gg.write("gguf-blocks-mix", mode(2, gguf_blocks({12, 14, 8, 6, 13, 30})));  // Q4_K_M-like, and more
+  // llama.cpp's other families (their GGUF rules), in F32 / F16 / BF16 / Q8_0; mode 0: the forward applies the file's own
+  // scaling (Phi-3's LongRoPE), mode 2: YaRN instead
+  gg.write("gguf-smollm3-f16", mode(0, gguf_family("smollm3", 8, 4, {1})));
+  gg.write("gguf-olmo2-bf16", mode(0, gguf_family("olmo2", 8, 1, {30})));
+  gg.write("gguf-phi3-f32-longrope", mode(0, gguf_family("phi3", 8, 1, {0})));
+  gg.write("gguf-phi3-q8_0-longrope", mode(2, gguf_family("phi3", 32, 1, {8})));
+  gg.write("gguf-gemma3-f32-vocab", mode(0, gguf_family("gemma3", 8, 2, {0}, true)));
+  gg.write("gguf-qwen3-f16", mode(2, gguf_family("qwen3", 8, 1, {1})));
+  // Q4_K_M-like mixes (Q4_K, Q6_K, Q8_0, Q5_0; the 2-wide rows fall back to F16) in the fused and the normed families
+  gg.write("gguf-phi3-mix", mode(0, gguf_family("phi3", 256, 1, {12, 14, 12, 8, 6})));
+  gg.write("gguf-gemma3-mix", mode(2, gguf_family("gemma3", 256, 1, {14, 12, 12, 6, 8})));
   std::vector<std::string> pieces = {"<unk>", "<s>", "</s>", " ", "a", "b", " a", "ab", "<0x00>", "<0xC3>", "<0xA9>", "\xC3\xA9"};
   for (const std::string& text : {std::string("ab ab abba"), std::string("\xC3\xA9\xC3\xA9 a\x01"), std::string("")}) {
     const std::vector<uint8_t> t = tokenizer_bin(pieces);

@@ -7,6 +7,34 @@
 
 // ggml type ids (ggml.h)
 export const GGML = { F32: 0, F16: 1, Q4_0: 2, Q4_1: 3, Q5_0: 6, Q5_1: 7, Q8_0: 8, Q2_K: 10, Q3_K: 11, Q4_K: 12, Q5_K: 13, Q6_K: 14, BF16: 30 };
+// ggml's block layouts (ggml-common.h), per format: [values per block, bytes per block, byte offsets of its float16
+// scales, the largest |value| / scale its integer parts give] (e.g. Q4_K's d * 6-bit scale * 4-bit value: 63 * 15)
+export const BLOCKS = { Q4_0: [32, 18, [0], 8], Q4_1: [32, 20, [0, 2], 15], Q5_0: [32, 22, [0], 16], Q5_1: [32, 24, [0, 2], 31],
+  Q8_0: [32, 34, [0], 128], Q2_K: [256, 84, [80, 82], 45], Q3_K: [256, 110, [108], 128], Q4_K: [256, 144, [0, 2], 945],
+  Q5_K: [256, 176, [0, 2], 1953], Q6_K: [256, 210, [208], 4096] };
+
+/** float16 bits of v > 0 (normal or subnormal), rounded to nearest. */
+export function f16Bits(v) {
+  if (v < 2 ** -14) return Math.round(v / 2 ** -24);
+  const e = Math.floor(Math.log2(v));
+  const m = Math.round((v / 2 ** e - 1) * 1024);
+  return m === 1024 ? (e + 16) << 10 : ((e + 15) << 10) | m;
+}
+
+/**
+ * `n` values of `format` as random blocks: every byte random (rnd() in [0, 1)), then each float16 scale set in
+ * [s, 2 s) with s = amplitude / (the format's largest |value| / scale), so values reach about `amplitude`. Any bit
+ * pattern is a valid block.
+ */
+export function randomBlocks(format, n, rnd, amplitude) {
+  const [block, bytes, scales, most] = BLOCKS[format];
+  const count = n / block, out = new Uint8Array(count * bytes);
+  for (let i = 0; i < out.length; i++) out[i] = Math.floor(rnd() * 256);
+  for (let b = 0; b < count; b++)
+    for (const at of scales) { const h = f16Bits((amplitude / most) * (1 + rnd())); out[b * bytes + at] = h & 255; out[b * bytes + at + 1] = h >> 8; }
+  return out;
+}
+
 const KV = { u32: 4, i32: 5, f32: 6, bool: 7, string: 8, array: 9 };
 
 class Bytes {

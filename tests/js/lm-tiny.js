@@ -2,6 +2,9 @@
 // forward over them in float64, written plainly here: it shares no code with posenc's. Plain ESM with no Node
 // imports, so the browser suites use it too (the bytes go to the page).
 import { mulberry32 } from './reference.js';
+import { bf16File } from './real-shapes.js';
+
+export { bf16File };
 
 const F32 = (a) => new Uint8Array(Float32Array.from(a).buffer);
 /** An HF safetensors file of F32 tensors. */
@@ -19,25 +22,6 @@ export function safetensors(tensors) { // [{name, shape, data: number[]}] as F32
   let p = 8 + json.length;
   for (const t of tensors) { out.set(F32(t.data), p); p += 4 * t.data.length; }
   return out;
-}
-
-/**
- * A bfloat16 safetensors file of the tensors `shapes` ([name, shape] each, in order), its bytes zero: {file, begin (the
- * first tensor's byte), dataBytes}. The tensors lie one after the other from `begin`, in the order given.
- */
-export function bf16File(shapes) {
-  const header = {};
-  let at = 0;
-  for (const [name, shape] of shapes) {
-    const bytes = 2 * shape.reduce((a, x) => a * x, 1);
-    header[name] = { dtype: 'BF16', shape, data_offsets: [at, at + bytes] };
-    at += bytes;
-  }
-  const json = new TextEncoder().encode(JSON.stringify(header));
-  const file = new Uint8Array(8 + json.length + at);
-  new DataView(file.buffer).setBigUint64(0, BigInt(json.length), true);
-  file.set(json, 8);
-  return { file, begin: 8 + json.length, dataBytes: at };
 }
 
 /**
