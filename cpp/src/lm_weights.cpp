@@ -19,8 +19,13 @@ using idx = std::ptrdiff_t;
 constexpr int kPanel = 64;  // rows of W decoded at a time
 constexpr int kDirect = 4;  // T below this: dot products straight from the decoded rows, no transpose
 // T (of the whole product) up to which a format's kernel multiplies, above which the decoded panels do
-// (bench/quant_matmul.cpp measures both).
+// (bench/quant_matmul.cpp, 2048 x 2048: natively the kernel led at T = 16 by 1.5-2.5x (Q5_0 0.9x) and the panels
+// from T = 64; in wasm (V8) the kernel led at T = 1 by 1.2-1.9x and trailed from T = 16).
+#if defined(__wasm__)
+constexpr int kKernelMaxT = 3;
+#else
 constexpr int kKernelMaxT = 32;
+#endif
 
 const float* f32(const Weight& W) { return reinterpret_cast<const float*>(W.raw()); }
 
