@@ -1,10 +1,11 @@
 // The weight formats' matrix product against float32: lm's matmul(out, x, W, T) for W of `rows` x `cols` in
 // each format (random blocks, finite scales), x [T, cols]: GFLOP/s (2 T rows cols per call) and the ratio to the
-// float32 matrix of the same shape. Built natively (posenc_bench_quant) and for wasm SIMD (the same target in
-// build/wasm-simd, run with node: V8's code, as in Chromium). Prints one JSON line per (format, T): the median of
-// 7 samples (CPU time).
+// float32 matrix of the same shape; for each block format, its kernel (blocks unpacked in registers) and its
+// decoded panels (the float kernel on panels decoded to float32), each forced, and the one matmul chooses.
+// Built natively (posenc_bench_quant) and for wasm SIMD (the same target in build/wasm-simd, run with node:
+// V8's code, as in Chromium). Prints one JSON line per (format, T): medians of 7 samples (CPU time).
 //
-//   posenc_bench_quant [--T 1,64,512] [--rows 2048] [--cols 2048] [--formats Q4_K,Q8_0,...]
+//   posenc_bench_quant [--T 1,16,64,512] [--rows 2048] [--cols 2048] [--formats Q4_K,Q8_0,...]
 #include <cstdio>
 #include <cstdlib>
 #include <random>
@@ -37,7 +38,7 @@ Weight random_weight(DType t, int rows, int cols, std::mt19937& rng) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::vector<int> lengths = {1, 64, 512};
+  std::vector<int> lengths = {1, 16, 64, 512};
   int rows = 2048, cols = 2048;
   std::string only;
   posenc::bench::Cli cli(argc, argv);
@@ -61,12 +62,24 @@ int main(int argc, char** argv) {
       const DType t = static_cast<DType>(i);
       if (t != DType::F32 && !only.empty() && only.find("," + std::string(dtype_name(t)) + ",") == std::string::npos) continue;
       const Weight w = random_weight(t, rows, cols, rng);
-      const double ms = posenc::bench::median_ms([&] { matmul(out.data(), x.data(), w, T, false); }, posenc::bench::cpu_ms, 200.0, 50.0);
-      const double gflops = 2.0 * T * rows * cols / (ms * 1e6);
-      if (t == DType::F32) f32_gflops = gflops;
-      std::printf("{\"arch\":\"%s\",\"format\":\"%s\",\"T\":%d,\"rows\":%d,\"cols\":%d,\"weight_bytes\":%zu,\"ms\":%.3f,"
-                  "\"gflops\":%.2f,\"vs_f32\":%.2f}\n",
-                  posenc::simd::arch_name(), dtype_name(t), T, rows, cols, w.bytes(), ms, gflops, gflops / f32_gflops);
+      const auto time = [&](BlockPath path) {
+        const double ms = posenc::bench::median_ms([&] { matmul(out.data(), x.data(), w, T, false, path); }, posenc::bench::cpu_ms,
+                                                   200.0, 50.0);
+        return 2.0 * T * rows * cols / (ms * 1e6);
+      };
+      const double gflops = time(BlockPath::Auto);
+      if (t == DType::F32) {
+        f32_gflops = gflops;
+        std::printf("{\"arch\":\"%s\",\"format\":\"F32\",\"T\":%d,\"rows\":%d,\"cols\":%d,\"gflops\":%.2f}\n",
+                    posenc::simd::arch_name(), T, rows, cols, gflops);
+      } else {  // the block format's kernel, its decoded panels (the old path), and what matmul chooses
+        const double kernel = time(BlockPath::Kernel), panel = time(BlockPath::Panel);
+        std::printf("{\"arch\":\"%s\",\"format\":\"%s\",\"T\":%d,\"rows\":%d,\"cols\":%d,\"weight_bytes\":%zu,"
+                    "\"gflops\":%.2f,\"kernel_gflops\":%.2f,\"panel_gflops\":%.2f,\"vs_f32\":%.2f,\"kernel_vs_f32\":%.2f,"
+                    "\"panel_vs_f32\":%.2f,\"kernel_vs_panel\":%.2f}\n",
+                    posenc::simd::arch_name(), dtype_name(t), T, rows, cols, w.bytes(), gflops, kernel, panel,
+                    gflops / f32_gflops, kernel / f32_gflops, panel / f32_gflops, kernel / panel);
+      }
       std::fflush(stdout);
     }
   }

@@ -2,6 +2,11 @@
 // ggml type id, block size and bytes, decoder - and tensors dequantised to float32 (the vectors,
 // and any matrix the forward keeps as float32), with the byte count and every value checked.
 //
+// Each block format is one unpacker (a struct below: block, bytes, unpack) and one table row. unpack(p, put)
+// turns the block at p into float batches in registers, calling put(i, w) with values i .. i + width - 1; the
+// same unpacker is the format's decoder (put stores) and its matrix kernel (put multiplies w into the sums of
+// several rows of x, so that a block is unpacked once for up to kTile tokens).
+//
 // Block layouts are ggml's (ggml-common.h; a block's f16 scales are IEEE half, little-endian):
 //   Q4_0  32 values, 18 B: d; qs[16]            x[j] = d (lo4(qs[j]) - 8), x[j+16] = d (hi4(qs[j]) - 8)
 //   Q4_1  32 values, 20 B: d, m; qs[16]         x = d q + m
@@ -13,9 +18,13 @@
 //   Q4_K 256 values, 144 B: d, dmin, scales[12] (8 6-bit scales and 8 6-bit mins), qs[128]
 //   Q5_K 256 values, 176 B: d, dmin, scales[12], qh[32], qs[128]
 //   Q6_K 256 values, 210 B: ql[128], qh[64], int8 scales[16], d
+#include <algorithm>
+#include <array>
 #include <cmath>
+#include <utility>
 
 #include "lm_internal.hpp"
+#include "posenc/simd.hpp"
 
 namespace posenc::lm {
 
@@ -40,75 +49,117 @@ void dec_bf16(const uint8_t* p, float* y, std::size_t n) {
   for (std::size_t i = 0; i < n; ++i) y[i] = bf16_to_f32(u16_le(p + 2 * i));
 }
 
-void dec_q4_0(const uint8_t* p, float* y, std::size_t n) {
-  for (std::size_t b = 0; b < n; ++b, p += 18, y += 32) {
-    const float d = h_at(p);
-    const uint8_t* q = p + 2;
-    for (int j = 0; j < 16; ++j) {
-      y[j] = d * static_cast<float>((q[j] & 0xF) - 8);
-      y[j + 16] = d * static_cast<float>((q[j] >> 4) - 8);
-    }
-  }
+using simd::bytes16;
+using simd::fbatch;
+constexpr int kWidth = static_cast<int>(simd::width);
+
+// put(at + i, value_i * step (+ offset)) for the 16 bytes of q (unsigned, or Signed int8), `width` at a time.
+template <bool Signed, class Put, std::size_t... K>
+void emit16(const bytes16& q, const fbatch& step, int at, Put& put, std::index_sequence<K...>) {
+  (put(at + static_cast<int>(K) * kWidth, simd::byte_floats<static_cast<int>(K), Signed>(q) * step), ...);
 }
-void dec_q4_1(const uint8_t* p, float* y, std::size_t n) {
-  for (std::size_t b = 0; b < n; ++b, p += 20, y += 32) {
-    const float d = h_at(p), m = h_at(p + 2);
-    const uint8_t* q = p + 4;
-    for (int j = 0; j < 16; ++j) {
-      y[j] = d * static_cast<float>(q[j] & 0xF) + m;
-      y[j + 16] = d * static_cast<float>(q[j] >> 4) + m;
-    }
-  }
+template <bool Signed, class Put, std::size_t... K>
+void emit16(const bytes16& q, const fbatch& step, const fbatch& offset, int at, Put& put, std::index_sequence<K...>) {
+  (put(at + static_cast<int>(K) * kWidth, simd::fma(simd::byte_floats<static_cast<int>(K), Signed>(q), step, offset)), ...);
 }
+using Groups16 = std::make_index_sequence<16 / simd::width>;
+template <bool Signed, class Put>
+void emit(const bytes16& q, const fbatch& step, int at, Put& put) {
+  emit16<Signed>(q, step, at, put, Groups16{});
+}
+template <bool Signed, class Put>
+void emit(const bytes16& q, const fbatch& step, const fbatch& offset, int at, Put& put) {
+  emit16<Signed>(q, step, offset, at, put, Groups16{});
+}
+fbatch half(const uint8_t* p) { return simd::splat(h_at(p)); }
+const bytes16 kLow4 = simd::bytes_splat(0x0F);
+// Bit j % 8 in byte j: with spread_bytes, selects bit j of a 16-bit word for byte j.
+const bytes16 kBitOfByte = [] {
+  uint8_t b[16];
+  for (int j = 0; j < 16; ++j) b[j] = static_cast<uint8_t>(1u << (j % 8));
+  return simd::load16(b);
+}();
+
+struct Q4_0 {
+  static constexpr int block = 32, bytes = 18;
+  template <class Put>
+  static void unpack(const uint8_t* p, Put&& put) {
+    const fbatch d = half(p);
+    const bytes16 q = simd::load16(p + 2), eight = simd::bytes_splat(8);
+    emit<true>((q & kLow4) - eight, d, 0, put);
+    emit<true>(simd::shr(q, 4) - eight, d, 16, put);
+  }
+};
+struct Q4_1 {
+  static constexpr int block = 32, bytes = 20;
+  template <class Put>
+  static void unpack(const uint8_t* p, Put&& put) {
+    const fbatch d = half(p), m = half(p + 2);
+    const bytes16 q = simd::load16(p + 4);
+    emit<false>(q & kLow4, d, m, 0, put);
+    emit<false>(simd::shr(q, 4), d, m, 16, put);
+  }
+};
 // Q5: the fifth bit of value j is bit j of qh (values 0..31 in order).
-void dec_q5_0(const uint8_t* p, float* y, std::size_t n) {
-  for (std::size_t b = 0; b < n; ++b, p += 22, y += 32) {
-    const float d = h_at(p);
-    const uint32_t qh = u32_at(p + 2);
-    const uint8_t* q = p + 6;
-    for (int j = 0; j < 16; ++j) {
-      const int lo = (q[j] & 0xF) | (((qh >> j) & 1) << 4), hi = (q[j] >> 4) | (((qh >> (j + 16)) & 1) << 4);
-      y[j] = d * static_cast<float>(lo - 16);
-      y[j + 16] = d * static_cast<float>(hi - 16);
-    }
-  }
+template <class Put>
+void q5_values(const uint8_t* qh_at, const uint8_t* qs, Put&& done) {
+  const uint32_t qh = u32_at(qh_at);
+  const bytes16 q = simd::load16(qs);
+  done((q & kLow4) | simd::where_bits(simd::spread_bytes(qh & 0xFFFF), kBitOfByte, 0x10),
+       simd::shr(q, 4) | simd::where_bits(simd::spread_bytes(qh >> 16), kBitOfByte, 0x10));
 }
-void dec_q5_1(const uint8_t* p, float* y, std::size_t n) {
-  for (std::size_t b = 0; b < n; ++b, p += 24, y += 32) {
-    const float d = h_at(p), m = h_at(p + 2);
-    const uint32_t qh = u32_at(p + 4);
-    const uint8_t* q = p + 8;
-    for (int j = 0; j < 16; ++j) {
-      const int lo = (q[j] & 0xF) | (((qh >> j) & 1) << 4), hi = (q[j] >> 4) | (((qh >> (j + 16)) & 1) << 4);
-      y[j] = d * static_cast<float>(lo) + m;
-      y[j + 16] = d * static_cast<float>(hi) + m;
-    }
+struct Q5_0 {
+  static constexpr int block = 32, bytes = 22;
+  template <class Put>
+  static void unpack(const uint8_t* p, Put&& put) {
+    const fbatch d = half(p);
+    const bytes16 sixteen = simd::bytes_splat(16);
+    q5_values(p + 2, p + 6, [&](const bytes16& lo, const bytes16& hi) {
+      emit<true>(lo - sixteen, d, 0, put);
+      emit<true>(hi - sixteen, d, 16, put);
+    });
   }
-}
-void dec_q8_0(const uint8_t* p, float* y, std::size_t n) {
-  for (std::size_t b = 0; b < n; ++b, p += 34, y += 32) {
-    const float d = h_at(p);
-    for (int j = 0; j < 32; ++j) y[j] = d * static_cast<float>(static_cast<int8_t>(p[2 + j]));
+};
+struct Q5_1 {
+  static constexpr int block = 32, bytes = 24;
+  template <class Put>
+  static void unpack(const uint8_t* p, Put&& put) {
+    const fbatch d = half(p), m = half(p + 2);
+    q5_values(p + 4, p + 8, [&](const bytes16& lo, const bytes16& hi) {
+      emit<false>(lo, d, m, 0, put);
+      emit<false>(hi, d, m, 16, put);
+    });
   }
-}
+};
+struct Q8_0 {
+  static constexpr int block = 32, bytes = 34;
+  template <class Put>
+  static void unpack(const uint8_t* p, Put&& put) {
+    const fbatch d = half(p);
+    emit<true>(simd::load16(p + 2), d, 0, put);
+    emit<true>(simd::load16(p + 18), d, 16, put);
+  }
+};
 
 // Q2_K: 16 sub-blocks of 16; sub-block s uses scales[s] (low nibble scale, high nibble min). Within each
 // 128-value half, qs[32 bytes] hold four 2-bit planes (shift 0, 2, 4, 6), each plane 2 sub-blocks of 16.
-void dec_q2_k(const uint8_t* p, float* y, std::size_t n) {
-  for (std::size_t b = 0; b < n; ++b, p += 84) {
-    const uint8_t* sc = p;
+struct Q2_K {
+  static constexpr int block = 256, bytes = 84;
+  template <class Put>
+  static void unpack(const uint8_t* p, Put&& put) {
     const float d = h_at(p + 80), dmin = h_at(p + 82);
+    const bytes16 three = simd::bytes_splat(3);
     for (int half = 0; half < 2; ++half) {
-      const uint8_t* q = p + 16 + 32 * half;
+      const bytes16 q[2] = {simd::load16(p + 16 + 32 * half), simd::load16(p + 32 + 32 * half)};
       for (int plane = 0; plane < 4; ++plane)
-        for (int k = 0; k < 2; ++k, y += 16) {
-          const int s = *sc++;
-          const float dl = d * static_cast<float>(s & 0xF), ml = dmin * static_cast<float>(s >> 4);
-          for (int l = 0; l < 16; ++l) y[l] = dl * static_cast<float>((q[16 * k + l] >> (2 * plane)) & 3) - ml;
+        for (int k = 0; k < 2; ++k) {
+          const int s = p[8 * half + 2 * plane + k];
+          emit<false>(simd::shr(q[k], 2 * plane) & three, simd::splat(d * static_cast<float>(s & 0xF)),
+                      simd::splat(-dmin * static_cast<float>(s >> 4)), 128 * half + 32 * plane + 16 * k, put);
         }
     }
   }
-}
+};
 
 // Q3_K's 16 six-bit scales: the low 4 bits from bytes 0-7 (low nibbles for scales 0-7, high for 8-15),
 // the top 2 bits from bytes 8-11 (scale s: byte 8 + s % 4, bits 2 (s / 4) and up).
@@ -120,98 +171,168 @@ void q3_scales(const uint8_t* s, int out[16]) {
   }
 }
 // Q3_K: like Q2_K's planes, plus a high bit from hmask (bit m of hmask[l], m counting planes over both
-// halves); a clear bit subtracts 4.
-void dec_q3_k(const uint8_t* p, float* y, std::size_t n) {
-  for (std::size_t b = 0; b < n; ++b, p += 110) {
-    const uint8_t* hm = p;
+// halves); a clear bit subtracts 4: the value is (2 bits | high bit << 2) - 4.
+struct Q3_K {
+  static constexpr int block = 256, bytes = 110;
+  template <class Put>
+  static void unpack(const uint8_t* p, Put&& put) {
     const float d = h_at(p + 108);
     int sc[16];
     q3_scales(p + 96, sc);
-    int s = 0;
+    const bytes16 hm[2] = {simd::load16(p), simd::load16(p + 16)};
+    const bytes16 three = simd::bytes_splat(3), four = simd::bytes_splat(4);
     for (int half = 0; half < 2; ++half) {
-      const uint8_t* q = p + 32 + 32 * half;
+      const bytes16 q[2] = {simd::load16(p + 32 + 32 * half), simd::load16(p + 48 + 32 * half)};
       for (int plane = 0; plane < 4; ++plane) {
-        const int bit = 4 * half + plane;
-        for (int k = 0; k < 2; ++k, y += 16) {
-          const float dl = d * static_cast<float>(sc[s++]);
-          for (int l = 0; l < 16; ++l) {
-            const int i = 16 * k + l;
-            y[l] = dl * static_cast<float>(((q[i] >> (2 * plane)) & 3) - (((hm[i] >> bit) & 1) ? 0 : 4));
-          }
+        const bytes16 bit = simd::bytes_splat(static_cast<uint8_t>(1u << (4 * half + plane)));
+        for (int k = 0; k < 2; ++k) {
+          const bytes16 v = (simd::shr(q[k], 2 * plane) & three) | simd::where_bits(hm[k], bit, 4);
+          emit<true>(v - four, simd::splat(d * static_cast<float>(sc[8 * half + 2 * plane + k])),
+                     128 * half + 32 * plane + 16 * k, put);
         }
       }
     }
   }
-}
+};
 
 // Q4_K / Q5_K's 8 six-bit scales and mins in 12 bytes: j < 4: scale = s[j] & 63, min = s[j + 4] & 63;
 // j >= 4: scale = low4(s[j + 4]) | (s[j - 4] >> 6) << 4, min = high4(s[j + 4]) | (s[j] >> 6) << 4.
-// A block at p: d, dmin, then those 12 bytes; gives sub-block j's step d * scale and offset dmin * min.
-void k4_step_offset(const uint8_t* p, int j, float& step, float& offset) {
+// A block at p: d, dmin, then those 12 bytes; gives sub-block j's step d * scale and offset -dmin * min.
+void k4_step_offset(const uint8_t* p, float d, float dmin, int j, fbatch& step, fbatch& offset) {
   const uint8_t* s = p + 4;
   const int sc = j < 4 ? s[j] & 63 : (s[j + 4] & 0xF) | ((s[j - 4] >> 6) << 4);
   const int mn = j < 4 ? s[j + 4] & 63 : (s[j + 4] >> 4) | ((s[j] >> 6) << 4);
-  step = h_at(p) * static_cast<float>(sc);
-  offset = h_at(p + 2) * static_cast<float>(mn);
+  step = simd::splat(d * static_cast<float>(sc));
+  offset = simd::splat(-(dmin * static_cast<float>(mn)));
 }
 // Q4_K: 8 sub-blocks of 32; pairs of sub-blocks share 32 bytes of qs (low nibbles, then high).
-void dec_q4_k(const uint8_t* p, float* y, std::size_t n) {
-  for (std::size_t b = 0; b < n; ++b, p += 144) {
-    for (int j = 0; j < 8; ++j, y += 32) {
-      float dl, ml;
-      k4_step_offset(p, j, dl, ml);
-      const uint8_t* q = p + 16 + 32 * (j / 2);
-      const int shift = 4 * (j % 2);
-      for (int l = 0; l < 32; ++l) y[l] = dl * static_cast<float>((q[l] >> shift) & 0xF) - ml;
+// Q5_K: the same plus a fifth bit, bit j of qh[l] for sub-block j.
+template <bool Fifth, int QsAt>
+struct K4 {
+  static constexpr int block = 256, bytes = Fifth ? 176 : 144;
+  template <class Put>
+  static void unpack(const uint8_t* p, Put&& put) {
+    const float d = h_at(p), dmin = h_at(p + 2);
+    bytes16 qh[2] = {kLow4, kLow4};
+    if constexpr (Fifth) qh[0] = simd::load16(p + 16), qh[1] = simd::load16(p + 32);
+    for (int pair = 0; pair < 4; ++pair) {
+      const bytes16 q[2] = {simd::load16(p + QsAt + 32 * pair), simd::load16(p + QsAt + 16 + 32 * pair)};
+      for (int odd = 0; odd < 2; ++odd) {
+        const int j = 2 * pair + odd;
+        fbatch step, offset;
+        k4_step_offset(p, d, dmin, j, step, offset);
+        const bytes16 bit = simd::bytes_splat(static_cast<uint8_t>(1u << j));
+        for (int k = 0; k < 2; ++k) {
+          bytes16 v = simd::shr(q[k], 4 * odd) & kLow4;
+          if constexpr (Fifth) v = v | simd::where_bits(qh[k], bit, 0x10);
+          emit<false>(v, step, offset, 32 * j + 16 * k, put);
+        }
+      }
     }
   }
-}
-// Q5_K: Q4_K plus a fifth bit, bit j of qh[l] for sub-block j.
-void dec_q5_k(const uint8_t* p, float* y, std::size_t n) {
-  for (std::size_t b = 0; b < n; ++b, p += 176) {
-    const uint8_t* qh = p + 16;
-    for (int j = 0; j < 8; ++j, y += 32) {
-      float dl, ml;
-      k4_step_offset(p, j, dl, ml);
-      const uint8_t* q = p + 48 + 32 * (j / 2);
-      const int shift = 4 * (j % 2);
-      for (int l = 0; l < 32; ++l) y[l] = dl * static_cast<float>(((q[l] >> shift) & 0xF) | (((qh[l] >> j) & 1) << 4)) - ml;
-    }
-  }
-}
+};
+using Q4_K = K4<false, 16>;
+using Q5_K = K4<true, 48>;
 // Q6_K: per 128-value half, ql[64] and qh[32]; value 32 c + l (c = 0..3, l < 32) takes the low or high
 // nibble of ql[l + 32 (c % 2)] (high for c >= 2) and bits 2c, 2c+1 of qh[l]; scale 8 half + 2 c + l / 16.
-void dec_q6_k(const uint8_t* p, float* y, std::size_t n) {
-  for (std::size_t b = 0; b < n; ++b, p += 210) {
+struct Q6_K {
+  static constexpr int block = 256, bytes = 210;
+  template <class Put>
+  static void unpack(const uint8_t* p, Put&& put) {
     const float d = h_at(p + 208);
     const int8_t* sc = reinterpret_cast<const int8_t*>(p + 192);
+    const bytes16 three = simd::bytes_splat(3), bias = simd::bytes_splat(32);
     for (int half = 0; half < 2; ++half) {
       const uint8_t* ql = p + 64 * half;
-      const uint8_t* qh = p + 128 + 32 * half;
+      const bytes16 qh[2] = {simd::load16(p + 128 + 32 * half), simd::load16(p + 144 + 32 * half)};
       for (int c = 0; c < 4; ++c)
-        for (int k = 0; k < 2; ++k, y += 16) {  // 16 values a scale: loops of fixed shifts, which vectorise
-          const float step = d * static_cast<float>(sc[8 * half + 2 * c + k]);
-          const uint8_t* lq = ql + 32 * (c % 2) + 16 * k;
-          const uint8_t* hq = qh + 16 * k;
-          const int lshift = 4 * (c / 2), hshift = 2 * c;
-          for (int l = 0; l < 16; ++l)
-            y[l] = step * static_cast<float>((((lq[l] >> lshift) & 0xF) | (((hq[l] >> hshift) & 3) << 4)) - 32);
+        for (int k = 0; k < 2; ++k) {
+          const bytes16 lo = simd::shr(simd::load16(ql + 32 * (c % 2) + 16 * k), 4 * (c / 2)) & kLow4;
+          const bytes16 hi = simd::shl(simd::shr(qh[k], 2 * c) & three, 4);
+          emit<true>((lo | hi) - bias, simd::splat(d * static_cast<float>(sc[8 * half + 2 * c + k])),
+                     128 * half + 32 * c + 16 * k, put);
         }
     }
   }
+};
+
+// 16-bit floats, for the kernel only (their decoders above take any number of values): 4 batches a group.
+template <fbatch (*Widen)(const uint8_t*)>
+struct Halves {
+  static constexpr int block = 4 * kWidth, bytes = 2 * block;
+  template <class Put>
+  static void unpack(const uint8_t* p, Put&& put) {
+    for (int k = 0; k < 4; ++k) put(k * kWidth, Widen(p + 2 * kWidth * k));
+  }
+};
+using F16s = Halves<simd::f16_floats>;
+using BF16s = Halves<simd::bf16_floats>;
+
+// A block format's decoder: its unpacker, storing.
+template <class U>
+void decode(const uint8_t* p, float* y, std::size_t n) {
+  for (std::size_t b = 0; b < n; ++b, p += U::bytes, y += U::block)
+    U::unpack(p, [y](int i, const fbatch& w) { simd::store(y + i, w); });
+}
+
+// The kernel: NT rows of x against one row of W, its blocks unpacked once for all NT. Each output's sum runs
+// over the row in the same order (lane-wise over groups of width values, then across lanes) whatever NT is.
+constexpr int kTile = 8;
+template <class U, int NT>
+void tile(const uint8_t* w, int blocks, const float* x, int ldx, float* out, int ldo, bool accumulate) {
+  fbatch acc[NT];
+  for (int t = 0; t < NT; ++t) acc[t] = simd::splat(0.0f);
+  for (int b = 0; b < blocks; ++b, w += U::bytes, x += U::block)
+    U::unpack(w, [&](int i, const fbatch& v) {
+      for (int t = 0; t < NT; ++t) acc[t] = simd::fma(simd::load(x + static_cast<std::ptrdiff_t>(t) * ldx + i), v, acc[t]);
+    });
+  for (int t = 0; t < NT; ++t) {
+    const float s = simd::reduce_add(acc[t]);
+    float& o = out[static_cast<std::ptrdiff_t>(t) * ldo];
+    o = accumulate ? o + s : s;
+  }
+}
+template <class U, std::size_t... N>
+constexpr auto tiles(std::index_sequence<N...>) {  // tile<U, n> for n = 1 .. kTile
+  return std::array{tile<U, static_cast<int>(N) + 1>...};
+}
+template <class U>
+void product(const uint8_t* w, std::size_t row_bytes, int rows, int cols, const float* x, int ldx, int T, float* out,
+             int ldo, bool accumulate) {
+  static constexpr auto kTiles = tiles<U>(std::make_index_sequence<kTile>{});
+  const int blocks = cols / U::block;
+  for (int t0 = 0; t0 < T; t0 += kTile) {
+    const auto run = kTiles[std::min(kTile, T - t0) - 1];
+    for (int r = 0; r < rows; ++r)
+      run(w + r * row_bytes, blocks, x + static_cast<std::ptrdiff_t>(t0) * ldx, ldx,
+          out + static_cast<std::ptrdiff_t>(t0) * ldo + r, ldo, accumulate);
+  }
+}
+
+// A table row for a block format: its numbers and functions, all from its unpacker.
+template <class U>
+constexpr Format block_format(DType t, const char* name, uint32_t ggml) {
+  return {t, name, ggml, U::block, U::bytes, decode<U>, product<U>, U::block};
 }
 
 // The one table of formats (DType order).
-constexpr Format kFormats[] = {
-    {DType::F32, "F32", 0, 1, 4, dec_f32},        {DType::F16, "F16", 1, 1, 2, dec_f16},
-    {DType::BF16, "BF16", 30, 1, 2, dec_bf16},    {DType::Q8_0, "Q8_0", 8, 32, 34, dec_q8_0},
-    {DType::Q4_0, "Q4_0", 2, 32, 18, dec_q4_0},   {DType::Q4_1, "Q4_1", 3, 32, 20, dec_q4_1},
-    {DType::Q5_0, "Q5_0", 6, 32, 22, dec_q5_0},   {DType::Q5_1, "Q5_1", 7, 32, 24, dec_q5_1},
-    {DType::Q2_K, "Q2_K", 10, 256, 84, dec_q2_k}, {DType::Q3_K, "Q3_K", 11, 256, 110, dec_q3_k},
-    {DType::Q4_K, "Q4_K", 12, 256, 144, dec_q4_k}, {DType::Q5_K, "Q5_K", 13, 256, 176, dec_q5_k},
-    {DType::Q6_K, "Q6_K", 14, 256, 210, dec_q6_k},
+const Format kFormats[] = {
+    {DType::F32, "F32", 0, 1, 4, dec_f32, nullptr, 0},
+    {DType::F16, "F16", 1, 1, 2, dec_f16, product<F16s>, F16s::block},
+    {DType::BF16, "BF16", 30, 1, 2, dec_bf16, product<BF16s>, BF16s::block},
+    block_format<Q8_0>(DType::Q8_0, "Q8_0", 8),
+    block_format<Q4_0>(DType::Q4_0, "Q4_0", 2),
+    block_format<Q4_1>(DType::Q4_1, "Q4_1", 3),
+    block_format<Q5_0>(DType::Q5_0, "Q5_0", 6),
+    block_format<Q5_1>(DType::Q5_1, "Q5_1", 7),
+    block_format<Q2_K>(DType::Q2_K, "Q2_K", 10),
+    block_format<Q3_K>(DType::Q3_K, "Q3_K", 11),
+    block_format<Q4_K>(DType::Q4_K, "Q4_K", 12),
+    block_format<Q5_K>(DType::Q5_K, "Q5_K", 13),
+    block_format<Q6_K>(DType::Q6_K, "Q6_K", 14),
 };
 constexpr std::size_t kFormatCount = sizeof kFormats / sizeof kFormats[0];
+
 
 uint64_t element_count(const TensorBytes& t) {
   uint64_t n = 1;

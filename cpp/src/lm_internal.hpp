@@ -46,13 +46,20 @@ inline float bf16_to_f32(uint16_t h) {
   return f;
 }
 // One storage format (lm_dtype.cpp's table): `block` values in `block_bytes` bytes; decode turns n
-// blocks into n * block floats.
+// blocks into n * block floats. product, where a format has one (every format but F32), multiplies its
+// rows in place - blocks unpacked in registers, float32 activations and sums - for rows whose length is a
+// multiple of product_block:
+//   out[t * ldo + r] (+)= sum_c x[t * ldx + c] w_r[c]   for t < T, r < rows; row r's bytes at w + r * row_bytes.
+// Each output is summed in the same order whatever T, rows and the pointers (so the same bits on any split).
 struct Format {
   DType dtype;
   const char* name;
   uint32_t ggml;  // ggml_type id (ggml.h)
   int block, block_bytes;
   void (*decode)(const uint8_t* blocks, float* out, std::size_t n);
+  void (*product)(const uint8_t* w, std::size_t row_bytes, int rows, int cols, const float* x, int ldx, int T, float* out,
+                  int ldo, bool accumulate);
+  int product_block;
 };
 const Format& format(DType t);
 const Format* format_of_ggml(uint32_t ggml_type);  // nullptr: a type posenc does not read
@@ -72,8 +79,10 @@ std::vector<float> dequantise(const TensorBytes& t);
 Weight make_weight(const TensorBytes& t, bool in_place = false);
 // Whether make_weight(t, true) keeps t where it is (no new bytes).
 bool fits_in_place(const TensorBytes& t);
-// out[T, W.rows] (+)= x[T, W.cols] W^T: every matrix product of the forward.
-void matmul(float* out, const float* x, const Weight& W, int T, bool accumulate);
+// out[T, W.rows] (+)= x[T, W.cols] W^T: every matrix product of the forward. path (for the bench and tests): a
+// block format's kernel or its decoded panels, or (Auto) whichever is faster at this T.
+enum class BlockPath { Auto, Kernel, Panel };
+void matmul(float* out, const float* x, const Weight& W, int T, bool accumulate, BlockPath path = BlockPath::Auto);
 // out[W.cols] = row r of W (an embedding lookup).
 void weight_row(const Weight& W, int r, float* out);
 // Whether `head` (a file's first bytes) starts with a llama2.c header: seven int32 that form a valid model whose

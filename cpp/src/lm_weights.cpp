@@ -1,8 +1,9 @@
 // posenc::lm: weight matrices in their file's format (lm_weights.hpp) and the one matrix product of
-// the forward. A block-format matrix is multiplied a panel of kPanel rows at a time: the panel's
-// blocks are decoded to float32 (its format's decoder, lm_dtype.cpp), transposed, and multiplied by
-// the register-tiled kernel (kernels::matmul) with float32 activations and accumulation; so the
-// decoding is paid once per panel for all T rows of x.
+// the forward. A block-format matrix is multiplied a panel of kPanel rows at a time, in one of two ways:
+//  - its format's kernel (lm_dtype.cpp): blocks unpacked in registers and multiplied into the sums of a
+//    few rows of x at once, float32 activations and accumulation;
+//  - where T is large enough that it pays (kKernelMaxT): the panel's blocks decoded to float32, transposed,
+//    and multiplied by the register-tiled float kernel (kernels::matmul), the decoding paid once for all T.
 #include <algorithm>
 
 #include "lm_internal.hpp"
@@ -17,6 +18,14 @@ namespace {
 using idx = std::ptrdiff_t;
 constexpr int kPanel = 64;  // rows of W decoded at a time
 constexpr int kDirect = 4;  // T below this: dot products straight from the decoded rows, no transpose
+// T (of the whole product) up to which a format's kernel multiplies, above which the decoded panels do
+// (bench/quant_matmul.cpp, 2048 x 2048: natively the kernel led at T = 16 by 1.5-2.5x (Q5_0 0.9x) and the panels
+// from T = 64; in wasm (V8) the kernel led at T = 1 by 1.2-1.9x and trailed from T = 16).
+#if defined(__wasm__)
+constexpr int kKernelMaxT = 3;
+#else
+constexpr int kKernelMaxT = 32;
+#endif
 
 const float* f32(const Weight& W) { return reinterpret_cast<const float*>(W.raw()); }
 
@@ -104,8 +113,14 @@ int pieces(int n, int min, int threads) {
 
 // One panel of a block-format W: rows [r0, r0 + m) of W against rows [t0, t1) of x.
 void panel_product(float* out, const float* x, const Weight& W, const Format& f, int T, int r0, int t0, int t1,
-                   bool accumulate) {
+                   bool accumulate, bool kernel) {
   const int m = std::min(kPanel, W.rows - r0);
+  if (kernel) {
+    const std::size_t rb = row_bytes(f, W.cols);
+    f.product(W.raw() + r0 * rb, rb, m, W.cols, x + static_cast<idx>(t0) * W.cols, W.cols, t1 - t0,
+              out + static_cast<idx>(t0) * W.rows + r0, W.rows, accumulate);
+    return;
+  }
   Scratch& s = scratch();
   s.rows.resize(static_cast<std::size_t>(m) * W.cols);
   f.decode(W.raw() + r0 * row_bytes(f, W.cols), s.rows.data(), s.rows.size() / f.block);
@@ -129,7 +144,7 @@ void panel_product(float* out, const float* x, const Weight& W, const Format& f,
 // Split over threads::current() threads into items that each compute a set of outputs whole, by the same
 // kernel calls as on one thread (a row of x or a column panel never changes how an output is summed), so
 // the result has the same bits on any number of threads.
-void matmul(float* out, const float* x, const Weight& W, int T, bool accumulate) {
+void matmul(float* out, const float* x, const Weight& W, int T, bool accumulate, BlockPath path) {
   const int threads = threads::for_work(static_cast<double>(T) * W.rows * W.cols);
   if (W.dtype == DType::F32) {
     const float* w = f32(W);
@@ -149,13 +164,15 @@ void matmul(float* out, const float* x, const Weight& W, int T, bool accumulate)
     });
   }
   const Format& f = format(W.dtype);
+  const bool has_kernel = f.product && W.cols % f.product_block == 0;
+  const bool kernel = path == BlockPath::Kernel ? has_kernel : path == BlockPath::Auto && has_kernel && T <= kKernelMaxT;
   const int panels = (W.rows + kPanel - 1) / kPanel;
   // Each item: one panel against a share of the rows (the panel decoded by each item that uses it).
   const int splits = panels >= 4 * threads ? 1 : pieces(T, kRowChunk, threads), per = (T + splits - 1) / splits;
   const int row_items = (T + per - 1) / per;
   threads::parallel_for(panels * row_items, threads, [&](int i) {
     const int p = i / row_items, t0 = (i % row_items) * per;
-    panel_product(out, x, W, f, T, p * kPanel, t0, std::min(T, t0 + per), accumulate);
+    panel_product(out, x, W, f, T, p * kPanel, t0, std::min(T, t0 + per), accumulate, kernel);
   });
 }
 

@@ -4,6 +4,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <fstream>
 #include <iterator>
 #include <string>
@@ -50,7 +51,30 @@ struct RandomModel {
   std::vector<std::vector<uint8_t>> bytes;
   std::vector<TensorBytes> tensors;
 };
-inline RandomModel random_model(const Config& c, DType dtype, uint32_t seed) {
+// A block format's bytes per 32 or 256 values and the byte offsets of its f16 scales (d, and dmin where it has
+// one), from ggml's block layouts (ggml-common.h).
+struct BlockLayout {
+  int block, bytes;
+  std::vector<int> scales;
+};
+inline BlockLayout block_layout(DType t) {
+  switch (t) {
+    case DType::Q4_0: return {32, 18, {0}};
+    case DType::Q4_1: return {32, 20, {0, 2}};
+    case DType::Q5_0: return {32, 22, {0}};
+    case DType::Q5_1: return {32, 24, {0, 2}};
+    case DType::Q2_K: return {256, 84, {80, 82}};
+    case DType::Q3_K: return {256, 110, {108}};
+    case DType::Q4_K: return {256, 144, {0, 2}};
+    case DType::Q5_K: return {256, 176, {0, 2}};
+    case DType::Q6_K: return {256, 210, {208}};
+    default: return {1, 0, {}};
+  }
+}
+// With `of`: each matrix in the dtype of(name) (a mix, as Q4_K_M files are); block formats other than Q8_0 are
+// random bytes with f16 scales 2^-8 (columns then multiples of 256 for the K formats).
+inline RandomModel random_model(const Config& c, DType dtype, uint32_t seed,
+                                const std::function<DType(const std::string&)>& of = nullptr) {
   RandomModel m{c, {}, {}};
   std::mt19937 rng(seed);
   m.bytes.reserve(4 + 9 * static_cast<std::size_t>(c.n_layers));  // (tensors point into it)
@@ -62,7 +86,7 @@ inline RandomModel random_model(const Config& c, DType dtype, uint32_t seed) {
     const bool vec = shape.size() == 1;
     const std::size_t n = vec ? static_cast<std::size_t>(shape[0]) : static_cast<std::size_t>(shape[0] * shape[1]);
     std::vector<uint8_t> b;
-    const DType t = vec ? DType::F32 : dtype;
+    const DType t = vec ? DType::F32 : of ? of(name) : dtype;
     auto put16 = [&](uint16_t h) { b.push_back(static_cast<uint8_t>(h & 0xff)), b.push_back(static_cast<uint8_t>(h >> 8)); };
     for (std::size_t i = 0; i < n; ++i) {
       if (t == DType::F32) {
@@ -79,6 +103,13 @@ inline RandomModel random_model(const Config& c, DType dtype, uint32_t seed) {
         if (i % 32 == 0) put16(0x1c00);  // 2^-8
         b.push_back(static_cast<uint8_t>(static_cast<int8_t>(static_cast<int>(rng() % 255) - 127)));
       }
+    }
+    if (!vec && t > DType::Q8_0) {
+      const BlockLayout f = block_layout(t);
+      b.resize(n / f.block * f.bytes);
+      for (uint8_t& v : b) v = static_cast<uint8_t>(rng());
+      for (std::size_t k = 0; k < b.size(); k += f.bytes)
+        for (int o : f.scales) b[k + o] = 0x00, b[k + o + 1] = 0x1c;  // 2^-8
     }
     m.bytes.push_back(std::move(b));
     m.tensors.push_back({name, t, shape, m.bytes.back().data(), m.bytes.back().size()});

@@ -2,7 +2,8 @@
 // tests/lm/dequant.py: an independent float64 dequantisation written from ggml's published layouts.
 //  - LmQuant.BlocksMatchTheFloat64Dequantisation: one random [8, 512] matrix per format (random bytes; f16
 //    scales near the model's, and with --extreme one block in two with f16's largest, subnormal or zero
-//    scales): x W^T for T = 5 (the panel kernel) and T = 1 (the dot kernel), and an embedding row.
+//    scales): x W^T for T = 5 and T = 1, by the format's kernel (blocks unpacked in registers) and by its
+//    decoded panels, and an embedding row.
 //  - LmQuant.ModelsInEachFormatMatchTheFloat64Forward: a random llama model (rows multiples of 256) with every
 //    matrix in one format, and a Q4_K_M-like mix with Q6_K; NLL vs tests/lm/reference.py's float64 forward of
 //    the dequantised weights.
@@ -78,16 +79,20 @@ void check_blocks(const std::string& args) {
     const std::vector<double>& want = c.lines.at(info.name);
     const std::vector<double>& bound = c.lines.at("bound " + info.name);
     const int rows = w.rows;
-    std::vector<float> out(static_cast<std::size_t>(T) * rows, 7.0f), one(rows, 7.0f), row(cols);
-    matmul(out.data(), x.data(), w, T, false);
-    matmul(one.data(), x.data(), w, 1, false);
     double worst = 0;
-    for (int i = 0; i < T * rows; ++i) {
-      const double tol = 1e-5 * bound[i] + 1e-30;
-      EXPECT_NEAR(out[i], want[2 + i], tol) << info.name << " " << args << " element " << i << " (T = " << T << ")";
-      if (i < rows) EXPECT_NEAR(one[i], want[2 + i], tol) << info.name << " " << args << " element " << i << " (T = 1)";
-      worst = std::max(worst, std::fabs(out[i] - want[2 + i]) / (bound[i] + 1e-300));
+    for (BlockPath path : {BlockPath::Kernel, BlockPath::Panel}) {  // the format's kernel, and its decoded panels
+      const char* how = path == BlockPath::Kernel ? "kernel" : "panels";
+      std::vector<float> out(static_cast<std::size_t>(T) * rows, 7.0f), one(rows, 7.0f);
+      matmul(out.data(), x.data(), w, T, false, path);
+      matmul(one.data(), x.data(), w, 1, false, path);
+      for (int i = 0; i < T * rows; ++i) {
+        const double tol = 1e-5 * bound[i] + 1e-30;
+        EXPECT_NEAR(out[i], want[2 + i], tol) << info.name << " " << args << " " << how << " element " << i << " (T = " << T << ")";
+        if (i < rows) EXPECT_NEAR(one[i], want[2 + i], tol) << info.name << " " << args << " " << how << " element " << i << " (T = 1)";
+        worst = std::max(worst, std::fabs(out[i] - want[2 + i]) / (bound[i] + 1e-300));
+      }
     }
+    std::vector<float> row(cols);
     weight_row(w, 0, row.data());
     const std::vector<double>& r0 = c.lines.at("row0 " + info.name);
     for (int i = 0; i < cols; ++i) EXPECT_NEAR(row[i], r0[i], 1e-6 * std::fabs(r0[i]) + 1e-30) << info.name << " row 0, " << i;

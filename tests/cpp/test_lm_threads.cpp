@@ -1,9 +1,11 @@
 // posenc::lm's forward on several threads (ForwardOptions::threads) gives the same bits as on one: random
-// models in float32, float16, bfloat16 and Q8_0, at T = 3 (the direct dot products), 77 and 300 (T not a
+// models in float32, float16, bfloat16 and Q8_0 (and Q4_K and a K-format mix: BlockFormatsGiveTheBitsOfOne),
+// at T = 3 (the formats' kernels), 77 and 300 (T not a
 // multiple of any split: the rows of x by 32, the attention's query rows by 256, the column panels by 256),
 // with the attention statistics and a map, and a forward continued from a past.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstring>
 
 #include "lm_test_util.hpp"
@@ -60,6 +62,36 @@ TEST(LmThreads, EveryThreadCountGivesTheBitsOfOne) {
       for (int n : {2, 3, 5}) {
         o.threads = n;
         expect_same(one, forward(model, tok.data(), T, o), std::string(dtype_name(dtype)) + " T=" + std::to_string(T) +
+                                                               " threads=" + std::to_string(n));
+      }
+    }
+  }
+}
+
+// Q4_K, and a Q4_K_M-like mix (Q6_K for ffn_down and the output, Q5_0 for attn_v, Q8_0 for the embeddings):
+// T = 3 and 20 through the formats' kernels, 77 and 300 through the decoded panels.
+TEST(LmThreads, BlockFormatsGiveTheBitsOfOne) {
+  const Config c{.arch = Arch::Llama, .dim = 256, .hidden_dim = 512, .n_layers = 2, .n_heads = 4, .n_kv_heads = 2,
+                 .vocab_size = 600, .context = 512};
+  const auto mix = [](const std::string& name) {
+    if (name.find("ffn_down") != std::string::npos || name == "output.weight") return DType::Q6_K;
+    if (name.find("attn_v") != std::string::npos) return DType::Q5_0;
+    if (name == "token_embd.weight") return DType::Q8_0;
+    return DType::Q4_K;
+  };
+  for (bool mixed : {false, true}) {
+    const RandomModel rm = mixed ? random_model(c, DType::Q4_K, 21, mix) : random_model(c, DType::Q4_K, 20);
+    const Model model = from_tensors(rm.config, rm.tensors);
+    for (int T : {3, 20, 77, 300}) {
+      const std::vector<int32_t> tok = tokens(T, rm.config.vocab_size);
+      ForwardOptions o;
+      o.logits_rows = {0, T - 1};
+      o.threads = 1;
+      const ForwardResult one = forward(model, tok.data(), T, o);
+      for (float v : one.nll) ASSERT_TRUE(std::isfinite(v));
+      for (int n : {2, 3}) {
+        o.threads = n;
+        expect_same(one, forward(model, tok.data(), T, o), std::string(mixed ? "mix" : "Q4_K") + " T=" + std::to_string(T) +
                                                                " threads=" + std::to_string(n));
       }
     }

@@ -11,6 +11,8 @@
 
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
+#include <cstring>
 #include <utility>
 
 #if !POSENC_SCALAR
@@ -124,6 +126,61 @@ inline fbatch swap_pairs(const fbatch& a) {
   return xsimd::swizzle(a, xsimd::make_batch_constant<xsimd::batch<uint32_t>, detail::pair_swap_index>());
 }
 
+// --- Unpacking stored weights in registers (the block formats' kernels, lm_dtype.cpp).
+// bytes16: 16 bytes in one register; byte_floats<K> widens bytes K*width .. K*width + width - 1 to floats
+// (unsigned, or signed with Signed), so 16 bytes give 16 / width batches. Byte-wise shifts and masks unpack
+// nibbles and bit planes; f16_floats / bf16_floats widen `width` 16-bit floats from memory.
+struct bytes16 {
+  __m128i v;
+};
+inline bytes16 load16(const uint8_t* p) { return {_mm_loadu_si128(reinterpret_cast<const __m128i*>(p))}; }
+inline bytes16 bytes_splat(uint8_t b) { return {_mm_set1_epi8(static_cast<char>(b))}; }
+inline bytes16 operator&(const bytes16& a, const bytes16& b) { return {_mm_and_si128(a.v, b.v)}; }
+inline bytes16 operator|(const bytes16& a, const bytes16& b) { return {_mm_or_si128(a.v, b.v)}; }
+inline bytes16 operator-(const bytes16& a, const bytes16& b) { return {_mm_sub_epi8(a.v, b.v)}; }  // wraps
+inline bytes16 shr(const bytes16& a, int n) {  // each byte >> n
+  return {_mm_and_si128(_mm_srl_epi16(a.v, _mm_cvtsi32_si128(n)), _mm_set1_epi8(static_cast<char>(0xFF >> n)))};
+}
+inline bytes16 shl(const bytes16& a, int n) {  // each byte << n (bits leaving a byte are dropped)
+  return {_mm_and_si128(_mm_sll_epi16(a.v, _mm_cvtsi32_si128(n)), _mm_set1_epi8(static_cast<char>((0xFF << n) & 0xFF)))};
+}
+// Each byte: `value` where all of its bits in `mask` are set, else 0.
+inline bytes16 where_bits(const bytes16& a, const bytes16& mask, uint8_t value) {
+  return {_mm_and_si128(_mm_cmpeq_epi8(_mm_and_si128(a.v, mask.v), mask.v), _mm_set1_epi8(static_cast<char>(value)))};
+}
+// Byte j = byte j / 8 of b (its low two bytes spread over 8 bytes each).
+inline bytes16 spread_bytes(uint32_t b) {
+  return {_mm_shuffle_epi8(_mm_cvtsi32_si128(static_cast<int>(b)), _mm_set_epi64x(0x0101010101010101, 0))};
+}
+template <int K, bool Signed = false>
+inline fbatch byte_floats(const bytes16& a) {
+  static_assert(K >= 0 && K * static_cast<int>(width) < 16, "byte_floats: K past the 16 bytes");
+#if defined(__AVX2__)
+  const __m128i b = _mm_srli_si128(a.v, 8 * K);
+  return fbatch(_mm256_cvtepi32_ps(Signed ? _mm256_cvtepi8_epi32(b) : _mm256_cvtepu8_epi32(b)));
+#else
+  const __m128i b = _mm_srli_si128(a.v, 4 * K);
+  return fbatch(_mm_cvtepi32_ps(Signed ? _mm_cvtepi8_epi32(b) : _mm_cvtepu8_epi32(b)));
+#endif
+}
+// `width` little-endian 16-bit words at p, widened to 32 bits.
+inline xsimd::batch<uint32_t> u16_words(const uint8_t* p) {
+#if defined(__AVX2__)
+  return _mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+#else
+  return _mm_cvtepu16_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p)));
+#endif
+}
+// `width` IEEE halves at p as floats (finite values; subnormals exact: the body shifted into a float's place
+// and scaled by 2^112).
+inline fbatch f16_floats(const uint8_t* p) {
+  using ubatch = xsimd::batch<uint32_t>;
+  const ubatch h = u16_words(p);
+  const fbatch body = xsimd::bitwise_cast<fbatch>((h & ubatch(0x7fffu)) << 13) * fbatch(0x1p112f);
+  return xsimd::bitwise_cast<fbatch>(xsimd::bitwise_cast<ubatch>(body) | ((h & ubatch(0x8000u)) << 16));
+}
+inline fbatch bf16_floats(const uint8_t* p) { return xsimd::bitwise_cast<fbatch>(u16_words(p) << 16); }
+
 #else  // POSENC_SCALAR: same interface, plain scalar code
 
 struct fbatch {
@@ -169,6 +226,51 @@ inline fbatch sin_reduced(const fbatch& a, const SinConstants&) { POSENC_LANES(s
 inline float reduce_add(const fbatch& a) { float s = 0; for (float x : a.v) s += x; return s; }
 inline float reduce_max(const fbatch& a) { float m = a.v[0]; for (float x : a.v) m = x > m ? x : m; return m; }
 inline fbatch swap_pairs(const fbatch& a) { POSENC_LANES(a.v[i ^ 1u]); }
+
+struct bytes16 {
+  uint8_t b[16];
+};
+#define POSENC_BYTES(expr)                   \
+  bytes16 r;                                 \
+  for (int i = 0; i < 16; ++i) r.b[i] = static_cast<uint8_t>(expr); \
+  return r
+inline bytes16 load16(const uint8_t* p) { POSENC_BYTES(p[i]); }
+inline bytes16 bytes_splat(uint8_t v) { POSENC_BYTES(v); }
+inline bytes16 operator&(const bytes16& a, const bytes16& c) { POSENC_BYTES(a.b[i] & c.b[i]); }
+inline bytes16 operator|(const bytes16& a, const bytes16& c) { POSENC_BYTES(a.b[i] | c.b[i]); }
+inline bytes16 operator-(const bytes16& a, const bytes16& c) { POSENC_BYTES(a.b[i] - c.b[i]); }
+inline bytes16 shr(const bytes16& a, int n) { POSENC_BYTES(a.b[i] >> n); }
+inline bytes16 shl(const bytes16& a, int n) { POSENC_BYTES(a.b[i] << n); }
+inline bytes16 where_bits(const bytes16& a, const bytes16& mask, uint8_t value) { POSENC_BYTES((a.b[i] & mask.b[i]) == mask.b[i] ? value : 0); }
+inline bytes16 spread_bytes(uint32_t v) { POSENC_BYTES(v >> (8 * (i / 8))); }
+#undef POSENC_BYTES
+template <int K, bool Signed = false>
+inline fbatch byte_floats(const bytes16& a) {
+  static_assert(K >= 0 && K * static_cast<int>(width) < 16, "byte_floats: K past the 16 bytes");
+  POSENC_LANES(Signed ? static_cast<float>(static_cast<int8_t>(a.b[K * width + i])) : static_cast<float>(a.b[K * width + i]));
+}
+inline fbatch f16_floats(const uint8_t* p) {
+  fbatch r;
+  for (std::size_t i = 0; i < width; ++i) {
+    const uint32_t h = p[2 * i] | (p[2 * i + 1] << 8), body = (h & 0x7fffu) << 13, sign = (h & 0x8000u) << 16;
+    float f;
+    std::memcpy(&f, &body, 4);
+    f *= 0x1p112f;
+    uint32_t bits;
+    std::memcpy(&bits, &f, 4);
+    bits |= sign;
+    std::memcpy(&r.v[i], &bits, 4);
+  }
+  return r;
+}
+inline fbatch bf16_floats(const uint8_t* p) {
+  fbatch r;
+  for (std::size_t i = 0; i < width; ++i) {
+    const uint32_t bits = static_cast<uint32_t>(p[2 * i] | (p[2 * i + 1] << 8)) << 16;
+    std::memcpy(&r.v[i], &bits, 4);
+  }
+  return r;
+}
 #undef POSENC_LANES
 
 #endif
