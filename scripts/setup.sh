@@ -110,8 +110,17 @@ native_build() {  # $1 = build dir, then its configure options (first build only
   if [[ ! -f $dir/CMakeCache.txt ]]; then
     cmake -S . -B "$dir" "${launcher[@]}" "$@" >/dev/null
   fi
-  cmake --build "$dir" -j"$jobs" | grep -vE '^\[ *[0-9]+%\] (Building|Linking)|^\[[0-9 ]+%\] Built' || true
-  test "${PIPESTATUS[0]}" -eq 0
+  # (The build's own status decides: under pipefail, `| grep ... || true` once ran `true` after a failed link, which
+  # reset PIPESTATUS to 0, and the tests ran on the old binaries.)
+  local log status=0
+  log=$(mktemp)
+  cmake --build "$dir" -j"$jobs" >"$log" 2>&1 || status=$?
+  grep -vE '^\[ *[0-9]+%\] (Building|Linking)|^\[[0-9 ]+%\] Built' "$log" || true
+  rm -f "$log"
+  if ((status)); then
+    echo "posenc: the build in $dir failed (exit $status)" >&2
+    return 1
+  fi
 }
 
 if [[ $what == all ]]; then
