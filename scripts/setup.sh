@@ -58,6 +58,21 @@ if command -v ccache >/dev/null; then
   export CCACHE_BASEDIR=$PWD CCACHE_NOHASHDIR=1
 fi
 
+# Builds $1 and prints what is not progress; the build's own exit status decides, not the filter's (a failed build
+# once passed here with its old modules kept, and under pipefail `| grep ... || true` reset PIPESTATUS to 0 after a
+# failed native link, so npm test ran the old binaries). $2 names the build in the one-line failure.
+cmake_build() {
+  local log status=0
+  log=$(mktemp)
+  cmake --build "$1" -j"$jobs" >"$log" 2>&1 || status=$?
+  grep -vE '^\[ *[0-9]+%\] (Building|Linking)|^Consolidate|^\[[0-9 ]+%\] Built' "$log" || true
+  rm -f "$log"
+  if ((status)); then
+    echo "posenc: $2 failed (exit $status)" >&2
+    return 1
+  fi
+}
+
 wasm_build() {  # $1 = simd | scalar
   local dir="build/wasm-$1" flag=ON
   [[ $1 == scalar ]] && flag=OFF
@@ -65,16 +80,7 @@ wasm_build() {  # $1 = simd | scalar
     emcmake cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release -DPOSENC_SIMD=$flag "${launcher[@]}" \
       -DCMAKE_CROSSCOMPILING_EMULATOR=/usr/bin/node >/dev/null
   fi
-  # (The build's exit status decides, not the filter's: a failed build once passed here, its old modules kept.)
-  local log status=0
-  log=$(mktemp)
-  cmake --build "$dir" -j"$jobs" >"$log" 2>&1 || status=$?
-  grep -vE '^\[ *[0-9]+%\] (Building|Linking)|^Consolidate|^\[[0-9 ]+%\] Built' "$log" || true
-  rm -f "$log"
-  if ((status)); then
-    echo "posenc: the $1 wasm build failed (exit $status)" >&2
-    return 1
-  fi
+  cmake_build "$dir" "the $1 wasm build"
 }
 
 # the d3 parts the pages import, bundled (the pages use no import map, for a strict CSP)
@@ -110,17 +116,7 @@ native_build() {  # $1 = build dir, then its configure options (first build only
   if [[ ! -f $dir/CMakeCache.txt ]]; then
     cmake -S . -B "$dir" "${launcher[@]}" "$@" >/dev/null
   fi
-  # (The build's own status decides: under pipefail, `| grep ... || true` once ran `true` after a failed link, which
-  # reset PIPESTATUS to 0, and the tests ran on the old binaries.)
-  local log status=0
-  log=$(mktemp)
-  cmake --build "$dir" -j"$jobs" >"$log" 2>&1 || status=$?
-  grep -vE '^\[ *[0-9]+%\] (Building|Linking)|^\[[0-9 ]+%\] Built' "$log" || true
-  rm -f "$log"
-  if ((status)); then
-    echo "posenc: the build in $dir failed (exit $status)" >&2
-    return 1
-  fi
+  cmake_build "$dir" "the build in $dir"
 }
 
 if [[ $what == all ]]; then
