@@ -22,9 +22,9 @@
 #include <string>
 #include <vector>
 
-#include "../cpp/src/matmul_strided.hpp"
-#include "../cpp/src/model_layers.hpp"
-#include "../cpp/src/softmax_row.hpp"
+#include "../cpp/src/kernels/matmul_strided.hpp"
+#include "../cpp/src/model/model_layers.hpp"
+#include "../cpp/src/kernels/softmax_row.hpp"
 #include "cli.hpp"
 #include "timing.hpp"
 #include "posenc/kernels.hpp"

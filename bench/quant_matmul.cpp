@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "../cpp/src/lm_internal.hpp"  // internal: Format, make_weight, matmul
+#include "../cpp/src/lm/lm_internal.hpp"  // internal: Format, make_weight, matmul
 #include "cli.hpp"
 #include "posenc/simd.hpp"
 #include "timing.hpp"

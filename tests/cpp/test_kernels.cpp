@@ -164,7 +164,7 @@ TEST(SimdMath, ExpIsAccurateAndZeroForMaskedScores) {
 }
 }  // namespace
 
-#include "../../cpp/src/softmax_row.hpp"  // internal: the softmax's exp of x <= 0
+#include "../../cpp/src/kernels/softmax_row.hpp"  // internal: the softmax's exp of x <= 0
 namespace {
 // exp_nonpositive against double exp over the whole range a softmax feeds it (x = s - shift: <= 0,
 // and up to ln 256 in the streamed kernel, whose shift trails the row max lazily):

@@ -15,7 +15,7 @@
 #include <sstream>
 #include <unistd.h>
 
-#include "../../cpp/src/lm_internal.hpp"  // internal: make_weight, matmul, weight_row
+#include "../../cpp/src/lm/lm_internal.hpp"  // internal: make_weight, matmul, weight_row
 #include "lm_test_util.hpp"
 #include "posenc/lm.hpp"
 

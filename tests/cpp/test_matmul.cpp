@@ -6,7 +6,7 @@
 #include <random>
 #include <vector>
 
-#include "../../cpp/src/matmul_strided.hpp"  // internal: sub-matrix forms used by the model
+#include "../../cpp/src/kernels/matmul_strided.hpp"  // internal: sub-matrix forms used by the model
 #include "posenc/kernels.hpp"
 
 namespace {

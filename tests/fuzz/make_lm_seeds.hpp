@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "../../cpp/src/lm_internal.hpp"  // internal: the format table (block sizes)
+#include "../../cpp/src/lm/lm_internal.hpp"  // internal: the format table (block sizes)
 #include "../cpp/lm_gguf_writer.hpp"
 
 namespace lm_seeds {

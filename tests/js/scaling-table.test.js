@@ -189,7 +189,7 @@ test('the GGUF reading, the PyTorch export and the sweep branch on no rope_type 
   for (const f of ['web/lib/rope-config.js', 'web/lib/rope-export.js'])
     expect([f, typeBranches(readFileSync(root + f, 'utf8'))]).toEqual([f, []]);
   // the sweep's methods name their rope types in their table's rows only, never in a switch
-  const sweep = readFileSync(`${root}cpp/src/sweep.cpp`, 'utf8');
+  const sweep = readFileSync(`${root}cpp/src/tasks/sweep.cpp`, 'utf8');
   expect(typeBranches(sweep).filter((l) => !/^\d+: \{SweepScaling::\w+, "\w+", RopeType::\w+, SweepFactor::\w+\},$/.test(l))).toEqual([]);
   expect(sweep).not.toMatch(/case SweepScaling::/);
   // and the check sees the branches that were there

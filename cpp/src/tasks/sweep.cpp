@@ -1,5 +1,5 @@
 // Length-generalisation sweep (see sweep.hpp).
-#include "model_layers.hpp"
+#include "../model/model_layers.hpp"
 #include "posenc/sweep.hpp"
 
 #include <algorithm>

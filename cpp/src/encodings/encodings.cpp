@@ -5,7 +5,7 @@
 #include <memory>
 #include <string>
 
-#include "encoding_model.hpp"
+#include "../model/encoding_model.hpp"
 #include "posenc/error.hpp"
 
 namespace posenc {

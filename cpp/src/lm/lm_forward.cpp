@@ -9,14 +9,14 @@
 #include <limits>
 #include <utility>
 
-#include "attention_pool_band.hpp"
+#include "../kernels/attention_pool_band.hpp"
 #include "lm_internal.hpp"
-#include "matmul_strided.hpp"
+#include "../kernels/matmul_strided.hpp"
 #include "posenc/checkpoint.hpp"
 #include "posenc/kernels.hpp"
 #include "posenc/simd.hpp"
 #include "posenc/threads.hpp"
-#include "softmax_row.hpp"
+#include "../kernels/softmax_row.hpp"
 
 namespace posenc::lm {
 namespace {

@@ -48,7 +48,7 @@ void shaw_index(int query_length, int key_length, int max_distance, int32_t* out
 
 #include <vector>
 
-#include "encoding_model.hpp"
+#include "../model/encoding_model.hpp"
 
 namespace posenc {
 namespace {

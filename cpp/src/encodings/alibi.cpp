@@ -90,7 +90,7 @@ void alibi_bias(const AlibiBiasOptions& o, float* out) {
 // Model hooks (encoding_model.hpp): score(i, j) -= slope_h * (i - j), fixed slopes [H]
 // (the attention kernels apply it; nothing to learn, so no backward).
 
-#include "encoding_model.hpp"
+#include "../model/encoding_model.hpp"
 
 namespace posenc {
 namespace {

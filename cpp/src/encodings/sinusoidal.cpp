@@ -112,7 +112,7 @@ void sinusoidal(const SinusoidalOptions& o, float* out) {
 
 #include <vector>
 
-#include "encoding_model.hpp"
+#include "../model/encoding_model.hpp"
 
 namespace posenc {
 namespace {

@@ -4,7 +4,7 @@
 
 #include <vector>
 
-#include "encoding_model.hpp"
+#include "../model/encoding_model.hpp"
 #include "posenc/rope_scaling.hpp"
 
 namespace posenc {

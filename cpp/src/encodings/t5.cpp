@@ -111,7 +111,7 @@ void t5_buckets(const int32_t* relative, int count, const T5BucketOptions& o, in
 
 #include <vector>
 
-#include "encoding_model.hpp"
+#include "../model/encoding_model.hpp"
 
 namespace posenc {
 namespace {

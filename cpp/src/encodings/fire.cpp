@@ -22,8 +22,8 @@
 #include <cmath>
 #include <vector>
 
-#include "encoding_model.hpp"
-#include "model_layers.hpp"
+#include "../model/encoding_model.hpp"
+#include "../model/model_layers.hpp"
 
 namespace posenc {
 namespace {

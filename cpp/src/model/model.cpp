@@ -10,7 +10,7 @@
 
 #include "encoding_model.hpp"
 #include "model_impl.hpp"
-#include "matmul_strided.hpp"
+#include "../kernels/matmul_strided.hpp"
 #include "model_layers.hpp"
 #include "posenc/error.hpp"
 #include "posenc/kernels.hpp"

@@ -75,7 +75,7 @@ void learned_lookup(const float* table, int rows, int dim, const int32_t* positi
 #include <algorithm>
 #include <vector>
 
-#include "encoding_model.hpp"
+#include "../model/encoding_model.hpp"
 
 namespace posenc {
 namespace {

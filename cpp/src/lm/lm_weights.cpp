@@ -7,7 +7,7 @@
 #include <algorithm>
 
 #include "lm_internal.hpp"
-#include "matmul_strided.hpp"
+#include "../kernels/matmul_strided.hpp"
 #include "posenc/kernels.hpp"
 #include "posenc/simd.hpp"
 #include "posenc/threads.hpp"
