@@ -2,7 +2,7 @@
 // its map at the cursor's length and a readout of one cell. A figure keeps the cell the reader points at (`hover`)
 // and the one chosen by click or keyboard (`focus`); the controller (hero.js) says what to draw and what to read out.
 import { NAMES } from '../shared/meta.js';
-import { drawMapsCanvas, cellAt, moveCell } from '../lab/sweep-view.js';
+import { drawMapsCanvas, cellAt, moveCell } from '../lab/maps.js';
 import { pct } from '../shared/results-words.js';
 import { sequencesText } from '../lab/evaluations.js';
 

@@ -10,7 +10,7 @@
 // evaluations store and the live sweep for. The views draw: the chart (hero-chart.js), the legend and its note
 // (hero-legend.js), the maps (hero-maps.js).
 import { NAMES } from '../shared/meta.js';
-import { readoutText } from '../lab/sweep-view.js';
+import { readoutText } from '../lab/maps.js';
 import { encodingColours } from '../shared/palette.js';
 import { drawHeroChart } from './hero-chart.js';
 import { buildLegend, showLegendValue, countsText } from './hero-legend.js';
