@@ -7,7 +7,6 @@ const WAITING = [
   'lib/lm.js wrap',
   'lib/model.js createModelApi',
   'lib/encodings.js createEncodings',
-  'app/lab/sweep-client.js createSweepClient',
   'app/rope/your-rope.js createYourRope',
 ];
 
