@@ -7,7 +7,6 @@ const WAITING = [
   'lib/lm.js wrap',
   'lib/model.js createModelApi',
   'lib/encodings.js createEncodings',
-  'app/rope/your-rope.js createYourRope',
 ];
 
 const key = (f) => `${f.file} ${f.name}`;
