@@ -7,7 +7,7 @@
 // No page lookups here: results come from `source`, colours from `theme`, so
 // the page, <posenc-explorer> (shadow DOM) and the CLI (scripts/export.js) all
 // call exportSweep the same way.
-import { paintMaps, curveOptions } from './sweep-view.js';
+import { paintMaps, curveOptions } from './maps.js';
 import { drawChart } from '../shared/chart.js';
 import { NAMES } from '../shared/meta.js';
 import { createSvgContext } from '../shared/svg-context.js';

@@ -23,8 +23,7 @@ const costOf = (encoding) => (ENCODING_INFO.find((e) => e.name === encoding)?.st
 export function createSweepClient({ lut, workers: given = sweepConcurrency(), prefix = '', onUpdate = () => {}, onError = () => {}, api, onNotice = () => {} }) {
   const owned = typeof given === 'number';
   const workers = owned ? Array.from({ length: given }, () => startWorker(SWEEP_WORKER, { api, onFallback: onNotice })) : given;
-  const assigned = new Map(); // encoding -> worker
-  const load = new Map(workers.map((w) => [w, 0])); // worker -> cost of the encodings it holds
+  const { workerFor, assigned } = dealer(workers);
   const state = new Map(); // encoding -> {version, view, gen, cur: Map, prev: Map, info}
   let weightsId = 0;
 
@@ -33,37 +32,10 @@ export function createSweepClient({ lut, workers: given = sweepConcurrency(), pr
     return state.get(encoding);
   };
 
-  const closeAll = (map) => {
-    for (const r of map.values()) for (const b of r.bitmaps) b.close();
-    map.clear();
-  };
-
   const onMessage = ({ data }) => {
     if (typeof data.encoding !== 'string' || !data.encoding.startsWith(prefix)) return;
     const encoding = data.encoding.slice(prefix.length);
-    const e = entry(encoding);
-    if (data.type === 'ready') {
-      e.info = { trainedLength: data.trainedLength, config: data.config };
-      onUpdate(encoding, 'ready');
-    } else if (data.type === 'result') {
-      if (data.gen !== e.gen) return data.bitmaps.forEach((b) => b.close());
-      data.encoding = encoding;
-      data.scalingKey = e.scalingKey; // the RoPE scaling it was computed with ('' none): evaluations.js never mixes them
-      data.version = e.version; // and the model it was computed with (evaluations.js uses only the current one's)
-      e.cur.get(data.length)?.bitmaps.forEach((b) => b.close());
-      e.cur.set(data.length, data);
-      onUpdate(encoding, 'result', data.length);
-    } else if (data.type === 'attention') {
-      const w = e.weights;
-      if (!w || w.id !== data.id) return;
-      if (data.error) {
-        w.error = data.error;
-        onError(encoding, data.error);
-      } else w.data = { length: data.length, layer: data.layer, heads: data.heads, tokens: data.tokens, probs: data.probs };
-      onUpdate(encoding, 'attention', data.length);
-    } else if (data.type === 'error') {
-      onError(encoding, data.message);
-    }
+    applyMessage(entry(encoding), encoding, data, { onUpdate, onError });
   };
   const onWorkerError = (ev) => onError(null, ev.message ?? 'the sweep worker failed');
   for (const w of workers) {
@@ -74,16 +46,6 @@ export function createSweepClient({ lut, workers: given = sweepConcurrency(), pr
   // While the reader waits on the page's foreground work, only the length on screen runs, the others wait (in a
   // shared pool every client says the same, which the Worker takes once)
   const offHold = onBackgroundHold((on) => workers.forEach((w) => w.postMessage({ type: 'hold', on })));
-
-  // Each encoding stays with one Worker (its model lives there): the least loaded one when first seen.
-  const workerFor = (encoding) => {
-    if (!assigned.has(encoding)) {
-      const w = workers.reduce((best, w) => (load.get(w) < load.get(best) ? w : best));
-      load.set(w, load.get(w) + costOf(encoding));
-      assigned.set(encoding, w);
-    }
-    return assigned.get(encoding);
-  };
 
   return {
     /** Give an encoding a model: checkpoint bytes, or a config for an untrained one. */
@@ -127,21 +89,15 @@ export function createSweepClient({ lut, workers: given = sweepConcurrency(), pr
     get(encoding, length) {
       const e = state.get(encoding);
       if (!e) return null;
-      for (const map of [e.cur, e.prev]) {
-        if (map.has(length)) return map.get(length);
-        let best = null;
-        for (const [T, r] of map) if (T <= length && (!best || T > best.length)) best = r;
-        if (best) return best;
-      }
-      return null;
+      return nearestAtOrBelow(e.cur, length) ?? nearestAtOrBelow(e.prev, length);
     },
 
-    /** Every computed result of the current version (for the curves), sorted by length. */
     /** The current model's result at exactly this length, or null (no fallback to older pictures). */
     fresh(encoding, length) {
       return state.get(encoding)?.cur.get(length) ?? null;
     },
 
+    /** Every computed result of the current version (for the curves), sorted by length. */
     results(encoding) {
       const e = state.get(encoding);
       if (!e) return [];
@@ -193,4 +149,61 @@ export function createSweepClient({ lut, workers: given = sweepConcurrency(), pr
       }
     },
   };
+}
+
+const closeAll = (map) => {
+  for (const r of map.values()) for (const b of r.bitmaps) b.close();
+  map.clear();
+};
+
+/** The result in `map` (length -> result) at `length`, or the longest shorter one, or null. */
+function nearestAtOrBelow(map, length) {
+  if (map.has(length)) return map.get(length);
+  let best = null;
+  for (const [T, r] of map) if (T <= length && (!best || T > best.length)) best = r;
+  return best;
+}
+
+/**
+ * Deals encodings out to `workers`: each encoding stays with one Worker (its model lives there), the least loaded
+ * one when first seen. {workerFor(encoding), assigned: Map encoding -> worker}.
+ */
+function dealer(workers) {
+  const assigned = new Map(); // encoding -> worker
+  const load = new Map(workers.map((w) => [w, 0])); // worker -> cost of the encodings it holds
+  const workerFor = (encoding) => {
+    if (!assigned.has(encoding)) {
+      const w = workers.reduce((best, w) => (load.get(w) < load.get(best) ? w : best));
+      load.set(w, load.get(w) + costOf(encoding));
+      assigned.set(encoding, w);
+    }
+    return assigned.get(encoding);
+  };
+  return { workerFor, assigned };
+}
+
+/** A sweep Worker's message `data` about `encoding` applied to its entry `e` (the client's state), with the client's callbacks. */
+function applyMessage(e, encoding, data, { onUpdate, onError }) {
+  if (data.type === 'ready') {
+    e.info = { trainedLength: data.trainedLength, config: data.config };
+    onUpdate(encoding, 'ready');
+  } else if (data.type === 'result') {
+    if (data.gen !== e.gen) return data.bitmaps.forEach((b) => b.close());
+    data.encoding = encoding;
+    data.scalingKey = e.scalingKey; // the RoPE scaling it was computed with ('' none): evaluations.js never mixes them
+    data.version = e.version; // and the model it was computed with (evaluations.js uses only the current one's)
+    e.cur.get(data.length)?.bitmaps.forEach((b) => b.close());
+    e.cur.set(data.length, data);
+    onUpdate(encoding, 'result', data.length);
+  } else if (data.type === 'attention') {
+    const w = e.weights;
+    if (!w || w.id !== data.id) return;
+    if (data.error) {
+      w.error = data.error;
+      onError(encoding, data.error);
+    } else w.data = { length: data.length, layer: data.layer, heads: data.heads, tokens: data.tokens, probs: data.probs };
+    onUpdate(encoding, 'attention', data.length);
+  } else if (data.type === 'error') {
+    onError(encoding, data.message);
+  }
 }

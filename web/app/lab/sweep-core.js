@@ -53,6 +53,7 @@ export function createSweepCore(api, post) {
   // others wait for the release.
   const held = (job) => hold !== null && job.i > 0;
   let kick = () => {}; // wakes a pump that waits for the release, when a new request comes
+  const picks = new WeakMap(); // model -> Map(task|seed -> the view "auto"'s {layer, head, score, kind}: pickView)
 
   function setModel({ encoding, bytes, config }) {
     models.get(encoding)?.delete();
@@ -65,71 +66,22 @@ export function createSweepCore(api, post) {
     post({ type: 'ready', encoding, trainedLength: model.trainedLength, config: model.config });
   }
 
-  // Evaluation data for one length: the same sequences every time (seeded by length).
-  function batchFor(job, length, batch) {
-    const task = pe.createTask({ ...evalTask(job.task), seed: job.seed * 7919 + length });
-    try {
-      return task.sample({ batch, length });
-    } finally {
-      task.delete();
-    }
-  }
-
-  function scalingFor(job, model) {
-    if (!job.scaling || model.config.encoding !== 'rope') return undefined;
-    return job.scaling;
-  }
-
-  // One head's pooled picture (the module's max-pool of its T x T map, model.evaluate's attentionPool; -1
-  // where no key lies below the diagonal) -> px x px RGBA, sqrt-scaled through the LUT, transparent at -1.
-  function render(pixels, offset, px) {
-    const rgba = new Uint8ClampedArray(px * px * 4), out = new Uint32Array(rgba.buffer); // one write per pixel
-    for (let p = 0; p < px * px; p++) {
-      const m = pixels[offset + p];
-      if (m >= 0) out[p] = lut32[Math.min(255, Math.round(Math.sqrt(m) * 255))];
-    }
-    return new ImageData(rgba, px, px);
-  }
-
-  // The view "auto" (layer -1): the layer and head of this model whose attention best marks the correct key
-  // (answer-key.js) at its training length, on the view's task and seed; for a task with no fixed answer
-  // place, the sharpest head. Computed once per model, task and seed: one forward pass per layer.
-  const picks = new WeakMap(); // model -> Map(task|seed -> {layer, head, score, kind})
-  function pickView(model, job) {
-    const key = `${job.task}|${job.seed}`;
-    if (!picks.has(model)) picks.set(model, new Map());
-    const cache = picks.get(model);
-    if (cache.has(key)) return cache.get(key);
-    const { layers, heads } = model.config, T = model.trainedLength || 32;
-    const { tokens, targets } = batchFor(job, T, 1);
-    const keys = answerKeys(job.task, tokens.subarray(0, T));
-    const maps = new Float32Array(heads * T * T);
-    let best = { layer: layers - 1, head: 0, score: -1, kind: 'peak' };
-    for (let l = 0; l < layers; l++) {
-      model.evaluate(tokens, targets, { batch: 1, length: T, attention: true, attentionLayer: l, attentionOut: maps });
-      const { scores, kind } = headScores(maps, heads, T, keys);
-      scores.forEach((v, h) => { if (v > best.score) best = { layer: l, head: h, score: v, kind }; });
-    }
-    cache.set(key, best);
-    return best;
-  }
-
   // One length's forward pass for a view: loss, accuracy, the chosen layer's maps (exact, or pooled to
   // px x px pictures when px is given) and the drawn sequence. Layer -1: the model's own pick (pickView).
   function evaluateAt(model, job, length, px = 0) {
     if (job.layer < 0) {
-      const p = pickView(model, job);
+      const p = pickView(pe, picks, model, job);
       job = { ...job, layer: p.layer, head: p.head };
     }
     const batch = evalBatch(length, model.trainedLength);
-    const { tokens, targets } = batchFor(job, length, batch);
+    const { tokens, targets } = batchFor(pe, job, length, batch);
     const { layers, heads } = model.config;
     const layer = Math.min(job.layer, layers - 1);
     const nMaps = heads * length * length; // the maps of the drawn layer only: the others run without
     if (!px && mapsBuffer.length !== nMaps) mapsBuffer = new Float32Array(nMaps);
     // r.attention is mapsBuffer: read it before the next evaluate (no await in between)
     const r = model.evaluate(tokens, targets, {
-      batch, length, attention: true, attentionLayer: layer, ropeScaling: scalingFor(job, model),
+      batch, length, attention: true, attentionLayer: layer, ropeScaling: job.scaling && model.config.encoding === 'rope' ? job.scaling : undefined,
       ...(px ? { attentionPool: px } : { attentionOut: mapsBuffer }),
     });
     const headList = job.head < 0 ? Array.from({ length: heads }, (_, h) => h) : [Math.min(job.head, heads - 1)];
@@ -155,7 +107,7 @@ export function createSweepCore(api, post) {
     const trainedLength = model.trainedLength;
     const pool = r.attentionPool;
     const peaks = Float32Array.from(headList, (h) => pool.peaks[h]);
-    const bitmaps = await Promise.all(headList.map((h) => createImageBitmap(render(pool.maps, h * px * px, px))));
+    const bitmaps = await Promise.all(headList.map((h) => createImageBitmap(render(lut32, pool.maps, h * px * px, px))));
     if (models.get(encoding) !== model) return; // replaced while rendering: this result is stale
     post({
       type: 'result', encoding, gen: job.gen, length, loss: r.loss, accuracy: r.accuracy, sequences: batch, status,
@@ -197,9 +149,7 @@ export function createSweepCore(api, post) {
     try {
       pe ??= await api();
       if (data.type === 'init') {
-        const rgba = new Uint8ClampedArray(256 * 4);
-        for (let k = 0; k < 256; k++) rgba.set([data.lut[3 * k], data.lut[3 * k + 1], data.lut[3 * k + 2], 255], 4 * k);
-        lut32 = new Uint32Array(rgba.buffer);
+        lut32 = opaqueLut(data.lut);
         maxPx = data.maxPx ?? maxPx;
       } else if (data.type === 'model') {
         setModel(data);
@@ -214,11 +164,8 @@ export function createSweepCore(api, post) {
           post({ type: 'attention', encoding: data.encoding, id: data.id, error: e?.message ?? String(e) });
         }
       } else if (data.type === 'hold') {
-        if (data.on && !hold) {
-          let release;
-          hold = { wait: new Promise((res) => { release = res; }) };
-          hold.release = release;
-        } else if (!data.on && hold) {
+        if (data.on && !hold) hold = createHold();
+        else if (!data.on && hold) {
           hold.release();
           hold = null;
         }
@@ -233,4 +180,61 @@ export function createSweepCore(api, post) {
       post({ type: 'error', encoding: data.encoding, message: e?.message ?? String(e) });
     }
   };
+}
+
+// Evaluation data for one length: the same sequences every time (seeded by length).
+function batchFor(pe, job, length, batch) {
+  const task = pe.createTask({ ...evalTask(job.task), seed: job.seed * 7919 + length });
+  try {
+    return task.sample({ batch, length });
+  } finally {
+    task.delete();
+  }
+}
+
+// The colour table (256 RGB triples) as opaque RGBA pixels, in the platform's byte order.
+function opaqueLut(lut) {
+  const rgba = new Uint8ClampedArray(256 * 4);
+  for (let k = 0; k < 256; k++) rgba.set([lut[3 * k], lut[3 * k + 1], lut[3 * k + 2], 255], 4 * k);
+  return new Uint32Array(rgba.buffer);
+}
+
+// A hold: `wait` resolves when `release()` is called.
+function createHold() {
+  let release;
+  const wait = new Promise((res) => { release = res; });
+  return { wait, release };
+}
+
+// One head's pooled picture (the module's max-pool of its T x T map, model.evaluate's attentionPool; -1
+// where no key lies below the diagonal) -> px x px RGBA, sqrt-scaled through the LUT, transparent at -1.
+function render(lut32, pixels, offset, px) {
+  const rgba = new Uint8ClampedArray(px * px * 4), out = new Uint32Array(rgba.buffer); // one write per pixel
+  for (let p = 0; p < px * px; p++) {
+    const m = pixels[offset + p];
+    if (m >= 0) out[p] = lut32[Math.min(255, Math.round(Math.sqrt(m) * 255))];
+  }
+  return new ImageData(rgba, px, px);
+}
+
+// The view "auto" (layer -1): the layer and head of this model whose attention best marks the correct key
+// (answer-key.js) at its training length, on the view's task and seed; for a task with no fixed answer
+// place, the sharpest head. Computed once per model, task and seed (kept in `picks`): one forward pass per layer.
+function pickView(pe, picks, model, job) {
+  const key = `${job.task}|${job.seed}`;
+  if (!picks.has(model)) picks.set(model, new Map());
+  const cache = picks.get(model);
+  if (cache.has(key)) return cache.get(key);
+  const { layers, heads } = model.config, T = model.trainedLength || 32;
+  const { tokens, targets } = batchFor(pe, job, T, 1);
+  const keys = answerKeys(job.task, tokens.subarray(0, T));
+  const maps = new Float32Array(heads * T * T);
+  let best = { layer: layers - 1, head: 0, score: -1, kind: 'peak' };
+  for (let l = 0; l < layers; l++) {
+    model.evaluate(tokens, targets, { batch: 1, length: T, attention: true, attentionLayer: l, attentionOut: maps });
+    const { scores, kind } = headScores(maps, heads, T, keys);
+    scores.forEach((v, h) => { if (v > best.score) best = { layer: l, head: h, score: v, kind }; });
+  }
+  cache.set(key, best);
+  return best;
 }

@@ -99,6 +99,9 @@ const sampledRange = (enc, trainLength) => (RANDOM_LENGTH.encodings.includes(enc
 
 const acc = (x) => x.toFixed(3);
 
+// A run's numbers before its first step (or after its model is replaced).
+const FRESH = { step: 0, accuracy: NaN, stop: null, heldOut: null, stepsToTarget: null, learned: null };
+
 /**
  * A run's latest held-out check against its stop rule, in words: "held-out 0.812 < 0.970", or for markov
  * "held-out loss 1.203 > 1.032" (the oracle's loss on the held-out batch + the margin). null before the first check.
@@ -136,16 +139,13 @@ export function createTrainer({ vocabSize, onModel, onProgress, concurrency = In
   // encoding -> {status, step, steps, losses: [[step, loss]], accuracy, worker, release, and from the held-out early stop:
   // stop (the rule asked for), heldOut (the latest check), stepsToTarget, learned (true / false once trained, else null)}
   const runs = new Map();
-  let queue = [];
-  let active = 0;
-  let asking = null; // cancel() of this trainer's outstanding slot request
+  const slots = createSlots(concurrency, (enc, release) => start(enc, release));
   let experiment = null;
   // Bumped by stopAll (and so by every begin): a begin still awaiting checkpoints when a newer begin or
   // stopAll came gives up, instead of queueing its encodings a second time (two runs of one encoding
   // would share a slot count and leave the trainer busy for ever).
   let generation = 0;
 
-  const FRESH = { step: 0, accuracy: NaN, stop: null, heldOut: null, stepsToTarget: null, learned: null };
   const run = (enc) => {
     if (!runs.has(enc)) runs.set(enc, { status: 'untrained', steps: 0, ...FRESH, losses: [], worker: null });
     return runs.get(enc);
@@ -153,95 +153,43 @@ export function createTrainer({ vocabSize, onModel, onProgress, concurrency = In
 
   const request = (enc, e) => trainRequest(enc, e, { vocabSize: vocabSize(e.task) });
 
-  // One slot request at a time: when granted, the queue's head starts (retrainOne may have changed it).
-  function pump() {
-    if (asking || active >= concurrency || !queue.length) return;
-    let granted = false;
-    const cancel = requestTrainingSlot((release) => {
-      granted = true;
-      asking = null;
-      if (!queue.length || active >= concurrency) return release();
-      start(queue.shift(), release);
-      pump();
-    });
-    if (!granted) asking = cancel; // (a free slot is granted at once, inside requestTrainingSlot)
-  }
-
   function end(r) {
     r.worker?.terminate();
     r.worker = null;
-    if (r.release) {
-      r.release();
-      r.release = null;
-      active--;
-    }
+    slots.give(r);
   }
 
   function finish(enc, r, status) {
     end(r);
     r.status = status;
     onProgress(enc, r);
-    pump();
+    slots.pump();
   }
 
-  // Workers die without a word when killed (terminate() elsewhere, a crashed tab process):
-  // a run that has heard nothing for api.stallMs is given up, so its slot and the page move on.
-  let watchdog = 0;
-  function watch() {
-    watchdog ||= setInterval(() => {
-      for (const [enc, r] of runs) {
-        if (r.worker && performance.now() - r.heard > api.stallMs) {
-          r.error = `the training Worker stopped responding (nothing for ${Math.round(api.stallMs / 1000)} s)`;
-          finish(enc, r, 'error');
-        }
-      }
-      if (![...runs.values()].some((r) => r.worker)) {
-        clearInterval(watchdog);
-        watchdog = 0;
-      }
-    }, 1000);
-  }
+  // Workers die without a word when killed (terminate() elsewhere, a crashed tab process): a run that has heard
+  // nothing for api.stallMs is given up, so its slot and the page move on.
+  const watch = createWatchdog(runs, () => api.stallMs, (enc, r) => finish(enc, r, 'error'));
 
   function start(enc, release) {
     const e = experiment;
     const r = run(enc);
     end(r); // (a run of this encoding still holding a slot gives it back first)
-    active++;
-    r.release = release;
+    slots.hold(r, release);
     const req = request(enc, e);
     Object.assign(r, { status: 'training', steps: e.steps, ...FRESH, losses: [], stop: req.train.stop });
-    const worker = startWorker(TRAIN_WORKER, { api: mainApi, onFallback: (why) => fellBack(why) });
-    r.worker = worker;
-    r.heard = performance.now();
-    watch();
-    worker.onmessage = ({ data }) => {
-      if (r.worker !== worker) return;
-      r.heard = performance.now();
-      if (data.type === 'progress') {
-        r.step = data.step;
-        r.accuracy = data.accuracy;
-        r.heldOut = data.heldOut ?? null;
-        r.losses.push([data.step, data.loss]);
-        onProgress(enc, r);
-      } else if (data.type === 'snapshot') {
-        onModel(enc, data.checkpoint, 'training');
-      } else if (data.type === 'done') {
-        const { steps, heldOut, stepsToTarget, stopped } = data.result;
-        Object.assign(r, { step: steps, heldOut, stepsToTarget, learned: stopped ? null : stepsToTarget !== null });
-        onModel(enc, data.checkpoint, data.result.stopped ? 'stopped' : 'trained');
-        finish(enc, r, data.result.stopped ? 'stopped' : 'trained');
-      } else if (data.type === 'error') {
-        r.error = data.message;
+    r.worker = startTrainingWorker(r, { type: 'train', snapshotMs, load: loadOptions, ...req }, {
+      api: mainApi,
+      onFallback: (why) => fellBack(why),
+      onMessage: (data) => {
+        const status = applyMessage(enc, r, data, { onModel, onProgress });
+        if (status) finish(enc, r, status);
+      },
+      onFail: (message) => {
+        r.error = message;
         finish(enc, r, 'error');
-      }
-    };
-    worker.onerror = (ev) => {
-      ev.preventDefault(); // handled here: the row says what happened
-      if (r.worker !== worker) return;
-      r.error = ev.message || 'the training Worker failed';
-      finish(enc, r, 'error');
-    };
-    worker.postMessage({ type: 'train', snapshotMs, load: loadOptions, ...req });
+      },
+    });
+    watch();
   }
 
   // Said once: the training Workers could not start, so models train on this thread.
@@ -251,42 +199,27 @@ export function createTrainer({ vocabSize, onModel, onProgress, concurrency = In
     fallbackSaid = true;
   };
 
-  const notice = (file, why) => {
-    onNotice(`The shipped checkpoint ${file} cannot be used (${why}); training instead.`);
-    return false;
-  };
-
   // `current()`: whether the begin that asked is still the latest (after the fetch, a superseded one applies nothing).
   async function tryCheckpoint(enc, e, available, current) {
-    const file = `${e.task}-${enc}.ckpt`;
-    if (!available.includes(file)) return false;
+    const got = await shippedFor(enc, e, available, current, { checkpoints, checkCheckpoint, vocabSize, onNotice });
+    if (got === SUPERSEDED) return true; // (begin returns: nothing of it is applied)
+    if (!got) return false;
     try {
-      const bytes = await checkpoints.load(file);
-      if (!current()) return true; // (begin returns: nothing of it is applied)
-      if (!bytes || !checkCheckpoint) return false;
-      let info;
-      try {
-        info = checkCheckpoint(bytes);
-      } catch (err) {
-        return notice(file, err.message);
-      }
-      const c = info.config;
-      if (c.encoding !== enc || c.layers !== e.layers || c.heads !== e.heads || c.dModel !== e.dModel ||
-          info.trainedLength !== e.trainLength || c.vocabSize !== vocabSize(e.task)) return false;
       Object.assign(run(enc), { status: 'checkpoint', steps: 0, ...FRESH, losses: [] });
-      onModel(enc, bytes, 'checkpoint');
+      onModel(enc, got, 'checkpoint');
       onProgress(enc, run(enc));
       return true;
     } catch (err) {
-      return notice(file, err.message);
+      onNotice(cannotUse(`${e.task}-${enc}.ckpt`, err.message));
+      return false;
     }
   }
 
   function stop(enc) {
     const r = runs.get(enc);
     if (r?.worker) r.worker.postMessage({ type: 'stop' });
-    else if (queue.includes(enc)) {
-      queue = queue.filter((q) => q !== enc);
+    else if (slots.queue.includes(enc)) {
+      slots.remove(enc);
       r.status = 'stopped';
       onProgress(enc, r);
     }
@@ -294,9 +227,7 @@ export function createTrainer({ vocabSize, onModel, onProgress, concurrency = In
 
   function stopAll() {
     generation++;
-    queue = [];
-    asking?.();
-    asking = null;
+    slots.clear();
     for (const [enc, r] of runs) {
       end(r);
       if (r.status === 'queued' || r.status === 'training') r.status = 'stopped';
@@ -332,23 +263,173 @@ export function createTrainer({ vocabSize, onModel, onProgress, concurrency = In
         if (gen !== generation) return;
         run(enc).status = 'queued';
         onProgress(enc, run(enc));
-        queue.push(enc);
+        slots.queue.push(enc);
       }
-      pump();
+      slots.pump();
     },
     retrainOne(enc) {
       stop(enc);
       const r = run(enc);
       end(r);
-      queue = queue.filter((q) => q !== enc);
-      queue.unshift(enc);
+      slots.remove(enc);
+      slots.queue.unshift(enc);
       r.status = 'queued';
       onProgress(enc, r);
-      pump();
+      slots.pump();
     },
     stop,
     stopAll,
-    busy: () => active > 0 || queue.length > 0,
+    busy: slots.busy,
   };
   return api;
+}
+
+/**
+ * This trainer's share of the page's training slots (workers.js): the queue of encodings waiting, at most
+ * `concurrency` running, and one slot request outstanding at a time. When a slot is granted the queue's head
+ * starts (`start(enc, release)`; retrainOne may have changed the head); a run holds its slot until `give(run)`.
+ */
+function createSlots(concurrency, start) {
+  let active = 0;
+  let asking = null; // cancel() of this trainer's outstanding slot request
+  const slots = {
+    queue: [],
+    pump() {
+      if (asking || active >= concurrency || !slots.queue.length) return;
+      let granted = false;
+      const cancel = requestTrainingSlot((release) => {
+        granted = true;
+        asking = null;
+        if (!slots.queue.length || active >= concurrency) return release();
+        start(slots.queue.shift(), release);
+        slots.pump();
+      });
+      if (!granted) asking = cancel; // (a free slot is granted at once, inside requestTrainingSlot)
+    },
+    hold(r, release) {
+      active++;
+      r.release = release;
+    },
+    give(r) {
+      if (!r.release) return;
+      r.release();
+      r.release = null;
+      active--;
+    },
+    remove(enc) {
+      slots.queue = slots.queue.filter((q) => q !== enc);
+    },
+    clear() {
+      slots.queue = [];
+      asking?.();
+      asking = null;
+    },
+    busy: () => active > 0 || slots.queue.length > 0,
+  };
+  return slots;
+}
+
+/**
+ * A training Worker for run `r` (its `worker`, whose messages count while it is still the run's), sent `request`.
+ * Each message it sends marks the run as heard and goes to `onMessage(data)`; a Worker that fails gives
+ * `onFail(message)`. `api` and `onFallback`: startWorker's (training on this thread where no Worker can start).
+ */
+function startTrainingWorker(r, request, { api, onFallback, onMessage, onFail }) {
+  const worker = startWorker(TRAIN_WORKER, { api, onFallback });
+  r.worker = worker;
+  r.heard = performance.now();
+  worker.onmessage = ({ data }) => {
+    if (r.worker !== worker) return;
+    r.heard = performance.now();
+    onMessage(data);
+  };
+  worker.onerror = (ev) => {
+    ev.preventDefault(); // handled here: the row says what happened
+    if (r.worker !== worker) return;
+    onFail(ev.message || 'the training Worker failed');
+  };
+  worker.postMessage(request);
+  return worker;
+}
+
+/**
+ * Watches `runs` for Workers that have gone quiet: every second while any run has a Worker, a run that has heard
+ * nothing for `stallMs()` gets its error and `onStall(enc, run)`. Returns watch(), called when a Worker starts.
+ */
+function createWatchdog(runs, stallMs, onStall) {
+  let timer = 0;
+  return function watch() {
+    timer ||= setInterval(() => {
+      for (const [enc, r] of runs) {
+        if (r.worker && performance.now() - r.heard > stallMs()) {
+          r.error = `the training Worker stopped responding (nothing for ${Math.round(stallMs() / 1000)} s)`;
+          onStall(enc, r);
+        }
+      }
+      if (![...runs.values()].some((r) => r.worker)) {
+        clearInterval(timer);
+        timer = 0;
+      }
+    }, 1000);
+  };
+}
+
+/**
+ * A training Worker's message `data` applied to run `r` of `enc` (progress, a snapshot of the model, the end or an
+ * error), with onModel and onProgress called as the trainer's callers expect. Returns the status the run ends with
+ * ('trained', 'stopped', 'error'), or null while it goes on.
+ */
+function applyMessage(enc, r, data, { onModel, onProgress }) {
+  if (data.type === 'progress') {
+    r.step = data.step;
+    r.accuracy = data.accuracy;
+    r.heldOut = data.heldOut ?? null;
+    r.losses.push([data.step, data.loss]);
+    onProgress(enc, r);
+  } else if (data.type === 'snapshot') {
+    onModel(enc, data.checkpoint, 'training');
+  } else if (data.type === 'done') {
+    const { steps, heldOut, stepsToTarget, stopped } = data.result;
+    Object.assign(r, { step: steps, heldOut, stepsToTarget, learned: stopped ? null : stepsToTarget !== null });
+    onModel(enc, data.checkpoint, data.result.stopped ? 'stopped' : 'trained');
+    return data.result.stopped ? 'stopped' : 'trained';
+  } else if (data.type === 'error') {
+    r.error = data.message;
+    return 'error';
+  }
+  return null;
+}
+
+const SUPERSEDED = Symbol('superseded');
+const cannotUse = (file, why) => `The shipped checkpoint ${file} cannot be used (${why}); training instead.`;
+
+/**
+ * The shipped checkpoint of `enc` for experiment `e` when one is `available` and matches it: its bytes; null when
+ * there is none or it does not match (the encoding trains); SUPERSEDED when `current()` turned false while it was
+ * fetched. A checkpoint that cannot be read is said with `onNotice` (null: it trains instead).
+ */
+async function shippedFor(enc, e, available, current, { checkpoints, checkCheckpoint, vocabSize, onNotice }) {
+  const file = `${e.task}-${enc}.ckpt`;
+  if (!available.includes(file)) return null;
+  const notice = (why) => {
+    onNotice(cannotUse(file, why));
+    return null;
+  };
+  try {
+    const bytes = await checkpoints.load(file);
+    if (!current()) return SUPERSEDED;
+    if (!bytes || !checkCheckpoint) return null;
+    let info;
+    try {
+      info = checkCheckpoint(bytes);
+    } catch (err) {
+      return notice(err.message);
+    }
+    const c = info.config;
+    if (c.encoding !== enc || c.layers !== e.layers || c.heads !== e.heads || c.dModel !== e.dModel ||
+        info.trainedLength !== e.trainLength || c.vocabSize !== vocabSize(e.task)) return null;
+    return bytes;
+  } catch (err) {
+    return notice(err.message);
+  }
 }
