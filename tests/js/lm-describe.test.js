@@ -164,7 +164,7 @@ sharedTest('npm run model prints the same description, and one sentence for a fi
 export function formatBranches(text, ids = MODEL_FORMATS.map((f) => f.id)) {
   const id = `['"\`](${ids.join('|')})['"\`]`;
   const re = new RegExp([`[=!]==?\\s*${id}`, `${id}\\s*[=!]==?`, `case\\s+${id}`, `\\b(lmLoad[A-Z]\\w*|lmFromTensors|lm_load_\\w+|lm_from_tensors)\\b`,
-    `\\b(load_(${ids.join('|')})|from_tensors|load_llama2c_tokenizer|lmLoadTokenizer)\\b`, 'Source::\\w+', '\\b(formats|formatIds|file_formats\\(\\))\\[\\d+\\]', '\\bsource:\\s*\\d'].join('|'));
+    `\\b(load_(${ids.join('|')})|from_tensors|load_llama2c_tokenizer|lmLoadTokenizer)\\b`, '\\bSource::\\w+', '\\b(formats|formatIds|file_formats\\(\\))\\[\\d+\\]', '\\bsource:\\s*\\d'].join('|'));
   return text.split('\n').map((l, i) => [i + 1, l]).filter(([, l]) => re.test(l) && !/^\s*(\/\/|\*|\/\*)/.test(l)).map(([i, l]) => `${i}: ${l.trim()}`);
 }
 
@@ -176,5 +176,5 @@ test('the binding and the library load every format through the table: no branch
   expect(formatBranches("      } else if (format === 'llama2c') note = 'no tokenizer.bin was given';\n    if (format === 'safetensors') x();")).toHaveLength(2);
   expect(formatBranches('  function("lmFromTensors", &lm_from_tensors);\n    lm::Loaded l = lm::load_gguf(at<const uint8_t>(bytes), n, std::move(file));')).toHaveLength(2);
   expect(formatBranches("    const config = { arch: family, source: 2, dim: arch.hiddenSize };\n  return formatIds[2];")).toHaveLength(2);
-  expect(formatBranches('  // format === \'gguf\' in a comment\n  r.set("gguf", f.gguf);')).toEqual([]);
+  expect(formatBranches('  // format === \'gguf\' in a comment\n  r.set("gguf", f.gguf);\n  static_cast<std::size_t>(lm::ContextSource::ConverterDefault)')).toEqual([]);
 });

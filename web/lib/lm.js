@@ -51,7 +51,7 @@ export async function loadLanguageModelApi(options) {
 
 export function createLanguageModelApi(mod) {
   const FAMILIES = languageModelFamilies(mod);
-  const DTYPES = mod.lmDtypes(); // the core's weight dtypes, in lm::DType's order (the index lmFromTensors takes)
+  const DTYPES = mod.lmDtypes(); // the core's weight dtypes, in lm::DType's order (the index lmLoad takes for a listed tensor)
   const SLOTS = mod.lmConfigSlots(); // the config's numbers as the module passes them, in their order
   const CONTEXT_SOURCES = mod.lmContextSources(); // lm::ContextSource's names, in its order
   const KV_TYPES = mod.lmKvTypes(); // the core's cache types ('float32', 'float16'), in lm::KvType's order
