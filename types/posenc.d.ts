@@ -796,6 +796,12 @@ export interface ModelFormat {
   extension: string;
   /** How its content is recognised, in words. */
   signature: string;
+  /** What {@link Posenc.loadLanguageModel} takes beside the model for it, by its keys, comma-separated ('tokenizer'; '': nothing). */
+  inputs: string;
+  /** Its architecture is config.json and its tensor table JSON, which the library reads (safetensors). */
+  configJson: boolean;
+  /** A tokenizer given beside it is tokenizer.json, which the library reads (else the core reads the file given). */
+  tokenizerJson: boolean;
 }
 /** The model file formats posenc reads, from the language models' module (built with the library). */
 export declare const MODEL_FORMATS: readonly ModelFormat[];

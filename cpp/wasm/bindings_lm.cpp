@@ -35,8 +35,7 @@ struct Handle {
 Handle& handle(ptr h) { return *at<Handle>(h); }
 
 // A config travels as doubles in the order of the core's slot table (lm::config_slots(), lmConfigSlots() names them);
-// lmFromTensors's also carries, after these, four per layer (Config::layers): rope (0/1), window
-// (0: none), theta (0: rope_theta), scaled (0/1).
+// lmLoad's also carries the layer rules after these.
 
 // lm::ContextSource's names in the JS API, in its order (the config's and describe()'s contextSource).
 const char* const kContextSourceNames[] = {"trained", "file", "converter default"};
@@ -88,46 +87,47 @@ int new_handle(Handle&& h, ptr out) {
   return kOk;
 }
 
-// The loaders take over `bytes` (a malloc'd copy of the file): the model reads its weights there and frees it;
-// on an error it is freed at once.
-lm::Storage adopt(ptr bytes) { return lm::Storage(at<uint8_t>(bytes), std::free); }
-
-int lm_load_llama2c(ptr bytes, double size, ptr out) {
-  return guard([&] {
-    lm::Storage file = adopt(bytes);
-    new_handle({lm::load_llama2c(at<const uint8_t>(bytes), static_cast<std::size_t>(size), std::move(file)), {}, {}, {}}, out);
-  });
+// The tensors a format's JSON table lists (FileFormat::config_json): names (JS array of strings); per tensor i:
+// dtypes[i] (lm::DType), ranks[i], dims (all shapes concatenated, as doubles), addresses[i], sizes[i] (bytes, as doubles).
+std::vector<lm::TensorBytes> tensors_of(val names, ptr dtypes, ptr ranks, ptr dims, ptr addresses, ptr sizes) {
+  std::vector<lm::TensorBytes> t(names["length"].as<unsigned>());
+  const double* d = at<const double>(dims);
+  for (std::size_t i = 0; i < t.size(); ++i) {
+    t[i].name = names[i].as<std::string>();
+    t[i].dtype = static_cast<lm::DType>(at<const int32_t>(dtypes)[i]);
+    for (int r = 0; r < at<const int32_t>(ranks)[i]; ++r) t[i].shape.push_back(static_cast<int64_t>(*d++));
+    t[i].data = at<const uint8_t>(at<const uint32_t>(addresses)[i]);
+    t[i].bytes = static_cast<std::size_t>(at<const double>(sizes)[i]);
+  }
+  return t;
 }
 
-int lm_load_gguf(ptr bytes, double size, ptr out) {
+// A model file of any format (lm::load, its index in lm::file_formats()). bytes: a malloc'd copy of the file (for a
+// format whose tensors are listed, of every tensor's bytes) that the core takes over: the model reads its weights
+// there and frees it; on an error it is freed at once. tokenizer (0: none): a tokenizer file's bytes, which the core
+// copies. config (0: none): a config as doubles in the slots' order, then four per layer (Config::layers): rope
+// (0/1), window (0: none), theta (0: rope_theta), scaled (0/1). names ...: the listed tensors (tensors_of).
+int lm_load(int format, ptr bytes, double size, ptr tokenizer, double tokenizer_size, ptr config, val names, ptr dtypes,
+            ptr ranks, ptr dims, ptr addresses, ptr sizes, ptr out) {
   return guard([&] {
-    lm::Storage file = adopt(bytes);
-    lm::Loaded l = lm::load_gguf(at<const uint8_t>(bytes), static_cast<std::size_t>(size), std::move(file));
-    new_handle({std::move(l.model), std::move(l.tokenizer), std::move(l.tokenizer_note), {}, std::move(l.scaling)}, out);
-  });
-}
-
-// names: JS array of strings; per tensor i: dtypes[i] (lm::DType), ranks[i], dims (all shapes
-// concatenated, as doubles), addresses[i], sizes[i] (bytes, as doubles). storage: the malloc'd buffer holding
-// every tensor's bytes, taken over as lm_load_gguf's.
-int lm_from_tensors(ptr config, val names, ptr dtypes, ptr ranks, ptr dims, ptr addresses, ptr sizes, ptr storage, ptr out) {
-  return guard([&] {
-    lm::Storage kept = adopt(storage);
-    std::vector<lm::TensorBytes> t(names["length"].as<unsigned>());
-    const double* d = at<const double>(dims);
-    for (std::size_t i = 0; i < t.size(); ++i) {
-      t[i].name = names[i].as<std::string>();
-      t[i].dtype = static_cast<lm::DType>(at<const int32_t>(dtypes)[i]);
-      for (int r = 0; r < at<const int32_t>(ranks)[i]; ++r) t[i].shape.push_back(static_cast<int64_t>(*d++));
-      t[i].data = at<const uint8_t>(at<const uint32_t>(addresses)[i]);
-      t[i].bytes = static_cast<std::size_t>(at<const double>(sizes)[i]);
+    lm::LoadInput in;
+    in.storage = lm::Storage(at<uint8_t>(bytes), std::free);
+    in.data = at<const uint8_t>(bytes);
+    in.size = static_cast<std::size_t>(size);
+    in.tokenizer = tokenizer ? at<const uint8_t>(tokenizer) : nullptr;
+    in.tokenizer_size = static_cast<std::size_t>(tokenizer_size);
+    std::optional<lm::Config> c;
+    if (config) {
+      c = unpack(at<const double>(config));
+      const double* rules = at<const double>(config) + lm::config_slots().size();
+      if (c->n_layers > 0 && c->n_layers <= 1024)  // (else validate names n_layers)
+        for (const double* r = rules; r < rules + 4 * c->n_layers; r += 4)
+          c->layers.push_back({r[0] != 0, static_cast<int>(std::clamp(r[1], -1.0, 1e9)), r[2], r[3] != 0});
+      in.config = &*c;
     }
-    lm::Config c = unpack(at<const double>(config));
-    const double* rules = at<const double>(config) + lm::config_slots().size();
-    if (c.n_layers > 0 && c.n_layers <= 1024)  // (else validate names n_layers)
-      for (const double* r = rules; r < rules + 4 * c.n_layers; r += 4)
-        c.layers.push_back({r[0] != 0, static_cast<int>(std::clamp(r[1], -1.0, 1e9)), r[2], r[3] != 0});
-    new_handle({lm::from_tensors(c, t, std::move(kept)), {}, {}, {}}, out);
+    in.tensors = tensors_of(names, dtypes, ranks, dims, addresses, sizes);
+    lm::Loaded l = lm::load(static_cast<std::size_t>(format), std::move(in));
+    new_handle({std::move(l.model), std::move(l.tokenizer), std::move(l.tokenizer_note), {}, std::move(l.scaling)}, out);
   });
 }
 
@@ -161,13 +161,6 @@ double lm_weight_bytes(ptr h) { return static_cast<double>(handle(h).model.weigh
 // The module's maximum memory and the bytes allocated now (for a refusal's numbers).
 double lm_memory_max() { return static_cast<double>(emscripten_get_heap_max()); }
 double lm_memory_used() { return static_cast<double>(static_cast<unsigned>(mallinfo().uordblks)); }
-
-int lm_load_tokenizer(ptr h, ptr bytes, double size) {
-  return guard([&] {
-    Handle& m = handle(h);
-    m.tokenizer = lm::load_llama2c_tokenizer(at<const uint8_t>(bytes), static_cast<std::size_t>(size), m.model.config().vocab_size);
-  });
-}
 
 std::string lm_tokenizer_note(ptr h) { return handle(h).tokenizer ? "" : handle(h).tokenizer_note; }
 
@@ -325,7 +318,7 @@ val lm_kv_types() {
   return out;
 }
 
-// The weight dtypes' names in lm::DType's order: the index lmFromTensors takes for a tensor's dtype.
+// The weight dtypes' names in lm::DType's order: the index lmLoad takes for a tensor's dtype.
 val lm_dtypes() {
   val out = val::array();
   for (const char* name : lm::dtype_names()) out.call<void>("push", std::string(name));
@@ -342,12 +335,15 @@ val lm_formats() {
     o.set("shortName", std::string(f.short_name));
     o.set("extension", std::string(f.extension));
     o.set("signature", std::string(f.signature));
+    o.set("inputs", std::string(f.inputs));
+    o.set("configJson", f.config_json);
+    o.set("tokenizerJson", f.tokenizer_json);
     out.call<void>("push", o);
   }
   return out;
 }
 
-// head: the file's first bytes (n of them); size: the file's; out: the format's index (lm::Source).
+// head: the file's first bytes (n of them); size: the file's; out: the format's index (lm::file_formats()).
 int lm_detect_format(ptr head, int n, double size, ptr out) {
   return guard([&] {
     *at<int32_t>(out) = static_cast<int32_t>(lm::detect_format(at<const uint8_t>(head), static_cast<std::size_t>(n), static_cast<uint64_t>(size)));
@@ -392,9 +388,7 @@ val lm_threads() {
 
 EMSCRIPTEN_BINDINGS(posenc_lm) {
   using emscripten::function;
-  function("lmLoadLlama2c", &lm_load_llama2c);
-  function("lmLoadGguf", &lm_load_gguf);
-  function("lmFromTensors", &lm_from_tensors);
+  function("lmLoad", &lm_load);
   function("lmFamilies", &lm_families);
   function("lmDelete", &lm_delete);
   function("lmFileScaling", &lm_file_scaling);
@@ -405,7 +399,6 @@ EMSCRIPTEN_BINDINGS(posenc_lm) {
   function("lmWeightBytes", &lm_weight_bytes);
   function("lmMemoryMax", &lm_memory_max);
   function("lmMemoryUsed", &lm_memory_used);
-  function("lmLoadTokenizer", &lm_load_tokenizer);
   function("lmTokenizerNote", &lm_tokenizer_note);
   function("lmEncode", &lm_encode);
   function("lmTokens", &lm_tokens);

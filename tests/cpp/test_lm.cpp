@@ -174,7 +174,7 @@ double max_diff(const std::vector<float>& a, const std::vector<double>& b) {
 Config tiny_config(bool qwen, int head_dim, int rotary_dim, bool tied) {
   Config c;
   c.arch = qwen ? Arch::Qwen2 : Arch::Llama;
-  c.source = Source::HfSafetensors;
+  c.source = "safetensors";
   c.dim = 64;
   c.hidden_dim = 96;
   c.n_layers = 2;
@@ -436,7 +436,7 @@ TEST(LmStories, TheSameWeightsAsHfTensorsGiveTheSameNll) {
   const Stories s;
   const Model bin = load_llama2c(s.bin.data(), s.bin.size());
   Config c = bin.config();
-  c.source = Source::HfSafetensors;
+  c.source = "safetensors";
   const float* w = reinterpret_cast<const float*>(s.bin.data() + 28);
   const int D = c.dim, F = c.hidden_dim, V = c.vocab_size, L = c.n_layers, hd = c.hd(), KV = c.n_kv_heads * hd;
   std::vector<std::vector<float>> store;

@@ -27,27 +27,30 @@ std::string refusal(const std::vector<uint8_t>& b, uint64_t size) {
   return "";
 }
 
+// The id of the format detect_format finds.
+std::string detected(const uint8_t* head, std::size_t n, uint64_t size) { return file_formats()[detect_format(head, n, size)].id; }
+
 TEST(LmFormats, OneListInSourceOrder) {
   const auto& f = file_formats();
   ASSERT_EQ(f.size(), 3u);
-  for (std::size_t i = 0; i < f.size(); ++i) EXPECT_EQ(static_cast<std::size_t>(f[i].source), i);
-  EXPECT_STREQ(f[static_cast<int>(Source::Gguf)].id, "gguf");
+  for (std::size_t i = 0; i < f.size(); ++i) EXPECT_EQ(format_index(f[i].id), i);
+  EXPECT_STREQ(f[format_index("gguf")].id, "gguf");
 }
 
 TEST(LmFormats, DetectedByContent) {
   const std::vector<uint8_t> gguf = {'G', 'G', 'U', 'F', 3, 0, 0, 0};
-  EXPECT_EQ(detect_format(gguf.data(), gguf.size(), 1000), Source::Gguf);
+  EXPECT_EQ(detected(gguf.data(), gguf.size(), 1000), "gguf");
   std::vector<uint8_t> st(16, ' ');
   st[0] = 6, st[1] = st[2] = st[3] = st[4] = st[5] = st[6] = st[7] = 0;
   st[8] = '{';
-  EXPECT_EQ(detect_format(st.data(), st.size(), 100), Source::HfSafetensors);
-  EXPECT_EQ(detect_format(st.data(), st.size(), 10), Source::HfSafetensors);  // truncated: the reader says so
+  EXPECT_EQ(detected(st.data(), st.size(), 100), "safetensors");
+  EXPECT_EQ(detected(st.data(), st.size(), 10), "safetensors");  // truncated: the reader says so
   st[5] = 1;                                                                   // a header of 1 TB: no safetensors
   EXPECT_NE(refusal(st, 100), "");
   // stories260K's header (dim 64, hidden 172, 5 layers, 8 heads, 4 kv heads, vocab 512, seq_len 512); untied: vocab < 0
-  EXPECT_EQ(detect_format(llama2c_header({64, 172, 5, 8, 4, 512, 512}).data(), 28, 1056540), Source::Llama2c);
-  EXPECT_EQ(detect_format(llama2c_header({64, 172, 5, 8, 4, -512, 512}).data(), 28, 10), Source::Llama2c);
-  EXPECT_EQ(detect_format(llama2c_header({0x616b3432, 2, 0, 0, 0, 0, 0}).data(), 28, 10), Source::Llama2c);  // ak42
+  EXPECT_EQ(detected(llama2c_header({64, 172, 5, 8, 4, 512, 512}).data(), 28, 1056540), "llama2c");
+  EXPECT_EQ(detected(llama2c_header({64, 172, 5, 8, 4, -512, 512}).data(), 28, 10), "llama2c");
+  EXPECT_EQ(detected(llama2c_header({0x616b3432, 2, 0, 0, 0, 0, 0}).data(), 28, 10), "llama2c");  // ak42
   // heads that do not divide dim, a zero vocabulary, too few bytes: not a header
   EXPECT_NE(refusal(llama2c_header({64, 172, 5, 7, 7, 512, 512}), 28), "");
   EXPECT_NE(refusal(llama2c_header({64, 172, 5, 8, 4, 0, 512}), 28), "");

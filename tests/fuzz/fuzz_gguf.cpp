@@ -21,13 +21,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
   const uint8_t mode = data[0];
   const std::vector<uint8_t> bytes(data + 1, data + size);
   const uint8_t* p = (mode & 1) ? nullptr : bytes.data();
-  std::optional<lm::Source> format;
+  std::optional<std::size_t> format;
   fuzz::call([&] { format = lm::detect_format(p, bytes.size(), bytes.size()); });
   const bool parsed = fuzz::call([&] { (void)lm::parse_gguf(p, bytes.size()); });
   std::optional<lm::Loaded> loaded;
   if (!fuzz::call([&] { loaded.emplace(lm::load_gguf(p, bytes.size())); })) return 0;
   FUZZ_CHECK(parsed, "load_gguf accepted a file parse_gguf refuses");
-  FUZZ_CHECK(format == lm::Source::Gguf, "a GGUF that loads is not detected as one");
+  FUZZ_CHECK(format == lm::format_index("gguf"), "a GGUF that loads is not detected as one");
   const lm::ModelInfo info = lm::describe(loaded->model);
   FUZZ_CHECK(info.parameters == loaded->model.parameter_count() && info.weight_bytes > 0 && !info.dtypes.empty(), "describe() disagrees with the model");
   fuzz::check_forward(loaded->model, mode >> 1, loaded->scaling);

@@ -43,7 +43,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
   std::optional<lm::Model> model;
   if (!fuzz::call([&] { model.emplace(lm::load_llama2c(p, bytes.size())); })) return 0;
   FUZZ_CHECK(p != nullptr, "loaded a checkpoint from a null pointer");
-  FUZZ_CHECK(lm::detect_format(p, bytes.size(), bytes.size()) == lm::Source::Llama2c, "a .bin that loads is not detected as one");
+  FUZZ_CHECK(lm::detect_format(p, bytes.size(), bytes.size()) == lm::format_index("llama2c"), "a .bin that loads is not detected as one");
   FUZZ_CHECK(lm::describe(*model).parameters == model->parameter_count(), "describe() disagrees with the model");
   FUZZ_CHECK(model->config().context >= 1 && model->config().context_source == lm::ContextSource::TrainedHeader,
              "a .bin's context is its header's seq_len");

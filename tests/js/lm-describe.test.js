@@ -4,7 +4,7 @@
 // the page and `npm run model` print is made from the description. stories260K from ../shared (skipped with a notice
 // where it is missing) and tiny random models the test writes.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -157,3 +157,24 @@ sharedTest('npm run model prints the same description, and one sentence for a fi
   expect([bad.status, bad.stdout]).toEqual([2, '']);
   expect(bad.stderr).toBe('npm run model: this file is not a llama2.c .bin, a GGUF or a safetensors file: it starts with the bytes 3f 9a 00 12 41 42 0a ff ("?...AB..")\n');
 }, 60000);
+
+// Lines that load or treat one model-file format by name: a comparison with a format's id ("format === 'gguf'",
+// 'case "llama2c":'), a format's own loader or enum (lmLoadGguf, load_gguf, from_tensors, Source::Gguf), or a format
+// by a hard-coded place in the table (formats[2], "source: 2"). Comment lines are left out.
+export function formatBranches(text, ids = MODEL_FORMATS.map((f) => f.id)) {
+  const id = `['"\`](${ids.join('|')})['"\`]`;
+  const re = new RegExp([`[=!]==?\\s*${id}`, `${id}\\s*[=!]==?`, `case\\s+${id}`, `\\b(lmLoad[A-Z]\\w*|lmFromTensors|lm_load_\\w+|lm_from_tensors)\\b`,
+    `\\b(load_(${ids.join('|')})|from_tensors|load_llama2c_tokenizer|lmLoadTokenizer)\\b`, '\\bSource::\\w+', '\\b(formats|formatIds|file_formats\\(\\))\\[\\d+\\]', '\\bsource:\\s*\\d'].join('|'));
+  return text.split('\n').map((l, i) => [i + 1, l]).filter(([, l]) => re.test(l) && !/^\s*(\/\/|\*|\/\*)/.test(l)).map(([i, l]) => `${i}: ${l.trim()}`);
+}
+
+test('the binding and the library load every format through the table: no branch on a format by name', () => {
+  for (const f of ['cpp/wasm/bindings_lm.cpp', 'web/lib/lm.js'])
+    expect([f, formatBranches(readFileSync(join(root, f), 'utf8'))]).toEqual([f, []]);
+  // and the check sees the branches that were there
+  expect(formatBranches("        return format === 'gguf' ? mod.lmLoadGguf(p, model.length, out) : mod.lmLoadLlama2c(p, model.length, out);")).toHaveLength(1);
+  expect(formatBranches("      } else if (format === 'llama2c') note = 'no tokenizer.bin was given';\n    if (format === 'safetensors') x();")).toHaveLength(2);
+  expect(formatBranches('  function("lmFromTensors", &lm_from_tensors);\n    lm::Loaded l = lm::load_gguf(at<const uint8_t>(bytes), n, std::move(file));')).toHaveLength(2);
+  expect(formatBranches("    const config = { arch: family, source: 2, dim: arch.hiddenSize };\n  return formatIds[2];")).toHaveLength(2);
+  expect(formatBranches('  // format === \'gguf\' in a comment\n  r.set("gguf", f.gguf);\n  static_cast<std::size_t>(lm::ContextSource::ConverterDefault)')).toEqual([]);
+});

@@ -51,14 +51,14 @@ export async function loadLanguageModelApi(options) {
 
 export function createLanguageModelApi(mod) {
   const FAMILIES = languageModelFamilies(mod);
-  const DTYPES = mod.lmDtypes(); // the core's weight dtypes, in lm::DType's order (the index lmFromTensors takes)
+  const DTYPES = mod.lmDtypes(); // the core's weight dtypes, in lm::DType's order (the index lmLoad takes for a listed tensor)
   const SLOTS = mod.lmConfigSlots(); // the config's numbers as the module passes them, in their order
   const CONTEXT_SOURCES = mod.lmContextSources(); // lm::ContextSource's names, in its order
   const KV_TYPES = mod.lmKvTypes(); // the core's cache types ('float32', 'float16'), in lm::KvType's order
   const ARCHS = FAMILIES.map((f) => f.name);
   const HF_ARCHS = new Map(FAMILIES.flatMap((f, i) => f.hfTypes.map((t) => [t, i])));
-  // The formats posenc reads, from the core (posenc::lm::file_formats(), in lm::Source's order): [{id, label, shortName,
-  // extension, signature}].
+  // The formats posenc reads, from the core's table (posenc::lm::file_formats(), in its order: a format's index is its
+  // place there): [{id, label, shortName, extension, signature, inputs, configJson, tokenizerJson}].
   const formats = Object.freeze(mod.lmFormats().map(Object.freeze));
   const formatIds = formats.map((x) => x.id);
   /** A model file's format ('llama2c', 'gguf' or 'safetensors') from its content, or the core's RangeError naming what it found. */
@@ -70,12 +70,6 @@ export function createLanguageModelApi(mod) {
       return formatIds[mod.HEAP32[out / 4]];
     });
   }
-  /** Copies `bytes` into the module for `fn(address)`, freed after (the core copies what it keeps). */
-  const withBytes = (m, bytes, fn) => {
-    const p = m.put('u8', bytes.length);
-    mod.HEAPU8.set(bytes, p);
-    return fn(p, bytes.length);
-  };
   // A copy of a file's bytes in wasm memory that a loader takes over (the model reads its weights there, so the
   // file is held once): allocated outside any scope, freed by the core when the model is deleted or the load fails.
   // Addresses above 2 GB come back from malloc as negative int32: >>> 0 makes them unsigned.
@@ -93,8 +87,11 @@ export function createLanguageModelApi(mod) {
     return mod.HEAPU32[out / 4];
   };
 
-  async function fromSafetensors(files) {
-    if (files.config == null) throw new TypeError('config must be the model\'s config.json (text, bytes or object): safetensors files carry no architecture');
+  // For a format whose architecture is config.json and whose tensor table is JSON (its row's configJson), what the
+  // library reads for the core: the config's numbers and layer rules (config.json, read as "Your model's RoPE" reads
+  // it), the tensors each file's header lists (with their bytes), and the file's own scaling.
+  function readJson(files, source) {
+    if (files.config == null) throw new TypeError(`config must be the model's config.json (text, bytes or object): ${formats[source].label} files carry no architecture`);
     const json = plainJson(jsonOf('config', files.config), 'config.json');
     const arch = describeArchitecture(json);
     const cfg = json.text_config ?? json;
@@ -135,85 +132,74 @@ export function createLanguageModelApi(mod) {
         tensors.push({ ...t, bytes: s.bytes.subarray(t.offset, t.offset + t.byteLength) });
       }
     const ctx = arch.maxPositionEmbeddings;
-    const config = { arch: family, source: 2, dim: arch.hiddenSize, hiddenDim: arch.intermediateSize, layers: arch.layers.length,
+    const config = { arch: family, source, dim: arch.hiddenSize, hiddenDim: arch.intermediateSize, layers: arch.layers.length,
       heads: arch.numAttentionHeads, kvHeads: arch.numKeyValueHeads, vocabSize: arch.vocabSize, headDim: arch.headDim,
       rotaryDim: layer.rotaryDim, ropeTheta: layer.theta, normEps: arch.rmsNormEps, tiedEmbeddings: arch.tieWordEmbeddings ? 1 : 0,
       qkvBias: FAMILIES[family].qkvBias ? 1 : 0, context: ctx, contextSource: 1, layout: 1,
       attnScalar: cfg.query_pre_attn_scalar == null ? 0 : v.number('config.json query_pre_attn_scalar', cfg.query_pre_attn_scalar, { min: 0, minExclusive: true, max: 1e9 }) };
     const rules = arch.layers.flatMap((l) => [l.rope ? 1 : 0, l.window ?? 0, l.rope ? l.theta : 0, isScaled(l) ? 1 : 0]);
+    const defaultScaling = layer.ropeType === 'default' ? null : layer.ropeParameters;
+    return { config: [...SLOTS.map((k) => config[k]), ...rules], tensors, defaultScaling };
+  }
+
+  // The formats' inputs beside the model (their rows' inputs: loadLanguageModel's keys).
+  const inputsOf = (row) => row.inputs.split(',').filter(Boolean);
+  const sharded = formats.find((row) => inputsOf(row).includes('index')); // the format a model given by its index is
+
+  /**
+   * A language model from its files: {model} (a file of any format of the core's table: a llama2.c .bin, a GGUF, or
+   * a .safetensors file), plus what its format takes beside it (its row's inputs): for a .bin {tokenizer:
+   * tokenizer.bin}, for safetensors {config: config.json, tokenizer: tokenizer.json, tokenizerConfig, index:
+   * model.safetensors.index.json and shards: {file name: bytes} when sharded}. Resolves to the model (an async call: an
+   * HF tokenizer's code is imported when one is given). Call delete() when done.
+   */
+  async function loadLanguageModel(files) {
+    const f = v.options('loadLanguageModel files', files);
+    v.knownKeys('loadLanguageModel files', f, ['model', ...new Set(formats.flatMap(inputsOf)), 'format']);
+    const format = f.format == null ? (f.model == null && f.index != null && sharded ? sharded.id : detectFormat(f.model)) : v.oneOf('format', f.format, formatIds);
+    const index = formatIds.indexOf(format), row = formats[index], takes = inputsOf(row);
+    const extra = Object.keys(f).find((k) => f[k] != null && k !== 'model' && k !== 'format' && !takes.includes(k));
+    if (extra) throw new RangeError(`${extra}: a ${row.label} file takes ${takes.length ? `${takes.join(', ')} beside the model` : 'only the model'}`);
+    // Everything is read and checked before the module holds anything.
+    const json = row.configJson ? readJson(f, index) : null;
+    const tok = f.tokenizer != null && !row.tokenizerJson ? bytesOf('tokenizer', f.tokenizer) : null;
+    const tensors = json?.tensors ?? [];
+    const parts = json ? tensors.map((t) => t.bytes) : [bytesOf('model', f.model)]; // what the core takes over
     const h = scope(mod, (m) => {
       const ptrs = m.put('u32', tensors.length), sizes = m.put('f64', tensors.length), dtypes = m.put('i32', tensors.length);
-      const ranks = m.put('i32', tensors.length), dims = m.put('f64', tensors.reduce((n, t) => n + t.shape.length, 0) || 1);
+      const ranks = m.put('i32', tensors.length), dims = m.put('f64', tensors.reduce((n, t) => n + t.shape.length, 0));
       let d = dims / 8, at = 0;
-      const starts = tensors.map((t) => { const s = at; at += Math.ceil(t.byteLength / 32) * 32; return s; }); // 32-byte aligned
+      const starts = parts.map((b) => { const s = at; at += Math.ceil(b.length / 32) * 32; return s; }); // 32-byte aligned
       tensors.forEach((t, i) => {
         mod.HEAPF64[sizes / 8 + i] = t.byteLength;
         mod.HEAP32[dtypes / 4 + i] = DTYPES.indexOf(t.dtype);
         mod.HEAP32[ranks / 4 + i] = t.shape.length;
         for (const x of t.shape) mod.HEAPF64[d++] = x;
       });
-      const pc = m.put('f64', SLOTS.length + rules.length, [...SLOTS.map((k) => config[k]), ...rules]);
+      const pc = json ? m.put('f64', json.config.length, json.config) : 0;
+      const pt = tok ? m.put('u8', tok.length, tok) : 0;
+      const size = parts.length ? starts[parts.length - 1] + parts[parts.length - 1].length : 0;
       return handleFrom(m, (out) => {
-        const storage = handedOver(at, 'the model\'s tensors'); // last: nothing can throw between this and the core taking it
-        tensors.forEach((t, i) => {
-          mod.HEAPU8.set(t.bytes, storage + starts[i]);
-          mod.HEAPU32[ptrs / 4 + i] = storage + starts[i];
-        });
-        return mod.lmFromTensors(pc, tensors.map((t) => t.name), dtypes, ranks, dims, ptrs, sizes, storage, out);
+        const storage = handedOver(at, json ? 'the model\'s tensors' : 'the model file'); // last: nothing can throw between this and the core taking it
+        parts.forEach((b, i) => mod.HEAPU8.set(b, storage + starts[i]));
+        tensors.forEach((t, i) => { mod.HEAPU32[ptrs / 4 + i] = storage + starts[i]; });
+        return mod.lmLoad(index, storage, size, pt, tok?.length ?? 0, pc, tensors.map((t) => t.name), dtypes, ranks, dims, ptrs, sizes, out);
       });
     });
-    const defaultScaling = layer.ropeType === 'default' ? null : layer.ropeParameters;
     let tokenizer = null;
-    if (files.tokenizer != null) {
+    if (f.tokenizer != null && row.tokenizerJson) {
       try {
-        tokenizer = await createHfTokenizer(jsonOf('tokenizer', files.tokenizer), { config: files.tokenizerConfig == null ? {} : jsonOf('tokenizerConfig', files.tokenizerConfig) });
+        tokenizer = await createHfTokenizer(jsonOf('tokenizer', f.tokenizer), { config: f.tokenizerConfig == null ? {} : jsonOf('tokenizerConfig', f.tokenizerConfig) });
       } catch (e) {
         mod.lmDelete(h);
         throw e;
       }
     }
-    return { h, tokenizer, defaultScaling, note: tokenizer ? '' : 'no tokenizer.json was given' };
-  }
-
-  /**
-   * A language model from its files: {model} (a llama2.c .bin, a GGUF, or a .safetensors file), plus for a .bin
-   * {tokenizer: tokenizer.bin}, for safetensors {config: config.json, tokenizer: tokenizer.json, tokenizerConfig,
-   * index: model.safetensors.index.json and shards: {file name: bytes} when sharded}. Resolves to the model (an async
-   * call: an HF tokenizer's code is imported when one is given). Call delete() when done.
-   */
-  async function loadLanguageModel(files) {
-    const f = v.options('loadLanguageModel files', files);
-    v.knownKeys('loadLanguageModel files', f, ['model', 'tokenizer', 'config', 'tokenizerConfig', 'index', 'shards', 'format']);
-    const format = f.format == null ? (f.model == null && f.index != null ? 'safetensors' : detectFormat(f.model)) : v.oneOf('format', f.format, formatIds);
-    let h, tokenizer = null, defaultScaling = null, note = '', coreTokenizer = false;
-    if (format === 'safetensors') ({ h, tokenizer, defaultScaling, note } = await fromSafetensors(f));
-    else {
-      const model = bytesOf('model', f.model);
-      h = scope(mod, (m) => handleFrom(m, (out) => {
-        const p = handedOver(model.length, 'the model file');
-        mod.HEAPU8.set(model, p);
-        return format === 'gguf' ? mod.lmLoadGguf(p, model.length, out) : mod.lmLoadLlama2c(p, model.length, out);
-      }));
-      if (format === 'llama2c' && f.tokenizer != null) {
-        const tok = bytesOf('tokenizer', f.tokenizer);
-        try {
-          scope(mod, (m) => withBytes(m, tok, (p, n) => check(mod, mod.lmLoadTokenizer(h, p, n))));
-        } catch (e) {
-          mod.lmDelete(h);
-          throw e;
-        }
-        coreTokenizer = true;
-      } else if (format === 'llama2c') note = 'no tokenizer.bin was given';
-      else if (f.tokenizer != null) {
-        mod.lmDelete(h);
-        throw new RangeError('tokenizer: a GGUF file carries its own tokenizer; give only the model');
-      } else {
-        note = mod.lmTokenizerNote(h); // '' when the GGUF has a SentencePiece vocabulary
-        coreTokenizer = note === '';
-        defaultScaling = mod.lmFileScaling(h); // the file's own (llama3's rope_freqs, Phi-3's LongRoPE factors, linear), or null
-      }
-    }
-    return wrap(h, { tokenizer, coreTokenizer, defaultScaling, note, format });
+    const note = tokenizer ? '' : mod.lmTokenizerNote(h); // '' when the core read one (from the file, or beside it)
+    // the file's own scaling: config.json's, or the core's reading of the file (llama3's rope_freqs, Phi-3's LongRoPE
+    // factors, linear), or null
+    const defaultScaling = json ? json.defaultScaling : mod.lmFileScaling(h);
+    return wrap(h, { tokenizer, coreTokenizer: !tokenizer && note === '', defaultScaling, note, format });
   }
 
   function wrap(h, { tokenizer, coreTokenizer: cTokenizer = false, defaultScaling, note, format }) {

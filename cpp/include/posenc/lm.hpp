@@ -1,8 +1,9 @@
 // posenc::lm: real, trained Llama-architecture language models (Llama, Qwen2), for inference only.
 //
 // Formats read here: llama2.c's legacy `.bin` checkpoint and `tokenizer.bin`, and GGUF v3 (v2 also
-// reads). HF safetensors are parsed by the JS side, which hands the core a Config and the named
-// tensors (from_tensors). Every loader bounds each size it reads against the bytes actually
+// reads). HF safetensors' JSON (config.json, the header's tensor table) is read by the JS side, which hands
+// the core a Config and the named tensors (LoadInput). Each format is one row of file_formats(), with its
+// detector and loader; load() loads any of them. Every loader bounds each size it reads against the bytes actually
 // present before it allocates, and throws posenc::Error with a one-line message naming the problem.
 //
 // Weight-memory policy: every matrix stays in its file's format (lm_weights.hpp: F32, F16, BF16, and
@@ -85,7 +86,6 @@ struct Family {
 };
 const std::vector<Family>& families();
 const Family& family(Arch a);
-enum class Source { Llama2c, Gguf, HfSafetensors };
 // Where Config::context (the original, trained context) came from.
 enum class ContextSource {
   TrainedHeader,     // llama2.c .bin header seq_len: the context the model was trained with
@@ -97,7 +97,7 @@ const char* arch_name(Arch a);
 
 struct Config {
   Arch arch = Arch::Llama;
-  Source source = Source::HfSafetensors;
+  std::string_view source = "safetensors";  // the file format's id (its file_formats() row)
   int dim = 0, hidden_dim = 0, n_layers = 0, n_heads = 0, n_kv_heads = 0, vocab_size = 0;
   int head_dim = 0;    // 0: dim / n_heads
   int rotary_dim = 0;  // 0: head_dim; else even, in [2, head_dim] (partial rotary)
@@ -129,8 +129,8 @@ struct ConfigSlot {
   void (*set)(Config&, double);
 };
 std::span<const ConfigSlot> config_slots();
-// Interleaved pairs for llama2.c and GGUF llama (llama.cpp's converter permutes Q and K);
-// half-split for HF safetensors and GGUF qwen2 (NEOX rope in llama.cpp).
+// The format's (FileFormat::layout: interleaved pairs for llama2.c, half-split for HF safetensors), or for a file
+// llama.cpp wrote, the family's (Family::gguf_layout: llama.cpp's converter permutes Q and K of GGUF llama).
 RopeLayout rope_layout(const Config& c);
 // Throws posenc::Error naming the first field out of range (sizes bounded, heads divide, ...).
 void validate(const Config& c);
@@ -384,22 +384,50 @@ class Stream {
 };
 
 // --- File formats and what a loaded model is (lm_describe.cpp).
-// The formats posenc reads: the one list, indexed by Source (the JS library reads it through the module).
+// What a format's loader is given: the model file, and what came beside it.
+struct LoadInput {
+  const uint8_t* data = nullptr;  // the model file's bytes
+  std::size_t size = 0;
+  Storage storage;                // data's buffer, kept by the model (empty: the model copies what it keeps)
+  // A tokenizer file given beside the model, for a format that takes one and reads it in the core (llama2.c's
+  // tokenizer.bin); nullptr: none given.
+  const uint8_t* tokenizer = nullptr;
+  std::size_t tokenizer_size = 0;
+  // For a format whose architecture and tensor table are JSON (FileFormat::config_json), read by the JS library: the
+  // config (config.json) and the tensors (the header's table; their bytes in storage).
+  const Config* config = nullptr;
+  std::vector<TensorBytes> tensors;
+};
+// The formats posenc reads: one table, one row per format (the JS library reads it through the module, and loads
+// every format through load()). Each row is defined beside its reader (lm_llama2c.cpp, lm_gguf_model.cpp,
+// lm_safetensors.cpp) and listed once in file_formats(); its place there is its index in the API.
 struct FileFormat {
-  Source source;
-  const char* id;         // the API's name: "llama2c", "gguf", "safetensors"
-  const char* label;      // for readers: "llama2.c checkpoint", "GGUF", "Hugging Face safetensors"
-  const char* short_name; // in the "not a ... file" sentence: "llama2.c .bin"
-  const char* extension;  // ".bin", ".gguf", ".safetensors"
-  const char* signature;  // how its content is recognised, in words
+  const char* id;          // the API's name: "llama2c", "gguf", "safetensors"; Config::source
+  const char* label;       // for readers: "llama2.c checkpoint", "GGUF", "Hugging Face safetensors"
+  const char* short_name;  // in the "not a ... file" sentence: "llama2.c .bin"
+  const char* extension;   // ".bin", ".gguf", ".safetensors"
+  const char* signature;   // how its content is recognised, in words
+  const char* inputs;      // the files the JS loadLanguageModel takes beside the model, by its keys, comma-separated
+  bool config_json;        // its architecture is config.json and its tensor table JSON: the library reads both (LoadInput)
+  bool tokenizer_json;     // a tokenizer given beside it is tokenizer.json, which the library reads (else the core does)
+  bool llamacpp;           // written by llama.cpp's converter: the family's gguf_layout and gguf_rules apply
+  RopeLayout layout;       // else its RoPE pair layout
+  // Whether a file's first bytes (up to kFormatHeadBytes) are this format's; formats' signatures do not overlap.
+  bool (*detect)(const uint8_t* head, std::size_t n);
+  Loaded (*load)(LoadInput&& in);
 };
 const std::vector<FileFormat>& file_formats();
+// The index of the format with this id; throws posenc::Error (Range) naming the ids for any other.
+std::size_t format_index(std::string_view id);
+// Loads a model file of format file_formats()[format], as its row's loader does.
+Loaded load(std::size_t format, LoadInput&& in);
 inline constexpr std::size_t kFormatHeadBytes = 64;  // detect_format reads at most this many first bytes
-// The format of a model file by its content: `head` its first bytes (up to kFormatHeadBytes), `file_size` its whole
-// size. GGUF by its magic, safetensors by its header length and '{', llama2.c by a header of seven int32 that form a
-// valid model (or its newer export's magic). Anything else throws posenc::Error: "this file is not a GGUF, a
-// llama2.c .bin or a safetensors file: it starts with ..." naming what was found.
-Source detect_format(const uint8_t* head, std::size_t head_size, uint64_t file_size);
+// The format of a model file by its content (its index in file_formats()): `head` its first bytes (up to
+// kFormatHeadBytes), `file_size` its whole size, asked of each row's detector. GGUF by its magic, safetensors by its
+// header length and '{', llama2.c by a header of seven int32 that form a valid model (or its newer export's magic).
+// Anything else throws posenc::Error: "this file is not a llama2.c .bin, a GGUF or a safetensors file: it starts
+// with ..." naming what was found.
+std::size_t detect_format(const uint8_t* head, std::size_t head_size, uint64_t file_size);
 
 // A context to suggest for a config whose context is its converter's default, and what it rests on.
 struct ContextSuggestion {

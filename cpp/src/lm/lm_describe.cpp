@@ -1,4 +1,5 @@
-// posenc::lm: the file formats posenc reads (the one list), a file's format from its content, the context to suggest
+// posenc::lm: the file formats posenc reads (the one table of rows defined beside their readers), loading any of them,
+// a file's format from its content, the context to suggest
 // when a file's is its converter's default, and what a loaded model is (lm.hpp).
 #include <cstdio>
 #include <cstring>
@@ -8,16 +9,28 @@
 
 namespace posenc::lm {
 
+// The formats, one row each, defined beside their readers. Their order here is the API's (the JS library's indices).
+extern const FileFormat kLlama2cFormat, kGgufFormat, kSafetensorsFormat;
+
 const std::vector<FileFormat>& file_formats() {
-  // In Source order (Source indexes this list; the JS library's format names come from here).
-  static const std::vector<FileFormat> formats = {
-      {Source::Llama2c, "llama2c", "llama2.c checkpoint", "llama2.c .bin", ".bin",
-       "seven whole numbers that describe the model (dim, hidden size, layers, heads, key-value heads, vocabulary, context)"},
-      {Source::Gguf, "gguf", "GGUF", "GGUF", ".gguf", "the four letters GGUF"},
-      {Source::HfSafetensors, "safetensors", "Hugging Face safetensors", "safetensors", ".safetensors",
-       "the length of its JSON header (eight bytes), then the header's '{'"},
-  };
+  static const std::vector<FileFormat> formats = {kLlama2cFormat, kGgufFormat, kSafetensorsFormat};
   return formats;
+}
+
+std::size_t format_index(std::string_view id) {
+  const auto& f = file_formats();
+  std::string ids;
+  for (std::size_t i = 0; i < f.size(); ++i) {
+    if (id == f[i].id) return i;
+    ids += (i ? ", " : "") + std::string(f[i].id);
+  }
+  throw Error(ErrorKind::Range, "format must be one of " + ids + " (got '" + std::string(id.substr(0, 32)) + "')");
+}
+
+Loaded load(std::size_t format, LoadInput&& in) {
+  const auto& f = file_formats();
+  if (format >= f.size()) throw Error(ErrorKind::Range, "format must be an index in [0, " + std::to_string(f.size() - 1) + "] (got " + std::to_string(format) + ")");
+  return f[format].load(std::move(in));
 }
 
 namespace {
@@ -77,16 +90,13 @@ std::string grouped(long long n) {
 
 }  // namespace
 
-Source detect_format(const uint8_t* head, std::size_t head_size, uint64_t file_size) {
+std::size_t detect_format(const uint8_t* head, std::size_t head_size, uint64_t file_size) {
   if (!head && head_size) throw Error(ErrorKind::Type, "the file's first bytes are missing (null pointer)");
   const std::size_t n = head_size < kFormatHeadBytes ? head_size : kFormatHeadBytes;
-  if (starts_with(head, n, "GGUF")) return Source::Gguf;
-  // safetensors: a u64 header length under 4 GB, then the header's '{' (a length past the file is the reader's to name:
-  // the file is truncated)
-  if (n >= 9 && head[8] == '{' && !(head[4] | head[5] | head[6] | head[7]) && (head[0] | head[1] | head[2] | head[3])) return Source::HfSafetensors;
-  if (llama2c_header_valid(head, n)) return Source::Llama2c;
-  std::string names;
   const auto& f = file_formats();
+  for (std::size_t i = 0; i < f.size(); ++i)
+    if (f[i].detect(head, n)) return i;
+  std::string names;
   for (std::size_t i = 0; i < f.size(); ++i) names += std::string(i == 0 ? "a " : i + 1 == f.size() ? " or a " : ", a ") + f[i].short_name;
   throw Error(ErrorKind::Range, "this file is not " + names + " file: " + found(head, n, file_size));
 }
@@ -108,7 +118,7 @@ ModelInfo describe(const Model& m) {
   ModelInfo i;
   i.family = arch_name(c.arch);
   i.family_label = family(c.arch).label;
-  i.format = &file_formats().at(static_cast<std::size_t>(c.source));
+  i.format = &file_formats()[format_index(c.source)];
   i.dtypes = m.file_dtypes();
   i.parameters = m.parameter_count();
   i.weight_bytes = m.weight_bytes();

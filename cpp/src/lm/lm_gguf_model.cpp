@@ -8,6 +8,7 @@
 #include "posenc/rope_scaling.hpp"
 
 namespace posenc::lm {
+extern const FileFormat kGgufFormat;
 namespace {
 
 // The llama2.c -> GGUF converter of llama.cpp (examples/convert-llama2c-to-ggml) writes
@@ -126,7 +127,7 @@ void read_layers(const GgufFile& f, const std::string& a, Config& c) {
 
 Config read_config(const GgufFile& f) {
   Config c;
-  c.source = Source::Gguf;
+  c.source = kGgufFormat.id;
   c.arch = read_arch(f);
   const std::string a = arch_name(c.arch);
   c.dim = get_int(f, a + ".embedding_length", 1, kMaxDim, 0);
@@ -329,5 +330,13 @@ Loaded load_gguf(const uint8_t* data, std::size_t size, Storage storage) {
   std::optional<Tokenizer> tok = read_tokenizer(f, c.vocab_size, note);
   return Loaded{from_tensors(c, tensors, std::move(storage)), std::move(scaling), std::move(tok), std::move(note)};
 }
+
+namespace {
+bool detect_gguf(const uint8_t* head, std::size_t n) { return n >= 4 && std::memcmp(head, "GGUF", 4) == 0; }
+Loaded load_file(LoadInput&& in) { return load_gguf(in.data, in.size, std::move(in.storage)); }
+}  // namespace
+
+extern const FileFormat kGgufFormat = {"gguf", "GGUF", "GGUF", ".gguf", "the four letters GGUF", "", false, false,
+                                       true, RopeLayout::Half, detect_gguf, load_file};
 
 }  // namespace posenc::lm

@@ -13,6 +13,7 @@
 #include "lm_internal.hpp"
 
 namespace posenc::lm {
+extern const FileFormat kLlama2cFormat;
 namespace {
 
 constexpr uint32_t kExportMagic = 0x616b3432;  // "ak42": llama2.c's newer export formats
@@ -27,7 +28,7 @@ Config read_header(ByteReader& r, bool& untied) {
   untied = h[5] < 0;
   Config c;
   c.arch = Arch::Llama;
-  c.source = Source::Llama2c;
+  c.source = kLlama2cFormat.id;
   c.dim = h[0];
   c.hidden_dim = h[1];
   c.n_layers = h[2];
@@ -141,5 +142,22 @@ Tokenizer load_llama2c_tokenizer(const uint8_t* data, std::size_t size, int voca
                                       std::to_string(vocab_size) + " tokens (a vocabulary of another size?)");
   return Tokenizer(std::move(pieces), std::move(scores), vocab_size > 1 ? 1 : -1, vocab_size > 2 ? 2 : -1);
 }
+
+namespace {
+// The model, and its tokenizer when a tokenizer.bin was given beside it.
+Loaded load_file(LoadInput&& in) {
+  Loaded l{load_llama2c(in.data, in.size, std::move(in.storage)), {}, {}, "no tokenizer.bin was given"};
+  if (in.tokenizer) {
+    l.tokenizer = load_llama2c_tokenizer(in.tokenizer, in.tokenizer_size, l.model.config().vocab_size);
+    l.tokenizer_note.clear();
+  }
+  return l;
+}
+}  // namespace
+
+extern const FileFormat kLlama2cFormat = {
+    "llama2c", "llama2.c checkpoint", "llama2.c .bin", ".bin",
+    "seven whole numbers that describe the model (dim, hidden size, layers, heads, key-value heads, vocabulary, context)",
+    "tokenizer", false, false, false, RopeLayout::Interleaved, llama2c_header_valid, load_file};
 
 }  // namespace posenc::lm

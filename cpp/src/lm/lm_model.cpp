@@ -38,7 +38,8 @@ namespace {
    [](Config& c, double v) { c.m = static_cast<T>(static_cast<int>(v)); }}
 const ConfigSlot kConfigSlots[] = {
     ENUM("arch", arch, Arch),
-    ENUM("source", source, Source),
+    {"source", [](const Config& c) { return static_cast<double>(format_index(c.source)); },
+     [](Config& c, double v) { c.source = file_formats().at(static_cast<std::size_t>(v)).id; }},
     INT("dim", dim),
     INT("hiddenDim", hidden_dim),
     INT("layers", n_layers),
@@ -67,13 +68,13 @@ const ConfigSlot kConfigSlots[] = {
 std::span<const ConfigSlot> config_slots() { return kConfigSlots; }
 
 RopeLayout rope_layout(const Config& c) {
-  if (c.source == Source::HfSafetensors) return RopeLayout::Half;
-  if (c.source == Source::Gguf) return family(c.arch).gguf_layout;
-  return RopeLayout::Interleaved;
+  const FileFormat& f = file_formats()[format_index(c.source)];
+  return f.llamacpp ? family(c.arch).gguf_layout : f.layout;
 }
 
 void validate(const Config& c) {
   family(c.arch);  // a known family
+  format_index(c.source);  // a known file format
   require_int_range("dim", c.dim, 1, kMaxDim);
   require_int_range("hidden_dim", c.hidden_dim, 1, kMaxHidden);
   require_int_range("n_layers", c.n_layers, 1, kMaxLayers);
@@ -321,7 +322,7 @@ Model from_tensors(const Config& config, const std::vector<TensorBytes>& list, S
   }
   t.refuse_leftovers();
   // Gemma's RMSNorm: x * (1 + w); llama.cpp's converter stored w + 1 already (GgufRules::norms_plus_one)
-  if (fam.norm_plus_one && !(c.source == Source::Gguf && fam.gguf_rules.norms_plus_one))
+  if (fam.norm_plus_one && !(file_formats()[format_index(c.source)].llamacpp && fam.gguf_rules.norms_plus_one))
     for (std::vector<float>* w : norms(m))
       for (float& x : *w) x += 1.0f;
   const auto count = [&](const Weight& w) {
