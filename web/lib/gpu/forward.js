@@ -1,14 +1,16 @@
-// The language model's forward on the GPU (WebGPU), beside the wasm one: the same steps as the core's (lm_forward.cpp,
-// for the families whose steps are Llama's: Llama, Qwen2, Mistral), on the weights the core loaded and checked, as they
-// lie (lm.forwardInputs(): uploaded once, decoded in the shaders), with the RoPE frequencies the core computes for the
-// forward's scaling (lm.ropeFrequencies()). It returns the per-position NLL the wasm forward returns (equal to float
+// The language model's forward on the GPU (WebGPU), beside the wasm one: the same steps as the core's (lm_forward.cpp),
+// each family's as its row of the core's family table says (lm.forwardInputs().family: q/k norms, norms before and
+// after attention and MLP, embedding scale, activation) and each layer's as its rules say (RoPE or none, its base,
+// scaled or not, its window), on the weights the core loaded and checked, as they lie (lm.forwardInputs(): uploaded
+// once, decoded in the shaders), with the RoPE frequencies the core computes for each layer and the forward's scaling
+// (lm.ropeFrequencies()). It returns the per-position NLL the wasm forward returns (equal to float
 // rounding); attention statistics, maps and forwards in parts stay with the wasm forward.
 //
 //   const gpu = await openGpuForward(lm);      // {forward, delete, adapter} or {reason} (why not here)
 //   if (gpu.forward) { const { nll } = await gpu.forward(ids, { scaling }); gpu.delete(); }
 import * as v from '../validate.js';
 import { GPU_DTYPES } from './weights.js';
-import { grid, MM_ROWS, matmulShader, embedShader, rmsnormShader, ropeShader, swigluShader, nllShader } from './kernels.js';
+import { grid, MM_ROWS, matmulShader, embedShader, rmsnormShader, ropeShader, gateShader, nllShader } from './kernels.js';
 import { attentionShader, keyTile, Q_TILE } from './attention.js';
 
 const MAX_LENGTH = 1 << 17; // posenc::lm::kMaxLength
@@ -20,11 +22,12 @@ const megabytes = (n) => `${Math.round(n / 1e6)} MB`;
 /** Why the GPU forward cannot run this model (a sentence), or '' when it can. `inputs`: lm.forwardInputs(). */
 export function gpuUnsupported(lm, inputs) {
   const f = inputs.family, c = lm.config;
-  // QkNorm::None and Activation::SiLU are those enums' first values (lm.hpp)
-  if (f.qkNorm !== 0 || !f.preNorms || f.postNorms || f.embedScale || f.activation !== 0)
-    return `the GPU forward runs the Llama, Qwen2 and Mistral families' steps, not ${f.label}'s`;
-  const odd = inputs.layers.findIndex((l) => !l.rope || !l.scaled || (l.theta !== 0 && l.theta !== c.ropeTheta));
-  if (odd >= 0) return `the GPU forward rotates every layer alike, and layer ${odd} has its own RoPE rule`;
+  // the gate shader's activations are lm.hpp's Activation values 0 (SiLU) and 1 (GELU, tanh); q/k norms are applied
+  // as their weights' lengths say (a head's channels, or the whole projection)
+  if (f.activation > 1) return `the GPU forward does not run ${f.label}'s MLP activation`;
+  const norm = inputs.tensors.find((t) => (t.kind === 'q_norm' || t.kind === 'k_norm') && t.rows !== c.headDim
+    && t.rows !== (t.kind === 'q_norm' ? c.heads : c.kvHeads) * c.headDim);
+  if (norm) return `the GPU forward normalizes queries and keys per head or over the whole projection, not over ${norm.rows} channels`;
   const dtype = inputs.tensors.find((t) => !GPU_DTYPES.includes(t.dtype))?.dtype;
   if (dtype) return `the GPU forward decodes ${GPU_DTYPES.join(', ')} weights, and this model has ${dtype} ones`;
   if (c.headDim > MAX_HEAD_DIM) return `the GPU forward takes heads of up to ${MAX_HEAD_DIM} channels (this model's have ${c.headDim})`;
@@ -68,7 +71,7 @@ export async function openGpuForward(lm, { gpu = globalThis.navigator?.gpu } = {
   }
   const info = adapter.info ?? {};
   const described = [info.vendor, info.architecture].filter(Boolean).join(' ') || 'an adapter';
-  const run = forwardOn(device, lm, weights, inputs.layers);
+  const run = forwardOn(device, lm, weights, inputs.layers, inputs.family);
   let deleted = false;
   return {
     adapter: described,
@@ -79,8 +82,7 @@ export async function openGpuForward(lm, { gpu = globalThis.navigator?.gpu } = {
       v.knownKeys('forward options', o, ['scaling']);
       const ids = v.intArray('tokens', tokens, undefined, 0, c.vocabSize - 1);
       if (ids.length < 2 || ids.length > MAX_LENGTH) throw new RangeError(`tokens must hold 2 to ${MAX_LENGTH} ids (got ${ids.length})`);
-      const rope = lm.ropeFrequencies(ids.length, o.scaling); // the scaling checked by the core, as the wasm forward's
-      return { nll: v.finiteResult('nll', await run(ids, rope), 'the weights give non-finite activations') };
+      return { nll: v.finiteResult('nll', await run(ids, ropeTables(lm, inputs.layers, ids.length, o.scaling)), 'the weights give non-finite activations') };
     },
     delete() {
       if (deleted) return;
@@ -108,8 +110,27 @@ function upload(device, tensors) {
   return out;
 }
 
-// The forward over a model's uploaded weights: run(ids, rope) -> Promise<Float32Array nll [T-1]>.
-function forwardOn(device, lm, weights, rules) {
+// The RoPE of each layer over `rows` positions, from the core (the scaling checked there, as the wasm forward's):
+// {tables: [{invFreq, attentionScale}], of: [layer -> its table, or -1 where the layer has no RoPE]}, one table per
+// base and scaled-or-not that the layers use (Gemma 3: its local and its global layers). rules: forwardInputs().layers
+// (none: every layer alike).
+function ropeTables(lm, rules, rows, scaling) {
+  const keys = new Map(), tables = [], of = [];
+  for (let l = 0; l < lm.config.layers; l++) {
+    const r = rules[l] ?? { rope: true, theta: 0, scaled: true };
+    if (!r.rope) { of.push(-1); continue; }
+    const key = `${r.theta}/${r.scaled}`;
+    if (!keys.has(key)) {
+      keys.set(key, tables.length);
+      tables.push(lm.ropeFrequencies(rows, scaling, l));
+    }
+    of.push(keys.get(key));
+  }
+  return { tables, of };
+}
+
+// The forward over a model's uploaded weights: run(ids, ropes) -> Promise<Float32Array nll [T-1]> (ropes: ropeTables').
+function forwardOn(device, lm, weights, rules, family) {
   const c = lm.config, D = c.dim, F = c.hiddenDim, H = c.heads, Hkv = c.kvHeads, hd = c.headDim, V = c.vocabSize;
   const Q = H * hd, KV = Hkv * hd;
   const pipelines = new Map();
@@ -124,13 +145,13 @@ function forwardOn(device, lm, weights, rules) {
   const attnScale = Math.fround(1 / Math.fround(Math.sqrt(c.attnScalar > 0 ? c.attnScalar : hd)));
   const interleaved = c.layout === 'interleaved' ? 1 : 0;
 
-  return async function run(ids, rope) {
+  return async function run(ids, ropes) {
     const temp = [];
     device.pushErrorScope('validation');
     device.pushErrorScope('out-of-memory');
     let read;
     try {
-      read = encode(ids, rope, temp);
+      read = encode(ids, ropes, temp);
     } finally {
       const [oom, invalid] = [await device.popErrorScope(), await device.popErrorScope()];
       if (oom || invalid) {
@@ -148,7 +169,7 @@ function forwardOn(device, lm, weights, rules) {
 
   // Encodes and submits the forward over ids; returns the buffer the NLL will be read from. Every buffer it makes
   // goes into temp.
-  function encode(ids, rope, temp) {
+  function encode(ids, ropes, temp) {
     const T = ids.length;
     const storage = (bytes, extra = 0) => {
       const b = device.createBuffer({ size: Math.max(16, Math.ceil(bytes / 4) * 4), usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST | extra });
@@ -170,16 +191,22 @@ function forwardOn(device, lm, weights, rules) {
       return b;
     };
     const half = c.rotaryDim / 2;
-    const cos = new Float32Array(T * half), sin = new Float32Array(T * half);
-    for (let t = 0; t < T; t++)
-      for (let i = 0; i < half; i++) {
-        const a = t * rope.invFreq[i];
-        cos[t * half + i] = Math.cos(a) * rope.attentionScale;
-        sin[t * half + i] = Math.sin(a) * rope.attentionScale;
-      }
-    const tok = filled(Uint32Array.from(ids)), cosB = filled(cos), sinB = filled(sin);
+    // cos and sin [T, half] of each RoPE table
+    const tables = ropes.tables.map((rope) => {
+      const cos = new Float32Array(T * half), sin = new Float32Array(T * half);
+      for (let t = 0; t < T; t++)
+        for (let i = 0; i < half; i++) {
+          const a = t * rope.invFreq[i];
+          cos[t * half + i] = Math.cos(a) * rope.attentionScale;
+          sin[t * half + i] = Math.sin(a) * rope.attentionScale;
+        }
+      return [filled(cos), filled(sin)];
+    });
+    const tok = filled(Uint32Array.from(ids));
     const x = storage(4 * T * D), xn = storage(4 * T * D), q = storage(4 * T * Q), k = storage(4 * T * KV), vb = storage(4 * T * KV);
     const att = storage(4 * T * Q);
+    // the q/k norms' outputs (a shader does not read and write one buffer)
+    const qn = family.qkNorm ? storage(4 * T * Q) : null, kn = family.qkNorm ? storage(4 * T * KV) : null;
     const ffnRows = Math.max(1, Math.min(T, Math.floor(limit / (4 * F))));
     const g = storage(4 * ffnRows * F), u = storage(4 * ffnRows * F);
     const logitRows = Math.max(1, Math.min(T, Math.floor(Math.min(limit, LOGIT_BYTES) / (4 * V))));
@@ -208,33 +235,59 @@ function forwardOn(device, lm, weights, rules) {
         [uniform([W.rows, W.cols, rows, acc ? 1 : 0, bias ? 1 : 0, row0 * W.cols, row0 * W.rows, 0]), W.buffer, input, out, bias?.buffer ?? none],
         [Math.ceil(W.rows / 64), Math.ceil(rows / MM_ROWS)]);
     };
-    const rmsnorm = (out, input, w, rows, d) =>
-      dispatch(pipeline('rmsnorm', rmsnormShader), [uniform([d, rows, c.normEps, 0], [2]), input, w.buffer, out], grid(rows));
-    const rotate = (buf, heads) =>
+    // out (+)= rmsnorm(input) g over `rows` rows of d values, from row `row0` of both
+    const rmsnorm = (out, input, w, rows, d, { acc = false, row0 = 0 } = {}) =>
+      dispatch(pipeline('rmsnorm', rmsnormShader), [uniform([d, rows, c.normEps, acc ? 1 : 0, row0 * d, row0 * d, 0, 0], [2]), input, w.buffer, out], grid(rows));
+    const rotate = (buf, heads, [cosB, sinB]) =>
       dispatch(pipeline('rope', ropeShader), [uniform([T, heads, hd, c.rotaryDim, interleaved, 0, 0, 0]), buf, cosB, sinB], grid(Math.ceil((T * heads * half) / 64)));
+    // the layer's q/k norm of `from` [T, n] into `to`, per head or over the whole projection as its weight's length
+    // (a vector's rows) says
+    const qkNorm = (to, from, w, n) => rmsnorm(to, from, w, (T * n) / w.rows, w.rows);
 
     const E = weight('embed') ?? weight('classifier');
-    dispatch(pipeline(`embed/${E.dtype}`, embedShader(E.dtype)), [uniform([E.rows, E.cols, T, 0]), E.buffer, tok, x], grid(T));
+    const embedScale = family.embedScale ? Math.fround(Math.sqrt(D)) : 1; // HF: sqrt(hidden_size) in the embeddings' float32
+    dispatch(pipeline(`embed/${E.dtype}`, embedShader(E.dtype)), [uniform([E.rows, E.cols, T, embedScale], [3]), E.buffer, tok, x], grid(T));
+    // OLMo 2 has no norms before attention and MLP: their inputs are the residual stream itself
+    const normed = family.preNorms ? xn : x;
     for (let l = 0; l < c.layers; l++) {
       const w = (kind) => weight(kind, l);
-      rmsnorm(xn, x, w('attn_norm'), T, D);
-      matmul(q, xn, w('wq'), T, { bias: w('bq') });
-      matmul(k, xn, w('wk'), T, { bias: w('bk') });
-      matmul(vb, xn, w('wv'), T, { bias: w('bv') });
-      rotate(q, H);
-      rotate(k, Hkv);
+      if (family.preNorms) rmsnorm(xn, x, w('attn_norm'), T, D);
+      matmul(q, normed, w('wq'), T, { bias: w('bq') });
+      matmul(k, normed, w('wk'), T, { bias: w('bk') });
+      matmul(vb, normed, w('wv'), T, { bias: w('bv') });
+      let qr = q, kr = k;
+      if (family.qkNorm) {
+        qkNorm(qn, q, w('q_norm'), Q);
+        qkNorm(kn, k, w('k_norm'), KV);
+        [qr, kr] = [qn, kn];
+      }
+      if (ropes.of[l] >= 0) {
+        rotate(qr, H, tables[ropes.of[l]]);
+        rotate(kr, Hkv, tables[ropes.of[l]]);
+      }
       dispatch(pipeline(`attention/${hd}`, attentionShader(hd, kt)),
-        [uniform([T, H, Hkv, H / Hkv, attnScale, rules[l]?.window ?? 0, 0, 0], [4]), q, k, vb, att], [Math.ceil(T / Q_TILE), H]);
-      matmul(x, att, w('wo'), T, { acc: true });
-      rmsnorm(xn, x, w('ffn_norm'), T, D);
+        [uniform([T, H, Hkv, H / Hkv, attnScale, rules[l]?.window ?? 0, 0, 0], [4]), qr, kr, vb, att], [Math.ceil(T / Q_TILE), H]);
+      if (family.postNorms) { // x += rmsnorm(att wo)
+        matmul(xn, att, w('wo'), T);
+        rmsnorm(x, xn, w('attn_post_norm'), T, D, { acc: true });
+      } else {
+        matmul(x, att, w('wo'), T, { acc: true });
+      }
+      if (family.preNorms) rmsnorm(xn, x, w('ffn_norm'), T, D);
       for (let r0 = 0; r0 < T; r0 += ffnRows) {
         const n = Math.min(ffnRows, T - r0);
         const G = w('gate'), U = w('up'), Dn = w('down');
-        // g, u [n, F] from rows r0.. of xn; x rows r0.. += down(silu(g) * u)
-        dispatch(pipeline(`mm/${G.dtype}`, matmulShader(G.dtype)), [uniform([F, D, n, 0, 0, r0 * D, 0, 0]), G.buffer, xn, g, none], [Math.ceil(F / 64), Math.ceil(n / MM_ROWS)]);
-        dispatch(pipeline(`mm/${U.dtype}`, matmulShader(U.dtype)), [uniform([F, D, n, 0, 0, r0 * D, 0, 0]), U.buffer, xn, u, none], [Math.ceil(F / 64), Math.ceil(n / MM_ROWS)]);
-        dispatch(pipeline('swiglu', swigluShader), [uniform([n * F, 0, 0, 0]), g, u], grid(Math.ceil((n * F) / 64)));
-        dispatch(pipeline(`mm/${Dn.dtype}`, matmulShader(Dn.dtype)), [uniform([D, F, n, 1, 0, 0, r0 * D, 0]), Dn.buffer, g, x, none], [Math.ceil(D / 64), Math.ceil(n / MM_ROWS)]);
+        // g, u [n, F] from rows r0.. of the MLP's input; x rows r0.. += down(act(g) * u), or with post-norms
+        // x += rmsnorm(down(...)), down's rows (scratch) in xn's rows r0.., which the block has read
+        dispatch(pipeline(`mm/${G.dtype}`, matmulShader(G.dtype)), [uniform([F, D, n, 0, 0, r0 * D, 0, 0]), G.buffer, normed, g, none], [Math.ceil(F / 64), Math.ceil(n / MM_ROWS)]);
+        dispatch(pipeline(`mm/${U.dtype}`, matmulShader(U.dtype)), [uniform([F, D, n, 0, 0, r0 * D, 0, 0]), U.buffer, normed, u, none], [Math.ceil(F / 64), Math.ceil(n / MM_ROWS)]);
+        dispatch(pipeline('gate', gateShader), [uniform([n * F, family.activation, 0, 0]), g, u], grid(Math.ceil((n * F) / 64)));
+        if (family.postNorms) {
+          dispatch(pipeline(`mm/${Dn.dtype}`, matmulShader(Dn.dtype)), [uniform([D, F, n, 0, 0, 0, r0 * D, 0]), Dn.buffer, g, xn, none], [Math.ceil(D / 64), Math.ceil(n / MM_ROWS)]);
+          rmsnorm(x, xn, w('ffn_post_norm'), n, D, { acc: true, row0: r0 });
+        } else {
+          dispatch(pipeline(`mm/${Dn.dtype}`, matmulShader(Dn.dtype)), [uniform([D, F, n, 1, 0, 0, r0 * D, 0]), Dn.buffer, g, x, none], [Math.ceil(D / 64), Math.ceil(n / MM_ROWS)]);
+        }
       }
       flush();
     }
