@@ -12,10 +12,12 @@
 //    output Q4_1, each format in at least one layer's matrices), decoded in the shaders: against the wasm forward, and
 //    against the float64 forward of the dequantised weights that dequant.py computes (numpy, sharing no code with
 //    posenc). One file for all the formats: each model costs SwiftShader every pipeline's compilation again (12
-//    one-format files took 350 s under load 18);
+//    one-format files took 350 s under load 18). A decoder detail dropped fails it: Q5_0/Q5_1's fifth bit (max |gpu -
+//    wasm| 7.2), the K formats' min (8.2), Q3_K's high bit (7.0), Q4_1's min (1.8), Q2_K's min (16.9);
 //  - a tiny random model of each other family in the core's family table (Qwen3, OLMo 2, Gemma 3, SmolLM3, Phi-3.5,
 //    Llama 3.2 with llama3 scaling; lm-families.test.js's shapes and details), each over 150-200 tokens so that its
-//    windows, NoPE layers and long factors are reached.
+//    windows, NoPE layers and long factors are reached. A step dropped fails it: the attention's post-norm (OLMo 2: max
+//    15.5), the q/k norm (Qwen3: 10.2), each layer's own RoPE base and scaling (Gemma 3: 1.6), GeGLU as SwiGLU (0.39).
 // Also: openGpuForward says why not, in a sentence, for a model whose heads are wider than it takes; and the page's
 // "Your model" view, given stories260K at 2x its context, says its forwards run on the GPU, draws its five scalings (the
 // other scalings' losses from the GPU forward, equal to wasm forwards in the page; the chosen one's maps and statistics
