@@ -18,7 +18,9 @@
 //    Llama 3.2 with llama3 scaling; lm-families.test.js's shapes and details), each over 150-200 tokens so that its
 //    windows, NoPE layers and long factors are reached. A step dropped fails it: the attention's post-norm (OLMo 2: max
 //    15.5), the q/k norm (Qwen3: 10.2), each layer's own RoPE base and scaling (Gemma 3: 1.6), GeGLU as SwiGLU (0.39).
-// Also: openGpuForward says why not, in a sentence, for a model whose heads are wider than it takes; and the page's
+// Each comparison also runs the GPU forward in steps of 8, 32 and then 100 rows over its cache of keys and values (as
+// the page streams it), joined. Also: openGpuForward says why not, in a sentence, for a model whose heads are wider than
+// it takes; the model's handler streams a GPU forward in steps and stops at a cancel; and the page's
 // "Your model" view, given stories260K at 2x its context, says its forwards run on the GPU, draws its five scalings (the
 // other scalings' losses from the GPU forward, equal to wasm forwards in the page; the chosen one's maps and statistics
 // from wasm), and its screenshot goes to the tmp screenshot dir.
@@ -45,8 +47,10 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 // forwards over `ids` with each scaling, and return the differences (and the GPU forward's reason, when it has none);
 // reference: a float64 NLL to compare the GPU's with too.
 // text: an address of a text whose first `ids` tokens (a count, then) are the input.
-async function compare(page, { files, ids, text = null, scalings = [null], reference = null }) {
-  return page.evaluate(async ({ files, ids: given, text, scalings, reference }) => {
+// steps: the GPU forward also in steps of these rows (the last size repeated) over its cache of keys and values, as
+// the page streams it: its NLL joined (stepMax: its difference from the wasm forward's).
+async function compare(page, { files, ids, text = null, scalings = [null], reference = null, steps = [8, 32, 100] }) {
+  return page.evaluate(async ({ files, ids: given, text, scalings, reference, steps }) => {
     const { loadPosenc } = await import('/lib/index.js');
     const { openGpuForward } = await import('/lib/gpu/forward.js');
     const pe = await loadPosenc();
@@ -72,14 +76,23 @@ async function compare(page, { files, ids, text = null, scalings = [null], refer
         }
         let refMax = 0;
         if (reference) for (let i = 0; i < b.length; i++) refMax = Math.max(refMax, Math.abs(b[i] - reference[i]));
-        out.push({ scaling, n: b.length, max, mean: sum / a.length, refMax, meanNll: a.reduce((s, x) => s + x, 0) / a.length, wasmMs: t1 - t0, gpuMs: t2 - t1 });
+        const s = gpu.stream(ids, { scaling, chunk: Math.max(...steps) }), joined = [], froms = [];
+        for (let i = 0; s.done < s.length; i++) {
+          const { from, nll } = await s.step(steps[Math.min(i, steps.length - 1)]);
+          froms.push(from);
+          joined.push(...nll);
+        }
+        s.delete();
+        const stepMax = joined.length === a.length ? joined.reduce((m, x, i) => Math.max(m, Math.abs(x - a[i])), 0) : Infinity;
+        out.push({ scaling, n: b.length, max, mean: sum / a.length, refMax, stepMax, froms: froms.slice(0, 4),
+          meanNll: a.reduce((s, x) => s + x, 0) / a.length, wasmMs: t1 - t0, gpuMs: t2 - t1 });
       }
       gpu.delete();
       return { adapter: gpu.adapter, out };
     } finally {
       lm.delete();
     }
-  }, { files, ids, text, scalings, reference });
+  }, { files, ids, text, scalings, reference, steps });
 }
 
 const tokens = (n, vocab, seed) => {
@@ -89,10 +102,11 @@ const tokens = (n, vocab, seed) => {
 const agree = (r, what) => {
   expect(r.reason).toBeUndefined();
   for (const x of r.out) {
-    console.log(`${what} ${JSON.stringify(x.scaling)}: ${x.n} positions, NLL mean ${x.meanNll.toFixed(4)}, |gpu - wasm| max ${x.max.toExponential(2)} mean ${x.mean.toExponential(2)} (adapter ${r.adapter})`);
+    console.log(`${what} ${JSON.stringify(x.scaling)}: ${x.n} positions, NLL mean ${x.meanNll.toFixed(4)}, |gpu - wasm| max ${x.max.toExponential(2)} mean ${x.mean.toExponential(2)}; in steps from ${x.froms.join(', ')}, ...: max ${x.stepMax.toExponential(2)} (adapter ${r.adapter})`);
     expect(Number.isFinite(x.meanNll)).toBe(true);
     expect(x.max).toBeLessThan(5e-3);
     expect(x.mean).toBeLessThan(5e-4);
+    expect(x.stepMax).toBeLessThan(5e-3);
   }
 };
 
@@ -177,6 +191,47 @@ test('a random model in F16 and each of ggml\'s block formats: the shaders decod
   agree(r, 'random, every format');
   console.log(`random, every format: |gpu - float64| max ${r.out[0].refMax.toExponential(2)}`);
   expect(r.out[0].refMax).toBeLessThan(5e-3);
+  expect(page.errors).toEqual([]);
+});
+
+// The model's handler (its Worker's) streams a loss-only forward on the GPU in steps, as it does in wasm: the first
+// chunk holds its first FIRST_ROWS rows, the chunks join into the wasm forward's NLL, and a cancel between steps
+// stops it with an AbortError.
+(have ? test : test.skip)('the model\'s handler streams the GPU forward in steps, and a cancel stops it', async () => {
+  const page = await env.newPage();
+  await page.goto(`${env.url}/app/blank.html`);
+  const r = await page.evaluate(async () => {
+    const { loadPosenc } = await import('/lib/index.js');
+    const { createLmCore, FIRST_ROWS } = await import('/app/lm/core.js');
+    const answers = [];
+    let onChunk = () => {};
+    const handle = createLmCore(() => loadPosenc(), (m) => { answers.push(m); if (m.type === 'chunk') onChunk(m); });
+    const model = new Uint8Array(await (await fetch('/test-models/stories260K/stories260K.bin')).arrayBuffer());
+    await handle({ type: 'load', id: 1, files: { model } });
+    const tokens = Int32Array.from({ length: 600 }, (_, i) => (i * 37) % 512);
+    await handle({ type: 'stream', id: 2, tokens, context: 512, scaling: null, stats: false });
+    const chunks = answers.filter((a) => a.type === 'chunk' && a.id === 2);
+    const done = answers.find((a) => a.type === 'forward' && a.id === 2);
+    const lm = await (await loadPosenc()).loadLanguageModel({ model });
+    const want = lm.forward(tokens).nll;
+    lm.delete();
+    const got = chunks.flatMap((a) => Array.from(a.nll));
+    // a second stream, cancelled as its first chunk lands
+    onChunk = (m) => { if (m.id === 3) handle({ type: 'cancel', id: 4, target: 3 }); };
+    await handle({ type: 'stream', id: 3, tokens, context: 512, scaling: null, stats: false });
+    return { engine: answers.find((a) => a.type === 'loaded').info.engine, ran: done?.ran, first: chunks[0] && [chunks[0].from, chunks[0].nll.length],
+      FIRST_ROWS, count: chunks.length, n: got.length, max: got.reduce((m, x, i) => Math.max(m, Math.abs(x - want[i])), 0),
+      cancelled: answers.find((a) => a.id === 3 && a.type !== 'chunk'), cancelledChunks: answers.filter((a) => a.id === 3 && a.type === 'chunk').length };
+  });
+  console.log(`the handler's GPU stream: ${r.count} chunks, the first ${JSON.stringify(r.first)}, |gpu - wasm| max ${r.max.toExponential(2)}; cancelled after ${r.cancelledChunks}: ${r.cancelled?.name}`);
+  expect(r.engine.gpu).toMatch(/swiftshader/);
+  expect(r.ran).toBe('gpu');
+  expect(r.first).toEqual([0, r.FIRST_ROWS]);
+  expect(r.count).toBeGreaterThan(2);
+  expect(r.n).toBe(599);
+  expect(r.max).toBeLessThan(5e-3);
+  expect(r.cancelled).toMatchObject({ type: 'error', name: 'AbortError' });
+  expect(r.cancelledChunks).toBe(1);
   expect(page.errors).toEqual([]);
 });
 

@@ -63,15 +63,15 @@ ${entry(64)}
   }
 }`;
 
-// Embedding lookup: o[t, d] = W[tok[t], d] * p.scale (W: p.n rows of p.k values), for t < p.t.
+// Embedding lookup: o[t, d] = W[tok[p.tok_off + t], d] * p.scale (W: p.n rows of p.k values), for t < p.t.
 export const embedShader = (dtype) => /* wgsl */ `
-struct P { n: u32, k: u32, t: u32, scale: f32 }
+struct P { n: u32, k: u32, t: u32, scale: f32, tok_off: u32, pad0: u32, pad1: u32, pad2: u32 }
 ${bindings(['w', 'read', 'u32'], ['tok', 'read', 'u32'], ['o', 'read_write'])}
 ${WEIGHT_DECODERS[dtype]}
 ${entry(64)}
   let t = ${ROW};
   if (t >= p.t) { return; }
-  for (var d = li; d < p.k; d += 64u) { o[t * p.k + d] = weight(tok[t], d) * p.scale; }
+  for (var d = li; d < p.k; d += 64u) { o[t * p.k + d] = weight(tok[p.tok_off + t], d) * p.scale; }
 }`;
 
 // RMSNorm of each row of p.d values: o[t] (+)= x[t] / sqrt(mean(x[t]^2) + eps) * g, for rows t < p.rows of x (from
@@ -98,10 +98,11 @@ ${entry(64)}
   }
 }`;
 
-// RoPE in place on x [t, heads * hd]: pair i of every head of row t rotated by the tables' row t (cos, sin [rows,
-// rd / 2], the attention scale already in them); half layout: channels i and i + rd/2; interleaved: 2i and 2i + 1.
+// RoPE in place on rows row0 .. row0 + t of x [rows, heads * hd]: pair i of every head of row row0 + r rotated by the
+// tables' row pos + r (its position; cos, sin [positions, rd / 2], the attention scale already in them); half layout:
+// channels i and i + rd/2; interleaved: 2i and 2i + 1.
 export const ropeShader = /* wgsl */ `
-struct P { t: u32, heads: u32, hd: u32, rd: u32, interleaved: u32, pad0: u32, pad1: u32, pad2: u32 }
+struct P { t: u32, heads: u32, hd: u32, rd: u32, interleaved: u32, pos: u32, row0: u32, pad2: u32 }
 ${bindings(['x', 'read_write'], ['cs', 'read'], ['sn', 'read'])}
 ${entry(64)}
   let half = p.rd / 2u;
@@ -110,12 +111,12 @@ ${entry(64)}
   let i = e % half;
   let h = (e / half) % p.heads;
   let t = e / (half * p.heads);
-  let base = t * p.heads * p.hd + h * p.hd;
+  let base = (p.row0 + t) * p.heads * p.hd + h * p.hd;
   var a = base + i;
   var b = base + i + half;
   if (p.interleaved == 1u) { a = base + 2u * i; b = a + 1u; }
-  let c = cs[t * half + i];
-  let s = sn[t * half + i];
+  let c = cs[(p.pos + t) * half + i];
+  let s = sn[(p.pos + t) * half + i];
   let x1 = x[a];
   let x2 = x[b];
   x[a] = x1 * c - x2 * s;
