@@ -891,7 +891,7 @@ export interface LanguageModel {
   };
   /** The RoPE a forward over `rows` positions with `scaling` (as forward's) rotates by: cos and sin at position p are
    * cos(p f) and sin(p f) times attentionScale, f = invFreq[i]. */
-  ropeFrequencies(rows: number, scaling?: RopeScaling | null): { invFreq: Float64Array; attentionScale: number };
+  ropeFrequencies(rows: number, scaling?: RopeScaling | null, layer?: number): { invFreq: Float64Array; attentionScale: number };
   /**
    * The same forward as {@link LanguageModel.forward}, run in chunks of at most `chunk` rows (default 256) over one cache of
    * keys and values, each step's NLL given as soon as it is computed; equal to forward's within float rounding (dynamic

@@ -240,13 +240,13 @@ int lm_layer_rules(ptr h, ptr out) {
   return static_cast<int>(layers.size());
 }
 
-// lm::forward_rope_frequencies over `rows` positions: out [rotary_dim / 2 + 1] = the inverse frequencies, then the
-// attention scale. The scaling as lm_forward takes it.
-int lm_rope_frequencies(ptr h, ptr scaling_slots, ptr long_factor, ptr short_factor, int factor_count, int rows, ptr out) {
+// lm::forward_rope_frequencies over `rows` positions (of `layer`, or -1): out [rotary_dim / 2 + 1] = the inverse
+// frequencies, then the attention scale. The scaling as lm_forward takes it.
+int lm_rope_frequencies(ptr h, ptr scaling_slots, ptr long_factor, ptr short_factor, int factor_count, int rows, int layer, ptr out) {
   return guard([&] {
     const lm::Config& c = handle(h).model.config();
     const posenc::RopeFrequencies f = lm::forward_rope_frequencies(
-        c, unpack_scaling(at<const double>(scaling_slots), long_factor, short_factor, factor_count), rows);
+        c, unpack_scaling(at<const double>(scaling_slots), long_factor, short_factor, factor_count), rows, layer);
     std::copy(f.inv_freq.begin(), f.inv_freq.end(), at<double>(out));
     at<double>(out)[f.inv_freq.size()] = f.attention_scale;
   });

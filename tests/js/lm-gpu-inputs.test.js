@@ -1,10 +1,12 @@
 // What the language model hands a second executor of its forward (the browser's GPU forward, web/lib/gpu), in Node on
 // stories260K: every tensor the forward reads, once, with bytes that add up to the model's own weight memory; the RoPE
-// frequencies a forward rotates by, equal to the encodings API's for the same scaling; bad arguments refused by name;
-// and openGpuForward's sentence where there is no WebGPU (Node) or no adapter.
+// frequencies a forward rotates by, equal to the encodings API's for the same scaling, and per layer on a tiny Gemma 3
+// (its local layers at their own base, unscaled); bad arguments refused by name; and openGpuForward's sentence where
+// there is no WebGPU (Node) or no adapter.
 import { loadPosenc } from '../../web/lib/index.js';
 import { openGpuForward } from '../../web/lib/gpu/forward.js';
 import { readShared, sharedTest } from './lm-fixtures.js';
+import { familyFiles } from './lm-tiny.js';
 
 let pe, lm;
 beforeAll(async () => {
@@ -42,6 +44,22 @@ sharedTest('ropeFrequencies: the encodings API\'s frequencies for the same scali
   expect(yarn.attentionScale).toBeGreaterThan(1);
   expect(() => m.ropeFrequencies(0)).toThrow(new RangeError('rows must be an integer in [1, 131072] (got 0)'));
   expect(() => m.ropeFrequencies(8, { rope_type: 'nope' })).toThrow(RangeError);
+});
+
+test('ropeFrequencies of a layer: its own base, and the scaling only where the layer takes it (Gemma 3)', async () => {
+  const g = await pe.loadLanguageModel(familyFiles({ family: 'gemma3_text', seed: 29, dim: 32, layers: 4, heads: 4, kvHeads: 2, headDim: 16, hidden: 48,
+    vocab: 41, tied: true, config: { sliding_window: 40, sliding_window_pattern: 2, rope_theta: 1e6, rope_local_base_freq: 1e4 } }));
+  try {
+    const { layers } = g.forwardInputs(), linear = { rope_type: 'linear', factor: 4 };
+    expect(layers.map((l) => [l.theta, l.scaled])).toEqual([[1e4, false], [1e6, true], [1e4, false], [1e6, true]]);
+    const base = (theta) => Array.from(pe.ropeFrequencies({ dim: 16, base: theta }).invFreq64);
+    expect(Array.from(g.ropeFrequencies(50, linear, 0).invFreq)).toEqual(base(1e4)); // local: unscaled at 1e4
+    expect(Array.from(g.ropeFrequencies(50, linear, 1).invFreq)).toEqual(base(1e6).map((f) => f / 4)); // global: linear x4
+    expect(Array.from(g.ropeFrequencies(50, linear).invFreq)).toEqual(Array.from(g.ropeFrequencies(50, linear, 3).invFreq));
+    expect(() => g.ropeFrequencies(50, null, 4)).toThrow(new RangeError('layer must be an integer in [-1, 3] (got 4)'));
+  } finally {
+    g.delete();
+  }
 });
 
 sharedTest('openGpuForward says why not: no WebGPU here, or no adapter', async () => {

@@ -13,7 +13,8 @@ usage:
       "bound <format> <|x| @ |W|^T>" (the scale of each sum, for its rounding error), "row0 <format> <row 0 of W>".
   dequant.py model OUT.gguf OUT.txt --format F [--seed S] [--length T]
       a random llama model (dim 256, hidden 512, 2 layers, 4 heads, 2 kv heads, vocab 256) with every matrix
-      in format F (or "mix": Q4_K, with Q6_K for output, attn_v and ffn_down, as llama.cpp's Q4_K_M), its
+      in format F (or "mix": Q4_K, with Q6_K for output, attn_v and ffn_down, as llama.cpp's Q4_K_M; or "all": the
+      matrices in file order take each block format in turn, then F16, and again), its
       norms F32; OUT.txt: "tokens <ids>", "nll <values>" from tests/lm/reference.py's float64 forward of the
       dequantised weights.
   dequant.py shapes OUT.gguf OUT.txt --shape qwen2.5-0.5b|llama3.2-1b [--type Q4_K_M|F]
@@ -283,7 +284,13 @@ def model(args):
     g.f32('llama.rope.freq_base', 10000.0)
     g.f32('llama.attention.layer_norm_rms_epsilon', 1e-5)
 
+    every = [f for f in QUANTISED] + ['F16']
+    count = [0]
+
     def fmt_of(name):
+        if args.format == 'all':  # the matrices in turn take each block format, then F16, and again
+            count[0] += 1
+            return every[(count[0] - 1) % len(every)]
         if args.format != 'mix':
             return args.format
         return 'Q6_K' if name in ('output', 'attn_v', 'ffn_down') else 'Q4_K'
@@ -401,7 +408,7 @@ def main():
     ap.add_argument('out')
     ap.add_argument('--seed', type=int, default=1)
     ap.add_argument('--extreme', action='store_true')
-    ap.add_argument('--format', default='Q4_K', choices=list(FORMATS) + ['mix'])
+    ap.add_argument('--format', default='Q4_K', choices=list(FORMATS) + ['mix', 'all'])
     ap.add_argument('--length', type=int, default=64)
     ap.add_argument('--shape', default='qwen2.5-0.5b', choices=list(SHAPES))
     ap.add_argument('--type', default='Q4_K_M', choices=['Q4_K_M'] + list(FORMATS))

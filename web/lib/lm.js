@@ -383,15 +383,17 @@ export function createLanguageModelApi(mod) {
       /**
        * The RoPE a forward over `rows` positions with `scaling` (forward's option) rotates by, from the core:
        * {invFreq: Float64Array [rotaryDim / 2], attentionScale} (cos and sin at position p are cos(p f) and sin(p f)
-       * times attentionScale).
+       * times attentionScale). layer: that layer's RoPE (its own base, unscaled where forwardInputs().layers says so);
+       * default: the scaled layers' at the model's base.
        */
-      ropeFrequencies(rows, scaling) {
+      ropeFrequencies(rows, scaling, layer = -1) {
         alive();
         const n = v.integer('rows', rows, 1, MAX_LENGTH);
+        const l = v.integer('layer', layer, -1, config.layers - 1);
         const { sc } = scalingOf({ scaling }), half = config.rotaryDim / 2;
         return scope(mod, (m) => {
           const [ps, lf, sf, count] = putScaling(m, sc), out = m.put('f64', half + 1);
-          check(mod, mod.lmRopeFrequencies(h, ps, lf, sf, count, n, out));
+          check(mod, mod.lmRopeFrequencies(h, ps, lf, sf, count, n, l, out));
           const f = m.take('f64', out, half + 1);
           return { invFreq: f.slice(0, half), attentionScale: f[half] };
         });

@@ -321,8 +321,9 @@ struct TensorView {
 // separate embedding is listed, a tied one's is not; biases only where the family has them) are left out.
 std::vector<TensorView> tensor_views(const Model& m);
 // The inverse frequencies (rotary_dim / 2) and attention scale of the forward's RoPE over `rows` positions, with
-// `scaling` (its unset context keys defaulting to the config's context): what forward() rotates the scaled layers by.
-RopeFrequencies forward_rope_frequencies(const Config& c, const RopeScaling& scaling, int rows);
+// `scaling` (its unset context keys defaulting to the config's context): what forward() rotates the scaled layers by;
+// layer >= 0: what it rotates that layer by (Config::layers: its own base, and no scaling where it is not scaled).
+RopeFrequencies forward_rope_frequencies(const Config& c, const RopeScaling& scaling, int rows, int layer = -1);
 // --- A forward in chunks (the page's figure streams in): the same forward over tokens [0, T), run `step(n)` rows
 // at a time, each step giving its rows' NLL as soon as they are computed. The keys and values stay in one cache of
 // T rows allocated at the start (one layer's rows are decoded to float32 for attention when the cache is 16-bit),

@@ -130,8 +130,8 @@ struct Rope {
   }
 };
 
-Rope make_rope(const Config& c, const RopeScaling& scaling, int T) {
-  const RopeFrequencies f = forward_rope_frequencies(c, scaling, T);
+Rope make_rope(const Config& c, const RopeScaling& scaling, int T, int layer) {
+  const RopeFrequencies f = forward_rope_frequencies(c, scaling, T, layer);
   Rope r{rope_layout(c), c.hd(), c.rd(), {}, {}};
   RopeApplyOptions o;
   o.length = T;
@@ -511,6 +511,12 @@ struct Forward {
   }
 };
 
+// A layer's RoPE: its base and whether the forward's scaling applies to it
+std::pair<double, bool> rope_key(const Config& c, int layer) {
+  const Config::Layer rule = layer < 0 || c.layers.empty() ? Config::Layer{} : c.layers[layer];
+  return {rule.theta > 0 ? rule.theta : c.rope_theta, rule.scaled};
+}
+
 // One RoPE table per (base, scaled) that the layers use (Gemma 3: its local and its global layers), over positions
 // [0, n) at the input's length n
 struct Ropes {
@@ -521,13 +527,10 @@ struct Ropes {
 Ropes make_ropes(const Config& c, const RopeScaling& scaling, int n) {
   Ropes r;
   for (int l = 0; l < c.n_layers; ++l) {
-    const Config::Layer rule = c.layers.empty() ? Config::Layer{} : c.layers[l];
-    const std::pair<double, bool> key{rule.theta > 0 ? rule.theta : c.rope_theta, rule.scaled};
+    const std::pair<double, bool> key = rope_key(c, l);
     auto it = std::find_if(r.tables.begin(), r.tables.end(), [&](const auto& t) { return t.first == key; });
     if (it == r.tables.end()) {
-      Config cl = c;
-      cl.rope_theta = key.first;
-      r.tables.emplace_back(key, make_rope(cl, key.second ? scaling : RopeScaling{}, n));
+      r.tables.emplace_back(key, make_rope(c, scaling, n, l));
       it = r.tables.end() - 1;
     }
     r.of.push_back(static_cast<int>(it - r.tables.begin()));
@@ -564,12 +567,14 @@ ForwardOptions forward_options(const StreamOptions& s) {
 
 }  // namespace
 
-RopeFrequencies forward_rope_frequencies(const Config& c, const RopeScaling& scaling, int rows) {
+RopeFrequencies forward_rope_frequencies(const Config& c, const RopeScaling& scaling, int rows, int layer) {
   require_int_range("rows", rows, 1, kMaxLength);
-  RopeScaling s = scaling;
+  require_int_range("layer", layer, -1, c.n_layers - 1);
+  const auto [theta, scaled] = rope_key(c, layer);
+  RopeScaling s = scaled ? scaling : RopeScaling{};
   if (!s.max_position_embeddings) s.max_position_embeddings = c.context;
   if (!s.original_max_position_embeddings) s.original_max_position_embeddings = c.context;
-  return rope_frequencies(c.rd(), c.rope_theta, s, rows);  // dynamic: seq_len = rows
+  return rope_frequencies(c.rd(), theta, s, rows);  // dynamic: seq_len = rows
 }
 
 ForwardResult forward(const Model& model, const int32_t* tokens, int T, const ForwardOptions& o) {

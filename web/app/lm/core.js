@@ -11,8 +11,8 @@
 //      (stats: false, or the lengths at which the attention statistics are wanted; the API's lm.stream, its steps
 //      sized to take about STEP_MS each, the first FIRST_ROWS rows: the page draws them at once, whatever the model's size)
 //      (ran: 'gpu' or 'wasm'. A forward for the NLL alone runs on the GPU where WebGPU gives one and the model's steps
-//      and weights are ones the GPU forward runs, whole, its rows posted as one chunk; statistics and maps run in wasm;
-//      a GPU failure falls back to wasm for this forward and the next ones)
+//      and weights are ones the GPU forward runs, in the same steps over its cache of keys and values; statistics and
+//      maps run in wasm; a GPU failure falls back to wasm for this forward and the next ones)
 //   {type: 'cancel', id, target}         -> {type: 'cancelled', id}: the stream `target` stops between two steps and
 //                                           frees its memory; its own request answers {type: 'error', name: 'AbortError'}
 //   {type: 'memory', id, length, stats, mapLayer, mapPx} -> {type: 'memory', id, memory} (lm.memory: a stream's peak)
@@ -33,8 +33,7 @@ const cancelled = () => Object.assign(new Error('cancelled'), { name: 'AbortErro
 
 export function createLmCore(api, post) {
   let lm = null, gpu = null, engine = null;
-  const active = new Map(); // stream request id -> its lm.stream (or GPU_RUN while the GPU runs it)
-  const GPU_RUN = { delete() {} };
+  const active = new Map(); // stream request id -> its lm.stream, or its GPU forward's
   const dropGpu = (reason) => {
     gpu?.delete();
     gpu = null;
@@ -66,17 +65,24 @@ export function createLmCore(api, post) {
       lm.context = context;
       const t0 = performance.now();
       if (gpu && !stats && mapLayer == null) {
-        active.set(id, GPU_RUN);
+        const g = gpu.stream(tokens, { scaling, chunk: MAX_ROWS });
+        active.set(id, g);
         try {
-          const { nll } = await gpu.forward(tokens, { scaling });
-          if (active.get(id) !== GPU_RUN) throw cancelled();
-          answer('chunk', id, { from: 0, rows: tokens.length, nll }, [nll.buffer]);
+          for (let rows = FIRST_ROWS; g.done < g.length;) {
+            const t = performance.now();
+            const { from, nll } = await g.step(rows);
+            if (active.get(id) !== g) throw cancelled();
+            answer('chunk', id, { from, rows: g.done, nll }, [nll.buffer]);
+            rows = nextRows(rows, performance.now() - t);
+          }
           return { statsByLength: null, maps: null, peaks: null, px: 0, ms: performance.now() - t0, ran: 'gpu' };
         } catch (e) {
-          if (e instanceof TypeError || e instanceof RangeError || e?.name === 'AbortError') throw e; // the arguments' fault, or cancelled
+          if (active.get(id) !== g) throw cancelled(); // a step cut short by the cancel that deleted its buffers
+          if (e instanceof TypeError || e instanceof RangeError) throw e; // the arguments' fault
           dropGpu(e?.message ?? String(e));
         } finally {
-          if (active.get(id) === GPU_RUN) active.delete(id);
+          if (active.get(id) === g) active.delete(id);
+          g.delete();
         }
       }
       const opts = { scaling, chunk: MAX_ROWS, ...(stats ? { statsLengths: stats } : {}) };

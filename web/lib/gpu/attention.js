@@ -2,8 +2,9 @@
 // Q_TILE query rows of one head, one invocation per row, and walks the keys up to its last row in tiles of `keyTile`
 // rows staged in workgroup memory (keys and values together); per tile each row takes its visible scores' maximum,
 // rescales its running sum and output once, and adds the tile's weighted values. Grouped-query attention: head h reads
-// key/value head h / group. A window w > 0 lets row i see keys (i - w, i] only. q, o [t, heads * HD]; k, v [t,
-// kv_heads * HD]; the scores are scaled by p.scale.
+// key/value head h / group. Query row i is at position p.pos + i (a stream's step: its p.t rows after p.pos cached
+// ones); a window w > 0 lets position i see keys (i - w, i] only. q, o [t, heads * HD]; k, v [pos + t, kv_heads * HD];
+// the scores are scaled by p.scale.
 import { bindings, entry } from './kernels.js';
 
 export const Q_TILE = 64;
@@ -12,7 +13,7 @@ export const Q_TILE = 64;
 export const keyTile = (hd, storageBytes) => Math.max(1, Math.min(32, Math.floor(storageBytes / (2 * 4 * hd))));
 
 export const attentionShader = (hd, kt) => /* wgsl */ `
-struct P { t: u32, heads: u32, kv_heads: u32, group: u32, scale: f32, window: u32, pad0: u32, pad1: u32 }
+struct P { t: u32, heads: u32, kv_heads: u32, group: u32, scale: f32, window: u32, pos: u32, pad1: u32 }
 ${bindings(['q', 'read'], ['k', 'read'], ['v', 'read'], ['o', 'read_write'])}
 const HD = ${hd}u;
 const KT = ${kt}u;
@@ -24,7 +25,8 @@ ${entry(Q_TILE)}
   let g = h / p.group;
   let first = wg.x * QT;
   let i = first + li;
-  let last = min(p.t, first + QT) - 1u;
+  let ip = p.pos + i;
+  let last = p.pos + min(p.t, first + QT) - 1u;
   let live = i < p.t;
   let qs = p.heads * HD;
   let kvs = p.kv_heads * HD;
@@ -34,11 +36,11 @@ ${entry(Q_TILE)}
   var m = -3.0e38;
   var l = 0.0;
   var start = 0u;
-  if (p.window > 0u && first + 1u > p.window) { start = ((first + 1u - p.window) / KT) * KT; }
+  if (p.window > 0u && p.pos + first + 1u > p.window) { start = ((p.pos + first + 1u - p.window) / KT) * KT; }
   for (var j0 = start; j0 <= last; j0 += KT) {
     for (var e = li; e < KT * HD; e += QT) {
       let j = j0 + e / HD;
-      if (j < p.t) {
+      if (j <= last) {
         ks[e] = k[j * kvs + g * HD + e % HD];
         vs[e] = v[j * kvs + g * HD + e % HD];
       }
@@ -50,7 +52,7 @@ ${entry(Q_TILE)}
       for (var jj = 0u; jj < KT; jj++) {
         let j = j0 + jj;
         s[jj] = -3.0e38;
-        if (j <= i && (p.window == 0u || j + p.window > i)) {
+        if (j <= ip && (p.window == 0u || j + p.window > ip)) {
           var dot = 0.0;
           for (var d = 0u; d < HD; d++) { dot += qv[d] * ks[jj * HD + d]; }
           s[jj] = dot;

@@ -1,14 +1,16 @@
-// The language model's forward on the GPU (WebGPU), beside the wasm one: the same steps as the core's (lm_forward.cpp,
-// for the families whose steps are Llama's: Llama, Qwen2, Mistral), on the weights the core loaded and checked, as they
-// lie (lm.forwardInputs(): uploaded once, decoded in the shaders), with the RoPE frequencies the core computes for the
-// forward's scaling (lm.ropeFrequencies()). It returns the per-position NLL the wasm forward returns (equal to float
-// rounding); attention statistics, maps and forwards in parts stay with the wasm forward.
+// The language model's forward on the GPU (WebGPU), beside the wasm one: the same steps as the core's (lm_forward.cpp),
+// each family's as its row of the core's family table says (lm.forwardInputs().family: q/k norms, norms before and
+// after attention and MLP, embedding scale, activation) and each layer's as its rules say (RoPE or none, its base,
+// scaled or not, its window), on the weights the core loaded and checked, as they lie (lm.forwardInputs(): uploaded
+// once, decoded in the shaders), with the RoPE frequencies the core computes for each layer and the forward's scaling
+// (lm.ropeFrequencies()). It returns the per-position NLL the wasm forward returns (equal to float rounding), whole or
+// in steps over one cache of keys and values (as lm.stream); attention statistics and maps stay with the wasm forward.
 //
-//   const gpu = await openGpuForward(lm);      // {forward, delete, adapter} or {reason} (why not here)
+//   const gpu = await openGpuForward(lm);      // {forward, stream, delete, adapter} or {reason} (why not here)
 //   if (gpu.forward) { const { nll } = await gpu.forward(ids, { scaling }); gpu.delete(); }
 import * as v from '../validate.js';
 import { GPU_DTYPES } from './weights.js';
-import { grid, MM_ROWS, matmulShader, embedShader, rmsnormShader, ropeShader, swigluShader, nllShader } from './kernels.js';
+import { grid, MM_ROWS, matmulShader, embedShader, rmsnormShader, ropeShader, gateShader, nllShader } from './kernels.js';
 import { attentionShader, keyTile, Q_TILE } from './attention.js';
 
 const MAX_LENGTH = 1 << 17; // posenc::lm::kMaxLength
@@ -20,11 +22,12 @@ const megabytes = (n) => `${Math.round(n / 1e6)} MB`;
 /** Why the GPU forward cannot run this model (a sentence), or '' when it can. `inputs`: lm.forwardInputs(). */
 export function gpuUnsupported(lm, inputs) {
   const f = inputs.family, c = lm.config;
-  // QkNorm::None and Activation::SiLU are those enums' first values (lm.hpp)
-  if (f.qkNorm !== 0 || !f.preNorms || f.postNorms || f.embedScale || f.activation !== 0)
-    return `the GPU forward runs the Llama, Qwen2 and Mistral families' steps, not ${f.label}'s`;
-  const odd = inputs.layers.findIndex((l) => !l.rope || !l.scaled || (l.theta !== 0 && l.theta !== c.ropeTheta));
-  if (odd >= 0) return `the GPU forward rotates every layer alike, and layer ${odd} has its own RoPE rule`;
+  // the gate shader's activations are lm.hpp's Activation values 0 (SiLU) and 1 (GELU, tanh); q/k norms are applied
+  // as their weights' lengths say (a head's channels, or the whole projection)
+  if (f.activation > 1) return `the GPU forward does not run ${f.label}'s MLP activation`;
+  const norm = inputs.tensors.find((t) => (t.kind === 'q_norm' || t.kind === 'k_norm') && t.rows !== c.headDim
+    && t.rows !== (t.kind === 'q_norm' ? c.heads : c.kvHeads) * c.headDim);
+  if (norm) return `the GPU forward normalizes queries and keys per head or over the whole projection, not over ${norm.rows} channels`;
   const dtype = inputs.tensors.find((t) => !GPU_DTYPES.includes(t.dtype))?.dtype;
   if (dtype) return `the GPU forward decodes ${GPU_DTYPES.join(', ')} weights, and this model has ${dtype} ones`;
   if (c.headDim > MAX_HEAD_DIM) return `the GPU forward takes heads of up to ${MAX_HEAD_DIM} channels (this model's have ${c.headDim})`;
@@ -68,19 +71,39 @@ export async function openGpuForward(lm, { gpu = globalThis.navigator?.gpu } = {
   }
   const info = adapter.info ?? {};
   const described = [info.vendor, info.architecture].filter(Boolean).join(' ') || 'an adapter';
-  const run = forwardOn(device, lm, weights, inputs.layers);
+  const open = forwardOn(device, lm, weights, inputs.layers, inputs.family);
   let deleted = false;
+  // the forward's stream over `tokens`, its arguments checked (`what`: the options' name)
+  const opened = (tokens, opts, what, keys) => {
+    if (deleted) throw new RangeError('this GPU forward was deleted');
+    if (lost) throw new Error(`the GPU device was lost (${lost})`);
+    const o = v.options(what, opts);
+    v.knownKeys(what, o, keys);
+    const ids = v.intArray('tokens', tokens, undefined, 0, c.vocabSize - 1);
+    if (ids.length < 2 || ids.length > MAX_LENGTH) throw new RangeError(`tokens must hold 2 to ${MAX_LENGTH} ids (got ${ids.length})`);
+    const chunk = o.chunk === undefined ? ids.length : v.integer('chunk', o.chunk, 1, MAX_LENGTH);
+    return open(ids, ropeTables(lm, inputs.layers, ids.length, o.scaling), chunk);
+  };
+  const finite = (nll) => v.finiteResult('nll', nll, 'the weights give non-finite activations');
   return {
     adapter: described,
     async forward(tokens, opts) {
-      if (deleted) throw new RangeError('this GPU forward was deleted');
-      if (lost) throw new Error(`the GPU device was lost (${lost})`);
-      const o = v.options('forward options', opts);
-      v.knownKeys('forward options', o, ['scaling']);
-      const ids = v.intArray('tokens', tokens, undefined, 0, c.vocabSize - 1);
-      if (ids.length < 2 || ids.length > MAX_LENGTH) throw new RangeError(`tokens must hold 2 to ${MAX_LENGTH} ids (got ${ids.length})`);
-      const rope = lm.ropeFrequencies(ids.length, o.scaling); // the scaling checked by the core, as the wasm forward's
-      return { nll: v.finiteResult('nll', await run(ids, rope), 'the weights give non-finite activations') };
+      const s = opened(tokens, opts, 'forward options', ['scaling']);
+      try {
+        return { nll: finite((await s.step(s.length)).nll) };
+      } finally {
+        s.delete();
+      }
+    },
+    // The same forward in steps over one cache of keys and values (as lm.stream): {length, done, step(n) ->
+    // Promise<{from, nll}> (the next n rows, at most `chunk`), delete()}.
+    stream(tokens, opts) {
+      const s = opened(tokens, opts, 'stream options', ['scaling', 'chunk']);
+      return { length: s.length, get done() { return s.done; }, delete: s.delete,
+        async step(n) {
+          const r = await s.step(v.integer('rows', n, 1, MAX_LENGTH));
+          return { from: r.from, nll: finite(r.nll) };
+        } };
     },
     delete() {
       if (deleted) return;
@@ -108,8 +131,29 @@ function upload(device, tensors) {
   return out;
 }
 
-// The forward over a model's uploaded weights: run(ids, rope) -> Promise<Float32Array nll [T-1]>.
-function forwardOn(device, lm, weights, rules) {
+// The RoPE of each layer over `rows` positions, from the core (the scaling checked there, as the wasm forward's):
+// {tables: [{invFreq, attentionScale}], of: [layer -> its table, or -1 where the layer has no RoPE]}, one table per
+// base and scaled-or-not that the layers use (Gemma 3: its local and its global layers). rules: forwardInputs().layers
+// (none: every layer alike).
+function ropeTables(lm, rules, rows, scaling) {
+  const keys = new Map(), tables = [], of = [];
+  for (let l = 0; l < lm.config.layers; l++) {
+    const r = rules[l] ?? { rope: true, theta: 0, scaled: true };
+    if (!r.rope) { of.push(-1); continue; }
+    const key = `${r.theta}/${r.scaled}`;
+    if (!keys.has(key)) {
+      keys.set(key, tables.length);
+      tables.push(lm.ropeFrequencies(rows, scaling, l));
+    }
+    of.push(keys.get(key));
+  }
+  return { tables, of };
+}
+
+// The forward over a model's uploaded weights, in steps over one cache of keys and values: open(ids, ropes, chunk) ->
+// {step(n) -> Promise<{from, nll}> (the next n <= chunk rows, nll[i] predicting token from + i + 1), done, delete()}
+// (ropes: ropeTables'). The whole forward is one step of every row.
+function forwardOn(device, lm, weights, rules, family) {
   const c = lm.config, D = c.dim, F = c.hiddenDim, H = c.heads, Hkv = c.kvHeads, hd = c.headDim, V = c.vocabSize;
   const Q = H * hd, KV = Hkv * hd;
   const pipelines = new Map();
@@ -124,32 +168,25 @@ function forwardOn(device, lm, weights, rules) {
   const attnScale = Math.fround(1 / Math.fround(Math.sqrt(c.attnScalar > 0 ? c.attnScalar : hd)));
   const interleaved = c.layout === 'interleaved' ? 1 : 0;
 
-  return async function run(ids, rope) {
-    const temp = [];
+  // Runs fn() (which encodes and submits work) within error scopes; a validation or memory error throws
+  async function checked(fn) {
     device.pushErrorScope('validation');
     device.pushErrorScope('out-of-memory');
-    let read;
+    let out;
     try {
-      read = encode(ids, rope, temp);
+      out = fn();
     } finally {
       const [oom, invalid] = [await device.popErrorScope(), await device.popErrorScope()];
-      if (oom || invalid) {
-        for (const b of temp) b.destroy();
-        throw new Error(`the GPU forward failed: ${(oom ?? invalid).message}`);
-      }
+      if (oom || invalid) throw new Error(`the GPU forward failed: ${(oom ?? invalid).message}`);
     }
-    try {
-      await read.mapAsync(GPUMapMode.READ);
-      return new Float32Array(read.getMappedRange().slice(0, 4 * (ids.length - 1)));
-    } finally {
-      for (const b of temp) b.destroy();
-    }
-  };
+    return out;
+  }
 
-  // Encodes and submits the forward over ids; returns the buffer the NLL will be read from. Every buffer it makes
-  // goes into temp.
-  function encode(ids, rope, temp) {
-    const T = ids.length;
+  // The buffers of a forward over ids (the cache of keys and values of every layer, the activations of `chunk` rows),
+  // and its steps.
+  function open(ids, ropes, chunk) {
+    const T = ids.length, C = Math.min(chunk, T);
+    let temp = []; // every buffer made, destroyed by delete(); a step's uniforms and read buffer are its own
     const storage = (bytes, extra = 0) => {
       const b = device.createBuffer({ size: Math.max(16, Math.ceil(bytes / 4) * 4), usage: GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_DST | extra });
       temp.push(b);
@@ -170,26 +207,31 @@ function forwardOn(device, lm, weights, rules) {
       return b;
     };
     const half = c.rotaryDim / 2;
-    const cos = new Float32Array(T * half), sin = new Float32Array(T * half);
-    for (let t = 0; t < T; t++)
-      for (let i = 0; i < half; i++) {
-        const a = t * rope.invFreq[i];
-        cos[t * half + i] = Math.cos(a) * rope.attentionScale;
-        sin[t * half + i] = Math.sin(a) * rope.attentionScale;
-      }
-    const tok = filled(Uint32Array.from(ids)), cosB = filled(cos), sinB = filled(sin);
-    const x = storage(4 * T * D), xn = storage(4 * T * D), q = storage(4 * T * Q), k = storage(4 * T * KV), vb = storage(4 * T * KV);
-    const att = storage(4 * T * Q);
-    const ffnRows = Math.max(1, Math.min(T, Math.floor(limit / (4 * F))));
+    // cos and sin [T, half] of each RoPE table
+    const tables = ropes.tables.map((rope) => {
+      const cos = new Float32Array(T * half), sin = new Float32Array(T * half);
+      for (let t = 0; t < T; t++)
+        for (let i = 0; i < half; i++) {
+          const a = t * rope.invFreq[i];
+          cos[t * half + i] = Math.cos(a) * rope.attentionScale;
+          sin[t * half + i] = Math.sin(a) * rope.attentionScale;
+        }
+      return [filled(cos), filled(sin)];
+    });
+    const tok = filled(Uint32Array.from(ids));
+    // keys and values [T, KV] of each layer, filled a step at a time
+    const kc = Array.from({ length: c.layers }, () => storage(4 * T * KV)), vc = Array.from({ length: c.layers }, () => storage(4 * T * KV));
+    const x = storage(4 * C * D), xn = storage(4 * C * D), q = storage(4 * C * Q), att = storage(4 * C * Q);
+    // the q/k norms' inputs and outputs (a shader does not read and write one buffer)
+    const qn = family.qkNorm ? storage(4 * C * Q) : null, k = family.qkNorm ? storage(4 * C * KV) : null;
+    const ffnRows = Math.max(1, Math.min(C, Math.floor(limit / (4 * F))));
     const g = storage(4 * ffnRows * F), u = storage(4 * ffnRows * F);
-    const logitRows = Math.max(1, Math.min(T, Math.floor(Math.min(limit, LOGIT_BYTES) / (4 * V))));
+    const logitRows = Math.max(1, Math.min(C, Math.floor(Math.min(limit, LOGIT_BYTES) / (4 * V))));
     const logits = storage(4 * logitRows * V);
     const nll = storage(4 * (T - 1), GPUBufferUsage.COPY_SRC);
     const none = storage(16);
-    const read = device.createBuffer({ size: Math.max(16, 4 * (T - 1)), usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
-    temp.push(read);
-
-    let enc = device.createCommandEncoder();
+    const kept = temp;
+    let done = 0, enc = null;
     const dispatch = (pipe, buffers, [gx, gy = 1]) => {
       const pass = enc.beginComputePass();
       pass.setPipeline(pipe);
@@ -202,52 +244,112 @@ function forwardOn(device, lm, weights, rules) {
       device.queue.submit([enc.finish()]);
       enc = device.createCommandEncoder();
     };
-    // out[rows, W.rows] (+)= input[rows, W.cols] W^T (+ bias), from row `row0` of input and out
-    const matmul = (out, input, W, rows, { acc = false, bias = null, row0 = 0 } = {}) => {
+    // out[rows, W.rows] (+)= input[rows, W.cols] W^T (+ bias), from row `row0` of input and row `outRow0` of out
+    const matmul = (out, input, W, rows, { acc = false, bias = null, row0 = 0, outRow0 = row0 } = {}) => {
       dispatch(pipeline(`mm/${W.dtype}`, matmulShader(W.dtype)),
-        [uniform([W.rows, W.cols, rows, acc ? 1 : 0, bias ? 1 : 0, row0 * W.cols, row0 * W.rows, 0]), W.buffer, input, out, bias?.buffer ?? none],
+        [uniform([W.rows, W.cols, rows, acc ? 1 : 0, bias ? 1 : 0, row0 * W.cols, outRow0 * W.rows, 0]), W.buffer, input, out, bias?.buffer ?? none],
         [Math.ceil(W.rows / 64), Math.ceil(rows / MM_ROWS)]);
     };
-    const rmsnorm = (out, input, w, rows, d) =>
-      dispatch(pipeline('rmsnorm', rmsnormShader), [uniform([d, rows, c.normEps, 0], [2]), input, w.buffer, out], grid(rows));
-    const rotate = (buf, heads) =>
-      dispatch(pipeline('rope', ropeShader), [uniform([T, heads, hd, c.rotaryDim, interleaved, 0, 0, 0]), buf, cosB, sinB], grid(Math.ceil((T * heads * half) / 64)));
+    // out (+)= rmsnorm(input) g over `rows` rows of d values, from row `row0` of input and row `outRow0` of out
+    const rmsnorm = (out, input, w, rows, d, { acc = false, row0 = 0, outRow0 = row0 } = {}) =>
+      dispatch(pipeline('rmsnorm', rmsnormShader), [uniform([d, rows, c.normEps, acc ? 1 : 0, row0 * d, outRow0 * d, 0, 0], [2]), input, w.buffer, out], grid(rows));
+    // RoPE of n rows at positions P.. of buf, from its row row0
+    const rotate = (buf, heads, [cosB, sinB], n, P, row0) =>
+      dispatch(pipeline('rope', ropeShader), [uniform([n, heads, hd, c.rotaryDim, interleaved, P, row0, 0]), buf, cosB, sinB], grid(Math.ceil((n * heads * half) / 64)));
+    // the layer's q/k norm of `from` [n, width] into `to` from its row outRow (of `width`), per head or over the whole
+    // projection as its weight's length (a vector's rows) says
+    const qkNorm = (to, from, w, n, width, outRow = 0) => rmsnorm(to, from, w, (n * width) / w.rows, w.rows, { outRow0: (outRow * width) / w.rows });
 
-    const E = weight('embed') ?? weight('classifier');
-    dispatch(pipeline(`embed/${E.dtype}`, embedShader(E.dtype)), [uniform([E.rows, E.cols, T, 0]), E.buffer, tok, x], grid(T));
-    for (let l = 0; l < c.layers; l++) {
-      const w = (kind) => weight(kind, l);
-      rmsnorm(xn, x, w('attn_norm'), T, D);
-      matmul(q, xn, w('wq'), T, { bias: w('bq') });
-      matmul(k, xn, w('wk'), T, { bias: w('bk') });
-      matmul(vb, xn, w('wv'), T, { bias: w('bv') });
-      rotate(q, H);
-      rotate(k, Hkv);
-      dispatch(pipeline(`attention/${hd}`, attentionShader(hd, kt)),
-        [uniform([T, H, Hkv, H / Hkv, attnScale, rules[l]?.window ?? 0, 0, 0], [4]), q, k, vb, att], [Math.ceil(T / Q_TILE), H]);
-      matmul(x, att, w('wo'), T, { acc: true });
-      rmsnorm(xn, x, w('ffn_norm'), T, D);
-      for (let r0 = 0; r0 < T; r0 += ffnRows) {
-        const n = Math.min(ffnRows, T - r0);
-        const G = w('gate'), U = w('up'), Dn = w('down');
-        // g, u [n, F] from rows r0.. of xn; x rows r0.. += down(silu(g) * u)
-        dispatch(pipeline(`mm/${G.dtype}`, matmulShader(G.dtype)), [uniform([F, D, n, 0, 0, r0 * D, 0, 0]), G.buffer, xn, g, none], [Math.ceil(F / 64), Math.ceil(n / MM_ROWS)]);
-        dispatch(pipeline(`mm/${U.dtype}`, matmulShader(U.dtype)), [uniform([F, D, n, 0, 0, r0 * D, 0, 0]), U.buffer, xn, u, none], [Math.ceil(F / 64), Math.ceil(n / MM_ROWS)]);
-        dispatch(pipeline('swiglu', swigluShader), [uniform([n * F, 0, 0, 0]), g, u], grid(Math.ceil((n * F) / 64)));
-        dispatch(pipeline(`mm/${Dn.dtype}`, matmulShader(Dn.dtype)), [uniform([D, F, n, 1, 0, 0, r0 * D, 0]), Dn.buffer, g, x, none], [Math.ceil(D / 64), Math.ceil(n / MM_ROWS)]);
+    // Encodes and submits rows P .. P + n; returns the buffer their NLL will be read from.
+    function encode(P, n, predicting) {
+      enc = device.createCommandEncoder();
+      const E = weight('embed') ?? weight('classifier');
+      const embedScale = family.embedScale ? Math.fround(Math.sqrt(D)) : 1; // HF: sqrt(hidden_size) in the embeddings' float32
+      dispatch(pipeline(`embed/${E.dtype}`, embedShader(E.dtype)), [uniform([E.rows, E.cols, n, embedScale, P], [3]), E.buffer, tok, x], grid(n));
+      // OLMo 2 has no norms before attention and MLP: their inputs are the residual stream itself
+      const normed = family.preNorms ? xn : x;
+      for (let l = 0; l < c.layers; l++) {
+        const w = (kind) => weight(kind, l);
+        if (family.preNorms) rmsnorm(xn, x, w('attn_norm'), n, D);
+        // q [n, Q]; the step's keys and values into the cache's rows P..
+        matmul(q, normed, w('wq'), n, { bias: w('bq') });
+        matmul(family.qkNorm ? k : kc[l], normed, w('wk'), n, { bias: w('bk'), outRow0: family.qkNorm ? 0 : P });
+        matmul(vc[l], normed, w('wv'), n, { bias: w('bv'), outRow0: P });
+        let qr = q;
+        if (family.qkNorm) {
+          qkNorm(qn, q, w('q_norm'), n, Q);
+          qkNorm(kc[l], k, w('k_norm'), n, KV, P);
+          qr = qn;
+        }
+        if (ropes.of[l] >= 0) {
+          rotate(qr, H, tables[ropes.of[l]], n, P, 0);
+          rotate(kc[l], Hkv, tables[ropes.of[l]], n, P, P);
+        }
+        dispatch(pipeline(`attention/${hd}`, attentionShader(hd, kt)),
+          [uniform([n, H, Hkv, H / Hkv, attnScale, rules[l]?.window ?? 0, P, 0], [4]), qr, kc[l], vc[l], att], [Math.ceil(n / Q_TILE), H]);
+        if (family.postNorms) { // x += rmsnorm(att wo)
+          matmul(xn, att, w('wo'), n);
+          rmsnorm(x, xn, w('attn_post_norm'), n, D, { acc: true });
+        } else {
+          matmul(x, att, w('wo'), n, { acc: true });
+        }
+        if (family.preNorms) rmsnorm(xn, x, w('ffn_norm'), n, D);
+        for (let r0 = 0; r0 < n; r0 += ffnRows) {
+          const m = Math.min(ffnRows, n - r0);
+          const G = w('gate'), U = w('up'), Dn = w('down');
+          // g, u [m, F] from rows r0.. of the MLP's input; x rows r0.. += down(act(g) * u), or with post-norms
+          // x += rmsnorm(down(...)), down's rows (scratch) in xn's rows r0.., which the block has read
+          dispatch(pipeline(`mm/${G.dtype}`, matmulShader(G.dtype)), [uniform([F, D, m, 0, 0, r0 * D, 0, 0]), G.buffer, normed, g, none], [Math.ceil(F / 64), Math.ceil(m / MM_ROWS)]);
+          dispatch(pipeline(`mm/${U.dtype}`, matmulShader(U.dtype)), [uniform([F, D, m, 0, 0, r0 * D, 0, 0]), U.buffer, normed, u, none], [Math.ceil(F / 64), Math.ceil(m / MM_ROWS)]);
+          dispatch(pipeline('gate', gateShader), [uniform([m * F, family.activation, 0, 0]), g, u], grid(Math.ceil((m * F) / 64)));
+          if (family.postNorms) {
+            dispatch(pipeline(`mm/${Dn.dtype}`, matmulShader(Dn.dtype)), [uniform([D, F, m, 0, 0, 0, r0 * D, 0]), Dn.buffer, g, xn, none], [Math.ceil(D / 64), Math.ceil(m / MM_ROWS)]);
+            rmsnorm(x, xn, w('ffn_post_norm'), m, D, { acc: true, row0: r0 });
+          } else {
+            dispatch(pipeline(`mm/${Dn.dtype}`, matmulShader(Dn.dtype)), [uniform([D, F, m, 1, 0, 0, r0 * D, 0]), Dn.buffer, g, x, none], [Math.ceil(D / 64), Math.ceil(m / MM_ROWS)]);
+          }
+        }
+        flush();
       }
+      // the NLL of the step's rows that predict a token (global rows P + r)
+      rmsnorm(xn, x, weight('out_norm'), n, D);
+      const Wc = weight('classifier');
+      for (let r0 = 0; r0 < predicting; r0 += logitRows) {
+        const m = Math.min(logitRows, predicting - r0);
+        dispatch(pipeline(`mm/${Wc.dtype}`, matmulShader(Wc.dtype)), [uniform([V, D, m, 0, 0, r0 * D, 0, 0]), Wc.buffer, xn, logits, none], [Math.ceil(V / 64), Math.ceil(m / MM_ROWS)]);
+        dispatch(pipeline('nll', nllShader), [uniform([V, m, P + r0, T]), logits, tok, nll], grid(m));
+        flush();
+      }
+      const read = device.createBuffer({ size: Math.max(16, 4 * predicting), usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
+      temp.push(read);
+      if (predicting) enc.copyBufferToBuffer(nll, 4 * P, read, 0, 4 * predicting);
       flush();
+      return read;
     }
-    rmsnorm(xn, x, weight('out_norm'), T, D);
-    const C = weight('classifier');
-    for (let r0 = 0; r0 < T - 1; r0 += logitRows) {
-      const n = Math.min(logitRows, T - r0);
-      dispatch(pipeline(`mm/${C.dtype}`, matmulShader(C.dtype)), [uniform([V, D, n, 0, 0, r0 * D, 0, 0]), C.buffer, xn, logits, none], [Math.ceil(V / 64), Math.ceil(n / MM_ROWS)]);
-      dispatch(pipeline('nll', nllShader), [uniform([V, n, r0, T]), logits, tok, nll], grid(n));
-      flush();
-    }
-    enc.copyBufferToBuffer(nll, 0, read, 0, 4 * (T - 1));
-    flush();
-    return read;
+
+    return {
+      length: T,
+      get done() { return done; },
+      async step(rows) {
+        const P = done, n = Math.min(rows, C, T - P), predicting = Math.min(n, T - 1 - P);
+        temp = [];
+        try {
+          const read = await checked(() => encode(P, n, predicting));
+          await read.mapAsync(GPUMapMode.READ);
+          const out = new Float32Array(read.getMappedRange().slice(0, 4 * predicting));
+          done = P + n;
+          return { from: P, nll: out };
+        } finally {
+          for (const b of temp) b.destroy();
+          temp = kept;
+        }
+      },
+      delete() {
+        for (const b of kept) b.destroy();
+        kept.length = 0;
+      },
+    };
   }
+
+  return open;
 }

@@ -1,5 +1,5 @@
 // The GPU forward's WGSL compute shaders, except attention (attention.js): the matrix product with a weight in its
-// storage format (weights.js), the embedding lookup, RMSNorm, RoPE, SwiGLU and the per-row NLL of a block of logits.
+// storage format (weights.js), the embedding lookup, RMSNorm, RoPE, the gated MLP's activation and the per-row NLL of a block of logits.
 // Rows past the 65,535 workgroups a dimension allows are reached through a second dimension: a row's index is
 // wg.y * ROW_SPAN + wg.x (grid() gives the dispatch).
 import { WEIGHT_DECODERS } from './weights.js';
@@ -63,38 +63,46 @@ ${entry(64)}
   }
 }`;
 
-// Embedding lookup: o[t, d] = W[tok[t], d] (W: p.n rows of p.k values), for t < p.t.
+// Embedding lookup: o[t, d] = W[tok[p.tok_off + t], d] * p.scale (W: p.n rows of p.k values), for t < p.t.
 export const embedShader = (dtype) => /* wgsl */ `
-struct P { n: u32, k: u32, t: u32, pad: u32 }
+struct P { n: u32, k: u32, t: u32, scale: f32, tok_off: u32, pad0: u32, pad1: u32, pad2: u32 }
 ${bindings(['w', 'read', 'u32'], ['tok', 'read', 'u32'], ['o', 'read_write'])}
 ${WEIGHT_DECODERS[dtype]}
 ${entry(64)}
   let t = ${ROW};
   if (t >= p.t) { return; }
-  for (var d = li; d < p.k; d += 64u) { o[t * p.k + d] = weight(tok[t], d); }
+  for (var d = li; d < p.k; d += 64u) { o[t * p.k + d] = weight(tok[p.tok_off + t], d) * p.scale; }
 }`;
 
-// RMSNorm of each row: o[t] = x[t] / sqrt(mean(x[t]^2) + eps) * g, one workgroup per row.
+// RMSNorm of each row of p.d values: o[t] (+)= x[t] / sqrt(mean(x[t]^2) + eps) * g, for rows t < p.rows of x (from
+// element x_off) and o (from o_off); acc = 1 adds to o. One workgroup per row.
 export const rmsnormShader = /* wgsl */ `
-struct P { d: u32, rows: u32, eps: f32, pad: u32 }
+struct P { d: u32, rows: u32, eps: f32, acc: u32, x_off: u32, o_off: u32, pad0: u32, pad1: u32 }
 ${bindings(['x', 'read'], ['g', 'read'], ['o', 'read_write'])}
 var<workgroup> part: array<f32, 64>;
 ${entry(64)}
   let t = ${ROW};
   if (t >= p.rows) { return; }
+  let xr = p.x_off + t * p.d;
+  let orow = p.o_off + t * p.d;
   var s = 0.0;
-  for (var d = li; d < p.d; d += 64u) { let v = x[t * p.d + d]; s += v * v; }
+  for (var d = li; d < p.d; d += 64u) { let v = x[xr + d]; s += v * v; }
   part[li] = s;
   workgroupBarrier();
   ${reduce(64, '+')}
   let r = 1.0 / sqrt(part[0] / f32(p.d) + p.eps);
-  for (var d = li; d < p.d; d += 64u) { o[t * p.d + d] = x[t * p.d + d] * r * g[d]; }
+  for (var d = li; d < p.d; d += 64u) {
+    var v = x[xr + d] * r * g[d];
+    if (p.acc == 1u) { v += o[orow + d]; }
+    o[orow + d] = v;
+  }
 }`;
 
-// RoPE in place on x [t, heads * hd]: pair i of every head of row t rotated by the tables' row t (cos, sin [rows,
-// rd / 2], the attention scale already in them); half layout: channels i and i + rd/2; interleaved: 2i and 2i + 1.
+// RoPE in place on rows row0 .. row0 + t of x [rows, heads * hd]: pair i of every head of row row0 + r rotated by the
+// tables' row pos + r (its position; cos, sin [positions, rd / 2], the attention scale already in them); half layout:
+// channels i and i + rd/2; interleaved: 2i and 2i + 1.
 export const ropeShader = /* wgsl */ `
-struct P { t: u32, heads: u32, hd: u32, rd: u32, interleaved: u32, pad0: u32, pad1: u32, pad2: u32 }
+struct P { t: u32, heads: u32, hd: u32, rd: u32, interleaved: u32, pos: u32, row0: u32, pad2: u32 }
 ${bindings(['x', 'read_write'], ['cs', 'read'], ['sn', 'read'])}
 ${entry(64)}
   let half = p.rd / 2u;
@@ -103,27 +111,34 @@ ${entry(64)}
   let i = e % half;
   let h = (e / half) % p.heads;
   let t = e / (half * p.heads);
-  let base = t * p.heads * p.hd + h * p.hd;
+  let base = (p.row0 + t) * p.heads * p.hd + h * p.hd;
   var a = base + i;
   var b = base + i + half;
   if (p.interleaved == 1u) { a = base + 2u * i; b = a + 1u; }
-  let c = cs[t * half + i];
-  let s = sn[t * half + i];
+  let c = cs[(p.pos + t) * half + i];
+  let s = sn[(p.pos + t) * half + i];
   let x1 = x[a];
   let x2 = x[b];
   x[a] = x1 * c - x2 * s;
   x[b] = x2 * c + x1 * s;
 }`;
 
-// SwiGLU in place: g = silu(g) * u over p.n values.
-export const swigluShader = /* wgsl */ `
-struct P { n: u32, pad0: u32, pad1: u32, pad2: u32 }
+// The gated MLP's activation in place over p.n values: g = act(g) * u, p.act being the core's Activation (lm.hpp):
+// SiLU (0: SwiGLU) or GELU with the tanh approximation (1: GeGLU), 0.5 g (1 + tanh(z)) = g / (1 + e^(-2z)),
+// z = sqrt(2 / pi) (g + 0.044715 g^3).
+export const gateShader = /* wgsl */ `
+struct P { n: u32, act: u32, pad1: u32, pad2: u32 }
 ${bindings(['g', 'read_write'], ['u', 'read'])}
 ${entry(64)}
   let i = (${ROW}) * 64u + li;
   if (i >= p.n) { return; }
   let v = g[i];
-  g[i] = v / (1.0 + exp(-v)) * u[i];
+  var e = -v;
+  if (p.act == 1u) {
+    let c = -2.0 * 0.7978845608028654;
+    e = v * (c + c * 0.044715 * v * v);
+  }
+  g[i] = v / (1.0 + exp(e)) * u[i];
 }`;
 
 // NLL of a block of logits [p.rows, p.v] (rows t0 .. t0 + rows - 1 of the input): nll[t] = logsumexp(row) -
