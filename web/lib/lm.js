@@ -185,7 +185,7 @@ export function createLanguageModelApi(mod) {
     const f = v.options('loadLanguageModel files', files);
     v.knownKeys('loadLanguageModel files', f, ['model', 'tokenizer', 'config', 'tokenizerConfig', 'index', 'shards', 'format']);
     const format = f.format == null ? (f.model == null && f.index != null ? 'safetensors' : detectFormat(f.model)) : v.oneOf('format', f.format, formatIds);
-    let h, tokenizer = null, defaultScaling = null, note = '', coreTokenizer = false;
+    let h, tokenizer = null, defaultScaling = null, note = '', coreTokenizer = false, tokenizerLabel = '';
     if (format === 'safetensors') ({ h, tokenizer, defaultScaling, note } = await fromSafetensors(f));
     else {
       const model = bytesOf('model', f.model);
@@ -209,14 +209,25 @@ export function createLanguageModelApi(mod) {
         throw new RangeError('tokenizer: a GGUF file carries its own tokenizer; give only the model');
       } else {
         note = mod.lmTokenizerNote(h); // '' when the GGUF has a SentencePiece vocabulary
-        coreTokenizer = note === '';
+        // A byte-level BPE vocabulary comes from the core as tokenizer.json, read as one
+        const [json, config, label] = mod.lmTakeTokenizerJson(h);
+        tokenizerLabel = label;
+        coreTokenizer = note === '' && !json;
+        if (json) {
+          try {
+            tokenizer = await createHfTokenizer(json, { config: JSON.parse(config), name: 'the GGUF\'s tokenizer' });
+          } catch (e) {
+            mod.lmDelete(h);
+            throw e;
+          }
+        }
         defaultScaling = mod.lmFileScaling(h); // the file's own (llama3's rope_freqs, Phi-3's LongRoPE factors, linear), or null
       }
     }
-    return wrap(h, { tokenizer, coreTokenizer, defaultScaling, note, format });
+    return wrap(h, { tokenizer, coreTokenizer, defaultScaling, note, format, tokenizerLabel });
   }
 
-  function wrap(h, { tokenizer, coreTokenizer: cTokenizer = false, defaultScaling, note, format }) {
+  function wrap(h, { tokenizer, coreTokenizer: cTokenizer = false, defaultScaling, note, format, tokenizerLabel = '' }) {
     const raw = scope(mod, (m) => {
       const out = m.put('f64', SLOTS.length);
       check(mod, mod.lmConfig(h, out));
@@ -301,6 +312,8 @@ export function createLanguageModelApi(mod) {
       },
       hasTokenizer: Boolean(tokenizer) || cTokenizer,
       tokenizerNote: tokenizer || cTokenizer ? '' : note,
+      /** A GGUF's byte-level BPE tokenizer in plain words (how it splits text), or '' for any other. */
+      tokenizerLabel,
       /** Token ids of `text`, with BOS first by default (and SentencePiece's dummy-prefix space). */
       encode(text, opts) {
         alive();
