@@ -40,7 +40,7 @@ describe('chromium', () => {
     await open(page, 'qwen2-bpe.gguf');
     const got = await page.waitFor(modelFigureInPage, { what: 'the BPE model\'s figure', timeout: 240000, interval: 250 });
     expect(got.error).toBeUndefined();
-    expect(got.facts).toMatch(/^A Llama model from a GGUF file: [\d,]+ parameters in 11 F32 tensors/);
+    expect(got.facts).toMatch(/^A Llama model from a GGUF file: [\d,]+ parameters in 12 F32 tensors/);
     expect(got.tokenizer).toBe('its tokenizer, read from the file: byte-level BPE, text split Qwen2\'s way (each digit alone)');
     await page.evaluate(() => {
       document.querySelector('#your-model .lm-facts').scrollIntoView();
