@@ -37,7 +37,7 @@ test.each(HUB_FAMILIES)('a GGUF with the %s pre-tokenizer encodes as that family
   }
 });
 
-test('the splits the families differ in: digit runs, contractions in capitals, newlines, a whole token no merge reaches', async () => {
+test('the splits the families differ in: digit runs, contractions in capitals, a whole token no merge reaches', async () => {
   const pieces = async (pre, text) => {
     const lm = await load(pre, false);
     try {
@@ -72,12 +72,19 @@ test('the witness tells each detail: another family\'s split, BOS where the file
 test('every pre-tokenizer of the core\'s table loads, a file that names none gets llama.cpp\'s fallback, an unknown one is refused by name', async () => {
   const table = api.mod.lmBpePreTokenizers();
   expect(table.length).toBeGreaterThanOrEqual(6);
-  for (const row of table)
-    for (const name of row.names.split(',')) {
-      const lm = await load(name, false);
-      expect([name, lm.hasTokenizer, lm.encode('the 12345 cats').length > 0]).toEqual([name, true, true]);
-      lm.delete();
-    }
+  // each row by its name, and the aliases Llama 3.x and OLMo (1) files carry
+  for (const name of [...table.map((row) => row.names.split(',')[0]), 'llama3', 'olmo']) {
+    const lm = await load(name, false);
+    expect([name, lm.hasTokenizer, lm.encode('the 12345 cats').length > 0]).toEqual([name, true, true]);
+    lm.delete();
+  }
+  // add_bos_token left out: llama.cpp's default for the pre-tokenizer (BOS for Llama 3's, none for Qwen2's)
+  const bos = bpeVocabulary().tokens.indexOf('<|begin_of_text|>');
+  for (const [pre, first] of [['llama-bpe', true], ['qwen2', false]]) {
+    const lm = await load(pre, null);
+    expect([pre, lm.encode('the cat')[0] === bos]).toEqual([pre, first]);
+    lm.delete();
+  }
   const none = await load(null, false);
   expect(none.tokenizerLabel).toMatch(/llama\.cpp's fallback/);
   expect(Array.from(none.encode('12345'), (id) => none.piece(id))).toEqual(['123', '45']);
