@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <set>
 #include <string_view>
+#include <unordered_set>
 #include <utility>
 
 #include "lm_internal.hpp"
@@ -195,6 +196,10 @@ void gguf_bpe_tokenizer(const GgufFile& f, int vocab_size, Loaded& out) {
   j += R"(},"merges":[)";
   // "a b": the pair split at the first space past the first byte (as llama.cpp reads it); a repeated pair keeps its
   // first rank (llama.cpp's), where a tokenizer.json reader would keep its last.
+  // Every merge joins two tokens into a third (as Hugging Face's BPE requires; a merge into no token would make llama.cpp
+  // and a tokenizer.json reader disagree, and lose text in the latter).
+  std::unordered_set<std::string_view> vocab;
+  for (const GgufValue& t : tokens.items) vocab.insert(t.s);
   std::set<std::pair<std::string_view, std::string_view>> seen;
   first = true;
   for (std::size_t i = 0; i < merges.items.size(); ++i) {
@@ -203,6 +208,9 @@ void gguf_bpe_tokenizer(const GgufFile& f, int vocab_size, Loaded& out) {
     if (space == std::string_view::npos) continue;  // no pair: llama.cpp ranks an empty one that never matches
     const std::string_view a = m.substr(0, space), b = m.substr(space + 1);
     if (!valid_utf8(m)) throw Error(ErrorKind::Range, "GGUF tokenizer.ggml.merges[" + std::to_string(i) + "] is not valid UTF-8");
+    if (!vocab.count(a) || !vocab.count(b) || !vocab.count(std::string(a) + std::string(b)))
+      throw Error(ErrorKind::Range, "GGUF tokenizer.ggml.merges[" + std::to_string(i) + "] (\"" + std::string(m.substr(0, 40)) +
+                                        "\") joins or makes a piece that is not a token");
     if (!seen.insert({a, b}).second) continue;
     j += first ? "[" : ",[";
     first = false;

@@ -110,6 +110,8 @@ test('a broken byte-level vocabulary is refused with an error naming its key, an
     [set('tokenizer.ggml.tokens', ['array', 'string'], tokens.slice(1)), /tokenizer\.ggml\.tokens has \d+ tokens; token_embd\.weight has/],
     [set('tokenizer.ggml.token_type', ['array', 'i32'], [1, 1]), /token_type must be an array of int32, one per token/],
     [set('tokenizer.ggml.pre', 'u32', 3), /tokenizer\.ggml\.pre must be a string/],
+    // a merge into a piece that is no token (a tokenizer.json reader dropped such a piece's text: seen on "12")
+    [set('tokenizer.ggml.merges', ['array', 'string'], [...merges, '\u0120x yzzy']), /merges\[\d+\] \("\u0120x yzzy"\) joins or makes a piece that is not a token/],
     [set('tokenizer.ggml.bos_token_id', 'u32', 1 << 20), /bos_token_id must be a token id in \[0, /],
     [set('tokenizer.ggml.bos_token_id'), /add_bos_token is true but tokenizer\.ggml\.bos_token_id is missing/],
   ];
