@@ -853,6 +853,8 @@ export interface LanguageModel {
   readonly hasTokenizer: boolean;
   /** Why there is no tokenizer ('' when there is one). */
   readonly tokenizerNote: string;
+  /** A GGUF's byte-level BPE tokenizer in plain words (how it splits text); '' for any other tokenizer. */
+  readonly tokenizerLabel: string;
   /** Token ids of `text`, BOS first unless `bos: false`. @throws {RangeError} when the model has no tokenizer. */
   encode(text: string, options?: { bos?: boolean }): Int32Array;
   /** The text of one token. */

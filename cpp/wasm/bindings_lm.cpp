@@ -12,6 +12,7 @@
 #include <iterator>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "bindings_common.hpp"
@@ -31,6 +32,7 @@ struct Handle {
   std::vector<int32_t> tokens;  // the last lmEncode's ids
   posenc::RopeScaling scaling;  // the file's own (lm::Loaded::scaling)
   int threads = 0;              // its forwards' ForwardOptions::threads (lmSetThreads; 0: threads::default_count())
+  std::string tokenizer_json, tokenizer_config_json, tokenizer_label;  // a GGUF's byte-level BPE vocabulary (lm::Loaded), until taken
 };
 Handle& handle(ptr h) { return *at<Handle>(h); }
 
@@ -127,7 +129,8 @@ int lm_load(int format, ptr bytes, double size, ptr tokenizer, double tokenizer_
     }
     in.tensors = tensors_of(names, dtypes, ranks, dims, addresses, sizes);
     lm::Loaded l = lm::load(static_cast<std::size_t>(format), std::move(in));
-    new_handle({std::move(l.model), std::move(l.tokenizer), std::move(l.tokenizer_note), {}, std::move(l.scaling)}, out);
+    new_handle({std::move(l.model), std::move(l.tokenizer), std::move(l.tokenizer_note), {}, std::move(l.scaling), 0,
+                std::move(l.tokenizer_json), std::move(l.tokenizer_config_json), std::move(l.tokenizer_label)}, out);
   });
 }
 
@@ -163,6 +166,16 @@ double lm_memory_max() { return static_cast<double>(emscripten_get_heap_max()); 
 double lm_memory_used() { return static_cast<double>(static_cast<unsigned>(mallinfo().uordblks)); }
 
 std::string lm_tokenizer_note(ptr h) { return handle(h).tokenizer ? "" : handle(h).tokenizer_note; }
+// A GGUF's byte-level BPE vocabulary as [tokenizer.json, tokenizer_config.json, label] (lm::Loaded), handed over once
+// (the handle keeps no copy); ['', '', ''] when it has none.
+val lm_take_tokenizer_json(ptr h) {
+  Handle& m = handle(h);
+  val out = val::array();
+  out.call<void>("push", std::exchange(m.tokenizer_json, {}));
+  out.call<void>("push", std::exchange(m.tokenizer_config_json, {}));
+  out.call<void>("push", std::exchange(m.tokenizer_label, {}));
+  return out;
+}
 
 int lm_encode(ptr h, std::string text, bool add_bos) {
   return guard([&] {
@@ -311,6 +324,22 @@ int lm_stream_result(ptr s, ptr entropy, ptr sink, ptr maps, ptr peaks) {
   });
 }
 void lm_stream_delete(ptr s) { delete at<lm::Stream>(s); }
+// The byte-level BPE pre-tokenizers (lm::bpe_pre_tokenizers): [{names, label, splits, ignoreMerges, addBos}]
+val lm_bpe_pre_tokenizers() {
+  val out = val::array();
+  for (const lm::BpePreTokenizer& p : lm::bpe_pre_tokenizers()) {
+    val o = val::object(), splits = val::array();
+    for (const char* r : p.splits) splits.call<void>("push", std::string(r));
+    o.set("names", std::string(p.names));
+    o.set("label", std::string(p.label));
+    o.set("splits", splits);
+    o.set("ignoreMerges", p.ignore_merges);
+    o.set("addBos", p.add_bos);
+    out.call<void>("push", o);
+  }
+  return out;
+}
+
 // The cache types' names (lm::KvType's order)
 val lm_kv_types() {
   val out = val::array();
@@ -400,6 +429,8 @@ EMSCRIPTEN_BINDINGS(posenc_lm) {
   function("lmMemoryMax", &lm_memory_max);
   function("lmMemoryUsed", &lm_memory_used);
   function("lmTokenizerNote", &lm_tokenizer_note);
+  function("lmTakeTokenizerJson", &lm_take_tokenizer_json);
+  function("lmBpePreTokenizers", &lm_bpe_pre_tokenizers);
   function("lmEncode", &lm_encode);
   function("lmTokens", &lm_tokens);
   function("lmTokenCount", &lm_token_count);

@@ -9,6 +9,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { useEngine, startServer } from './harness.js';
+import { modelFigureInPage } from './page-helpers.js';
 import { familyFiles } from '../js/lm-tiny.js';
 import { haveShared, readShared, readLlama2cTokenizer, sentencepieceTokenizerJson } from '../js/lm-fixtures.js';
 
@@ -61,14 +62,7 @@ function writeModels() {
       await page.goto(`${server.url}/app/?play=0&encodings=alibi&lmTimes=2&modelUrl=${encodeURIComponent(`/test-families/${name}/model.safetensors`)}`);
       await page.waitFor(() => document.body.dataset.ready === 'true', { what: 'the page', timeout: 120000 });
       await page.evaluate(() => document.querySelector('#your-model').scrollIntoView());
-      const got = await page.waitFor(() => {
-        const h = document.querySelector('#your-model .lm-host');
-        const error = h?.querySelector('.lm-error');
-        if (error && !error.hidden) return { error: error.textContent };
-        const c = h?.querySelector('canvas.lm-ppl');
-        return c && Number(c.dataset.series) === 5 && h.querySelector('.lm-busy').hidden
-          ? { facts: h.querySelector('.lm-facts').textContent, opening: h.querySelector('.lm-source p').textContent } : null;
-      }, { what: `the ${label} model's figure`, timeout: 240000, interval: 250 });
+      const got = await page.waitFor(modelFigureInPage, { what: `the ${label} model's figure`, timeout: 240000, interval: 250 });
       expect(got.error).toBeUndefined();
       expect(got.facts).toMatch(new RegExp(`^A ${label} model from a Hugging Face safetensors file: [\\d,]+ parameters in \\d+ F32 tensors, whose weights take [\\d.]+ kB of memory here\\.`));
       expect(got.opening).toMatch(/^Load a language model of a family posenc runs \(Llama, Qwen2, Mistral, Qwen3, SmolLM3, OLMo 2, Phi-3 or Gemma 3\): pick a public one/);

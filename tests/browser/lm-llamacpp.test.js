@@ -12,17 +12,14 @@
 // Time: llama.cpp's loading (a new wasm worker per file) is most of it, 13 to 22 s per file at a load average of 19-23.
 import { jest } from '@jest/globals';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import sirv from 'sirv';
-import { launchBrowser, listen } from '../../scripts/browser.js';
+import { launchBrowser } from '../../scripts/browser.js';
+import { wllamaSite } from './wllama-site.js';
 import { BLOCKS, GGML, ggufFile, f32Bytes, randomBlocks } from '../js/gguf-writer.js';
 import { mulberry32 } from '../js/reference.js';
 
 jest.setTimeout(300000);
-const root = fileURLToPath(new URL('../..', import.meta.url));
 const TOLERANCE = { token_embd: 1e-5, output: 2e-2 };
 const TOP = 5;
 const PROMPT = 'the cat sat';
@@ -93,21 +90,13 @@ async function inPage({ files, prompt, top }) {
 
 test('llama.cpp (wllama) and posenc give the same next-token log-probabilities for one quantized tensor in each format', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'posenc-llamacpp-'));
-  const wllamaDir = createRequire(import.meta.url).resolve('@wllama/wllama').replace(/esm\/index\.(c?js)$/, '');
   const files = [];
   Object.keys(BLOCKS).forEach((format, i) => { // the embedding quantized in even formats' files, the output weight in odd ones'
     const tensor = i % 2 ? 'output' : 'token_embd', name = `${tensor}-${format}.gguf`;
     writeFileSync(join(dir, name), model(100 + i, tensor, format));
     files.push(name);
   });
-  const serve = { '/wllama/': sirv(wllamaDir, { maxAge: 3600 }), // cacheable: Chromium may keep its compiled wasm
-    '/gguf/': sirv(dir, { dev: true }), '/': sirv(root, { dev: true }) };
-  const site = await listen((req, res) => {
-    if (req.url === '/') { res.writeHead(200, { 'content-type': 'text/html' }); return res.end('<!doctype html><title>llama.cpp witness</title>'); }
-    const prefix = Object.keys(serve).find((p) => req.url.startsWith(p));
-    req.url = req.url.slice(prefix.length - 1);
-    return serve[prefix](req, res, () => { res.statusCode = 404; res.end(); });
-  });
+  const site = await wllamaSite(dir);
   const browser = await launchBrowser();
   try {
     const page = await browser.newPage();

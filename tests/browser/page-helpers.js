@@ -53,3 +53,18 @@ export const canvasHash = (page, selector) =>
     for (let i = 0; i < d.length; i += 7) h = Math.imul(h ^ d[i], 16777619);
     return h >>> 0;
   });
+
+/**
+ * Runs in the page: "Your model, past its context" once its perplexity figure has all 5 lines and nothing is busy:
+ * {facts, opening, tokenizer} (the facts line, the view's opening sentence, the tokenizer's line), or {error} when the
+ * view shows one; null while it works. For the harness's page.waitFor.
+ */
+export function modelFigureInPage() {
+  const h = document.querySelector('#your-model .lm-host');
+  const error = h?.querySelector('.lm-error');
+  if (error && !error.hidden) return { error: error.textContent };
+  const c = h?.querySelector('canvas.lm-ppl');
+  return c && Number(c.dataset.series) === 5 && h.querySelector('.lm-busy').hidden
+    ? { facts: h.querySelector('.lm-facts').textContent, opening: h.querySelector('.lm-source p').textContent, tokenizer: h.querySelector('.lm-tokenizer')?.textContent }
+    : null;
+}

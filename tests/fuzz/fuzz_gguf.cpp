@@ -2,7 +2,8 @@
 //
 // Contract: each throws posenc::Error or returns; a file load_gguf accepts, parse_gguf accepts
 // too; a loaded model runs a forward pass of a few tokens (fuzz_lm.hpp) and its tokenizer, if
-// any, encodes a short text to ids within the vocabulary (or refuses a byte it has no piece for). Every input also goes
+// any, encodes a short text to ids within the vocabulary (or refuses a byte it has no piece for); a byte-level BPE
+// vocabulary comes out as a JSON object with a label. Every input also goes
 // through detect_format (a format or one clean error, whatever the bytes); a file that loads is detected as a GGUF, and
 // describe() agrees with the model.
 // Input: byte 0 is a mode (bit 0: a null pointer with the size, to be refused), the rest the file.
@@ -35,6 +36,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
     std::vector<int32_t> ids;
     if (fuzz::call([&] { ids = loaded->tokenizer->encode("Once upon a time, \xC3\xA9"); }))
       for (int32_t id : ids) FUZZ_CHECK(id >= 0 && id < loaded->tokenizer->size(), "a token id outside the vocabulary");
+  } else if (!loaded->tokenizer_json.empty()) {  // a byte-level BPE vocabulary, as tokenizer.json for the JS library
+    FUZZ_CHECK(loaded->tokenizer_json.front() == '{' && loaded->tokenizer_json.back() == '}' && !loaded->tokenizer_label.empty() &&
+                   loaded->tokenizer_config_json.front() == '{' && loaded->tokenizer_note.empty(),
+               "a byte-level tokenizer that is not a JSON object, or has no label");
   } else {
     FUZZ_CHECK(!loaded->tokenizer_note.empty(), "no tokenizer and no note saying why");
   }

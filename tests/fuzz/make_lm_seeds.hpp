@@ -49,8 +49,9 @@ inline std::vector<uint8_t> tokenizer_bin(const std::vector<std::string>& pieces
   return b;
 }
 
-// A GGUF of a tiny model (dim D, one layer, 2 heads, 1 kv head, vocab 8) with 2-D tensors in `type`.
-inline std::vector<uint8_t> gguf(const std::string& arch, int D, uint32_t type, bool vocab, bool untied) {
+// A GGUF of a tiny model (dim D, one layer, 2 heads, 1 kv head, vocab 8) with 2-D tensors in `type`; its vocabulary
+// (when `vocab`) SentencePiece, or byte-level BPE split as `bpe_pre` says (tokenizer.ggml.pre) when one is given.
+inline std::vector<uint8_t> gguf(const std::string& arch, int D, uint32_t type, bool vocab, bool untied, const std::string& bpe_pre = "") {
   posenc::lm::test::GgufWriter g;
   const int V = 8, F = D, hd = D / 2;
   g.kv_str("general.architecture", arch);
@@ -61,7 +62,13 @@ inline std::vector<uint8_t> gguf(const std::string& arch, int D, uint32_t type, 
   g.kv_u32(arch + ".attention.head_count", 2);
   g.kv_u32(arch + ".attention.head_count_kv", 1);
   g.kv_f32(arch + ".attention.layer_norm_rms_epsilon", 1e-5f);
-  if (vocab) {
+  if (vocab && !bpe_pre.empty()) {  // GPT-2's byte characters: U+0120 for a space
+    g.kv_str("tokenizer.ggml.model", "gpt2");
+    g.kv_str("tokenizer.ggml.pre", bpe_pre);
+    g.kv_strs("tokenizer.ggml.tokens", {"<|endoftext|>", "a", "b", "\xC4\xA0", "ab", "\xC4\xA0" "a", "1", "2"});
+    g.kv_strs("tokenizer.ggml.merges", {"a b", "\xC4\xA0 a"});
+    g.kv_u32("tokenizer.ggml.bos_token_id", 0);
+  } else if (vocab) {
     g.kv_str("tokenizer.ggml.model", "llama");
     g.kv_strs("tokenizer.ggml.tokens", {"<unk>", "<s>", "</s>", "\xE2\x96\x81", "a", "b", "\xE2\x96\x81" "a", "ab"});
     g.kv_f32s("tokenizer.ggml.scores", {0, 0, 0, -1, -2, -3, 1, 2});
@@ -245,6 +252,8 @@ void write_all(Writer& bin, Writer& gg, Writer& tok) {
   gg.write("gguf-llama-f16-untied", mode(2, gguf("llama", 8, 1, false, true)));
   gg.write("gguf-llama-bf16", mode(0, gguf("llama", 8, 30, true, false)));
   gg.write("gguf-qwen2-f32", mode(0, gguf("qwen2", 8, 0, false, false)));
+  gg.write("gguf-qwen2-bpe-vocab", mode(0, gguf("qwen2", 8, 0, true, false, "qwen2")));
+  gg.write("gguf-llama-bpe-vocab-llama3", mode(0, gguf("llama", 8, 0, true, false, "llama-bpe")));
   gg.write("gguf-llama-q8_0", mode(0, gguf("llama", 32, 8, false, false)));
   for (uint32_t type : {2u, 3u, 6u, 7u, 10u, 11u, 12u, 13u, 14u})  // Q4_0 Q4_1 Q5_0 Q5_1 Q2_K Q3_K Q4_K Q5_K Q6_K
     gg.write("gguf-blocks-" + posenc::lm::ggml_type_name(type), mode(0, gguf_blocks({type})));

@@ -107,6 +107,15 @@ test('a byte-level BPE tokenizer.json gives the ids of a plain GPT-2 encoder wri
   expect(tok.vocabSize).toBe(Object.keys(json.model.vocab).length);
 });
 
+test('a vocabulary of Qwen2\'s size (151,936 tokens) is read: its ids are never spread into one call (V8\'s stack overflowed)', async () => {
+  const json = byteLevelJson();
+  const vocab = { ...json.model.vocab };
+  for (let i = Object.keys(vocab).length; i < 151936; i++) vocab[`<extra ${i}>`] = i;
+  const tok = await createHfTokenizer({ ...json, model: { ...json.model, vocab } });
+  expect(tok.vocabSize).toBe(151936);
+  expect(Array.from(tok.encode(' the world'))).toEqual([vocab['Ġthe'], vocab['Ġworld']]);
+});
+
 test('hostile tokenizer files are refused with a TypeError or RangeError naming the file', async () => {
   const good = byteLevelJson();
   const cases = [

@@ -45,7 +45,7 @@ export async function createHfTokenizer(tokenizerJson, { config = {}, name = 'to
   const bosText = typeof cfg.bos_token === 'string' ? cfg.bos_token : cfg.bos_token?.content;
   const bos = added.find((t) => t?.content === bosText)?.id ?? null;
   return {
-    vocabSize: Math.max(...ids, ...added.map((t) => (Number.isInteger(t?.id) ? t.id : 0))) + 1,
+    vocabSize: largest([...ids, ...added.map((t) => (Number.isInteger(t?.id) ? t.id : 0))]) + 1,
     bos,
     encode(text, { addSpecialTokens = true } = {}) {
       if (typeof text !== 'string') throw new TypeError(`text must be a string (got ${show(text)})`);
@@ -66,4 +66,6 @@ export async function createHfTokenizer(tokenizerJson, { config = {}, name = 'to
   };
 }
 
+// (not Math.max(...xs): a spread of a large vocabulary's ids, 128,256 for Llama 3, overflows V8's stack)
+const largest = (xs) => xs.reduce((m, x) => (x > m ? x : m), -Infinity);
 const oneLine = (e) => String(e?.message ?? e).replace(/\s+/g, ' ').slice(0, 200);

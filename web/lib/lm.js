@@ -186,23 +186,29 @@ export function createLanguageModelApi(mod) {
         return mod.lmLoad(index, storage, size, pt, tok?.length ?? 0, pc, tensors.map((t) => t.name), dtypes, ranks, dims, ptrs, sizes, out);
       });
     });
-    let tokenizer = null;
-    if (f.tokenizer != null && row.tokenizerJson) {
+    let tokenizer = null, tokenizerLabel = '';
+    // A tokenizer.json beside the model, or a byte-level BPE vocabulary read from the file (a GGUF's), which the core
+    // hands over as tokenizer.json and tokenizer_config.json: both are read by the one tokenizer.json reader.
+    const [fileJson, fileConfig, label] = f.tokenizer != null && row.tokenizerJson ? [] : mod.lmTakeTokenizerJson(h);
+    if ((f.tokenizer != null && row.tokenizerJson) || fileJson) {
       try {
-        tokenizer = await createHfTokenizer(jsonOf('tokenizer', f.tokenizer), { config: f.tokenizerConfig == null ? {} : jsonOf('tokenizerConfig', f.tokenizerConfig) });
+        tokenizer = fileJson
+          ? await createHfTokenizer(fileJson, { config: JSON.parse(fileConfig), name: `the ${row.label} file's tokenizer` })
+          : await createHfTokenizer(jsonOf('tokenizer', f.tokenizer), { config: f.tokenizerConfig == null ? {} : jsonOf('tokenizerConfig', f.tokenizerConfig) });
       } catch (e) {
         mod.lmDelete(h);
         throw e;
       }
+      tokenizerLabel = fileJson ? label : '';
     }
     const note = tokenizer ? '' : mod.lmTokenizerNote(h); // '' when the core read one (from the file, or beside it)
     // the file's own scaling: config.json's, or the core's reading of the file (llama3's rope_freqs, Phi-3's LongRoPE
     // factors, linear), or null
     const defaultScaling = json ? json.defaultScaling : mod.lmFileScaling(h);
-    return wrap(h, { tokenizer, coreTokenizer: !tokenizer && note === '', defaultScaling, note, format });
+    return wrap(h, { tokenizer, coreTokenizer: !tokenizer && note === '', defaultScaling, note, format, tokenizerLabel });
   }
 
-  function wrap(h, { tokenizer, coreTokenizer: cTokenizer = false, defaultScaling, note, format }) {
+  function wrap(h, { tokenizer, coreTokenizer: cTokenizer = false, defaultScaling, note, format, tokenizerLabel = '' }) {
     const raw = scope(mod, (m) => {
       const out = m.put('f64', SLOTS.length);
       check(mod, mod.lmConfig(h, out));
@@ -287,6 +293,8 @@ export function createLanguageModelApi(mod) {
       },
       hasTokenizer: Boolean(tokenizer) || cTokenizer,
       tokenizerNote: tokenizer || cTokenizer ? '' : note,
+      /** A GGUF's byte-level BPE tokenizer in plain words (how it splits text), or '' for any other. */
+      tokenizerLabel,
       /** Token ids of `text`, with BOS first by default (and SentencePiece's dummy-prefix space). */
       encode(text, opts) {
         alive();

@@ -249,13 +249,33 @@ GgufFile parse_gguf(const uint8_t* data, std::size_t size);
 // ggml's name of a tensor type ("Q4_K"), or "type N" when unknown.
 std::string ggml_type_name(uint32_t t);
 
+// --- Byte-level BPE vocabularies in GGUF (tokenizer.ggml.model "gpt2": Llama 3, Qwen2/3, SmolLM, OLMo 2): the pre-tokenizers,
+// named by tokenizer.ggml.pre as llama.cpp's converter writes it. Each splits text with its regexes in turn (every piece
+// of one split again by the next; the text between matches stays a piece of its own), then each piece's UTF-8 bytes
+// become GPT-2's byte characters and the merges run on them. The regexes are the ones the models' own tokenizer.json
+// files publish (Hugging Face / Rust regex syntax).
+struct BpePreTokenizer {
+  const char* names;                // tokenizer.ggml.pre values, comma-separated; the first names the row
+  const char* label;                // how it splits, in plain words ("Llama 3's way (digits in runs of up to three)")
+  std::vector<const char*> splits;  // the regexes, applied in turn
+  bool ignore_merges;               // a piece that is a whole token is that token (Llama 3's BPE option)
+  bool add_bos;                     // BOS first, when tokenizer.ggml.add_bos_token does not say (llama.cpp's default)
+};
+const std::vector<BpePreTokenizer>& bpe_pre_tokenizers();
+
 struct Loaded {
   Model model;
   // The file's own RoPE scaling, which a forward applies unless given another (ForwardOptions::scaling): llama3's from
   // rope_freqs.weight, LongRoPE's from rope_factors_long / rope_factors_short, linear from <arch>.rope.scaling.*.
   RopeScaling scaling;
   std::optional<Tokenizer> tokenizer;  // SentencePiece vocabularies (tokenizer.ggml.model "llama")
-  std::string tokenizer_note;          // why there is none, when there is none
+  // Byte-level BPE vocabularies (tokenizer.ggml.model "gpt2") as Hugging Face's tokenizer.json and
+  // tokenizer_config.json ({bos_token, eos_token}), for a tokenizer.json reader (the JS library's): a BPE model with the
+  // file's tokens and merges (the first of a repeated merge kept, as llama.cpp does), the pre-tokenizer's splits then
+  // ByteLevel, control and user-defined tokens as added tokens, BOS / EOS added as add_bos_token / add_eos_token say.
+  std::string tokenizer_json, tokenizer_config_json;
+  std::string tokenizer_label;  // that tokenizer in plain words ("byte-level BPE, text split Qwen2's way (...)")
+  std::string tokenizer_note;   // why there is no tokenizer, when there is none
 };
 // An architecture of the family table that llama.cpp writes (Family::gguf), tensors in any format of lm_dtype.cpp's
 // table; everything else refused by name.

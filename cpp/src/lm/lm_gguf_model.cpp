@@ -1,6 +1,6 @@
 // posenc::lm: a model and its tokenizer from a parsed GGUF (lm.hpp): an architecture that a row of the
 // family table names as llama.cpp's, hyperparameters from <arch>.* keys, the SentencePiece vocabulary
-// from tokenizer.ggml.*.
+// from tokenizer.ggml.* (a byte-level BPE one goes to lm_gguf_bpe.cpp).
 #include <algorithm>
 #include <cmath>
 
@@ -295,8 +295,9 @@ std::string unmark(const std::string& s) {
 std::optional<Tokenizer> read_tokenizer(const GgufFile& f, int vocab_size, std::string& note) {
   const GgufValue* model = find(f, "tokenizer.ggml.model");
   if (!model || model->type != GgufType::String) return note = "the GGUF has no tokenizer (tokenizer.ggml.model)", std::nullopt;
-  if (model->s != "llama")
-    return note = "tokenizer.ggml.model '" + model->s.substr(0, 32) + "' is not SentencePiece ('llama'): use the model's tokenizer.json", std::nullopt;
+  if (model->s != "llama")  // (byte-level BPE, "gpt2", is read by gguf_bpe_tokenizer)
+    return note = "its tokenizer is of a kind posenc does not read (\"" + model->s.substr(0, 32) +
+                  "\"; it reads SentencePiece, \"llama\", and byte-level BPE, \"gpt2\")", std::nullopt;
   const GgufValue* tokens = find(f, "tokenizer.ggml.tokens");
   const GgufValue* scores = find(f, "tokenizer.ggml.scores");
   if (!tokens || tokens->type != GgufType::Array || tokens->elem != GgufType::String)
@@ -326,9 +327,13 @@ Loaded load_gguf(const uint8_t* data, std::size_t size, Storage storage) {
   const Config c = read_config(f);
   std::vector<TensorBytes> tensors = tensor_bytes(f, data);
   RopeScaling scaling = read_scaling(f, c, tensors);
-  std::string note;
-  std::optional<Tokenizer> tok = read_tokenizer(f, c.vocab_size, note);
-  return Loaded{from_tensors(c, tensors, std::move(storage)), std::move(scaling), std::move(tok), std::move(note)};
+  Loaded out{from_tensors(c, tensors, std::move(storage)), std::move(scaling), std::nullopt, {}, {}, {}, {}};
+  const GgufValue* kind = find(f, "tokenizer.ggml.model");
+  if (kind && kind->type == GgufType::String && kind->s == "gpt2")
+    gguf_bpe_tokenizer(f, c.vocab_size, out);
+  else
+    out.tokenizer = read_tokenizer(f, c.vocab_size, out.tokenizer_note);
+  return out;
 }
 
 namespace {

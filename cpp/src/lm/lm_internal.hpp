@@ -139,4 +139,8 @@ struct Access {
   static const std::vector<float>& out_norm(const Model& m) { return m.out_norm_; }
 };
 
+// The byte-level BPE vocabulary of a GGUF whose tokenizer.ggml.model is "gpt2" (lm_gguf_bpe.cpp), as Loaded's
+// tokenizer_json and tokenizer_config_json; an unknown pre-tokenizer leaves both empty and says why in `note`.
+void gguf_bpe_tokenizer(const GgufFile& f, int vocab_size, Loaded& out);
+
 }  // namespace posenc::lm

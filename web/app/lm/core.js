@@ -50,8 +50,8 @@ export function createLmCore(api, post) {
       const opened = await openGpuForward(lm).catch((e) => ({ reason: `WebGPU failed (${e?.message ?? e})` }));
       if (opened.forward) [gpu, engine] = [opened, { gpu: opened.adapter, reason: '' }];
       else dropGpu(opened.reason);
-      const { config, context, contextSource, hasTokenizer, tokenizerNote, threads, threadsUnavailable } = lm;
-      return { info: { config: { ...config }, context, contextSource, hasTokenizer, tokenizerNote, description: lm.describe(), engine, threads, threadsUnavailable } };
+      const { config, context, contextSource, hasTokenizer, tokenizerNote, tokenizerLabel, threads, threadsUnavailable } = lm;
+      return { info: { config: { ...config }, context, contextSource, hasTokenizer, tokenizerNote, tokenizerLabel, description: lm.describe(), engine, threads, threadsUnavailable } };
     },
     async families() {
       return { families: (await (await api()).languageModelFamilies()).map((f) => ({ name: f.name, label: f.label })) };

@@ -136,6 +136,7 @@ export function createModelView({ onSetting, onContext, onConfirm, onText, onOth
         el('li', { className: 'lm-what', textContent: modelWords(d) }),
         el('li', { className: 'lm-threads', textContent: threadsWords(info) }),
         el('li', { textContent: `${c.layers} layers, ${c.heads} query heads sharing ${c.kvHeads} key-value heads, head dim ${c.headDim} (${c.rotaryDim} rotated), vocabulary ${count(c.vocabSize)}` }),
+        info.tokenizerLabel ? el('li', { className: 'lm-tokenizer', textContent: `its tokenizer, read from the file: ${info.tokenizerLabel}` }) : null,
         el('li', { textContent: `RoPE base θ = ${count(c.ropeTheta)}, ${c.layout === 'half' ? 'half-split' : 'interleaved'} pairs (from the format)` }),
         // (while the context is asked for, its field and what follows from it wait for the answer)
         asking ? null : el('li', {}, 'original context ', contextInput, ' tokens', flag),

@@ -25,6 +25,8 @@ export const SUGGESTED = [
     urls: [`${HF}/Qwen/Qwen2.5-0.5B-Instruct-GGUF/resolve/main/qwen2.5-0.5b-instruct-q4_k_m.gguf`] },
   { name: 'Qwen3 0.6B Q4_K_M', what: 'GGUF, Q4_K with some Q6_K tensors, 0.5 GB, context 40,960 (bartowski, from Qwen3-0.6B)',
     urls: [`${HF}/bartowski/Qwen_Qwen3-0.6B-GGUF/resolve/main/Qwen_Qwen3-0.6B-Q4_K_M.gguf`] },
+  { name: 'OLMo 2 1B Q4_K_M', what: 'GGUF, Q4_K with some Q6_K tensors, 0.9 GB, context 4,096 (Ai2\'s own, from OLMo-2-0425-1B-Instruct)',
+    urls: [`${HF}/allenai/OLMo-2-0425-1B-Instruct-GGUF/resolve/main/OLMo-2-0425-1B-Instruct-Q4_K_M.gguf`] },
   { name: 'Gemma 3 270M', what: 'safetensors (BF16) with config.json and tokenizer.json, 0.5 GB, context 32,768 (unsloth\'s copy of Google\'s ' +
     'gemma-3-270m-it, which needs no sign-in)',
     urls: [`${HF}/unsloth/gemma-3-270m-it`] },
