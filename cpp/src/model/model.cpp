@@ -5,9 +5,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <iterator>
 #include <limits>
 #include <string>
 
+#include "../kind_table.hpp"
 #include "encoding_model.hpp"
 #include "model_impl.hpp"
 #include "../kernels/matmul_strided.hpp"
@@ -23,19 +25,24 @@ using idx = std::ptrdiff_t;
 // ===========================================================================
 // Names and config validation
 
+namespace {
+struct PolicyRow {
+  OutOfRange id;
+  const char* name;
+};
+constexpr PolicyRow kPolicies[] = {{OutOfRange::Error, "error"}, {OutOfRange::Clamp, "clamp"}, {OutOfRange::Zero, "zero"}};
+static_assert(rows_in_enum_order(kPolicies), "kPolicies' rows must be in OutOfRange's order");
+}  // namespace
+
 const char* out_of_range_name(OutOfRange p) {
-  switch (p) {
-    case OutOfRange::Error: return "error";
-    case OutOfRange::Clamp: return "clamp";
-    case OutOfRange::Zero: return "zero";
-  }
-  return "?";
+  const auto i = static_cast<std::size_t>(p);
+  return i < std::size(kPolicies) ? kPolicies[i].name : "?";
 }
 
 OutOfRange parse_out_of_range(const std::string& name) {
-  for (OutOfRange p : {OutOfRange::Error, OutOfRange::Clamp, OutOfRange::Zero})
-    if (name == out_of_range_name(p)) return p;
-  range_error("learnedPolicy", "one of 'error', 'clamp', 'zero'", "'" + name + "'");
+  for (const PolicyRow& p : kPolicies)
+    if (name == p.name) return p.id;
+  range_error("learnedPolicy", one_of(kPolicies), "'" + name + "'");
 }
 
 namespace {
