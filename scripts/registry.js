@@ -4,12 +4,12 @@
 // ropeScalingSchema()), and from the
 // language models' module the model file formats (lmFormats()). The library exports them synchronously, so the
 // page can list encodings before it loads the module; tests/js/registry.test.js checks the
-// file against a loaded module. Run by scripts/setup.sh after each wasm build. It also rewrites the parts of the
-// TypeScript declarations that restate these tables (scripts/declarations.js).
+// file against a loaded module. Run by scripts/setup.sh after each wasm build (the page and the library import the
+// file). The committed texts that restate these tables (the declarations, the README's lists) are not written here:
+// `npm run generate` rewrites them from this file, and their tests fail when they drift.
 import { readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { instantiate } from '../web/lib/loader.js';
 import { loadLmModule } from '../web/lib/lm-module.js';
-import { writeDeclarations } from './declarations.js';
 
 const out = new URL('../web/wasm/registry.js', import.meta.url);
 const { mod } = await instantiate({ build: 'scalar' });
@@ -30,5 +30,3 @@ export const ROPE_SCALING_SCHEMA = Object.freeze(${json(ropeScaling)});
 export const MODEL_FORMATS = Object.freeze(${json(modelFormats)}.map(Object.freeze));
 `;
 if (!existsSync(out) || readFileSync(out, 'utf8') !== text) writeFileSync(out, text);
-for (const f of writeDeclarations(new URL('../', import.meta.url), { encodings, schema, ropeScaling, modelFormats }))
-  console.log(`posenc: ${f} follows the core's tables again`);
