@@ -1,5 +1,5 @@
-// The encoding registry and the config schema live in C++ (cpp/src/encodings.cpp,
-// cpp/src/config_schema.cpp); everything in JS reads them. These tests hold that together:
+// The encoding registry and the config schema live in C++ (cpp/src/encodings/encodings.cpp,
+// cpp/src/model/config_schema.cpp); everything in JS reads them. These tests hold that together:
 // the build-time copy (web/wasm/registry.js) is the module's, the page's names come from it,
 // no source file restates the list, and the checkpoint reader / learned policy / optimizer
 // settings go through the library.
