@@ -13,7 +13,7 @@
 // The same program runs in wasm (Node), e.g.:
 //   NODE_PATH=/usr/share/nodejs em++ -std=c++20 -O3 -msimd128 -msse4.1 -fexceptions \
 //     -sDISABLE_EXCEPTION_CATCHING=0 -sSINGLE_FILE=1 -sALLOW_MEMORY_GROWTH=1 \
-//     -Icpp/include -I<dir with an xsimd symlink> cpp/src/*.cpp bench/train_native.cpp -o bench.js
+//     -Icpp/include -I<dir with an xsimd symlink> cpp/src/*.cpp cpp/src/*/*.cpp bench/train_native.cpp -o bench.js
 //   node bench.js --encoding all
 #include <chrono>
 #include <cstdio>

@@ -1,9 +1,11 @@
 // The parts of the TypeScript declarations (types/*.d.ts) that restate the core's tables, written from the tables the
 // module exports: the encodings, the model-config schema (ModelOptions, its doc comments included), the RoPE scaling
-// types, the model file formats. Each part sits between a `// generated:<name> ...` line and an `// end:<name>` line;
-// scripts/registry.js rewrites them after each wasm build, and tests/js/registry.test.js fails when the committed
-// files differ from what the tables give.
+// types, the model file formats. Each part sits between a `// generated:<name> ...` line and an `// end:<name>` line.
+// `node scripts/declarations.js` checks the committed files against the tables of the built module (web/wasm/registry.js;
+// exit 1 naming the files that differ), `--write` rewrites them: `npm run generate` runs it, never `npm start`, whose
+// serving reads no declaration. tests/js/registry.test.js fails when the committed files differ from what the tables give.
 import { readFileSync, writeFileSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
 
 export const DECLARATION_FILES = ['types/posenc.d.ts', 'types/explorer.d.ts'];
 const quote = (s) => `'${s}'`;
@@ -79,4 +81,21 @@ export function writeDeclarations(root, tables) {
     }
   }
   return written;
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const { ENCODING_INFO, CONFIG_SCHEMA, ROPE_SCALING_SCHEMA, MODEL_FORMATS } = await import('../web/wasm/registry.js');
+  const tables = { encodings: ENCODING_INFO, schema: CONFIG_SCHEMA, ropeScaling: ROPE_SCALING_SCHEMA, modelFormats: MODEL_FORMATS };
+  const root = new URL('../', import.meta.url);
+  if (process.argv.includes('--write')) {
+    for (const f of writeDeclarations(root, tables)) console.log(`posenc: ${f} follows the core's tables again`);
+  } else {
+    const parts = generatedParts(tables);
+    const stale = DECLARATION_FILES.filter((f) => {
+      const text = readFileSync(new URL(f, root), 'utf8');
+      return withParts(text, parts) !== text;
+    });
+    for (const f of stale) console.error(`${f} does not restate the core's tables as they are: run npm run generate`);
+    process.exit(stale.length ? 1 : 0);
+  }
 }

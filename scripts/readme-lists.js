@@ -3,7 +3,7 @@
 // or tasks; and the README's embed snippets, made by the code that makes the explorer's "Embed this sweep" panel
 // (web/app/lab/embed-snippet.js), with the package's name and version (web/app/shared/package-info.js, from package.json).
 // `node scripts/readme-lists.js` checks README.md and package-info.js against them (exit 1 with the differences);
-// `--write` rewrites the generated blocks and package-info.js (scripts/setup.sh runs it after each build). tests/js/readme-registry.test.js runs the check.
+// `--write` rewrites the generated blocks and package-info.js (`npm run generate` runs it). tests/js/readme-registry.test.js runs the check.
 import { readFileSync, writeFileSync, readdirSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { ENCODING_INFO, TASKS, ROPE_TYPE_INFO, SCALING_FIELDS } from '../web/lib/index.js';

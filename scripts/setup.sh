@@ -100,11 +100,10 @@ done
 for f in posenc-lm-simd-mt.mjs posenc-lm-simd-mt.wasm posenc-lm-simd-mt.worker.js; do
   cmp -s "build/wasm-simd/$f" "web/wasm/$f" || cp "build/wasm-simd/$f" web/wasm/
 done
-# the encoding registry and config schema, read from the module (web/wasm/registry.js)
+# the encoding registry and config schema, read from the module (web/wasm/registry.js). The committed texts that
+# restate the tables (the declarations, the README's lists) are a developer's `npm run generate`, not every setup's:
+# serving reads neither, and their tests fail when they drift.
 node scripts/registry.js
-# the README's lists of the tables (encodings, scaling types, the page's attributes), from the same tables; what it
-# cannot rewrite it names (tests/js/readme-registry.test.js fails on it too)
-node scripts/readme-lists.js --write || echo "posenc: README.md needs the lines above by hand" >&2
 node scripts/passage.js
 
 # dist/: the npm package, the embed and standalone pages (Vite)

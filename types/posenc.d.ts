@@ -31,7 +31,7 @@ declare global {
 }
 
 /**
- * Position encodings a {@link Model} can use (the C++ registry, cpp/src/encodings.cpp; tests/js/types.test.js
+ * Position encodings a {@link Model} can use (the C++ registry, cpp/src/encodings/encodings.cpp; tests/js/types.test.js
  * checks this union against the module's list). `'none'` is NoPE.
  */
 // generated:encoding (scripts/registry.js writes these lines from the core's tables)
@@ -64,7 +64,7 @@ export type OutOfRangePolicy = 'error' | 'clamp' | 'zero';
 // generated:encodings (scripts/registry.js writes these lines from the core's tables)
 export declare const ENCODINGS: readonly ['none', 'sinusoidal', 'learned', 't5', 'alibi', 'rope', 'shaw', 'xpos', 'prope', 'fire', 'rope_random', 'learned_random'];
 // end:encodings
-/** One entry of the encoding registry (cpp/src/encodings.cpp), as the module reports it. */
+/** One entry of the encoding registry (cpp/src/encodings/encodings.cpp), as the module reports it. */
 export interface EncodingInfo {
   readonly name: Encoding;
   /** Stable checkpoint id. */
@@ -88,7 +88,7 @@ export interface EncodingInfo {
 }
 /** The registry, in id order. */
 export declare const ENCODING_INFO: readonly EncodingInfo[];
-/** One field of the model-config schema (cpp/src/config_schema.cpp). */
+/** One field of the model-config schema (cpp/src/model/config_schema.cpp). */
 export interface ConfigField {
   readonly name: keyof ModelOptions;
   readonly type: 'int' | 'uint64' | 'float' | 'choice';

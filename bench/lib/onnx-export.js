@@ -1,4 +1,4 @@
-// The tiny model (cpp/src/model.cpp, RoPE) as an ONNX graph with our weights, for the
+// The tiny model (cpp/src/model/model.cpp, RoPE) as an ONNX graph with our weights, for the
 // onnxruntime-web peer (bench/ort.js). Written with onnx-proto (ONNX's own onnx.proto
 // compiled by protobufjs): this file only says which standard ops, in which order.
 //

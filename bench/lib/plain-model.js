@@ -1,5 +1,5 @@
 // The tiny transformer in plain JavaScript (forward, backward, AdamW), for the
-// benchmark's baseline: the same maths as cpp/src/model.cpp (pre-LayerNorm
+// benchmark's baseline: the same maths as cpp/src/model/model.cpp (pre-LayerNorm
 // blocks, causal multi-head attention with RoPE in the half layout, tanh
 // GELU, untied lm_head, AdamW with decay on matmul weights, global-norm
 // clipping at 1), written the straightforward way: every row computed, every

@@ -62,7 +62,7 @@ export function tfAttention(tf, q, k, v, scale, mask, explicitTranspose = false)
 }
 
 // ---------------------------------------------------------------------------
-// The tiny model (cpp/src/model.cpp) in tfjs ops, with our weights.
+// The tiny model (cpp/src/model/model.cpp) in tfjs ops, with our weights.
 
 const GELU_S = Math.sqrt(2 / Math.PI), GELU_C = 0.044715;
 

@@ -1,5 +1,5 @@
 // The tiny model's parameters outside the wasm module: read from a version-1
-// checkpoint (cpp/src/checkpoint.cpp: 92 header bytes, then the float32
+// checkpoint (cpp/src/model/checkpoint.cpp: 92 header bytes, then the float32
 // weights) and cut into named tensors in the core's layout order
 // (Model::Impl::build_layout), so the plain-JS and tfjs models compute with
 // exactly our weights.

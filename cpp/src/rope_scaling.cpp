@@ -32,6 +32,7 @@
 #include <limits>
 #include <string>
 
+#include "kind_table.hpp"
 #include "posenc/error.hpp"
 
 namespace posenc {
@@ -264,18 +265,7 @@ constexpr RopeTypeInfo kTypes[] = {
      proportional},
 };
 constexpr int kTypeCount = static_cast<int>(std::size(kTypes));
-constexpr bool in_enum_order() {
-  for (int i = 0; i < kTypeCount; ++i)
-    if (static_cast<int>(kTypes[i].id) != i) return false;
-  return true;
-}
-static_assert(in_enum_order(), "kTypes' rows must be in RopeType's order");
-
-std::string type_list() {
-  std::string s = "one of ";
-  for (int i = 0; i < kTypeCount; ++i) s += std::string(i ? ", '" : "'") + kTypes[i].name + "'";
-  return s;
-}
+static_assert(rows_in_enum_order(kTypes), "kTypes' rows must be in RopeType's order");
 
 // A key's setter and getter (unset: nullopt).
 #define SET(member, cast)                                 \
@@ -335,7 +325,7 @@ const ScalingField* context_field(RopeType t) {
 RopeType parse_rope_type(const std::string& name) {
   for (const RopeTypeInfo& t : kTypes)
     if (name == t.name) return t.id;
-  range_error("rope_type", type_list(), "'" + name + "'");
+  range_error("rope_type", one_of(kTypes), "'" + name + "'");
 }
 
 const char* rope_type_name(RopeType t) {
@@ -349,7 +339,7 @@ RopeFrequencies rope_frequencies(int dim, double base, const RopeScaling& s, std
   if (!std::isfinite(base) || base <= 1) range_error("base", "a finite number > 1", format_number(base));
   if (seq_len) require_int_range("seq_len", *seq_len, 0, kMaxInt);
   const int t = static_cast<int>(s.type);
-  if (t < 0 || t >= kTypeCount) range_error("rope_type", type_list(), std::to_string(t));
+  if (t < 0 || t >= kTypeCount) range_error("rope_type", one_of(kTypes), std::to_string(t));
   const RopeFrequencies r = kTypes[t].compute(dim, base, s, seq_len);
   check_finite_result(r, s.type);
   return r;

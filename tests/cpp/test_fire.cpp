@@ -1,6 +1,6 @@
 // FIRE (Li et al. 2023) against an independent float64 reference written from the paper's
 // formula: b_h(i, j) = f(psi(i - j) / psi(max(L, i))), psi(x) = log(c x + 1), f an MLP
-// 1 -> hidden -> heads (here with the tanh GELU, as cpp/src/fire.cpp documents), added to the
+// 1 -> hidden -> heads (here with the tanh GELU, as cpp/src/encodings/fire.cpp documents), added to the
 // scaled scores of a one-layer model. Also its defining property: progressive interpolation
 // keeps every normalised distance in [0, 1], so past the threshold the bias of the farthest key
 // stays the one learned for the farthest distance.

@@ -42,3 +42,30 @@ test('the Worker starter imports no kind of Worker: each kind declares its scrip
     expect(decl).toMatch(/script: \(\) => new URL\('[^']+', import\.meta\.url\)/); // a literal, which bundlers copy
   }
 });
+
+// The core's folders as the README's "C++ core" item names them: cpp/src/ has one folder per concern, and at its top
+// only the files every folder reads, which the item names too.
+const src = new URL('../../cpp/src/', import.meta.url);
+
+/** The folders (`name/`) and top files (`name.cpp`, `name.hpp`) the README's "C++ core" item names for cpp/src/. */
+function readmeCore(text) {
+  const item = text.match(/\n1\. \*\*C\+\+ core\*\*[^]*?(?=\n\d\. \*\*)/)?.[0] ?? '';
+  const part = item.match(/`cpp\/src\/` has a folder per\s+concern:([^]*?)\. Kernels/)?.[1] ?? '';
+  return {
+    folders: [...part.matchAll(/`([a-z_]+)\/`/g)].map((m) => m[1]).sort(),
+    files: [...part.matchAll(/`([a-z_]+\.[ch]pp)`/g)].map((m) => m[1]).sort(),
+  };
+}
+const core = () => {
+  const entries = readdirSync(src, { withFileTypes: true });
+  return { folders: entries.filter((d) => d.isDirectory()).map((d) => d.name).sort(),
+    files: entries.filter((d) => d.isFile()).map((d) => d.name).sort() };
+};
+
+test('the README names every folder of cpp/src/ and every file at its top, and no other', () => {
+  expect(readmeCore(readme).folders.length).toBeGreaterThan(3);
+  expect(readmeCore(readme)).toEqual(core());
+  // mutations: a folder left out, a file named that is not there
+  expect(readmeCore(readme.replace('`tasks/` (', 'tasks ('))).not.toEqual(core());
+  expect(readmeCore(readme.replace('`kind_table.hpp`', '`kind_table.hpp`, `tables.cpp`'))).not.toEqual(core());
+});

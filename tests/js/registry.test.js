@@ -1,5 +1,5 @@
-// The encoding registry and the config schema live in C++ (cpp/src/encodings.cpp,
-// cpp/src/config_schema.cpp); everything in JS reads them. These tests hold that together:
+// The encoding registry and the config schema live in C++ (cpp/src/encodings/encodings.cpp,
+// cpp/src/model/config_schema.cpp); everything in JS reads them. These tests hold that together:
 // the build-time copy (web/wasm/registry.js) is the module's, the page's names come from it,
 // no source file restates the list, and the checkpoint reader / learned policy / optimizer
 // settings go through the library.
@@ -137,7 +137,7 @@ test('the declared model format ids are the core\'s formats, in its order', () =
 });
 
 // The declarations' parts that restate the tables (the encodings, ModelOptions, the scaling types, the formats) are
-// written from them by scripts/registry.js (scripts/declarations.js) at each build: the committed files must be what
+// written from them by scripts/declarations.js (npm run generate), never by setup: the committed files must be what
 // the tables give, and a changed table must change them.
 test('the TypeScript declarations restate the core\'s tables only as the generator writes them', async () => {
   const { generatedParts, withParts, DECLARATION_FILES } = await import('../../scripts/declarations.js');

@@ -34,3 +34,19 @@ test('setup.sh keeps no second list of packages', () => {
   expect(lists).toEqual([]);
   expect(read('scripts/setup.sh')).toContain('scripts/needs.json');
 });
+
+// The committed texts that restate the core's tables (the declarations' generated parts, the README's generated blocks)
+// are rewritten by a developer's `npm run generate`, not by every setup: serving reads none of them, and their tests
+// (registry, readme-registry, this file's first test) fail when they drift instead of being mended on the quiet.
+const GENERATORS = ['scripts/declarations.js', 'scripts/readme-lists.js', 'scripts/readme-setup.js'];
+const code = (text) => text.split('\n').filter((l) => !/^\s*(#|\/\/)/.test(l)).join('\n');
+const runsGenerator = (text) => GENERATORS.filter((g) => code(text).includes(g.replace('scripts/', '')));
+
+test('npm start runs no generator of committed files; npm run generate runs each, to write', () => {
+  for (const f of ['scripts/setup.sh', 'scripts/registry.js', 'scripts/serve.js', 'scripts/passage.js'])
+    expect([f, runsGenerator(read(f))]).toEqual([f, []]);
+  for (const g of GENERATORS) expect(scripts.generate).toContain(`node ${g} --write`);
+  // and the check sees the setup that ran them
+  expect(runsGenerator('node scripts/registry.js\nnode scripts/readme-lists.js --write || echo "by hand" >&2')).toEqual(['scripts/readme-lists.js']);
+  expect(runsGenerator("import { writeDeclarations } from './declarations.js';")).toEqual(['scripts/declarations.js']);
+});

@@ -1,9 +1,9 @@
 // The encoding registry: the one place that lists the model's position encodings.
 //
-// Each encoding is one entry of kEncodings (cpp/src/encodings.cpp): its name, its stable
+// Each encoding is one entry of kEncodings (cpp/src/encodings/encodings.cpp): its name, its stable
 // checkpoint id (the enum value below, written into checkpoints: never renumber), the
 // config fields it reads, what it needs from the model, a display label and a one-line
-// explanation, and the factory of its model hooks (cpp/src/encoding_model.hpp), which
+// explanation, and the factory of its model hooks (cpp/src/model/encoding_model.hpp), which
 // live in the encoding's own file (learned.cpp, t5.cpp, rope.cpp, ...).
 // Parsing, error messages, the JS list (encodingNames() in the wasm module), the page's
 // labels and the tests all read this list.
@@ -32,7 +32,7 @@ enum class Encoding : uint32_t {
 };
 
 struct ModelConfig;
-class EncodingModel;  // internal (cpp/src/encoding_model.hpp)
+class EncodingModel;  // internal (cpp/src/model/encoding_model.hpp)
 
 struct EncodingInfo {
   Encoding id;

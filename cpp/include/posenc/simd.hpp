@@ -57,7 +57,7 @@ inline fbatch min(const fbatch& a, const fbatch& b) { return xsimd::min(a, b); }
 // Constants of the polynomial kernels (exp, sin; GELU's tanh in model_layers.cpp), splatted
 // once before a loop and passed in. Why: V8 builds every wasm v128.const it meets inside a loop
 // from general-purpose registers (about four instructions per use), which doubled the cost of
-// exp in wasm. The values come from mutable global tables (cpp/src/simd_constants.cpp) so that
+// exp in wasm. The values come from mutable global tables (cpp/src/kernels/simd_constants.cpp) so that
 // the compiler cannot fold them back into v128.const: loaded once, they stay in registers (or
 // in one stack slot). Native code is unaffected (x86 reads constants from memory anyway).
 template <int N>

@@ -91,6 +91,7 @@ void alibi_bias(const AlibiBiasOptions& o, float* out) {
 // (the attention kernels apply it; nothing to learn, so no backward).
 
 #include "../model/encoding_model.hpp"
+#include "../model/model_impl.hpp"
 
 namespace posenc {
 namespace {
@@ -98,7 +99,7 @@ namespace {
 class AlibiModel : public EncodingModel {
  public:
   explicit AlibiModel(const ModelConfig& c) : EncodingModel(c) {}
-  void prepare(Model::Impl& m, int, const ForwardOptions&) override {
+  void prepare(ModelImpl& m, int, const ForwardOptions&) override {
     if (!slopes.empty()) return;
     slopes.resize(m.H);
     alibi_slopes(m.H, slopes.data());

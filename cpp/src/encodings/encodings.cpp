@@ -5,6 +5,7 @@
 #include <memory>
 #include <string>
 
+#include "../kind_table.hpp"
 #include "../model/encoding_model.hpp"
 #include "posenc/error.hpp"
 
@@ -75,12 +76,7 @@ constexpr EncodingInfo kEncodings[] = {
 };
 static_assert(std::size(kEncodings) > 0);
 
-constexpr bool ids_in_order() {
-  for (std::size_t i = 0; i < std::size(kEncodings); ++i)
-    if (static_cast<std::size_t>(kEncodings[i].id) != i) return false;
-  return true;
-}
-static_assert(ids_in_order(), "kEncodings[i].id must be Encoding(i): ids are checkpoint ids");
+static_assert(rows_in_enum_order(kEncodings), "kEncodings[i].id must be Encoding(i): ids are checkpoint ids");
 }  // namespace
 
 std::span<const EncodingInfo> encodings() { return kEncodings; }

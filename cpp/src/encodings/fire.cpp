@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "../model/encoding_model.hpp"
+#include "../model/model_impl.hpp"
 #include "../model/model_layers.hpp"
 
 namespace posenc {
@@ -50,7 +51,7 @@ class FireModel : public EncodingModel {
   }
   uint64_t bias_floats(int T, bool) const override { return uint64_t(cfg.heads) * T * T; }
 
-  void prepare(Model::Impl& m, int T, const ForwardOptions&) override {
+  void prepare(ModelImpl& m, int T, const ForwardOptions&) override {
     built_l = -1;
     if (T != x_rows) {
       x.assign(static_cast<std::size_t>(T) * T, 0.0f);
@@ -64,7 +65,7 @@ class FireModel : public EncodingModel {
     if (m.training) dbias.assign(static_cast<std::size_t>(m.H) * T * T, 0.0f);
   }
 
-  const float* bias(Model::Impl& m, int l, int h, int, int q0, const float*) override {
+  const float* bias(ModelImpl& m, int l, int h, int, int q0, const float*) override {
     const int T = m.T, H = m.H, hidden = cfg.fire_hidden;
     float* out = m.acts.bias;  // [H, T, T]: head h's row i at out + (h T + i) T
     if (built_l != l) {
@@ -80,7 +81,7 @@ class FireModel : public EncodingModel {
     return out + (static_cast<std::size_t>(h) * T + q0) * T;
   }
 
-  void bias_backward(Model::Impl& m, int, int h, int, int q0, const float*, const float* dS, float*) override {
+  void bias_backward(ModelImpl& m, int, int h, int, int q0, const float*, const float* dS, float*) override {
     const int T = m.T;
     float* d = dbias.data() + static_cast<std::size_t>(h) * T * T;
     for (int i = q0; i < T; ++i) {
@@ -89,7 +90,7 @@ class FireModel : public EncodingModel {
     }
   }
 
-  void bias_backward_end(Model::Impl& m, int l) override {
+  void bias_backward_end(ModelImpl& m, int l) override {
     const int T = m.T, H = m.H, hidden = cfg.fire_hidden;
     const FireLayer& f = layers[l];
     const float *w1 = m.P(f.w1), *b1 = m.P(f.b1), *w2 = m.P(f.w2);

@@ -76,6 +76,7 @@ void learned_lookup(const float* table, int rows, int dim, const int32_t* positi
 #include <vector>
 
 #include "../model/encoding_model.hpp"
+#include "../model/model_impl.hpp"
 
 namespace posenc {
 namespace {
@@ -92,19 +93,19 @@ class LearnedModel : public EncodingModel {
                       " of the learned position table (learnedPolicy 'error'): positions >= " +
                       std::to_string(cfg.max_length) + " have no trained row; use learnedPolicy 'clamp' or 'zero' to run past it");
   }
-  void prepare(Model::Impl& m, int T, const ForwardOptions&) override {
+  void prepare(ModelImpl& m, int T, const ForwardOptions&) override {
     positions.resize(T);
     for (int t = 0; t < T; ++t) positions[t] = std::max(row(t), 0);  // Zero: row(t) < 0 rows are skipped below
     rows.resize(static_cast<std::size_t>(T) * m.C);
     learned_lookup(m.P(wpe), cfg.max_length, m.C, positions.data(), T, cfg.learned_policy, rows.data());
   }
   bool adds_position() const override { return true; }
-  void embed_forward(Model::Impl& m, int, int t, float* x) override {
+  void embed_forward(ModelImpl& m, int, int t, float* x) override {
     if (row(t) < 0) return;
     const float* r = rows.data() + static_cast<std::size_t>(t) * m.C;
     for (int i = 0; i < m.C; ++i) x[i] += r[i];
   }
-  void embed_backward(Model::Impl& m, int, int t, const float* d) override {
+  void embed_backward(ModelImpl& m, int, int t, const float* d) override {
     const int r = row(t);
     if (r < 0) return;
     float* g = m.G(wpe) + static_cast<std::size_t>(r) * m.C;

@@ -22,6 +22,7 @@
 #include "posenc/error.hpp"
 #include "posenc/learned.hpp"
 #include "posenc/rng.hpp"
+#include "../model/model_impl.hpp"
 #include "rope_model.hpp"
 
 namespace posenc {
@@ -48,7 +49,7 @@ class PositionSampler {
   }
   // out [B, T]: row b = the first T positions of example m.example_index[b]'s draw for its length
   // m.example_length[b] (a training micro-batch may run shorter than the example), padding continued.
-  void sample(const Model::Impl& m, int T, std::vector<int32_t>& out) {
+  void sample(const ModelImpl& m, int T, std::vector<int32_t>& out) {
     out.resize(static_cast<std::size_t>(m.B) * T);
     for (int b = 0; b < m.B; ++b) {
       const int n = m.example_length[b];
@@ -80,7 +81,7 @@ class RandomRopeModel : public RopeModel {
   void check_length(int T) const override { sampler.check(T); }
 
  protected:
-  bool positions(Model::Impl& m, int T, std::vector<int32_t>& out) override {
+  bool positions(ModelImpl& m, int T, std::vector<int32_t>& out) override {
     sampler.sample(m, T, out);
     return true;
   }
@@ -96,18 +97,18 @@ class RandomLearnedModel : public EncodingModel {
   uint64_t global_parameters() const override { return uint64_t(cfg.random_length) * cfg.d_model; }
   void add_tensors(const AddTensor& add) override { wpe = add("wpe", {cfg.random_length, cfg.d_model}, false, 0.02f); }
   void check_length(int T) const override { sampler.check(T); }
-  void prepare(Model::Impl& m, int T, const ForwardOptions&) override {
+  void prepare(ModelImpl& m, int T, const ForwardOptions&) override {
     sampler.sample(m, T, pos);
     rows.resize(pos.size() * m.C);
     learned_lookup(m.P(wpe), cfg.random_length, m.C, pos.data(), static_cast<int>(pos.size()), OutOfRange::Error,
                    rows.data());
   }
   bool adds_position() const override { return true; }
-  void embed_forward(Model::Impl& m, int b, int t, float* x) override {
+  void embed_forward(ModelImpl& m, int b, int t, float* x) override {
     const float* r = rows.data() + (static_cast<std::size_t>(b) * m.T + t) * m.C;
     for (int i = 0; i < m.C; ++i) x[i] += r[i];
   }
-  void embed_backward(Model::Impl& m, int b, int t, const float* d) override {
+  void embed_backward(ModelImpl& m, int b, int t, const float* d) override {
     float* g = m.G(wpe) + static_cast<std::size_t>(pos[static_cast<std::size_t>(b) * m.T + t]) * m.C;
     for (int i = 0; i < m.C; ++i) g[i] += d[i];
   }

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "../model/model_impl.hpp"
 #include "posenc/error.hpp"
 #include "posenc/kernels.hpp"
 #include "posenc/rope.hpp"
@@ -46,7 +47,7 @@ void place_rows(const std::vector<float>& table, int b0, int b1, int H, std::vec
 }
 }  // namespace
 
-void RopeModel::prepare(Model::Impl& m, int T, const ForwardOptions& opt) {
+void RopeModel::prepare(ModelImpl& m, int T, const ForwardOptions& opt) {
   if (inv_freq.empty()) {
     RopeFrequencies f = frequencies();
     inv_freq = std::move(f.inv_freq);
@@ -122,14 +123,14 @@ void rotate(RopeLayout layout, float* x, const float* c, const float* s, int row
 }
 }  // namespace
 
-void RopeModel::qk_forward(Model::Impl& m, float* q, float* k) {
+void RopeModel::qk_forward(ModelImpl& m, float* q, float* k) {
   const int rows = m.B * m.H * m.T;
   rotate(cfg.rope_layout, q, q_cos.data(), q_sin.data(), rows, m.hd, rd, false);
   rotate(cfg.rope_layout, k, separate_k ? k_cos.data() : q_cos.data(), separate_k ? k_sin.data() : q_sin.data(),
          rows, m.hd, rd, false);
 }
 
-void RopeModel::qk_backward(Model::Impl& m, float* dq, float* dk) {
+void RopeModel::qk_backward(ModelImpl& m, float* dq, float* dk) {
   const int rows = m.B * m.H * m.T;
   rotate(cfg.rope_layout, dq, q_cos.data(), q_sin.data(), rows, m.hd, rd, true);
   rotate(cfg.rope_layout, dk, separate_k ? k_cos.data() : q_cos.data(),

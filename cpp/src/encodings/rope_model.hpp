@@ -14,9 +14,9 @@ class RopeModel : public EncodingModel {
   explicit RopeModel(const ModelConfig& c);
   void validate() const override;
   bool accepts_rope_scaling() const override { return cfg.encoding == Encoding::Rope; }
-  void prepare(Model::Impl& m, int T, const ForwardOptions& opt) override;
-  void qk_forward(Model::Impl& m, float* q, float* k) override;
-  void qk_backward(Model::Impl& m, float* dq, float* dk) override;
+  void prepare(ModelImpl& m, int T, const ForwardOptions& opt) override;
+  void qk_forward(ModelImpl& m, float* q, float* k) override;
+  void qk_backward(ModelImpl& m, float* dq, float* dk) override;
 
  protected:
   // The training frequencies [rd/2] (p-RoPE zeroes some).
@@ -26,7 +26,7 @@ class RopeModel : public EncodingModel {
   virtual void scales(int /*T*/, std::vector<double>& /*q_scale*/, std::vector<double>& /*k_scale*/) const {}
   // Positions [B, T] of this forward's tokens, one row per example (randomized positions), or
   // false for 0..T-1 in every example.
-  virtual bool positions(Model::Impl&, int /*T*/, std::vector<int32_t>& /*out*/) { return false; }
+  virtual bool positions(ModelImpl&, int /*T*/, std::vector<int32_t>& /*out*/) { return false; }
 
   int rd = 0;  // rotary dim
   std::vector<double> inv_freq;  // [rd/2] training frequencies

@@ -49,6 +49,7 @@ void shaw_index(int query_length, int key_length, int max_distance, int32_t* out
 #include <vector>
 
 #include "../model/encoding_model.hpp"
+#include "../model/model_impl.hpp"
 
 namespace posenc {
 namespace {
@@ -63,14 +64,14 @@ class ShawModel : public EncodingModel {
   }
   uint64_t bias_floats(int T, bool streaming) const override { return streaming ? 0 : uint64_t(T) * T; }
   uint64_t rel_floats(int T) const override { return uint64_t(T) * nrel(); }
-  void prepare(Model::Impl&, int T, const ForwardOptions&) override {
+  void prepare(ModelImpl&, int T, const ForwardOptions&) override {
     if (T <= index_rows) return;
     // idx(p, j) = index_by_distance[j - p + T - 1]: the indices of the last query of a length-T window.
     index_by_distance.assign(T, 0);
     if (cfg.shaw_k > 0) shaw_index(1, T, cfg.shaw_k, index_by_distance.data());
     index_rows = T;
   }
-  const float* bias(Model::Impl& m, int l, int, int, int q0, const float* q) override {
+  const float* bias(ModelImpl& m, int l, int, int, int q0, const float* q) override {
     const int T = m.T, nr = nrel();
     const float* A = m.P(tables[l]);
     kernels::matmul_bt(q, A, m.acts.rel, T, m.hd, nr, false);  // [T, hd] @ [2k+1, hd]^T -> [T, 2k+1]
@@ -82,14 +83,14 @@ class ShawModel : public EncodingModel {
     }
     return m.acts.bias + static_cast<std::ptrdiff_t>(q0) * T;
   }
-  const kernels::RelativeBias* stream_bias(Model::Impl& m, int l, int, int, int q0, const float* q) override {
+  const kernels::RelativeBias* stream_bias(ModelImpl& m, int l, int, int, int q0, const float* q) override {
     const int Tq = m.T - q0, nr = nrel();
     kernels::matmul_bt(q, m.P(tables[l]), m.acts.rel, Tq, m.hd, nr, false);  // [Tq, 2k+1]
     for (std::ptrdiff_t i = 0; i < static_cast<std::ptrdiff_t>(Tq) * nr; ++i) m.acts.rel[i] *= m.scale;
     rb = {m.acts.rel, nr, cfg.shaw_k, cfg.shaw_k + 1};
     return &rb;
   }
-  void bias_backward_scaled(Model::Impl& m, int l, int, int, int q0, const float* q, const float* dS_scaled,
+  void bias_backward_scaled(ModelImpl& m, int l, int, int, int q0, const float* q, const float* dS_scaled,
                             float* dq) override {
     const int T = m.T, Tq = T - q0, nr = nrel();
     const int32_t* idx = index_by_distance.data() + (index_rows - T);

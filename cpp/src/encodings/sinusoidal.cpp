@@ -113,6 +113,7 @@ void sinusoidal(const SinusoidalOptions& o, float* out) {
 #include <vector>
 
 #include "../model/encoding_model.hpp"
+#include "../model/model_impl.hpp"
 
 namespace posenc {
 namespace {
@@ -123,7 +124,7 @@ class SinusoidalModel : public EncodingModel {
   void validate() const override {
     if (cfg.d_model % 2 != 0) range_error("dModel", "even for encoding 'sinusoidal'", std::to_string(cfg.d_model));
   }
-  void prepare(Model::Impl& m, int T, const ForwardOptions&) override {
+  void prepare(ModelImpl& m, int T, const ForwardOptions&) override {
     if (T <= rows) return;
     table.resize(static_cast<std::size_t>(T) * m.C);
     SinusoidalOptions so;
@@ -134,7 +135,7 @@ class SinusoidalModel : public EncodingModel {
     rows = T;
   }
   bool adds_position() const override { return true; }
-  void embed_forward(Model::Impl& m, int, int t, float* x) override {
+  void embed_forward(ModelImpl& m, int, int t, float* x) override {
     const float* r = table.data() + static_cast<std::size_t>(t) * m.C;
     for (int i = 0; i < m.C; ++i) x[i] += r[i];
   }

@@ -112,6 +112,7 @@ void t5_buckets(const int32_t* relative, int count, const T5BucketOptions& o, in
 #include <vector>
 
 #include "../model/encoding_model.hpp"
+#include "../model/model_impl.hpp"
 
 namespace posenc {
 namespace {
@@ -131,14 +132,14 @@ class T5Model : public EncodingModel {
   uint64_t bias_floats(int T, bool streaming) const override {
     return uint64_t(T) + (streaming ? 0 : uint64_t(T) * T);
   }
-  void prepare(Model::Impl&, int T, const ForwardOptions&) override {
+  void prepare(ModelImpl&, int T, const ForwardOptions&) override {
     built_l = built_h = rows_l = rows_h = -1;
     if (T <= bucket_rows) return;
     bucket_by_distance.resize(T);
     for (int d = 0; d < T; ++d) bucket_by_distance[d] = t5_bucket(-d, options());  // relative = -d
     bucket_rows = T;
   }
-  const float* bias(Model::Impl& m, int l, int h, int, int q0, const float*) override {
+  const float* bias(ModelImpl& m, int l, int h, int, int q0, const float*) override {
     const float* d = by_distance(m, l, h);
     float* rows = m.acts.bias + m.T;
     if (rows_l != l || rows_h != h) {
@@ -148,11 +149,11 @@ class T5Model : public EncodingModel {
     }
     return rows + static_cast<std::ptrdiff_t>(q0) * m.T;
   }
-  const kernels::RelativeBias* stream_bias(Model::Impl& m, int l, int h, int, int, const float*) override {
+  const kernels::RelativeBias* stream_bias(ModelImpl& m, int l, int h, int, int, const float*) override {
     rb = {by_distance(m, l, h), 0, m.T - 1, m.T};
     return &rb;
   }
-  void bias_backward(Model::Impl& m, int, int h, int, int q0, const float*, const float* dS, float*) override {
+  void bias_backward(ModelImpl& m, int, int h, int, int q0, const float*, const float* dS, float*) override {
     float* dtable = m.G(table) + static_cast<std::ptrdiff_t>(h) * cfg.t5_num_buckets;
     const int32_t* bkt = bucket_by_distance.data();
     for (int p = q0; p < m.T; ++p) {
@@ -164,7 +165,7 @@ class T5Model : public EncodingModel {
  private:
   T5BucketOptions options() const { return T5BucketOptions{false, cfg.t5_num_buckets, cfg.t5_max_distance}; }
   // The [T] vector of head h in acts.bias (built once per head and forward).
-  const float* by_distance(Model::Impl& m, int l, int h) {
+  const float* by_distance(ModelImpl& m, int l, int h) {
     float* d = m.acts.bias;
     if (built_l != l || built_h != h) {
       const float* t = m.P(table) + static_cast<std::ptrdiff_t>(h) * cfg.t5_num_buckets;

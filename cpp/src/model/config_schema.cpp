@@ -4,6 +4,7 @@
 #include <cmath>
 #include <string>
 
+#include "../kind_table.hpp"
 #include "posenc/encoding.hpp"
 #include "posenc/error.hpp"
 #include "posenc/model.hpp"
@@ -70,12 +71,6 @@ std::vector<ConfigField> build() {
   return f;
 }
 
-std::string quoted_list(const std::vector<std::string>& names) {
-  std::string s = "one of ";
-  for (std::size_t i = 0; i < names.size(); ++i) s += (i ? ", '" : "'") + names[i] + "'";
-  return s;
-}
-
 }  // namespace
 
 bool field_applies(const ConfigField& f, Encoding e) {
@@ -119,12 +114,12 @@ void validate_config_fields(const ModelConfig& c) {
                       format_number(v));
         break;
       case FieldType::Choice:
-        if (v < 0 || v > f.max) range_error(f.name, quoted_list(f.choices), std::to_string(static_cast<long long>(v)));
+        if (v < 0 || v > f.max) range_error(f.name, one_of(f.choices), std::to_string(static_cast<long long>(v)));
         break;
     }
   }
 }
 
-std::string encoding_choices() { return quoted_list(encoding_names()); }
+std::string encoding_choices() { return one_of(encoding_names()); }
 
 }  // namespace posenc

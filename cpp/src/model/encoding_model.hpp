@@ -19,14 +19,19 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
-#include "model_impl.hpp"
 #include "posenc/encoding.hpp"
 #include "posenc/kernels.hpp"
+#include "posenc/model_config.hpp"
 
 namespace posenc {
+
+// The model's state (model_impl.hpp), which each hook receives: an encoding's file includes it to read and write it;
+// this interface, which the model includes, does not, so it stands below the model.
+struct ModelImpl;
 
 // Adds a tensor to the table and returns its offset (model.cpp's layout builder). It is
 // initialised N(0, init_std) from the model's stream, in table order (init_std 0: zeros).
@@ -50,16 +55,16 @@ class EncodingModel {
   virtual void check_length(int /*T*/) const {}
   virtual bool accepts_rope_scaling() const { return false; }
   // Tables for length T; `opt.rope_scaling` only reaches encodings that accept it.
-  virtual void prepare(Model::Impl&, int /*T*/, const ForwardOptions&) {}
+  virtual void prepare(ModelImpl&, int /*T*/, const ForwardOptions&) {}
 
   // --- embedding: x [C] of token (b, t) += position
   virtual bool adds_position() const { return false; }
-  virtual void embed_forward(Model::Impl&, int /*b*/, int /*t*/, float* /*x*/) {}
-  virtual void embed_backward(Model::Impl&, int /*b*/, int /*t*/, const float* /*dx*/) {}
+  virtual void embed_forward(ModelImpl&, int /*b*/, int /*t*/, float* /*x*/) {}
+  virtual void embed_backward(ModelImpl&, int /*b*/, int /*t*/, const float* /*dx*/) {}
 
   // --- q, k [B, H, T, hd], in place
-  virtual void qk_forward(Model::Impl&, float* /*q*/, float* /*k*/) {}
-  virtual void qk_backward(Model::Impl&, float* /*dq*/, float* /*dk*/) {}
+  virtual void qk_forward(ModelImpl&, float* /*q*/, float* /*k*/) {}
+  virtual void qk_backward(ModelImpl&, float* /*dq*/, float* /*dk*/) {}
 
   // --- score biases, per head h of layer l
   virtual float alibi_slope(int /*h*/) const { return 0.0f; }
@@ -68,24 +73,24 @@ class EncodingModel {
   virtual uint64_t rel_floats(int /*T*/) const { return 0; }
   // Materialised: bias rows [Tq, T] of the queries q0.. of sequence b (q: that head's [T, hd],
   // rotated), or nullptr for none. Valid until the next call.
-  virtual const float* bias(Model::Impl&, int /*l*/, int /*h*/, int /*b*/, int /*q0*/, const float* /*q*/) {
+  virtual const float* bias(ModelImpl&, int /*l*/, int /*h*/, int /*b*/, int /*q0*/, const float* /*q*/) {
     return nullptr;
   }
   // Streaming: the same bias as a function of distance (kernels::RelativeBias), or nullptr.
   // q: the Tq kept queries [Tq, hd].
-  virtual const kernels::RelativeBias* stream_bias(Model::Impl&, int /*l*/, int /*h*/, int /*b*/, int /*q0*/,
+  virtual const kernels::RelativeBias* stream_bias(ModelImpl&, int /*l*/, int /*h*/, int /*b*/, int /*q0*/,
                                                    const float* /*q*/) {
     return nullptr;
   }
   // dS [Tq, T] = dLoss/d(score) before the 1/sqrt(hd) scale (causal: j <= q0 + i);
   // accumulates its parameter gradients and adds its share of dq [Tq, hd].
-  virtual void bias_backward(Model::Impl&, int /*l*/, int /*h*/, int /*b*/, int /*q0*/, const float* /*q*/,
+  virtual void bias_backward(ModelImpl&, int /*l*/, int /*h*/, int /*b*/, int /*q0*/, const float* /*q*/,
                              const float* /*dS*/, float* /*dq*/) {}
   // After every head's bias_backward of layer l (e.g. FIRE backpropagates its MLP once).
-  virtual void bias_backward_end(Model::Impl&, int /*l*/) {}
+  virtual void bias_backward_end(ModelImpl&, int /*l*/) {}
   // Shaw's bias is q-dependent and its gradient is taken after the scale (bit-compatible
   // with the original code): dS_scaled = scale * dS.
-  virtual void bias_backward_scaled(Model::Impl&, int /*l*/, int /*h*/, int /*b*/, int /*q0*/, const float* /*q*/,
+  virtual void bias_backward_scaled(ModelImpl&, int /*l*/, int /*h*/, int /*b*/, int /*q0*/, const float* /*q*/,
                                     const float* /*dS_scaled*/, float* /*dq*/) {}
 
   // --- positions

@@ -5,9 +5,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <iterator>
 #include <limits>
 #include <string>
 
+#include "../kind_table.hpp"
 #include "encoding_model.hpp"
 #include "model_impl.hpp"
 #include "../kernels/matmul_strided.hpp"
@@ -23,19 +25,24 @@ using idx = std::ptrdiff_t;
 // ===========================================================================
 // Names and config validation
 
+namespace {
+struct PolicyRow {
+  OutOfRange id;
+  const char* name;
+};
+constexpr PolicyRow kPolicies[] = {{OutOfRange::Error, "error"}, {OutOfRange::Clamp, "clamp"}, {OutOfRange::Zero, "zero"}};
+static_assert(rows_in_enum_order(kPolicies), "kPolicies' rows must be in OutOfRange's order");
+}  // namespace
+
 const char* out_of_range_name(OutOfRange p) {
-  switch (p) {
-    case OutOfRange::Error: return "error";
-    case OutOfRange::Clamp: return "clamp";
-    case OutOfRange::Zero: return "zero";
-  }
-  return "?";
+  const auto i = static_cast<std::size_t>(p);
+  return i < std::size(kPolicies) ? kPolicies[i].name : "?";
 }
 
 OutOfRange parse_out_of_range(const std::string& name) {
-  for (OutOfRange p : {OutOfRange::Error, OutOfRange::Clamp, OutOfRange::Zero})
-    if (name == out_of_range_name(p)) return p;
-  range_error("learnedPolicy", "one of 'error', 'clamp', 'zero'", "'" + name + "'");
+  for (const PolicyRow& p : kPolicies)
+    if (name == p.name) return p.id;
+  range_error("learnedPolicy", one_of(kPolicies), "'" + name + "'");
 }
 
 namespace {
@@ -71,7 +78,7 @@ std::size_t count_parameters(const ModelConfig& config) {
 // ===========================================================================
 // Parameters: layout and initialisation
 
-Model::Impl::Impl(const ModelConfig& c, LayoutOnly) : cfg(c) {
+ModelImpl::ModelImpl(const ModelConfig& c, LayoutOnly) : cfg(c) {
   cfg.validate();
   L = cfg.layers;
   H = cfg.heads;
@@ -85,7 +92,7 @@ Model::Impl::Impl(const ModelConfig& c, LayoutOnly) : cfg(c) {
   build_layout();
 }
 
-Model::Impl::Impl(const ModelConfig& c) : Impl(c, LayoutOnly{}) {
+ModelImpl::ModelImpl(const ModelConfig& c) : ModelImpl(c, LayoutOnly{}) {
   params.assign(nparams, 0.0f);
   grads.assign(nparams, 0.0f);
   adam_m.assign(nparams, 0.0f);
@@ -93,13 +100,13 @@ Model::Impl::Impl(const ModelConfig& c) : Impl(c, LayoutOnly{}) {
   init_weights();
 }
 
-Model::Impl::~Impl() = default;
+ModelImpl::~ModelImpl() = default;
 
 std::vector<TensorInfo> tensor_table(const ModelConfig& config) {
-  return Model::Impl(config, Model::Impl::LayoutOnly{}).tensors;  // (an xvalue: moved)
+  return ModelImpl(config, ModelImpl::LayoutOnly{}).tensors;  // (an xvalue: moved)
 }
 
-void Model::Impl::build_layout() {
+void ModelImpl::build_layout() {
   tensors.clear();
   init_std.clear();
   std::size_t off = 0;
@@ -144,7 +151,7 @@ void Model::Impl::build_layout() {
 }
 
 // GPT-2 init, drawn in tensor-table order from one PCG32 stream.
-void Model::Impl::init_weights() {
+void ModelImpl::init_weights() {
   Rng rng(cfg.seed, /*stream=*/1);
   const float residual_std = 0.02f / std::sqrt(2.0f * static_cast<float>(L));
   for (std::size_t ti = 0; ti < tensors.size(); ++ti) {
@@ -176,7 +183,7 @@ void Model::Impl::init_weights() {
 // ===========================================================================
 // Activations: one arena, laid out per (B, T); grows, never shrinks.
 
-void Model::Impl::check_inputs(const int32_t* tokens, const int32_t* targets, int B_, int T_) const {
+void ModelImpl::check_inputs(const int32_t* tokens, const int32_t* targets, int B_, int T_) const {
   if (!tokens) throw Error(ErrorKind::Type, "tokens must be an array of B*T integers (got null)");
   const std::size_t n = static_cast<std::size_t>(B_) * static_cast<std::size_t>(T_);
   for (std::size_t i = 0; i < n; ++i)
@@ -191,7 +198,7 @@ void Model::Impl::check_inputs(const int32_t* tokens, const int32_t* targets, in
   enc->check_length(T_);
 }
 
-Model::Impl::MapLayers Model::Impl::map_layers(const ForwardOptions& opt) const {
+ModelImpl::MapLayers ModelImpl::map_layers(const ForwardOptions& opt) const {
   if (opt.attention_layer != -1 && (opt.attention_layer < 0 || opt.attention_layer >= L))
     range_error("attentionLayer", "-1 (every layer) or an integer in [0, " + std::to_string(L - 1) + "]",
                 std::to_string(opt.attention_layer));
@@ -200,7 +207,7 @@ Model::Impl::MapLayers Model::Impl::map_layers(const ForwardOptions& opt) const 
   return {opt.attention_layer, opt.attention_layer};
 }
 
-void Model::Impl::prepare(int B_, int T_, bool train, bool want_attention, int map_count) {
+void ModelImpl::prepare(int B_, int T_, bool train, bool want_attention, int map_count) {
   require_int_range("T", T_, 1, kMaxSequenceLength);
   require_int_range("B", B_, 1, 1 << 20);
   const uint64_t N = uint64_t(B_) * uint64_t(T_), TT = uint64_t(T_) * uint64_t(T_);
@@ -298,13 +305,13 @@ void Model::Impl::prepare(int B_, int T_, bool train, bool want_attention, int m
 // Position tables: the encoding's, per forward (an eval-time RopeScaling override never
 // leaks into training).
 
-void Model::Impl::check_position_options(const ForwardOptions& opt) const {
+void ModelImpl::check_position_options(const ForwardOptions& opt) const {
   if (opt.rope_scaling && !enc->accepts_rope_scaling())
     throw Error(ErrorKind::Range, std::string("ropeScaling applies only to encoding 'rope' (got '") +
                                       encoding_name(cfg.encoding) + "')");
 }
 
-void Model::Impl::prepare_position_tables(int T_, const ForwardOptions& opt) {
+void ModelImpl::prepare_position_tables(int T_, const ForwardOptions& opt) {
   check_position_options(opt);
   const float a = opt.attention_logit_scale;
   if (!(std::isfinite(a) && a > 0.0f)) range_error("attentionLogitScale", "a finite number > 0", format_number(a));
@@ -312,7 +319,7 @@ void Model::Impl::prepare_position_tables(int T_, const ForwardOptions& opt) {
   enc->prepare(*this, T_, opt);
 }
 
-void Model::Impl::check_lengths(const ForwardOptions& opt, int B_, int T_) const {
+void ModelImpl::check_lengths(const ForwardOptions& opt, int B_, int T_) const {
   if (!opt.lengths) return;
   for (int b = 0; b < B_; ++b)
     if (opt.lengths[b] < 1 || opt.lengths[b] > T_)
@@ -320,7 +327,7 @@ void Model::Impl::check_lengths(const ForwardOptions& opt, int B_, int T_) const
                   std::to_string(opt.lengths[b]));
 }
 
-void Model::Impl::set_examples(const ForwardOptions& opt, int B_, int T_caller, const std::pair<int, int>* order) {
+void ModelImpl::set_examples(const ForwardOptions& opt, int B_, int T_caller, const std::pair<int, int>* order) {
   example_index.resize(B_);
   example_length.resize(B_);
   for (int b = 0; b < B_; ++b) {
@@ -336,7 +343,7 @@ namespace {
 // ===========================================================================
 // Embedding: x0[b,t,:] = wte[tokens[b,t]] (+ the encoding's position vector)    x0 [N, C]
 
-void embedding_forward(Model::Impl& m, const int32_t* tokens) {
+void embedding_forward(ModelImpl& m, const int32_t* tokens) {
   const int C = m.C;
   const bool pos = m.enc->adds_position();
   for (int b = 0; b < m.B; ++b)
@@ -349,7 +356,7 @@ void embedding_forward(Model::Impl& m, const int32_t* tokens) {
 }
 
 // dwte[tokens[n]] += dx0[n]; the encoding takes dx0[n] for its position vector
-void embedding_backward(Model::Impl& m, const int32_t* tokens, const float* dx0) {
+void embedding_backward(ModelImpl& m, const int32_t* tokens, const float* dx0) {
   const int C = m.C;
   const bool pos = m.enc->adds_position();
   for (int b = 0; b < m.B; ++b)
@@ -365,7 +372,7 @@ void embedding_backward(Model::Impl& m, const int32_t* tokens, const float* dx0)
 // ===========================================================================
 // Heads: split qkv [N, 3C] into q, k, v [B, H, T, hd] and merge back.
 
-void split_heads(const Model::Impl& m, const float* qkv, float* q, float* k, float* v) {
+void split_heads(const ModelImpl& m, const float* qkv, float* q, float* k, float* v) {
   const int C = m.C, hd = m.hd, H = m.H, T = m.T;
   for (int b = 0; b < m.B; ++b)
     for (int t = 0; t < T; ++t) {
@@ -380,13 +387,13 @@ void split_heads(const Model::Impl& m, const float* qkv, float* q, float* k, flo
 }
 
 // y [Tq, hd] of head (b, h) -> columns h*hd.. of out [B, Tq, C] rows b*Tq..
-void merge_head(const Model::Impl& m, const float* y, int b, int h, int Tq, float* out) {
+void merge_head(const ModelImpl& m, const float* y, int b, int h, int Tq, float* out) {
   for (int t = 0; t < Tq; ++t)
     std::memcpy(out + (static_cast<idx>(b) * Tq + t) * m.C + h * m.hd, y + static_cast<idx>(t) * m.hd,
                 sizeof(float) * m.hd);
 }
 // the reverse: columns h*hd.. of in [B, Tq, C] rows b*Tq.. -> y [Tq, hd]
-void gather_head(const Model::Impl& m, const float* in, int b, int h, int Tq, float* y) {
+void gather_head(const ModelImpl& m, const float* in, int b, int h, int Tq, float* y) {
   for (int t = 0; t < Tq; ++t)
     std::memcpy(y + static_cast<idx>(t) * m.hd, in + (static_cast<idx>(b) * Tq + t) * m.C + h * m.hd,
                 sizeof(float) * m.hd);
@@ -411,7 +418,7 @@ void expand_suffix_rows(float* x, int B, int T, int q0, int C) {
   }
 }
 // the reverse of split_heads: dq, dk, dv [B, H, T, hd] -> dqkv [N, 3C]
-void merge_dqkv(const Model::Impl& m, const float* dq, const float* dk, const float* dv, float* dqkv) {
+void merge_dqkv(const ModelImpl& m, const float* dq, const float* dk, const float* dv, float* dqkv) {
   const int C = m.C, hd = m.hd, H = m.H, T = m.T;
   for (int b = 0; b < m.B; ++b)
     for (int t = 0; t < T; ++t) {
@@ -510,7 +517,7 @@ void transpose(const float* x, float* xt, int rows, int cols) {  // x [rows, col
 // One head (b, h) through kernels::attention_forward, which never forms [Tq, T]; the
 // encoding's bias, if any, is a function of distance (kernels::RelativeBias). The output goes
 // straight into the head's columns of atty.
-void stream_head(Model::Impl& m, const LayerActs& la, int l, int b, int h, int q0, float slope) {
+void stream_head(ModelImpl& m, const LayerActs& la, int l, int b, int h, int q0, float slope) {
   const int T = m.T, hd = m.hd, Tq = T - q0;
   const idx bh = static_cast<idx>(b) * m.H + h, head = static_cast<idx>(T) * hd;
   const float* q = la.q + bh * head + static_cast<idx>(q0) * hd;  // the Tq queries kept
@@ -525,7 +532,7 @@ void stream_head(Model::Impl& m, const LayerActs& la, int l, int b, int h, int q
 // for the backward pass.
 // first_whole: sequence 0 materialises its [T, T] probabilities (as when it has maps);
 // maps: where they go ([H, T, T]), or null.
-void attention_forward(Model::Impl& m, int l, int q0, bool first_whole, float* maps) {
+void attention_forward(ModelImpl& m, int l, int q0, bool first_whole, float* maps) {
   LayerActs& la = m.acts.layer[l];
   const int T = m.T, H = m.H, hd = m.hd, Tq = T - q0;
   const idx TT = static_cast<idx>(T) * T, head = static_cast<idx>(T) * hd;
@@ -559,7 +566,7 @@ void attention_forward(Model::Impl& m, int l, int q0, bool first_whole, float* m
 //     dS = softmax_backward(P, dP)              (a bias table: its gradient from dS)
 //     dS *= scale;  dq = dS k;  dk = dS^T q     (a q-dependent bias: + its terms; q/k transform: back)
 //   dq of the queries t < q0 is 0.
-void attention_backward(Model::Impl& m, int l, int q0) {
+void attention_backward(ModelImpl& m, int l, int q0) {
   LayerActs& la = m.acts.layer[l];
   Acts& a = m.acts;
   const int T = m.T, H = m.H, hd = m.hd, Tq = T - q0;
@@ -598,7 +605,7 @@ void attention_backward(Model::Impl& m, int l, int q0) {
 // ===========================================================================
 // The whole model
 
-void Model::Impl::forward(const int32_t* tokens, MapLayers kept) {
+void ModelImpl::forward(const int32_t* tokens, MapLayers kept) {
   const int N = B * T;
   // Maps of every layer, or of attention_layer's only. So that one layer's maps are those of the
   // all-layer forward bit for bit, sequence 0 materialises its attention in the layers up to the
@@ -637,7 +644,7 @@ void Model::Impl::forward(const int32_t* tokens, MapLayers kept) {
 }
 
 // Backward from dlogits (in acts.probs, [B, T - q0, V]) to every parameter gradient (accumulated).
-void Model::Impl::backward(const int32_t* tokens) {
+void ModelImpl::backward(const int32_t* tokens) {
   const int N = B * T;
   const int Nq = B * (T - q0);
   // logits = lnf @ lm_head
@@ -707,7 +714,7 @@ namespace {
 // Only positions with a target need logits: the last layer runs its queries, MLP
 // and head for t >= q0, the first scored position of any sequence (T - 1 if none).
 // Sets m.q0 and m.targets_q (targets of those rows, [B, T - q0]).
-void select_scored_suffix(Model::Impl& m, const int32_t* targets, int B, int T) {
+void select_scored_suffix(ModelImpl& m, const int32_t* targets, int B, int T) {
   int q0 = T - 1;
   for (int b = 0; b < B; ++b)
     for (int t = 0; t < q0; ++t)

@@ -1,4 +1,4 @@
-// Internal: Model::Impl, shared by model.cpp (forward/backward) and
+// Internal: ModelImpl, shared by model.cpp (forward/backward) and
 // optimizer.cpp (AdamW, clipping).
 #pragma once
 
@@ -77,7 +77,7 @@ struct Acts {
 
 class EncodingModel;
 
-struct Model::Impl {
+struct ModelImpl {
   ModelConfig cfg;
   int L = 0, H = 0, C = 0, hd = 0, F = 0, V = 0;
   float scale = 1.0f;  // 1/sqrt(hd)
@@ -125,11 +125,11 @@ struct Model::Impl {
   // Rows b = 0..B-1 are examples order[b] (nullptr: b) of a caller's batch of length T_caller.
   void set_examples(const ForwardOptions& opt, int B, int T_caller, const std::pair<int, int>* order);
 
-  explicit Impl(const ModelConfig& c);
+  explicit ModelImpl(const ModelConfig& c);
   // Validates, makes the encoding and lays out the tensors; no buffers, no weights (tensor_table).
   struct LayoutOnly {};
-  Impl(const ModelConfig& c, LayoutOnly);
-  ~Impl();
+  ModelImpl(const ModelConfig& c, LayoutOnly);
+  ~ModelImpl();
   void build_layout();
   void init_weights();
 

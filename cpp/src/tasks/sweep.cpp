@@ -7,6 +7,7 @@
 #include <iterator>
 #include <limits>
 
+#include "../kind_table.hpp"
 #include "posenc/error.hpp"
 #include "posenc/rng.hpp"
 
@@ -32,18 +33,7 @@ constexpr SweepMethod kMethods[] = {
     {SweepScaling::Yarn, "yarn", RopeType::Yarn, SweepFactor::LengthRatio},
 };
 static_assert(std::size(kMethods) == kSweepScalingCount);
-constexpr bool methods_in_order() {
-  for (int i = 0; i < kSweepScalingCount; ++i)
-    if (static_cast<int>(kMethods[i].id) != i) return false;
-  return true;
-}
-static_assert(methods_in_order(), "kMethods' rows must be in SweepScaling's order");
-
-std::string scaling_choices() {
-  std::string s = "one of ";
-  for (int i = 0; i < kSweepScalingCount; ++i) s += std::string(i ? ", '" : "'") + kMethods[i].name + "'";
-  return s;
-}
+static_assert(rows_in_enum_order(kMethods), "kMethods' rows must be in SweepScaling's order");
 
 // Per-length accumulation over scored positions.
 struct Tally {
@@ -166,7 +156,7 @@ const char* sweep_scaling_name(SweepScaling s) {
 SweepScaling parse_sweep_scaling(const std::string& name) {
   for (int i = 0; i < kSweepScalingCount; ++i)
     if (name == kMethods[i].name) return static_cast<SweepScaling>(i);
-  range_error("scaling", scaling_choices(), "'" + name + "'");
+  range_error("scaling", one_of(kMethods), "'" + name + "'");
 }
 
 std::optional<RopeScaling> sweep_rope_scaling(SweepScaling method, int length, int train_length,
@@ -174,7 +164,7 @@ std::optional<RopeScaling> sweep_rope_scaling(SweepScaling method, int length, i
   require_int_range("trainLength", train_length, 1, kMaxSequenceLength);
   require_int_range("length", length, 1, kMaxSequenceLength);
   const int i = static_cast<int>(method);
-  if (i < 0 || i >= kSweepScalingCount) range_error("scaling", scaling_choices(), std::to_string(i));
+  if (i < 0 || i >= kSweepScalingCount) range_error("scaling", one_of(kMethods), std::to_string(i));
   const SweepMethod& m = kMethods[i];
   if (m.type == RopeType::Default || length <= train_length) return std::nullopt;
   if (m.factor == SweepFactor::DynamicFactor) require_positive("dynamicFactor", dynamic_factor);
@@ -200,7 +190,7 @@ void SweepOptions::validate() const {
     if (!(d >= 0.0 && d <= 1.0)) range_error("gridDepths[i]", "a number in [0, 1]", format_number(d));
   const int s = static_cast<int>(scaling);
   if (s < 0 || s >= kSweepScalingCount)
-    range_error("scaling", scaling_choices(), std::to_string(s));
+    range_error("scaling", one_of(kMethods), std::to_string(s));
   if (scaling == SweepScaling::Dynamic) require_positive("dynamicFactor", dynamic_factor);
   if (log_length_scaling && scaling == SweepScaling::Dynamic)
     range_error("logLengthScaling", "false with scaling 'dynamic' (its per-position forwards do not take it)", "true");

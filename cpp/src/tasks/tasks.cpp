@@ -4,14 +4,24 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <iterator>
 
+#include "../kind_table.hpp"
 #include "posenc/error.hpp"
 
 namespace posenc {
 namespace {
 
-const char* const kTaskNames[kTaskCount] = {"copy", "reverse", "retrieval", "markov", "kth_retrieval"};
-const char* const kTaskList = "one of 'copy', 'reverse', 'retrieval', 'markov', 'kth_retrieval'";
+struct TaskRow {
+  TaskKind id;
+  const char* name;
+};
+constexpr TaskRow kTasks[] = {{TaskKind::Copy, "copy"},
+                              {TaskKind::Reverse, "reverse"},
+                              {TaskKind::Retrieval, "retrieval"},
+                              {TaskKind::Markov, "markov"},
+                              {TaskKind::KthRetrieval, "kth_retrieval"}};
+static_assert(std::size(kTasks) == kTaskCount && rows_in_enum_order(kTasks), "kTasks: one row per TaskKind, in order");
 
 constexpr std::size_t kMaxMarkovContexts = std::size_t(1) << 20;
 constexpr int kMaxBranching = 16;
@@ -32,18 +42,18 @@ int retrieval_keys(int symbols) { return (symbols + 1) / 2; }
 
 const char* task_name(TaskKind k) {
   const int i = static_cast<int>(k);
-  return i >= 0 && i < kTaskCount ? kTaskNames[i] : "?";
+  return i >= 0 && i < kTaskCount ? kTasks[i].name : "?";
 }
 
 TaskKind parse_task(const std::string& name) {
-  for (int i = 0; i < kTaskCount; ++i)
-    if (name == kTaskNames[i]) return static_cast<TaskKind>(i);
-  range_error("task", kTaskList, "'" + name + "'");
+  for (const TaskRow& t : kTasks)
+    if (name == t.name) return t.id;
+  range_error("task", one_of(kTasks), "'" + name + "'");
 }
 
 void TaskOptions::validate() const {
   const int k = static_cast<int>(kind);
-  if (k < 0 || k >= kTaskCount) range_error("task", kTaskList, std::to_string(k));
+  if (k < 0 || k >= kTaskCount) range_error("task", one_of(kTasks), std::to_string(k));
   require_int_range("symbols", symbols, 1, 65000);
   if (depth && !(*depth >= 0.0 && *depth <= 1.0))  // also rejects NaN
     range_error("depth", "a number in [0, 1] (or unset: random)", format_number(*depth));

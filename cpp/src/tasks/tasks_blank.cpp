@@ -2,23 +2,36 @@
 #include "posenc/tasks_blank.hpp"
 
 #include <cstddef>
+#include <iterator>
 
+#include "../kind_table.hpp"
 #include "posenc/error.hpp"
 
 namespace posenc {
+namespace {
+struct BlankTaskRow {
+  BlankTask id;
+  const char* name;
+};
+constexpr BlankTaskRow kTasks[] = {{BlankTask::Duplicate, "duplicate"}, {BlankTask::Reverse, "reverse"}};
+static_assert(rows_in_enum_order(kTasks), "kTasks' rows must be in BlankTask's order");
+}  // namespace
 
-const char* blank_task_name(BlankTask t) { return t == BlankTask::Duplicate ? "duplicate" : "reverse"; }
+const char* blank_task_name(BlankTask t) {
+  const auto i = static_cast<std::size_t>(t);
+  return i < std::size(kTasks) ? kTasks[i].name : "?";
+}
 
 BlankTask parse_blank_task(const std::string& name) {
-  for (BlankTask t : {BlankTask::Duplicate, BlankTask::Reverse})
-    if (name == blank_task_name(t)) return t;
-  range_error("task", "one of 'duplicate', 'reverse'", "'" + name + "'");
+  for (const BlankTaskRow& t : kTasks)
+    if (name == t.name) return t.id;
+  range_error("task", one_of(kTasks), "'" + name + "'");
 }
 
 BlankTaskGenerator::BlankTaskGenerator(BlankTask task, int symbols, uint64_t seed)
     : task_(task), symbols_(symbols), rng_(seed, /*stream=*/7) {
-  if (task != BlankTask::Duplicate && task != BlankTask::Reverse)
-    range_error("task", "one of 'duplicate', 'reverse'", std::to_string(static_cast<int>(task)));
+  if (static_cast<std::size_t>(task) >= std::size(kTasks))
+    range_error("task", one_of(kTasks), std::to_string(static_cast<int>(task)));
   require_int_range("symbols", symbols, 1, 65000);
 }
 

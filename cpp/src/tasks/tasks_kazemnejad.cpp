@@ -3,14 +3,21 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 
+#include "../kind_table.hpp"
 #include "posenc/error.hpp"
 #include "posenc/model.hpp"
 
 namespace posenc {
 namespace {
 
-const char* const kNames[kKzTaskCount] = {"cmc", "rsc", "rdc"};
+struct KzTaskRow {
+  KzTask id;
+  const char* name;
+};
+constexpr KzTaskRow kTasks[] = {{KzTask::Cmc, "cmc"}, {KzTask::Rsc, "rsc"}, {KzTask::Rdc, "rdc"}};
+static_assert(std::size(kTasks) == kKzTaskCount && rows_in_enum_order(kTasks), "kTasks: one row per KzTask, in order");
 
 template <class T>
 void shuffle(std::vector<T>& v, Rng& rng) {  // Fisher-Yates
@@ -71,18 +78,18 @@ std::vector<KzExample> make_bin(const KzSplitOptions& o, int n, int count, int u
 
 const char* kz_task_name(KzTask t) {
   const int i = static_cast<int>(t);
-  return i >= 0 && i < kKzTaskCount ? kNames[i] : "?";
+  return i >= 0 && i < kKzTaskCount ? kTasks[i].name : "?";
 }
 
 KzTask parse_kz_task(const std::string& name) {
-  for (int i = 0; i < kKzTaskCount; ++i)
-    if (name == kNames[i]) return static_cast<KzTask>(i);
-  range_error("task", "one of 'cmc', 'rsc', 'rdc'", "'" + name + "'");
+  for (const KzTaskRow& t : kTasks)
+    if (name == t.name) return t.id;
+  range_error("task", one_of(kTasks), "'" + name + "'");
 }
 
 void KzSplitOptions::validate() const {
   const int k = static_cast<int>(task);
-  if (k < 0 || k >= kKzTaskCount) range_error("task", "one of 'cmc', 'rsc', 'rdc'", std::to_string(k));
+  if (k < 0 || k >= kKzTaskCount) range_error("task", one_of(kTasks), std::to_string(k));
   require_int_range("trainMin", train_min, 1, 1000);
   require_int_range("trainMax", train_max, train_min, 1000);
   require_int_range("testMin", test_min, 1, 1000);
