@@ -85,25 +85,45 @@ export async function listen(serverOrHandler) {
   return { url: `http://127.0.0.1:${port}`, port, close };
 }
 
-/** Headless Chromium. webgpu: with WebGPU on its software adapter (SwiftShader), for the GPU forward's tests. */
-export async function launchBrowser({ webgpu = false } = {}) {
-  const userDataDir = mkdtempSync(join(tmpdir(), 'posenc-chromium-'));
-  const context = await chromium.launchPersistentContext(userDataDir, {
+/**
+ * Headless Chromium. webgpu: with WebGPU on its software adapter (SwiftShader), for the GPU forward's tests.
+ * isolated: each newPage() in a context of its own (its own renderer, cache and storage, closed with the page), for a
+ * suite whose cases must share nothing but the browser: one launch costs about 5-7 CPU-s here, a context about 1.
+ */
+export async function launchBrowser({ webgpu = false, isolated = false } = {}) {
+  const options = {
     executablePath: '/usr/bin/chromium',
     headless: true,
     args: ['--no-sandbox', ...(webgpu ? ['--enable-unsafe-webgpu'] : ['--disable-gpu']), '--disable-quic', '--no-first-run',
       '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  };
+  /** A page that collects its console errors and uncaught exceptions in `page.errors`. */
+  const recording = (page) => {
+    const errors = [];
+    page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
+    page.on('pageerror', (e) => errors.push(String(e)));
+    page.errors = errors;
+    return page;
+  };
+  if (isolated) {
+    const browser = await chromium.launch(options);
+    return {
+      browser,
+      async newPage() {
+        const context = await browser.newContext();
+        const page = recording(await context.newPage());
+        page.once('close', () => context.close().catch(() => {}));
+        return page;
+      },
+      close: () => browser.close(),
+    };
+  }
+  const userDataDir = mkdtempSync(join(tmpdir(), 'posenc-chromium-'));
+  const context = await chromium.launchPersistentContext(userDataDir, options);
   return {
     context,
-    /** A new page that collects its console errors and uncaught exceptions in `page.errors`. */
     async newPage() {
-      const page = await context.newPage();
-      const errors = [];
-      page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
-      page.on('pageerror', (e) => errors.push(String(e)));
-      page.errors = errors;
-      return page;
+      return recording(await context.newPage());
     },
     async close() {
       await context.close();

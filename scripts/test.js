@@ -1,10 +1,11 @@
 // Runs every suite: C++ (GoogleTest through CTest) and Jest (the wasm module
 // in Node, and the browser tests in Chromium, Firefox and WebKit). Ends with
-// one line over all suites: "N passed, N failed".
+// one line over all suites: "N passed, N failed". The C++ suites run beside Jest, their output printed whole
+// before Jest's.
 //   node scripts/test.js [jest args]   everything (npm test: after building everything)
 //   node scripts/test.js --quick       npm run test:quick: the native unit tests and the Node (JS) unit tests,
 //                                      no ASan, fuzzing or browsers; builds build/native only if it is missing
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, rmSync, mkdirSync, mkdtempSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,8 +17,19 @@ const totals = { passed: 0, failed: 0 };
 let ok = true;
 
 // Where the time goes: each step's wall time and the CPU time (user + sys) of its processes, as Linux counts the
-// children this process waited for (/proc/self/stat; a browser process orphaned by its driver is not counted).
+// children this process waited for (/proc/self/stat). That misses the browsers' processes their drivers do not wait
+// for (measured in a cgroup: webgpu-fallback.test.js used 24.5 CPU-s, of which 14.6 were counted so), so the
+// machine's own count is printed too: the CPU time all its cores were busy (/proc/stat), whoever used it.
 const phases = [];
+const machineBusy = () => {
+  try {
+    const [, ...f] = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).map(Number);
+    return (f.slice(0, 8).reduce((a, b) => a + b, 0) - f[3] - f[4]) / 100; // all but idle and iowait, in USER_HZ ticks
+  } catch {
+    return NaN;
+  }
+};
+const busyAtStart = machineBusy();
 const childCpu = () => {
   try {
     const f = readFileSync('/proc/self/stat', 'utf8').split(') ')[1].split(' ');
@@ -37,6 +49,35 @@ function run(cmd, args, opts = {}) {
   return r;
 }
 
+/**
+ * run(), but in the background, so that steps overlap: resolves to { status, stdout, stderr } when it ends, and
+ * `show()` prints its command and output then (steps' outputs are never interleaved). The step's CPU time is its
+ * own (bash's `times` for its children), since /proc/self/stat sums every step that ran meanwhile.
+ */
+function runAsync(cmd, args, { env } = {}) {
+  const t0 = Date.now();
+  const p = spawn('bash', ['-c', '"$@"; s=$?; times >&3; exit $s', 'step', cmd, ...args],
+    { cwd: root, env: env ?? process.env, stdio: ['ignore', 'pipe', 'pipe', 'pipe'] });
+  const out = { stdout: [], stderr: [], times: [] };
+  p.stdout.on('data', (d) => out.stdout.push(d));
+  p.stderr.on('data', (d) => out.stderr.push(d));
+  p.stdio[3].on('data', (d) => out.times.push(d));
+  return new Promise((resolve) => p.on('close', (status) => {
+    // `times`: the shell's own user and sys time, then its children's: "0m12.340s 0m1.200s"
+    const kids = Buffer.concat(out.times).toString().trim().split('\n').pop() ?? '';
+    const cpu = [...kids.matchAll(/(\d+)m([\d.]+)s/g)].reduce((n, m) => n + 60 * Number(m[1]) + Number(m[2]), 0);
+    const r = { status, stdout: Buffer.concat(out.stdout).toString(), stderr: Buffer.concat(out.stderr).toString() };
+    r.show = () => {
+      console.log(`\n$ ${cmd} ${args.join(' ')}`);
+      process.stdout.write(r.stdout);
+      process.stderr.write(r.stderr);
+    };
+    phases.push({ what: `${cmd.replace(/^.*\//, '')} ${args.slice(0, 3).join(' ')}`, wall: (Date.now() - t0) / 1000, cpu, from: (t0 - started) / 1000 });
+    resolve(r);
+  }));
+}
+const started = Date.now();
+
 // Tests never write into the tree: what `git status` lists must be the same after the run as before it.
 const gitStatus = () => {
   const r = spawnSync('git', ['status', '--porcelain'], { cwd: root, encoding: 'utf8' });
@@ -44,10 +85,18 @@ const gitStatus = () => {
 };
 const statusBefore = gitStatus();
 
-// --- C++ ---------------------------------------------------------------------
-// One CTest run; its "N% tests passed, F tests failed out of T" line goes into the totals.
-function ctestSuite(dir, extra = []) {
-  const r = run('ctest', ['--test-dir', dir, '--output-on-failure', '-j2', ...extra]);
+// --- C++ and Jest, side by side ----------------------------------------------
+// The C++ suites run beside Jest rather than before it: they need about 220 CPU-s, and Jest leaves a core idle
+// whenever its files wait (on pages, drivers, timers and the WebKit slot) and while its last file runs alone. They
+// run at the normal priority: niced, the ASan gtest (one 70 CPU-s process, with a 900 s limit) could starve on a
+// machine loaded by other work.
+
+// A CTest run's "N% tests passed, F tests failed out of T" line goes into the totals.
+function ctestArgs(dir, extra = []) {
+  return ['--test-dir', dir, '--output-on-failure', '-j2', ...extra];
+}
+function ctestTally(dir, r) {
+  r.show();
   const m = /(\d+)% tests passed, (\d+) tests failed out of (\d+)/.exec(r.stdout ?? '');
   if (m) {
     const failed = Number(m[2]);
@@ -83,16 +132,18 @@ if (quick && !existsSync(join(root, 'build/native/CTestTestfile.cmake'))) {
   const build = configure.status === 0 && run('cmake', ['--build', 'build/native', '-j2']);
   if (!build || build.status !== 0) ok = false;
 }
-// quick: the GoogleTest suites only (posenc_train.reproducible trains twice)
-ctestSuite('build/native', quick ? ['-E', '^posenc_train\\.'] : []);
-if (!quick) {
-  // The hardening build: the same GoogleTest suite under ASan+UBSan, and bounded fuzz runs.
-  const fuzzStart = Date.now();
-  ctestSuite('build/asan');
-  fuzzSummary('build/asan', fuzzStart);
-}
 
-// --- Jest (Node + browser) ---------------------------------------------------
+// C++: the hardening build (the GoogleTest suite under ASan+UBSan, and bounded fuzz runs), then the GoogleTest suites
+// (quick: these only, without posenc_train.reproducible, which trains twice). One after the other, beside Jest; the
+// ASan gtest first, as the one long process with a time limit.
+const fuzzStart = Date.now();
+const cpp = (async () => {
+  const asan = quick ? null : await runAsync('ctest', ctestArgs('build/asan'));
+  const native = await runAsync('ctest', ctestArgs('build/native', quick ? ['-E', '^posenc_train\\.'] : []));
+  return { native, asan };
+})();
+
+// Jest (Node + browser)
 const outDir = join(root, 'build', 'jest');
 rmSync(outDir, { recursive: true, force: true });
 mkdirSync(outDir, { recursive: true });
@@ -102,9 +153,18 @@ const timingsDir = mkdtempSync(join(tmpdir(), 'posenc-timings-'));
 const timings = join(timingsDir, 'sessions.jsonl');
 // quick: the Node unit tests (tests/js) without the JS fuzz
 const selection = quick ? ['--testPathPatterns=/tests/js/', '--testPathIgnorePatterns=/tests/js/fuzz\\.test\\.js$'] : [];
-const jest = run(process.execPath, ['node_modules/jest/bin/jest.js', '--json', `--outputFile=${report}`, ...selection, ...jestArgs], {
+const jestDone = runAsync(process.execPath, ['node_modules/jest/bin/jest.js', '--json', `--outputFile=${report}`, ...selection, ...jestArgs], {
   env: { ...process.env, NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --experimental-vm-modules`.trim(), POSENC_TIMINGS: timings },
 });
+
+const { native, asan } = await cpp;
+ctestTally('build/native', native);
+if (asan) {
+  ctestTally('build/asan', asan);
+  fuzzSummary('build/asan', fuzzStart);
+}
+const jest = await jestDone;
+jest.show();
 try {
   const r = JSON.parse(readFileSync(report, 'utf8'));
   totals.passed += r.numPassedTests;
@@ -120,7 +180,7 @@ if (jest.status !== 0) ok = false;
 // The steps' times, the slowest Jest files, and the browser sessions: launches per engine, WebKit slot waits.
 function timeSummary(results) {
   const s = (x) => `${x.toFixed(1)} s`;
-  console.log(`\ntime by step: ${phases.map((p) => `${p.what}: ${s(p.wall)} wall, ${s(p.cpu)} CPU`).join('; ')}`);
+  console.log(`\ntime by step: ${phases.map((p) => `${p.what}: ${s(p.wall)} wall, ${s(p.cpu)} CPU${p.from !== undefined ? ` (from ${s(p.from)})` : ''}`).join('; ')}; all ${s((Date.now() - started) / 1000)} wall, the machine's cores busy ${s(machineBusy() - busyAtStart)} in that time`);
   const files = results.testResults.map((t) => ({ file: t.name.slice(root.length), wall: (t.endTime - t.startTime) / 1000 }))
     .sort((a, b) => b.wall - a.wall);
   console.log(`Jest files: ${files.length}, ${s(files.reduce((n, f) => n + f.wall, 0))} in all; the slowest: ${files.slice(0, 10).map((f) => `${f.file} ${s(f.wall)}`).join(', ')}`);

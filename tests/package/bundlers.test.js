@@ -87,15 +87,13 @@ beforeAll(() => {
   ({ work, project } = packAndInstall({ tools: true }));
   writeFileSync(join(project, 'rope-main.mjs'), computeModule('posenc'));
 }, 240000);
-// A fresh browser per test: one bundler's page never shares a process with the next one's.
-beforeEach(async () => {
-  browser = await launchBrowser();
+// One Chromium for the file, and a fresh context per page: one bundler's page never shares a renderer process, cache or
+// storage with the next one's (a launch per test cost 12 launches of 5-7 CPU-s each).
+beforeAll(async () => {
+  browser = await launchBrowser({ isolated: true });
 });
-afterEach(async () => {
+afterAll(async () => {
   await browser?.close();
-  browser = null;
-});
-afterAll(() => {
   if (work) rmSync(work, { recursive: true, force: true });
 });
 
