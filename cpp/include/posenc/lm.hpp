@@ -267,15 +267,15 @@ struct Loaded {
   Model model;
   // The file's own RoPE scaling, which a forward applies unless given another (ForwardOptions::scaling): llama3's from
   // rope_freqs.weight, LongRoPE's from rope_factors_long / rope_factors_short, linear from <arch>.rope.scaling.*.
-  RopeScaling scaling;
-  std::optional<Tokenizer> tokenizer;  // SentencePiece vocabularies (tokenizer.ggml.model "llama")
+  RopeScaling scaling{};
+  std::optional<Tokenizer> tokenizer{};  // SentencePiece vocabularies (tokenizer.ggml.model "llama")
   // Byte-level BPE vocabularies (tokenizer.ggml.model "gpt2") as Hugging Face's tokenizer.json and
   // tokenizer_config.json ({bos_token, eos_token}), for a tokenizer.json reader (the JS library's): a BPE model with the
   // file's tokens and merges (the first of a repeated merge kept, as llama.cpp does), the pre-tokenizer's splits then
   // ByteLevel, control and user-defined tokens as added tokens, BOS / EOS added as add_bos_token / add_eos_token say.
-  std::string tokenizer_json, tokenizer_config_json;
-  std::string tokenizer_label;  // that tokenizer in plain words ("byte-level BPE, text split Qwen2's way (...)")
-  std::string tokenizer_note;   // why there is no tokenizer, when there is none
+  std::string tokenizer_json{}, tokenizer_config_json{};
+  std::string tokenizer_label{};  // that tokenizer in plain words ("byte-level BPE, text split Qwen2's way (...)")
+  std::string tokenizer_note{};   // why there is no tokenizer, when there is none
 };
 // An architecture of the family table that llama.cpp writes (Family::gguf), tensors in any format of lm_dtype.cpp's
 // table; everything else refused by name.

@@ -327,7 +327,7 @@ Loaded load_gguf(const uint8_t* data, std::size_t size, Storage storage) {
   const Config c = read_config(f);
   std::vector<TensorBytes> tensors = tensor_bytes(f, data);
   RopeScaling scaling = read_scaling(f, c, tensors);
-  Loaded out{from_tensors(c, tensors, std::move(storage)), std::move(scaling), std::nullopt, {}, {}, {}, {}};
+  Loaded out{.model = from_tensors(c, tensors, std::move(storage)), .scaling = std::move(scaling)};
   const GgufValue* kind = find(f, "tokenizer.ggml.model");
   if (kind && kind->type == GgufType::String && kind->s == "gpt2")
     gguf_bpe_tokenizer(f, c.vocab_size, out);

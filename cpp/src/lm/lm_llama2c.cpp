@@ -146,7 +146,7 @@ Tokenizer load_llama2c_tokenizer(const uint8_t* data, std::size_t size, int voca
 namespace {
 // The model, and its tokenizer when a tokenizer.bin was given beside it.
 Loaded load_file(LoadInput&& in) {
-  Loaded l{load_llama2c(in.data, in.size, std::move(in.storage)), {}, {}, "no tokenizer.bin was given"};
+  Loaded l{.model = load_llama2c(in.data, in.size, std::move(in.storage)), .tokenizer_note = "no tokenizer.bin was given"};
   if (in.tokenizer) {
     l.tokenizer = load_llama2c_tokenizer(in.tokenizer, in.tokenizer_size, l.model.config().vocab_size);
     l.tokenizer_note.clear();

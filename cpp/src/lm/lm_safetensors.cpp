@@ -18,7 +18,7 @@ Loaded load_file(LoadInput&& in) {
   if (!in.config) throw Error(ErrorKind::Type, "a safetensors model needs its config.json: safetensors files carry no architecture");
   Config c = *in.config;
   c.source = kSafetensorsFormat.id;
-  return Loaded{from_tensors(c, in.tensors, std::move(in.storage)), {}, {}, "no tokenizer.json was given"};
+  return Loaded{.model = from_tensors(c, in.tensors, std::move(in.storage)), .tokenizer_note = "no tokenizer.json was given"};
 }
 
 }  // namespace

@@ -153,6 +153,8 @@ function ropeTables(lm, rules, rows, scaling) {
 // The forward over a model's uploaded weights, in steps over one cache of keys and values: open(ids, ropes, chunk) ->
 // {step(n) -> Promise<{from, nll}> (the next n <= chunk rows, nll[i] predicting token from + i + 1), done, delete()}
 // (ropes: ropeTables'). The whole forward is one step of every row.
+// long because: it is the GPU forward, read top to bottom as the core's forward is (its buffers, then each layer's
+// passes in order, then the loss); split, the one sequence of passes would be spread over helpers passing a dozen buffers.
 function forwardOn(device, lm, weights, rules, family) {
   const c = lm.config, D = c.dim, F = c.hiddenDim, H = c.heads, Hkv = c.kvHeads, hd = c.headDim, V = c.vocabSize;
   const Q = H * hd, KV = Hkv * hd;
@@ -184,6 +186,7 @@ function forwardOn(device, lm, weights, rules, family) {
 
   // The buffers of a forward over ids (the cache of keys and values of every layer, the activations of `chunk` rows),
   // and its steps.
+  // long because: a step's passes for every layer, in the order they run (see forwardOn).
   function open(ids, ropes, chunk) {
     const T = ids.length, C = Math.min(chunk, T);
     let temp = []; // every buffer made, destroyed by delete(); a step's uniforms and read buffer are its own
