@@ -186,21 +186,22 @@ export function createLanguageModelApi(mod) {
         return mod.lmLoad(index, storage, size, pt, tok?.length ?? 0, pc, tensors.map((t) => t.name), dtypes, ranks, dims, ptrs, sizes, out);
       });
     });
-    let tokenizer = null, tokenizerLabel = '';
-    // A tokenizer.json beside the model, or a byte-level BPE vocabulary read from the file (a GGUF's), which the core
-    // hands over as tokenizer.json and tokenizer_config.json: both are read by the one tokenizer.json reader.
-    const [fileJson, fileConfig, label] = f.tokenizer != null && row.tokenizerJson ? [] : mod.lmTakeTokenizerJson(h);
-    if ((f.tokenizer != null && row.tokenizerJson) || fileJson) {
+    // The tokenizer.json given beside the model, or else one the core built from the file's own byte-level BPE
+    // vocabulary (a GGUF's) with its tokenizer_config.json and a label: both are read by the one tokenizer.json reader.
+    const given = f.tokenizer != null && row.tokenizerJson;
+    const [fileJson, fileConfig, label] = given ? [] : mod.lmTakeTokenizerJson(h);
+    let tokenizer = null;
+    if (given || fileJson) {
       try {
-        tokenizer = fileJson
-          ? await createHfTokenizer(fileJson, { config: JSON.parse(fileConfig), name: `the ${row.label} file's tokenizer` })
-          : await createHfTokenizer(jsonOf('tokenizer', f.tokenizer), { config: f.tokenizerConfig == null ? {} : jsonOf('tokenizerConfig', f.tokenizerConfig) });
+        tokenizer = given
+          ? await createHfTokenizer(jsonOf('tokenizer', f.tokenizer), { config: f.tokenizerConfig == null ? {} : jsonOf('tokenizerConfig', f.tokenizerConfig) })
+          : await createHfTokenizer(fileJson, { config: JSON.parse(fileConfig), name: `the ${row.label} file's tokenizer` });
       } catch (e) {
         mod.lmDelete(h);
         throw e;
       }
-      tokenizerLabel = fileJson ? label : '';
     }
+    const tokenizerLabel = fileJson ? label : '';
     const note = tokenizer ? '' : mod.lmTokenizerNote(h); // '' when the core read one (from the file, or beside it)
     // the file's own scaling: config.json's, or the core's reading of the file (llama3's rope_freqs, Phi-3's LongRoPE
     // factors, linear), or null
