@@ -11,6 +11,19 @@ import { el } from './source-view.js';
 
 let viewCount = 0; // (ids unique per view)
 
+/** The largest text file the passage takes (the figures use at most 8 contexts of it; a book is refused, not read). */
+export const TEXT_FILE_MAX = 4 << 20;
+
+/** A text file's contents as a string, or a RangeError saying in plain words why it cannot be the passage. */
+export async function readTextFile(file) {
+  if (file.size > TEXT_FILE_MAX) throw new RangeError(`${file.name} is ${(file.size / 1048576).toFixed(1)} MB; a text file of at most 4 MB can be the passage.`);
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(await file.arrayBuffer());
+  } catch {
+    throw new RangeError(`${file.name} is not UTF-8 text, so it cannot be the passage.`);
+  }
+}
+
 // Where the forwards run, in one line (core.js's engine).
 const engineWords = (e) => (e?.gpu
   ? `runs on the GPU (WebGPU, ${e.gpu}) for the scalings' losses; the maps and statistics on the CPU (WebAssembly)`
@@ -25,10 +38,10 @@ const figure = (className, label) => {
 
 /**
  * Handlers: `onSetting(key, value)` (a control moved), `onContext(text)` (the context field; false: refused, the
- * field goes back), `onConfirm(text)`, `onText(text | null)` (the reader's text, or the story again), `onOther()`
- * ("Another model") and `onCancel()` (the progress line's Cancel).
+ * field goes back), `onConfirm(text)`, `onText(text | null)` (the reader's text, or the story again), `onTextError(message)`
+ * (a chosen text file cannot be read), `onOther()` ("Another model") and `onCancel()` (the progress line's Cancel).
  */
-export function createModelView({ onSetting, onContext, onConfirm, onText, onOther, onCancel }) {
+export function createModelView({ onSetting, onContext, onConfirm, onText, onTextError = () => {}, onOther, onCancel }) {
   const facts = el('ul', { className: 'lm-facts' });
   const contextInput = el('input', { type: 'number', name: 'lm-context', min: 2, max: 131072, step: 1 });
   contextInput.setAttribute('aria-label', 'original context in tokens');
@@ -48,8 +61,17 @@ export function createModelView({ onSetting, onContext, onConfirm, onText, onOth
   passageText.setAttribute('aria-label', 'the passage');
   const useText = el('button', { type: 'button', textContent: 'Use this text' });
   const defaultText = el('button', { type: 'button', textContent: 'Back to the story' });
+  const textFile = el('input', { type: 'file', accept: '.txt,.md,.text,text/plain', className: 'lm-text-file', name: 'lm-text-file' });
+  // Where the reader's text goes, in plain words: nowhere. It is read by this page, tokenised and run here; the page's
+  // link (its URL) never carries it, so sharing a link shares the settings, not the text.
+  const privateNote = el('p', { className: 'lm-words lm-private', id: `lm-private-${viewCount + 1}`,
+    textContent: 'Your text stays on this page: it is read and run here, in your browser, and never sent anywhere. ' +
+      'A link to this page keeps the settings but not your text.' });
+  passageText.setAttribute('aria-describedby', privateNote.id);
+  textFile.setAttribute('aria-describedby', privateNote.id);
   const passage = el('details', { className: 'lm-passage' }, el('summary', { textContent: 'The passage: a story written for this page, or your own text' }),
-    passageText, el('div', { className: 'lm-row' }, useText, defaultText));
+    el('p', { className: 'lm-words', textContent: 'Paste or type your text below and use it, or choose a text file.' }),
+    passageText, el('div', { className: 'lm-row' }, useText, defaultText, el('label', {}, 'or a text file ', textFile)), privateNote);
   const busyBar = el('progress', { max: 1, value: 0 });
   const busyText = el('span', { className: 'lm-busy-text' });
   const busyCancel = el('button', { type: 'button', textContent: 'Cancel', className: 'lm-busy-cancel' });
@@ -91,6 +113,19 @@ export function createModelView({ onSetting, onContext, onConfirm, onText, onOth
   }
 
   useText.addEventListener('click', () => onText(passageText.value));
+  textFile.addEventListener('change', async () => {
+    const file = textFile.files?.[0];
+    if (!file) return;
+    try {
+      passageText.value = await readTextFile(file);
+    } catch (e) {
+      onTextError(e.message);
+      return;
+    } finally {
+      textFile.value = ''; // (the same file chosen again reads it again)
+    }
+    onText(passageText.value);
+  });
   defaultText.addEventListener('click', () => {
     passageText.value = PASSAGE;
     onText(null);

@@ -30,6 +30,7 @@ export function createLmView(host, { state, onChange = () => {}, api, styleRoot 
     onContext: (text) => ctl.setContext(text),
     onConfirm: (text) => ctl.confirmContext(text),
     onText: (text) => ctl.useText(text),
+    onTextError: (message) => sourceView.showError(message),
     onOther: () => {
       ctl.cancel();
       sourceView.source.hidden = false;
