@@ -129,6 +129,7 @@ const drawn = (page, what) => page.waitFor(() => {
 
     // the story again
     await page.click('#your-model .lm-passage button', 1);
+    await page.waitFor(() => /\(a story written for this page\)/.test(document.querySelector('#your-model .lm-facts').textContent), { what: 'the story again', timeout: 60000 });
     const back = await drawn(page, 'the figure over the story again');
     expect(back.facts).toBe(story.facts);
     expect(await page.errors()).toEqual([]);
