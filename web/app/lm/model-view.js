@@ -16,7 +16,7 @@ export const TEXT_FILE_MAX = 4 << 20;
 
 /** A text file's contents as a string, or a RangeError saying in plain words why it cannot be the passage. */
 export async function readTextFile(file) {
-  if (file.size > TEXT_FILE_MAX) throw new RangeError(`${file.name} is ${(file.size / 1048576).toFixed(1)} MB; a text file of at most 4 MB can be the passage.`);
+  if (file.size > TEXT_FILE_MAX) throw new RangeError(`${file.name} is ${count(file.size)} bytes; a text file of at most ${count(TEXT_FILE_MAX)} bytes (4 MB) can be the passage.`);
   try {
     return new TextDecoder('utf-8', { fatal: true }).decode(await file.arrayBuffer());
   } catch {
