@@ -37,6 +37,47 @@ const figure = (className, label) => {
 };
 
 /**
+ * The passage's disclosure: the story or the reader's own text (typed, pasted or read from a text file), which stays
+ * on the page. `onText(text | null)`: text to use, or the story again; `onTextError(message)`: a file not read.
+ */
+function passagePanel({ onText, onTextError, id }) {
+  const passageText = el('textarea', { rows: 6, className: 'lm-text', spellcheck: false, value: PASSAGE });
+  passageText.setAttribute('aria-label', 'the passage');
+  const useText = el('button', { type: 'button', textContent: 'Use this text' });
+  const defaultText = el('button', { type: 'button', textContent: 'Back to the story' });
+  const textFile = el('input', { type: 'file', accept: '.txt,.md,.text,text/plain', className: 'lm-text-file', name: 'lm-text-file' });
+  // Where the reader's text goes, in plain words: nowhere. It is read by this page, tokenised and run here; the page's
+  // link (its URL) never carries it, so sharing a link shares the settings, not the text.
+  const privateNote = el('p', { className: 'lm-words lm-private', id: `lm-private-${id}`,
+    textContent: 'Your text stays on this page: it is read and run here, in your browser, and never sent anywhere. ' +
+      'A link to this page keeps the settings but not your text.' });
+  passageText.setAttribute('aria-describedby', privateNote.id);
+  textFile.setAttribute('aria-describedby', privateNote.id);
+  const passage = el('details', { className: 'lm-passage' }, el('summary', { textContent: 'The passage: a story written for this page, or your own text' }),
+    el('p', { className: 'lm-words', textContent: 'Paste or type your text below and use it, or choose a text file.' }),
+    passageText, el('div', { className: 'lm-row' }, useText, defaultText, el('label', {}, 'or a text file ', textFile)), privateNote);
+  useText.addEventListener('click', () => onText(passageText.value));
+  textFile.addEventListener('change', async () => {
+    const file = textFile.files?.[0];
+    if (!file) return;
+    try {
+      passageText.value = await readTextFile(file);
+    } catch (e) {
+      onTextError(e.message);
+      return;
+    } finally {
+      textFile.value = ''; // (the same file chosen again reads it again)
+    }
+    onText(passageText.value);
+  });
+  defaultText.addEventListener('click', () => {
+    passageText.value = PASSAGE;
+    onText(null);
+  });
+  return passage;
+}
+
+/**
  * Handlers: `onSetting(key, value)` (a control moved), `onContext(text)` (the context field; false: refused, the
  * field goes back), `onConfirm(text)`, `onText(text | null)` (the reader's text, or the story again), `onTextError(message)`
  * (a chosen text file cannot be read), `onOther()` ("Another model") and `onCancel()` (the progress line's Cancel).
@@ -57,21 +98,7 @@ export function createModelView({ onSetting, onContext, onConfirm, onText, onTex
     el('label', {}, 'length ', timesInput, ' ', timesOut),
     el('label', {}, 'attention of ', typeSelect),
     el('label', {}, 'layer ', layerSelect), other);
-  const passageText = el('textarea', { rows: 6, className: 'lm-text', spellcheck: false, value: PASSAGE });
-  passageText.setAttribute('aria-label', 'the passage');
-  const useText = el('button', { type: 'button', textContent: 'Use this text' });
-  const defaultText = el('button', { type: 'button', textContent: 'Back to the story' });
-  const textFile = el('input', { type: 'file', accept: '.txt,.md,.text,text/plain', className: 'lm-text-file', name: 'lm-text-file' });
-  // Where the reader's text goes, in plain words: nowhere. It is read by this page, tokenised and run here; the page's
-  // link (its URL) never carries it, so sharing a link shares the settings, not the text.
-  const privateNote = el('p', { className: 'lm-words lm-private', id: `lm-private-${viewCount + 1}`,
-    textContent: 'Your text stays on this page: it is read and run here, in your browser, and never sent anywhere. ' +
-      'A link to this page keeps the settings but not your text.' });
-  passageText.setAttribute('aria-describedby', privateNote.id);
-  textFile.setAttribute('aria-describedby', privateNote.id);
-  const passage = el('details', { className: 'lm-passage' }, el('summary', { textContent: 'The passage: a story written for this page, or your own text' }),
-    el('p', { className: 'lm-words', textContent: 'Paste or type your text below and use it, or choose a text file.' }),
-    passageText, el('div', { className: 'lm-row' }, useText, defaultText, el('label', {}, 'or a text file ', textFile)), privateNote);
+  const passage = passagePanel({ onText, onTextError, id: viewCount + 1 });
   const busyBar = el('progress', { max: 1, value: 0 });
   const busyText = el('span', { className: 'lm-busy-text' });
   const busyCancel = el('button', { type: 'button', textContent: 'Cancel', className: 'lm-busy-cancel' });
@@ -112,24 +139,6 @@ export function createModelView({ onSetting, onContext, onConfirm, onText, onTex
     layerSelect.value = String(s.layer + 1);
   }
 
-  useText.addEventListener('click', () => onText(passageText.value));
-  textFile.addEventListener('change', async () => {
-    const file = textFile.files?.[0];
-    if (!file) return;
-    try {
-      passageText.value = await readTextFile(file);
-    } catch (e) {
-      onTextError(e.message);
-      return;
-    } finally {
-      textFile.value = ''; // (the same file chosen again reads it again)
-    }
-    onText(passageText.value);
-  });
-  defaultText.addEventListener('click', () => {
-    passageText.value = PASSAGE;
-    onText(null);
-  });
   other.addEventListener('click', () => onOther());
   busyCancel.addEventListener('click', () => onCancel());
   confirmInput.addEventListener('input', syncConfirm);
