@@ -102,6 +102,10 @@ const drawn = (page, what) => page.waitFor(() => {
     expect(Number(chosen.facts.match(/the passage: ([\d,]+) tokens/)[1].replace(/,/g, ''))).toBeGreaterThan(5 * typedTokens);
     await page.evaluate(() => document.querySelector('#your-model .lm-passage').scrollIntoView({ block: 'start' }));
     console.log(`${engine}: shot ${await page.screenshot('lm-text-file-1400')}`);
+    await page.setViewport(390, 844); // (a phone's width: the buttons, the file field and the note wrap)
+    await page.evaluate(() => new Promise((r) => { document.querySelector('#your-model .lm-passage').scrollIntoView({ block: 'start' }); setTimeout(r, 300); }));
+    console.log(`${engine}: shot ${await page.screenshot('lm-text-file-390')}`);
+    await page.setViewport(1400, 1000);
 
     // nothing left the page, and the link carries no text
     // (the page may go on loading its own files meanwhile, such as the lab's training curves: every request after the
