@@ -21,7 +21,7 @@ export function zeroShotSection(t) {
   out(`The toy models above have 4 rotary pairs and train at T = 32. This table is measured on a language model that learned: ${t.model}, ` +
     `trained with a context of ${C.toLocaleString('en-US')} tokens, over the page's own passage (${t.tokens.toLocaleString('en-US')} tokens, ` +
     `${t.tokens / C}× the context) in one forward per row, with no fine-tuning. Each cell is the perplexity of the tokens at those positions. ` +
-    '`node scripts/lm-zero-shot.js` remeasures it (about 20 s); the page\'s model view draws the same forwards live.');
+    `\`node scripts/lm-zero-shot.js\` remeasures it${t.passages?.rows?.length ? ' with the next table' : ' (about 20 s)'}; the page's model view draws the same forwards live.`);
   out();
   out(`| scaling | factor | ${t.bands.map((b, i) => (i ? `${band(b)} (${b[0] / C}–${b[1] / C}×)` : `${band(b)} (within)`)).join(' | ')} |`);
   out(`|---|---:|${t.bands.map(() => '---:').join('|')}|`);
