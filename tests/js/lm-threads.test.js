@@ -2,7 +2,7 @@
 // threads gives the same bits as on one, for random float32 and bfloat16 models and for stories260K, at a length
 // that is no multiple of the work split; the thread count is checked like any argument.
 import { loadPosenc } from '../../web/lib/index.js';
-import { tinyModel, tinyFiles, bf16Llama } from './lm-tiny.js';
+import { tinyModel, tinyFiles, bf16Llama, familyFiles } from './lm-tiny.js';
 import { mulberry32 } from './reference.js';
 import { readShared, sharedTest } from './lm-fixtures.js';
 
@@ -73,6 +73,20 @@ test('a bfloat16 model: two threads give the bits of one', async () => {
     lm.delete();
   }
 });
+
+// The families whose layers add norms after attention and the MLP (OLMo 2, Gemma 3, which also runs GeGLU and
+// windowed layers) or norm q and k (Qwen3): at 301 rows the MLP's row blocks are the work items on two threads.
+test.each([['olmo2', {}], ['gemma3_text', { sliding_window: 40, sliding_window_pattern: 2 }], ['qwen3', {}]])(
+  'a tiny %s model: two threads give the bits of one', async (family, config) => {
+    const { model, config: c } = familyFiles({ family, seed: 31, dim: 32, layers: 2, heads: 4, kvHeads: 2, headDim: 8, hidden: 48, vocab: 41,
+      tied: family === 'gemma3_text', config });
+    const lm = await pe.loadLanguageModel({ model, config: c });
+    try {
+      expectSameBits(lm, ids(301, 41));
+    } finally {
+      lm.delete();
+    }
+  });
 
 sharedTest('stories260K: two threads give the bits of one', async () => {
   const lm = await pe.loadLanguageModel({ model: readShared('stories260K.bin'), tokenizer: readShared('tok512.bin') });

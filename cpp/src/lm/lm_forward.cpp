@@ -374,10 +374,10 @@ struct Forward {
     split_heads(b.k.data(), b.kh.data(), T, Hkv, hd);
     split_heads(b.v.data(), b.vh.data(), T, Hkv, hd);
     const idx head = static_cast<idx>(T) * hd;
-    if (rule.rope) {
-      for (int h = 0; h < H; ++h) rope.rotate(b.qh.data() + h * head, T, P);
-      for (int g = 0; g < Hkv; ++g) rope.rotate(b.kh.data() + g * head, T, P);
-    }
+    if (rule.rope)  // each query head, then each key head
+      threads::parallel_for(H + Hkv, threads::for_work(static_cast<double>(H + Hkv) * T * hd * 2), [&](int i) {
+        rope.rotate(i < H ? b.qh.data() + i * head : b.kh.data() + (i - H) * head, T, P);
+      });
     const KeysValues kv = keys_values(l);
     const float scale = 1.0f / std::sqrt(static_cast<float>(c.attn_scalar > 0 ? c.attn_scalar : hd));
     const int group = H / Hkv;
@@ -457,30 +457,45 @@ struct Forward {
   }
 
   // x += W_down (silu(W_gate xn) * W_up xn), xn = rmsnorm(x), kRowBlock rows at a time; with the family's
-  // norms where they fall
+  // norms where they fall. With enough blocks for every thread, a work item is one whole block (its products on
+  // its thread: a block's rows never depend on another's, and a product gives the same bits however it is split);
+  // with fewer, the blocks run in turn and each product is split.
   void ffn(const Model::Layer& L) {
     const float eps = static_cast<float>(c.norm_eps);
     if (fam.pre_norms) rmsnorm(b.xn.data(), b.x.data(), L.ffn_norm.data(), T, D, eps);
-    b.g.resize(static_cast<std::size_t>(kRowBlock) * F);
-    b.u.resize(b.g.size());
-    for (int t0 = 0; t0 < T; t0 += kRowBlock) {
-      const int n = std::min(kRowBlock, T - t0);
-      const float* xn = (fam.pre_norms ? b.xn.data() : b.x.data()) + static_cast<idx>(t0) * D;  // OLMo 2: x itself
-      matmul(b.g.data(), xn, L.w_gate, n, false);  // g [n, F]
-      matmul(b.u.data(), xn, L.w_up, n, false);    // u [n, F]
-      if (fam.act == Activation::GeluTanh)
-        geglu(b.g.data(), b.u.data(), static_cast<std::size_t>(n) * F);
-      else
-        swiglu(b.g.data(), b.u.data(), static_cast<std::size_t>(n) * F);
-      float* x = b.x.data() + static_cast<idx>(t0) * D;
-      if (fam.post_norms) {  // x += rmsnorm(down), the block's xn rows (read) as scratch
-        float* y = b.xn.data() + static_cast<idx>(t0) * D;
-        matmul(y, b.g.data(), L.w_down, n, false);
-        rmsnorm(y, y, L.ffn_post_norm.data(), n, D, eps);
-        add_into(x, y, static_cast<std::size_t>(n) * D);
-      } else {
-        matmul(x, b.g.data(), L.w_down, n, true);
-      }
+    const int blocks = (T + kRowBlock - 1) / kRowBlock, n = threads::for_work(static_cast<double>(T) * 3 * D * F);
+    if (n > 1 && blocks >= 2 * n)
+      return threads::parallel_for(blocks, n, [&](int i) { ffn_block(L, i * kRowBlock, ffn_scratch()); });
+    for (int t0 = 0; t0 < T; t0 += kRowBlock) ffn_block(L, t0, b);
+  }
+
+  // The scratch of a work item's FFN block: its thread's own (each thread runs one item at a time).
+  static Buffers& ffn_scratch() {
+    thread_local Buffers s;
+    return s;
+  }
+
+  // Rows [t0, t0 + kRowBlock) of the FFN, with s.g, s.u as the gate and up activations [kRowBlock, F]
+  void ffn_block(const Model::Layer& L, int t0, Buffers& s) {
+    const float eps = static_cast<float>(c.norm_eps);
+    const int n = std::min(kRowBlock, T - t0);
+    s.g.resize(static_cast<std::size_t>(kRowBlock) * F);
+    s.u.resize(s.g.size());
+    const float* xn = (fam.pre_norms ? b.xn.data() : b.x.data()) + static_cast<idx>(t0) * D;  // OLMo 2: x itself
+    matmul(s.g.data(), xn, L.w_gate, n, false);  // g [n, F]
+    matmul(s.u.data(), xn, L.w_up, n, false);    // u [n, F]
+    if (fam.act == Activation::GeluTanh)
+      geglu(s.g.data(), s.u.data(), static_cast<std::size_t>(n) * F);
+    else
+      swiglu(s.g.data(), s.u.data(), static_cast<std::size_t>(n) * F);
+    float* x = b.x.data() + static_cast<idx>(t0) * D;
+    if (fam.post_norms) {  // x += rmsnorm(down), the block's xn rows (read) as scratch
+      float* y = b.xn.data() + static_cast<idx>(t0) * D;
+      matmul(y, s.g.data(), L.w_down, n, false);
+      rmsnorm(y, y, L.ffn_post_norm.data(), n, D, eps);
+      add_into(x, y, static_cast<std::size_t>(n) * D);
+    } else {
+      matmul(x, s.g.data(), L.w_down, n, true);
     }
   }
 
@@ -496,13 +511,13 @@ struct Forward {
     for (int t0 = 0; t0 < T; t0 += kRowBlock) {
       const int n = std::min(kRowBlock, T - t0);
       matmul(logits.data(), b.xn.data() + static_cast<idx>(t0) * D, Access::cls(m), n, false);
-      for (int i = 0; i < n; ++i) {
+      threads::parallel_for(n, threads::for_work(static_cast<double>(n) * V * 16), [&](int i) {  // (an exp: ~16 multiply-adds)
         const float* row = logits.data() + static_cast<idx>(i) * V;
         const int t = t0 + i;
         if (t < predicting) res.nll[t] = logsumexp(row, V) - row[tok[t + 1]];
         for (std::size_t r = 0; r < o.logits_rows.size(); ++r)
           if (o.logits_rows[r] == t) std::copy_n(row, V, res.logits.data() + r * V);
-      }
+      });
     }
     for (int t = 0; t < predicting; ++t)
       if (!std::isfinite(res.nll[t]))
