@@ -6,7 +6,6 @@ const WAITING = [
   'lib/lm.js createLanguageModelApi',
   'lib/lm.js wrap',
   'lib/model.js createModelApi',
-  'lib/encodings.js createEncodings',
 ];
 
 const key = (f) => `${f.file} ${f.name}`;
