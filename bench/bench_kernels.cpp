@@ -244,7 +244,7 @@ void bench_attention(const Args& a, bool materialised) {
 // ---- the tiny model (bench/lib/cases.js: MODEL 2 layers, TRAIN 3 layers): RoPE, 4 heads, seed 1
 ModelConfig tiny_config(int layers, int d_model, int mlp_ratio, int vocab_size, int max_length) {
   ModelConfig c;
-  c.encoding = Encoding::Rope;
+  c.encoding = posenc::parse_encoding("rope");
   c.layers = layers;
   c.heads = 4;
   c.d_model = d_model;

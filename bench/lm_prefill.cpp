@@ -129,7 +129,7 @@ int main(int argc, char** argv) {
       posenc::lm::ForwardOptions o;
       o.head_stats = stats;
       if (scaling == "yarn") {
-        o.scaling.type = posenc::RopeType::Yarn;
+        o.scaling.type = posenc::parse_rope_type("yarn");
         o.scaling.factor = 4;
       }
       for (int T : lengths) {

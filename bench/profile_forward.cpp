@@ -56,7 +56,7 @@ std::vector<float> randn(std::size_t n, unsigned seed, float scale = 1.0f) {
 
 posenc::ModelConfig tiny_config() {
   posenc::ModelConfig cfg;
-  cfg.encoding = posenc::Encoding::Rope;
+  cfg.encoding = posenc::parse_encoding("rope");
   cfg.layers = 2;
   cfg.heads = 4;
   cfg.d_model = 64;

@@ -82,7 +82,7 @@ struct Run {
 Run train_one(const std::string& name, const Args& a) {
   ModelConfig cfg;
   if (name == "rope_interleaved") {
-    cfg.encoding = Encoding::Rope;
+    cfg.encoding = posenc::parse_encoding("rope");
     cfg.rope_layout = RopeLayout::Interleaved;
   } else {
     cfg.encoding = parse_encoding(name);
@@ -165,7 +165,7 @@ int main(int argc, char** argv) {
   if (a.encoding == "all")
     for (const EncodingInfo& e : encodings()) {  // the registry, plus RoPE's other layout
       names.emplace_back(e.name);
-      if (e.id == Encoding::Rope) names.emplace_back("rope_interleaved");
+      if (e.id == posenc::parse_encoding("rope")) names.emplace_back("rope_interleaved");
     }
   else
     names = {a.encoding};

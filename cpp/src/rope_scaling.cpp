@@ -31,6 +31,7 @@
 #include <iterator>
 #include <limits>
 #include <string>
+#include <string_view>
 
 #include "kind_table.hpp"
 #include "posenc/error.hpp"
@@ -247,25 +248,26 @@ constexpr double kNone = std::numeric_limits<double>::quiet_NaN();
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kIntMax = kMaxInt;
 
-// The types, in RopeType's order. fields: what each reads (HF's _compute_*_parameters and standardize_rope_params).
+// The types; a row's place is its RopeType (row 0 "default", RopeType{}). fields: what each reads (HF's _compute_*_parameters and standardize_rope_params).
 constexpr RopeTypeInfo kTypes[] = {
-    {RopeType::Default, "default", "none", "the original RoPE, unscaled", "", false, original},
-    {RopeType::Linear, "linear", "linear", "linear (position interpolation)", "factor", true, linear},
-    {RopeType::Dynamic, "dynamic", "", "dynamic NTK", "factor,max_position_embeddings", true, dynamic},
-    {RopeType::Yarn, "yarn", "yarn", "YaRN",
+    {RopeType{0}, "default", "none", "the original RoPE, unscaled", "", false, original},
+    {RopeType{1}, "linear", "linear", "linear (position interpolation)", "factor", true, linear},
+    {RopeType{2}, "dynamic", "", "dynamic NTK", "factor,max_position_embeddings", true, dynamic},
+    {RopeType{3}, "yarn", "yarn", "YaRN",
      "factor,max_position_embeddings,original_max_position_embeddings,attention_factor,beta_fast,beta_slow,mscale,"
      "mscale_all_dim,truncate,ext_factor",
      true, yarn},
-    {RopeType::Llama3, "llama3", "", "Llama 3", "factor,original_max_position_embeddings,low_freq_factor,high_freq_factor",
+    {RopeType{4}, "llama3", "", "Llama 3", "factor,original_max_position_embeddings,low_freq_factor,high_freq_factor",
      true, llama3},
-    {RopeType::LongRope, "longrope", "longrope", "LongRoPE",
+    {RopeType{5}, "longrope", "longrope", "LongRoPE",
      "factor,max_position_embeddings,original_max_position_embeddings,attention_factor,long_factor,short_factor", false,
      longrope},
-    {RopeType::Proportional, "proportional", "", "proportional (Gemma 4)", "factor,partial_rotary_factor", false,
+    {RopeType{6}, "proportional", "", "proportional (Gemma 4)", "factor,partial_rotary_factor", false,
      proportional},
 };
 constexpr int kTypeCount = static_cast<int>(std::size(kTypes));
-static_assert(rows_in_enum_order(kTypes), "kTypes' rows must be in RopeType's order");
+static_assert(rows_in_enum_order(kTypes), "kTypes[i].id must be RopeType{i}");
+static_assert(std::string_view(kTypes[0].name) == "default", "RopeType{} is the unscaled default");
 
 // A key's setter and getter (unset: nullopt).
 #define SET(member, cast)                                 \

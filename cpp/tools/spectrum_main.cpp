@@ -109,7 +109,7 @@ TaskOptions task_options(const Config& c) {
 
 ModelConfig model_config(const Config& c, double base, int seed) {
   ModelConfig m;
-  m.encoding = Encoding::Rope;
+  m.encoding = parse_encoding("rope");
   m.rope_base = base;
   m.layers = c.layers;
   m.heads = c.heads;
@@ -163,9 +163,9 @@ std::optional<RopeScaling> finetune_scaling(SweepScaling s, int factor, int T) {
   RopeScaling r;
   r.factor = static_cast<double>(factor);
   if (s == SweepScaling::Linear) {
-    r.type = RopeType::Linear;
+    r.type = parse_rope_type("linear");
   } else {
-    r.type = RopeType::Yarn;
+    r.type = parse_rope_type("yarn");
     r.original_max_position_embeddings = T;
   }
   return r;

@@ -139,7 +139,7 @@ void lm_delete(ptr h) { delete at<Handle>(h); }
 // The file's own RoPE scaling as an HF rope_scaling object (its set fields, HF's names), or null when it has none.
 val lm_file_scaling(ptr h) {
   const posenc::RopeScaling& s = handle(h).scaling;
-  if (s.type == posenc::RopeType::Default) return val::null();
+  if (s.type == posenc::parse_rope_type("default")) return val::null();
   val o = val::object();
   o.set("rope_type", std::string(posenc::rope_type_name(s.type)));
   for (const posenc::ScalingField& f : posenc::scaling_fields()) {  // its set keys, as the core's table names them

@@ -294,7 +294,7 @@ INSTANTIATE_TEST_SUITE_P(Encodings, StreamingModel,
 TEST(StreamingModel, LongSequenceNeedsNoQuadraticMemory) {
   // T = 16384 (the length limit) in inference: far below the activation limit without maps,
   // refused up front with them (L * H * T^2 floats of maps).
-  posenc::ModelConfig c = config(Encoding::T5);
+  posenc::ModelConfig c = config(posenc::parse_encoding("t5"));
   c.layers = 1;
   c.heads = 1;
   c.d_model = 8;

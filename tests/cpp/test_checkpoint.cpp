@@ -107,7 +107,7 @@ TEST(model_checkpoint, RoundTripGivesIdenticalLogitsForEveryEncoding) {
 // A config with a version-2 field away from its default is saved as version 2 (92-byte config
 // block of 112 bytes) and reads back every field; the default config stays version 1 (72 bytes).
 TEST(model_checkpoint, VersionTwoCarriesTheNewFields) {
-  ModelConfig c = config_for(Encoding::XPos);
+  ModelConfig c = config_for(posenc::parse_encoding("xpos"));
   Model v1(c);
   const std::vector<uint8_t> b1 = save32(v1);
   EXPECT_EQ(b1[4], 1);
@@ -133,7 +133,7 @@ TEST(model_checkpoint, VersionTwoCarriesTheNewFields) {
 }
 
 TEST(model_checkpoint, TruncatedAtEveryLength) {
-  const std::vector<uint8_t> bytes = posenc::save_checkpoint(trained_model(Encoding::Rope));
+  const std::vector<uint8_t> bytes = posenc::save_checkpoint(trained_model(posenc::parse_encoding("rope")));
   for (std::size_t n = 0; n < bytes.size(); ++n) {
     const std::vector<uint8_t> cut(bytes.begin(), bytes.begin() + n);
     const std::string msg = load_error(cut);
@@ -146,7 +146,7 @@ TEST(model_checkpoint, TruncatedAtEveryLength) {
 }
 
 TEST(model_checkpoint, EveryFlippedBitIsDetected) {
-  const std::vector<uint8_t> bytes = posenc::save_checkpoint(trained_model(Encoding::Shaw));
+  const std::vector<uint8_t> bytes = posenc::save_checkpoint(trained_model(posenc::parse_encoding("shaw")));
   for (std::size_t i = 0; i < bytes.size(); ++i)
     for (int bit = 0; bit < 8; bit += (i < 100 ? 1 : 3)) {  // every bit of the header, a sample of the rest
       std::vector<uint8_t> b = bytes;
@@ -159,7 +159,7 @@ TEST(model_checkpoint, EveryFlippedBitIsDetected) {
 }
 
 TEST(model_checkpoint, ClearMessages) {
-  const std::vector<uint8_t> good = save32(trained_model(Encoding::T5));
+  const std::vector<uint8_t> good = save32(trained_model(posenc::parse_encoding("t5")));
   {
     std::vector<uint8_t> b = good;
     b[0] = 'X';
@@ -292,7 +292,7 @@ TEST(model_checkpoint, Float16IsVersionThree) {
 }
 
 TEST(model_checkpoint, Float16ClearMessages) {
-  const std::vector<uint8_t> good = posenc::save_checkpoint(trained_model(Encoding::Rope));
+  const std::vector<uint8_t> good = posenc::save_checkpoint(trained_model(posenc::parse_encoding("rope")));
   ASSERT_EQ(good[4], 3);
   std::vector<uint8_t> b = good;
   put_u32(b, 132, 0);
@@ -306,10 +306,10 @@ TEST(model_checkpoint, Float16ClearMessages) {
   b.pop_back();
   EXPECT_NE(load_error(b).find("truncated"), std::string::npos) << load_error(b);
   // a float32 body under a version-3 header
-  std::vector<uint8_t> f32 = save32(trained_model(Encoding::Rope));
+  std::vector<uint8_t> f32 = save32(trained_model(posenc::parse_encoding("rope")));
   put_u32(f32, 4, 3);
   EXPECT_EQ(load_error(f32), "checkpoint config block is 72 bytes (version 3 has 112)");
-  Model m = trained_model(Encoding::Rope);
+  Model m = trained_model(posenc::parse_encoding("rope"));
   EXPECT_THROW(posenc::save_checkpoint(m, {static_cast<posenc::WeightFormat>(7)}), posenc::Error);
 }
 
@@ -395,7 +395,7 @@ TEST(model_checkpoint, ShippedCheckpointsResaveToTheSameBytes) {
 }
 
 TEST(model_checkpoint, Int8ClearMessages) {
-  const std::vector<uint8_t> good = posenc::save_checkpoint(trained_model(Encoding::Rope), {posenc::WeightFormat::Int8});
+  const std::vector<uint8_t> good = posenc::save_checkpoint(trained_model(posenc::parse_encoding("rope")), {posenc::WeightFormat::Int8});
   std::vector<uint8_t> b = good;
   b.erase(b.end() - 9);  // one weight byte fewer
   reseal(b);
@@ -412,7 +412,7 @@ TEST(model_checkpoint, Int8ClearMessages) {
   // a non-finite column scale (the first coded tensor's first scale: the first binary16 after the
   // uncoded tensors before it) is refused, so a loaded int8 model always re-saves
   {
-    Model probe = trained_model(Encoding::Rope);
+    Model probe = trained_model(posenc::parse_encoding("rope"));
     std::size_t q = 0, h = 0;
     for (const posenc::TensorInfo& t : probe.tensors()) q += coded(t) ? t.size : 0;
     for (const posenc::TensorInfo& t : probe.tensors()) {
@@ -430,7 +430,7 @@ TEST(model_checkpoint, Int8ClearMessages) {
     reseal(b);
     EXPECT_NE(load_error(b).find("column 0 is 65504.000000: out of range"), std::string::npos) << load_error(b);
   }
-  Model m = trained_model(Encoding::Rope);
+  Model m = trained_model(posenc::parse_encoding("rope"));
   for (const posenc::TensorInfo& t : m.tensors())
     if (coded(t)) m.parameters()[t.offset + 3] = std::numeric_limits<float>::infinity();
   try {

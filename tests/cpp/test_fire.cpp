@@ -36,7 +36,7 @@ class FireReference : public ::testing::TestWithParam<Case> {};
 TEST_P(FireReference, AttentionMatchesTheFloat64Reference) {
   const Case& c = GetParam();
   ModelConfig cfg;
-  cfg.encoding = Encoding::Fire;
+  cfg.encoding = posenc::parse_encoding("fire");
   cfg.layers = 1, cfg.heads = 2, cfg.d_model = 16, cfg.vocab_size = 11, cfg.max_length = 16, cfg.seed = 9;
   cfg.fire_threshold = c.threshold;
   cfg.fire_c = c.c;
@@ -78,9 +78,9 @@ INSTANTIATE_TEST_SUITE_P(Fire, FireReference,
 // maps path; a long sequence is refused up front rather than allocating [T, T] blindly.
 TEST(Fire, InferenceWithoutMapsEqualsMapsAndLongSequencesAreRefused) {
   ModelConfig cfg;
-  cfg.encoding = Encoding::Fire;
+  cfg.encoding = posenc::parse_encoding("fire");
   cfg.layers = 2, cfg.heads = 2, cfg.d_model = 8, cfg.vocab_size = 7, cfg.max_length = 8;
-  EXPECT_FALSE(posenc::find_encoding(Encoding::Fire)->streaming);
+  EXPECT_FALSE(posenc::find_encoding(posenc::parse_encoding("fire"))->streaming);
   Model m(cfg);
   const auto tok = random_tokens(2 * 30, 7, 5);
   const std::vector<float> plain(m.forward(tok.data(), 2, 30), m.forward(tok.data(), 2, 30) + 2 * 30 * 7);

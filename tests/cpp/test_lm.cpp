@@ -337,16 +337,16 @@ TEST(LmGguf, Llama3RopeFreqsAreReadAsTheirBlock) {
   EXPECT_EQ(between, 3);  // three pairs between the two wavelengths, the rest 1 or 32
   const std::vector<uint8_t> with = file(&f), without = file(nullptr);
   const Loaded l = load_gguf(with.data(), with.size());
-  ASSERT_EQ(l.scaling.type, RopeType::Llama3);
+  ASSERT_EQ(l.scaling.type, posenc::parse_rope_type("llama3"));
   EXPECT_EQ(*l.scaling.factor, 32);
   EXPECT_EQ(*l.scaling.low_freq_factor, 1);
   EXPECT_EQ(*l.scaling.high_freq_factor, 4);
   EXPECT_EQ(*l.scaling.original_max_position_embeddings, 8192);
-  EXPECT_EQ(load_gguf(without.data(), without.size()).scaling.type, RopeType::Default);
+  EXPECT_EQ(load_gguf(without.data(), without.size()).scaling.type, posenc::parse_rope_type("default"));
   const std::vector<int32_t> tok = random_tokens(60, c.vocab_size, 4);
   ForwardOptions own, given, none;
   own.scaling = l.scaling;
-  given.scaling.type = RopeType::Llama3;
+  given.scaling.type = posenc::parse_rope_type("llama3");
   given.scaling.factor = 32, given.scaling.low_freq_factor = 1, given.scaling.high_freq_factor = 4;
   given.scaling.original_max_position_embeddings = 8192;
   const Loaded plain = load_gguf(without.data(), without.size());
@@ -422,7 +422,7 @@ TEST(LmStories, GgufAndBinGiveTheSameTokensAndNll) {
   EXPECT_EQ(g.tokenizer->encode(text), ids);
   ids.resize(600);
   ForwardOptions o;
-  o.scaling.type = RopeType::Yarn;
+  o.scaling.type = posenc::parse_rope_type("yarn");
   o.scaling.factor = 4;
   o.scaling.original_max_position_embeddings = 512;  // unset, each file's own context applies (512 vs 2048)
   EXPECT_EQ(forward(bin, ids.data(), 600, o).nll, forward(g.model, ids.data(), 600, o).nll);  // same weights, same bits
@@ -677,10 +677,10 @@ TEST(LmForward, PartsWithAPastGiveTheWholeForward) {
   const Model model = from_tensors(m.c, as_tensors(m));
   const int T = 150, a = 67, b = 130;  // 150 rows: the kernel's 64-row blocks fall differently in each part
   const std::vector<int32_t> tok = random_tokens(T, m.c.vocab_size, 9);
-  for (const RopeType type : {RopeType::Default, RopeType::Linear, RopeType::Yarn}) {
+  for (const RopeType type : {posenc::parse_rope_type("default"), posenc::parse_rope_type("linear"), posenc::parse_rope_type("yarn")}) {
     ForwardOptions o;
     o.scaling.type = type;
-    if (type != RopeType::Default) o.scaling.factor = 4;
+    if (type != posenc::parse_rope_type("default")) o.scaling.factor = 4;
     const std::vector<float> whole = forward(model, tok.data(), T, o).nll;
     ForwardOptions o1 = o;
     o1.keep = a;
@@ -718,7 +718,7 @@ TEST(LmForward, RefusesAPastItCannotUse) {
   EXPECT_NE(error_of([&] { forward(model, tok.data(), 20, bad); }).find("keep"), std::string::npos);
   bad = {};
   bad.keep = 5;
-  bad.scaling.type = RopeType::Dynamic;
+  bad.scaling.type = posenc::parse_rope_type("dynamic");
   bad.scaling.factor = 2;
   EXPECT_NE(error_of([&] { forward(model, tok.data(), 20, bad); }).find("dynamic"), std::string::npos);
   bad = {};
@@ -763,11 +763,11 @@ TEST(LmStream, ChunksGiveTheWholeForward) {
     const Model model = from_tensors(m.c, as_tensors(m));
     const int T = 150;
     const std::vector<int32_t> tok = random_tokens(T, m.c.vocab_size, 3);
-    for (const RopeType type : {RopeType::Default, RopeType::Linear, RopeType::Dynamic, RopeType::Yarn}) {
+    for (const RopeType type : {posenc::parse_rope_type("default"), posenc::parse_rope_type("linear"), posenc::parse_rope_type("dynamic"), posenc::parse_rope_type("yarn")}) {
       SCOPED_TRACE(std::string(rope_type_name(type)) + (window ? ", window 40" : ""));
       ForwardOptions o;
       o.scaling.type = type;
-      if (type != RopeType::Default) o.scaling.factor = 4;
+      if (type != posenc::parse_rope_type("default")) o.scaling.factor = 4;
       o.head_stats = true;
       o.stats_lengths = {32, 100, T};
       o.map_layer = 1;
@@ -799,7 +799,7 @@ TEST(LmStream, DynamicNtkFollowsTheWholeLength) {
   const Model model = from_tensors(m.c, as_tensors(m));
   const std::vector<int32_t> tok = random_tokens(150, m.c.vocab_size, 3);
   StreamOptions so;
-  so.scaling.type = RopeType::Dynamic;
+  so.scaling.type = posenc::parse_rope_type("dynamic");
   so.scaling.factor = 4;
   Stream a(model, tok.data(), 150, so), b(model, tok.data(), 100, so);
   const std::vector<float> na = a.step(99), nb = b.step(99);
@@ -820,7 +820,7 @@ TEST(LmStream, HalfCacheChangesTheNllLittle) {
   ASSERT_GE(ids.size(), 2048u);
   ids.resize(2048);
   StreamOptions so;
-  so.scaling.type = RopeType::Yarn;
+  so.scaling.type = posenc::parse_rope_type("yarn");
   so.scaling.factor = 4;
   Stream f32(model, ids.data(), 2048, so);
   so.kv = KvType::F16;

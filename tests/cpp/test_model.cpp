@@ -81,7 +81,7 @@ TEST(model_config, DefaultsAreTheSpec) {
 
 TEST(model_config, ErrorsNameTheField) {
   auto bad = [](auto mutate) {
-    ModelConfig c = small_config(Encoding::Rope);
+    ModelConfig c = small_config(posenc::parse_encoding("rope"));
     mutate(c);
     return error_of([&] { c.validate(); });
   };
@@ -94,16 +94,16 @@ TEST(model_config, ErrorsNameTheField) {
   EXPECT_TRUE(contains(bad([](ModelConfig& c) { c.rotary_dim = 10; }), "rotaryDim"));
   EXPECT_TRUE(contains(bad([](ModelConfig& c) { c.rope_base = 1.0; }), "ropeBase"));
   EXPECT_TRUE(contains(bad([](ModelConfig& c) { c.d_model = 14, c.heads = 2; }), "head dim"));
-  EXPECT_TRUE(contains(bad([](ModelConfig& c) { c.encoding = Encoding::T5, c.t5_num_buckets = 1; }), "t5NumBuckets"));
+  EXPECT_TRUE(contains(bad([](ModelConfig& c) { c.encoding = posenc::parse_encoding("t5"), c.t5_num_buckets = 1; }), "t5NumBuckets"));
   EXPECT_TRUE(
-      contains(bad([](ModelConfig& c) { c.encoding = Encoding::T5, c.t5_max_distance = 4; }), "t5MaxDistance"));
-  EXPECT_TRUE(contains(bad([](ModelConfig& c) { c.encoding = Encoding::Shaw, c.shaw_k = -1; }), "shawK"));
+      contains(bad([](ModelConfig& c) { c.encoding = posenc::parse_encoding("t5"), c.t5_max_distance = 4; }), "t5MaxDistance"));
+  EXPECT_TRUE(contains(bad([](ModelConfig& c) { c.encoding = posenc::parse_encoding("shaw"), c.shaw_k = -1; }), "shawK"));
   EXPECT_TRUE(contains(bad([](ModelConfig& c) { c.encoding = static_cast<Encoding>(42); }), "encoding"));
   EXPECT_TRUE(
       contains(bad([](ModelConfig& c) { c.learned_policy = static_cast<posenc::OutOfRange>(9); }), "learnedPolicy"));
   EXPECT_TRUE(contains(bad([](ModelConfig& c) { c.d_model = 4096, c.vocab_size = 65536; }), "too large"));
   // Model construction validates too.
-  ModelConfig c = small_config(Encoding::None);
+  ModelConfig c = small_config(posenc::parse_encoding("none"));
   c.heads = 5;
   EXPECT_TRUE(contains(error_of([&] { Model m(c); }), "dModel must be divisible by heads"));
 }
@@ -137,15 +137,15 @@ TEST(model_tensors, TableIsContiguousAndDocumented) {
     EXPECT_EQ(off, m.num_parameters());
     EXPECT_EQ(posenc::count_parameters(m.config()), m.num_parameters());
     // a "wpe" table exactly for the learned tables (the registry's position tables with parameters)
-    EXPECT_EQ(m.find_tensor("wpe") != nullptr, e == Encoding::Learned || e == Encoding::RandomLearned);
-    EXPECT_EQ(m.find_tensor("t5.bias") != nullptr, e == Encoding::T5);
-    EXPECT_EQ(m.find_tensor("h1.attn.shaw") != nullptr, e == Encoding::Shaw);
+    EXPECT_EQ(m.find_tensor("wpe") != nullptr, e == posenc::parse_encoding("learned") || e == posenc::parse_encoding("learned_random"));
+    EXPECT_EQ(m.find_tensor("t5.bias") != nullptr, e == posenc::parse_encoding("t5"));
+    EXPECT_EQ(m.find_tensor("h1.attn.shaw") != nullptr, e == posenc::parse_encoding("shaw"));
     ASSERT_NE(m.find_tensor("h0.attn.qkv.weight"), nullptr);
     EXPECT_EQ(m.find_tensor("h0.attn.qkv.weight")->shape, (std::vector<int>{16, 48}));
     EXPECT_EQ(m.find_tensor("lm_head.weight")->shape, (std::vector<int>{16, 11}));
-    if (e == Encoding::T5) EXPECT_EQ(m.find_tensor("t5.bias")->shape, (std::vector<int>{2, 8}));
-    if (e == Encoding::Shaw) EXPECT_EQ(m.find_tensor("h0.attn.shaw")->shape, (std::vector<int>{7, 8}));
-    if (e == Encoding::Learned) EXPECT_EQ(m.find_tensor("wpe")->shape, (std::vector<int>{12, 16}));
+    if (e == posenc::parse_encoding("t5")) EXPECT_EQ(m.find_tensor("t5.bias")->shape, (std::vector<int>{2, 8}));
+    if (e == posenc::parse_encoding("shaw")) EXPECT_EQ(m.find_tensor("h0.attn.shaw")->shape, (std::vector<int>{7, 8}));
+    if (e == posenc::parse_encoding("learned")) EXPECT_EQ(m.find_tensor("wpe")->shape, (std::vector<int>{12, 16}));
   }
 }
 
@@ -167,7 +167,7 @@ TEST(model_tensors, TensorTableOfAConfigIsTheModels) {
       EXPECT_EQ(a.decay, b.decay) << a.name;
     }
   }
-  ModelConfig bad = small_config(Encoding::Rope);
+  ModelConfig bad = small_config(posenc::parse_encoding("rope"));
   bad.heads = 3;
   EXPECT_TRUE(contains(error_of([&] { posenc::tensor_table(bad); }), "divisible by heads"));
 }
@@ -182,7 +182,7 @@ double stddev(const float* p, std::size_t n) {
 TEST(model_init, Gpt2Style) {
   ModelConfig c;
   c.vocab_size = 200;
-  c.encoding = Encoding::Learned;
+  c.encoding = posenc::parse_encoding("learned");
   Model m(c);
   const float* p = m.parameters();
   auto t = [&](const char* n) { return *m.find_tensor(n); };
@@ -237,7 +237,7 @@ TEST(model_forward, BidirectionalSeesLaterTokens) {
   for (Encoding e : kAllEncodings) {
     ModelConfig c = small_config(e);
     c.causal = false;
-    if (e == Encoding::T5 || e == Encoding::Shaw || e == Encoding::Fire || e == Encoding::XPos) {
+    if (e == posenc::parse_encoding("t5") || e == posenc::parse_encoding("shaw") || e == posenc::parse_encoding("fire") || e == posenc::parse_encoding("xpos")) {
       ExpectError([&] { Model refused(c); }, ErrorKind::Range, posenc::encoding_name(e));
       continue;
     }
@@ -265,7 +265,7 @@ TEST(model_forward, SequencesInABatchAreIndependent) {
     Model m(small_config(e));
     const auto tok = random_tokens(B * T, V, 2);
     const std::vector<float> all(m.forward(tok.data(), B, T), m.forward(tok.data(), B, T) + B * T * V);
-    const bool random = e == Encoding::RandomRope || e == Encoding::RandomLearned;
+    const bool random = e == posenc::parse_encoding("rope_random") || e == posenc::parse_encoding("learned_random");
     for (int b = 0; b < B; ++b) {
       if (b == 0 || !random) {
         const float* one = m.forward(tok.data() + b * T, 1, T);
@@ -298,7 +298,7 @@ TEST(model_forward, PositionMatters) {
     const float* b = m.forward(tok.data(), 1, T) + (T - 1) * V;
     double diff = 0;
     for (int v = 0; v < V; ++v) diff = std::max(diff, double(std::fabs(a[v] - b[v])));
-    if (e == Encoding::None)
+    if (e == posenc::parse_encoding("none"))
       EXPECT_LT(diff, 1e-5);
     else
       EXPECT_GT(diff, 1e-4) << posenc::encoding_name(e);
@@ -330,7 +330,7 @@ TEST(model_forward, EvaluateMatchesTrainingForward) {
 }
 
 TEST(model_forward, NoScoredPositions) {
-  Model m(small_config(Encoding::Rope));
+  Model m(small_config(posenc::parse_encoding("rope")));
   const auto tok = random_tokens(8, 11, 5);
   const std::vector<int32_t> tgt(8, -1);
   const auto r = m.forward_backward(tok.data(), tgt.data(), 1, 8);
@@ -363,7 +363,7 @@ TEST(model_forward, VeryShortSequencesTrain) {
 }
 
 TEST(model_forward, InputsAreChecked) {
-  Model m(small_config(Encoding::Rope));
+  Model m(small_config(posenc::parse_encoding("rope")));
   auto tok = random_tokens(8, 11, 6);
   tok[3] = 11;
   EXPECT_TRUE(contains(error_of([&] { m.forward(tok.data(), 1, 8); }), "tokens[3]"));
@@ -378,7 +378,7 @@ TEST(model_forward, InputsAreChecked) {
   tgt[2] = -2;
   EXPECT_TRUE(contains(error_of([&] { m.evaluate(tok.data(), tgt.data(), 1, 8); }), "targets[2]"));
   // Sizes whose activations would exceed the cap are refused up front, before allocating.
-  ModelConfig big = small_config(Encoding::Rope);
+  ModelConfig big = small_config(posenc::parse_encoding("rope"));
   big.d_model = 256;
   big.heads = 4;
   Model mb(big);
@@ -393,7 +393,7 @@ TEST(model_forward, InputsAreChecked) {
 // Learned table: policies and the untrained-position report
 
 TEST(model_learned, ErrorPolicyRefusesPastMaxLength) {
-  ModelConfig c = small_config(Encoding::Learned);
+  ModelConfig c = small_config(posenc::parse_encoding("learned"));
   c.learned_policy = posenc::OutOfRange::Error;
   Model m(c);
   const auto tok = random_tokens(13, 11, 7);
@@ -406,7 +406,7 @@ TEST(model_learned, ErrorPolicyRefusesPastMaxLength) {
 
 TEST(model_learned, ClampReusesTheLastRowZeroUsesNothing) {
   const int T = 16, V = 11;
-  ModelConfig c = small_config(Encoding::Learned);
+  ModelConfig c = small_config(posenc::parse_encoding("learned"));
   c.learned_policy = posenc::OutOfRange::Clamp;
   Model clamp(c);
   c.learned_policy = posenc::OutOfRange::Zero;
@@ -430,7 +430,7 @@ TEST(model_learned, ClampReusesTheLastRowZeroUsesNothing) {
 }
 
 TEST(model_learned, ReportsUntrainedPositions) {
-  ModelConfig c = small_config(Encoding::Learned);
+  ModelConfig c = small_config(posenc::parse_encoding("learned"));
   Model m(c);
   EXPECT_EQ(m.trained_length(), 0);
   EXPECT_EQ(m.untrained_positions(4), (std::vector<int32_t>{0, 1, 2, 3}));
@@ -451,7 +451,7 @@ TEST(model_learned, ReportsUntrainedPositions) {
   m.evaluate(longer.data(), longer.data(), 1, 12);
   EXPECT_EQ(m.trained_length(), 8);
   // Parameter-free encodings report positions never seen in training, no OutOfTable.
-  Model r(small_config(Encoding::Rope));
+  Model r(small_config(posenc::parse_encoding("rope")));
   r.train_step(tok.data(), tok.data(), 2, 8, 1e-3f);
   EXPECT_EQ(r.untrained_positions(20).front(), 8);
   EXPECT_EQ(r.position_status(20)[19], posenc::PositionStatus::Untrained);
@@ -475,7 +475,7 @@ TEST(model_learned, NextTokenTrainingLeavesTheLastPositionUntrained) {
     const auto st = m.position_status(T);
     for (int p = 0; p < T - 1; ++p) EXPECT_EQ(st[p], posenc::PositionStatus::Trained) << posenc::encoding_name(e);
     EXPECT_EQ(st[T - 1], posenc::PositionStatus::Untrained) << posenc::encoding_name(e);
-    if (e == Encoding::Learned) {
+    if (e == posenc::parse_encoding("learned")) {
       const auto* wpe = m.find_tensor("wpe");
       for (int i = 0; i < 16; ++i) {
         EXPECT_EQ(m.parameters()[wpe->offset + (T - 1) * 16 + i], init[wpe->offset + (T - 1) * 16 + i]);
@@ -487,7 +487,7 @@ TEST(model_learned, NextTokenTrainingLeavesTheLastPositionUntrained) {
     }
   }
   // A checkpoint keeps the length only: set_trained_length(t) gives scored_length t - 1.
-  Model m(small_config(Encoding::Learned));
+  Model m(small_config(posenc::parse_encoding("learned")));
   m.set_trained_length(12);
   EXPECT_EQ(m.scored_length(), 11);
   EXPECT_EQ(m.untrained_positions(12), (std::vector<int32_t>{11}));
@@ -502,10 +502,10 @@ TEST(model_rope, TrainsWithARopeScaling) {
   const auto tok = random_tokens(B * T, V, 6);
   posenc::ForwardOptions fo;
   posenc::RopeScaling rs;
-  rs.type = posenc::RopeType::Linear;
+  rs.type = posenc::parse_rope_type("linear");
   rs.factor = 4.0;
   fo.rope_scaling = rs;
-  Model a(small_config(Encoding::Rope)), b(small_config(Encoding::Rope));
+  Model a(small_config(posenc::parse_encoding("rope"))), b(small_config(posenc::parse_encoding("rope")));
   const float scaled = a.evaluate(tok.data(), tok.data(), B, T, fo).loss;
   const float plain = a.evaluate(tok.data(), tok.data(), B, T).loss;
   EXPECT_NE(scaled, plain);
@@ -517,7 +517,7 @@ TEST(model_rope, TrainsWithARopeScaling) {
   EXPECT_GT(diff, 0.0);
   a.train_step(tok.data(), tok.data(), B, T, 1e-2f, fo);
   EXPECT_LT(a.evaluate(tok.data(), tok.data(), B, T, fo).loss, scaled);
-  Model alibi(small_config(Encoding::Alibi));
+  Model alibi(small_config(posenc::parse_encoding("alibi")));
   EXPECT_FALSE(error_of([&] { alibi.train_step(tok.data(), tok.data(), B, T, 1e-2f, fo); }).empty());
 }
 
@@ -533,7 +533,7 @@ std::vector<float> attention_of(Model& m, const std::vector<int32_t>& tok, int T
 // encoding without a bias is a times the plain one, so log(p_ij / p_i0) is a times the plain log-ratio; a = 1 is
 // the plain forward bit for bit; a bad scale is a RangeError naming it, and the model still works after it.
 TEST(model_attention, LogitScaleMultipliesTheFirstLayersLogits) {
-  for (Encoding e : {Encoding::None, Encoding::Rope}) {
+  for (Encoding e : {posenc::parse_encoding("none"), posenc::parse_encoding("rope")}) {
     Model m(small_config(e));
     const int T = 20;
     const auto tok = random_tokens(T, 11, 4);
@@ -570,7 +570,7 @@ TEST(model_attention, LogitScaleMultipliesTheFirstLayersLogits) {
 
 TEST(model_rope, LinearFactorOneIsPlainAndFactorTwoChangesAttention) {
   for (auto layout : {posenc::RopeLayout::Half, posenc::RopeLayout::Interleaved}) {
-    ModelConfig c = small_config(Encoding::Rope);
+    ModelConfig c = small_config(posenc::parse_encoding("rope"));
     c.rope_layout = layout;
     Model m(c);
     const int T = 24;
@@ -583,7 +583,7 @@ TEST(model_rope, LinearFactorOneIsPlainAndFactorTwoChangesAttention) {
 
     posenc::ForwardOptions lin1 = plain;
     lin1.rope_scaling = posenc::RopeScaling{};
-    lin1.rope_scaling->type = posenc::RopeType::Linear;
+    lin1.rope_scaling->type = posenc::parse_rope_type("linear");
     lin1.rope_scaling->factor = 1.0;
     const float* l1 = m.forward(tok.data(), 1, T, lin1);
     for (int i = 0; i < T * 11; ++i) ASSERT_EQ(l1[i], base_logits[i]);
@@ -602,13 +602,13 @@ TEST(model_rope, LinearFactorOneIsPlainAndFactorTwoChangesAttention) {
     // Other types run (dynamic needs max_position_embeddings; yarn an original length).
     posenc::ForwardOptions dyn = plain;
     dyn.rope_scaling = posenc::RopeScaling{};
-    dyn.rope_scaling->type = posenc::RopeType::Dynamic;
+    dyn.rope_scaling->type = posenc::parse_rope_type("dynamic");
     dyn.rope_scaling->factor = 2.0;
     dyn.rope_scaling->max_position_embeddings = 12;
     EXPECT_NO_THROW(m.forward(tok.data(), 1, T, dyn));
     posenc::ForwardOptions yarn = plain;
     yarn.rope_scaling = posenc::RopeScaling{};
-    yarn.rope_scaling->type = posenc::RopeType::Yarn;
+    yarn.rope_scaling->type = posenc::parse_rope_type("yarn");
     yarn.rope_scaling->factor = 4.0;
     yarn.rope_scaling->original_max_position_embeddings = 12;
     const float* ly = m.forward(tok.data(), 1, T, yarn);
@@ -617,7 +617,7 @@ TEST(model_rope, LinearFactorOneIsPlainAndFactorTwoChangesAttention) {
 }
 
 TEST(model_rope, ScalingOnlyForRope) {
-  Model m(small_config(Encoding::Alibi));
+  Model m(small_config(posenc::parse_encoding("alibi")));
   const auto tok = random_tokens(8, 11, 11);
   posenc::ForwardOptions o;
   o.rope_scaling = posenc::RopeScaling{};
@@ -706,7 +706,7 @@ TEST(model_attention, OneLayerMapsAreTheAllLayerSlice) {
 
 TEST(model_attention, AlibiPrefersRecentKeys) {
   // With q = k = 0 (zero qkv weights and biases) scores are pure position bias.
-  for (Encoding e : {Encoding::Alibi, Encoding::None}) {
+  for (Encoding e : {posenc::parse_encoding("alibi"), posenc::parse_encoding("none")}) {
     Model m(small_config(e));
     for (int l = 0; l < 2; ++l) {
       const auto* w = m.find_tensor("h" + std::to_string(l) + ".attn.qkv.weight");
@@ -719,7 +719,7 @@ TEST(model_attention, AlibiPrefersRecentKeys) {
     m.forward(tok.data(), 1, T, o);
     const auto& a = m.attention_maps();
     const float last_row_first = a[(T - 1) * T + 0], last_row_last = a[(T - 1) * T + T - 1];
-    if (e == Encoding::None)
+    if (e == posenc::parse_encoding("none"))
       EXPECT_NEAR(last_row_first, 1.0f / T, 1e-6);
     else
       EXPECT_GT(last_row_last, last_row_first);  // ALiBi prefers the nearest key
@@ -750,7 +750,7 @@ TEST(model_optimizer, LrSchedule) {
 }
 
 TEST(model_optimizer, WeightDecayOnlyOnMatmulWeights) {
-  Model m(small_config(Encoding::T5));
+  Model m(small_config(posenc::parse_encoding("t5")));
   const std::vector<float> before(m.parameters(), m.parameters() + m.num_parameters());
   const auto tok = random_tokens(8, 11, 13);
   const std::vector<int32_t> none(8, -1);  // nothing scored: zero gradients, only decay acts
@@ -768,7 +768,7 @@ TEST(model_optimizer, WeightDecayOnlyOnMatmulWeights) {
 }
 
 TEST(model_optimizer, OptionsAreChecked) {
-  Model m(small_config(Encoding::Rope));
+  Model m(small_config(posenc::parse_encoding("rope")));
   const auto tok = random_tokens(8, 11, 15);
   const std::vector<float> before(m.parameters(), m.parameters() + m.num_parameters());
   auto bad = [&](auto mutate) {
@@ -790,7 +790,7 @@ TEST(model_optimizer, OptionsAreChecked) {
 }
 
 TEST(model_optimizer, ClipScalesToTheGlobalNorm) {
-  Model m(small_config(Encoding::Rope));
+  Model m(small_config(posenc::parse_encoding("rope")));
   const auto tok = random_tokens(16, 11, 14);
   m.forward_backward(tok.data(), tok.data(), 2, 8);
   const float norm = m.gradient_norm();
@@ -943,14 +943,14 @@ TEST(model_training, MicroBatchedGradientsAreTheWholeBatchs) {
 }
 
 TEST(model_training, LossFallsOnCopy) {
-  const TrainResult r = train_copy(Encoding::Rope, 1, 2, 200);
+  const TrainResult r = train_copy(posenc::parse_encoding("rope"), 1, 2, 200);
   EXPECT_NEAR(r.first_loss, std::log(11.0), 0.3);
   EXPECT_LT(r.last_loss, 0.5f * r.first_loss) << "first " << r.first_loss << " last " << r.last_loss;
   EXPECT_GT(r.last_acc, 0.5f);
 }
 
 TEST(model_training, DeterministicAndSeedSensitive) {
-  for (Encoding e : {Encoding::Rope, Encoding::T5, Encoding::Shaw, Encoding::Learned}) {
+  for (Encoding e : {posenc::parse_encoding("rope"), posenc::parse_encoding("t5"), posenc::parse_encoding("shaw"), posenc::parse_encoding("learned")}) {
     const TrainResult a = train_copy(e, 3, 4, 15), b = train_copy(e, 3, 4, 15);
     ASSERT_EQ(a.weights.size(), b.weights.size());
     EXPECT_EQ(std::memcmp(a.weights.data(), b.weights.data(), 4 * a.weights.size()), 0) << posenc::encoding_name(e);

@@ -181,7 +181,7 @@ void expect_gradients_with(Encoding e, const posenc::ForwardOptions& o, double m
 TEST(ModelGradientLogitScale, EveryTensorMatchesFiniteDifferencesWithAScale) {
   posenc::ForwardOptions o;
   o.attention_logit_scale = 1.7f;
-  for (Encoding e : {Encoding::Rope, Encoding::Alibi}) expect_gradients_with(e, o, 1e-3);
+  for (Encoding e : {posenc::parse_encoding("rope"), posenc::parse_encoding("alibi")}) expect_gradients_with(e, o, 1e-3);
 }
 
 // Per-example lengths (ForwardOptions::lengths) choose each example's randomized positions: with
@@ -190,7 +190,7 @@ TEST(ModelGradientLengths, RandomizedPositionsMatchFiniteDifferencesWithLengths)
   const int32_t lengths[2] = {6, 3};
   posenc::ForwardOptions o;
   o.lengths = lengths;
-  for (Encoding e : {Encoding::RandomRope, Encoding::RandomLearned}) expect_gradients_with(e, o, 1e-4);
+  for (Encoding e : {posenc::parse_encoding("rope_random"), posenc::parse_encoding("learned_random")}) expect_gradients_with(e, o, 1e-4);
 }
 
 // Bidirectional attention (ModelConfig::causal false): every tensor matches finite differences, for
@@ -203,7 +203,7 @@ TEST(ModelGradientBidirectional, EveryTensorMatchesFiniteDifferencesWithoutTheMa
       GradCase c{"bidirectional", e, posenc::RopeLayout::Half, 0, posenc::OutOfRange::Error, T, T, 2, prefix};
       ModelConfig cfg = tiny_config(c);
       cfg.causal = false;
-      if (e == Encoding::T5 || e == Encoding::Shaw || e == Encoding::Fire || e == Encoding::XPos) {
+      if (e == posenc::parse_encoding("t5") || e == posenc::parse_encoding("shaw") || e == posenc::parse_encoding("fire") || e == posenc::parse_encoding("xpos")) {
         ExpectError([&] { Model refused(cfg); }, posenc::ErrorKind::Range, "causal = false");
         continue;
       }
@@ -269,32 +269,32 @@ TEST_P(ModelGradient, CheckerDetectsAWrongGradient) {
 }
 
 const GradCase kCases[] = {
-    {"none", Encoding::None},
-    {"sinusoidal", Encoding::Sinusoidal},
-    {"learned", Encoding::Learned},
-    {"learned_clamp", Encoding::Learned, posenc::RopeLayout::Half, 0, posenc::OutOfRange::Clamp, 4},
-    {"learned_zero", Encoding::Learned, posenc::RopeLayout::Half, 0, posenc::OutOfRange::Zero, 4},
-    {"t5", Encoding::T5},
-    {"alibi", Encoding::Alibi},
-    {"rope_interleaved", Encoding::Rope, posenc::RopeLayout::Interleaved},
-    {"rope_half", Encoding::Rope, posenc::RopeLayout::Half},
-    {"rope_half_partial", Encoding::Rope, posenc::RopeLayout::Half, 2},
-    {"rope_interleaved_partial", Encoding::Rope, posenc::RopeLayout::Interleaved, 2},
-    {"shaw", Encoding::Shaw},
+    {"none", posenc::parse_encoding("none")},
+    {"sinusoidal", posenc::parse_encoding("sinusoidal")},
+    {"learned", posenc::parse_encoding("learned")},
+    {"learned_clamp", posenc::parse_encoding("learned"), posenc::RopeLayout::Half, 0, posenc::OutOfRange::Clamp, 4},
+    {"learned_zero", posenc::parse_encoding("learned"), posenc::RopeLayout::Half, 0, posenc::OutOfRange::Zero, 4},
+    {"t5", posenc::parse_encoding("t5")},
+    {"alibi", posenc::parse_encoding("alibi")},
+    {"rope_interleaved", posenc::parse_encoding("rope"), posenc::RopeLayout::Interleaved},
+    {"rope_half", posenc::parse_encoding("rope"), posenc::RopeLayout::Half},
+    {"rope_half_partial", posenc::parse_encoding("rope"), posenc::RopeLayout::Half, 2},
+    {"rope_interleaved_partial", posenc::parse_encoding("rope"), posenc::RopeLayout::Interleaved, 2},
+    {"shaw", posenc::parse_encoding("shaw")},
     // longer sequences: attention runs over several causal blocks
-    {"rope_half_T37", Encoding::Rope, posenc::RopeLayout::Half, 0, posenc::OutOfRange::Error, 37, 37, 1},
-    {"t5_T37", Encoding::T5, posenc::RopeLayout::Half, 0, posenc::OutOfRange::Error, 37, 37, 1},
-    {"shaw_T37", Encoding::Shaw, posenc::RopeLayout::Half, 0, posenc::OutOfRange::Error, 37, 37, 1},
-    {"alibi_T37", Encoding::Alibi, posenc::RopeLayout::Half, 0, posenc::OutOfRange::Error, 37, 37, 1},
+    {"rope_half_T37", posenc::parse_encoding("rope"), posenc::RopeLayout::Half, 0, posenc::OutOfRange::Error, 37, 37, 1},
+    {"t5_T37", posenc::parse_encoding("t5"), posenc::RopeLayout::Half, 0, posenc::OutOfRange::Error, 37, 37, 1},
+    {"shaw_T37", posenc::parse_encoding("shaw"), posenc::RopeLayout::Half, 0, posenc::OutOfRange::Error, 37, 37, 1},
+    {"alibi_T37", posenc::parse_encoding("alibi"), posenc::RopeLayout::Half, 0, posenc::OutOfRange::Error, 37, 37, 1},
     // unscored prefixes (copy-like targets): the last layer skips the queries before them
-    {"none_prefix", Encoding::None, posenc::RopeLayout::Half, 0, posenc::OutOfRange::Error, 6, 6, 2, 3},
-    {"learned_prefix", Encoding::Learned, posenc::RopeLayout::Half, 0, posenc::OutOfRange::Error, 6, 6, 2, 2},
-    {"sinusoidal_prefix", Encoding::Sinusoidal, posenc::RopeLayout::Half, 0, posenc::OutOfRange::Error, 6, 6, 2, 1},
-    {"rope_interleaved_T37_prefix", Encoding::Rope, posenc::RopeLayout::Interleaved, 0, posenc::OutOfRange::Error,
+    {"none_prefix", posenc::parse_encoding("none"), posenc::RopeLayout::Half, 0, posenc::OutOfRange::Error, 6, 6, 2, 3},
+    {"learned_prefix", posenc::parse_encoding("learned"), posenc::RopeLayout::Half, 0, posenc::OutOfRange::Error, 6, 6, 2, 2},
+    {"sinusoidal_prefix", posenc::parse_encoding("sinusoidal"), posenc::RopeLayout::Half, 0, posenc::OutOfRange::Error, 6, 6, 2, 1},
+    {"rope_interleaved_T37_prefix", posenc::parse_encoding("rope"), posenc::RopeLayout::Interleaved, 0, posenc::OutOfRange::Error,
      37, 37, 2, 19},
-    {"t5_T37_prefix", Encoding::T5, posenc::RopeLayout::Half, 0, posenc::OutOfRange::Error, 37, 37, 2, 19},
-    {"shaw_T37_prefix", Encoding::Shaw, posenc::RopeLayout::Half, 0, posenc::OutOfRange::Error, 37, 37, 2, 19},
-    {"alibi_T37_prefix", Encoding::Alibi, posenc::RopeLayout::Half, 0, posenc::OutOfRange::Error, 37, 37, 2, 33},
+    {"t5_T37_prefix", posenc::parse_encoding("t5"), posenc::RopeLayout::Half, 0, posenc::OutOfRange::Error, 37, 37, 2, 19},
+    {"shaw_T37_prefix", posenc::parse_encoding("shaw"), posenc::RopeLayout::Half, 0, posenc::OutOfRange::Error, 37, 37, 2, 19},
+    {"alibi_T37_prefix", posenc::parse_encoding("alibi"), posenc::RopeLayout::Half, 0, posenc::OutOfRange::Error, 37, 37, 2, 33},
 };
 
 // Every registered encoding with its defaults: short, over several causal blocks, and with an

@@ -67,15 +67,15 @@ std::vector<RopeScaling> scalings(int dim) {
       out.back().factor = f;
       return out.back();
     };
-    add(RopeType::Linear);
-    if (dim >= 4) add(RopeType::Dynamic).max_position_embeddings = 2048;  // HF's dynamic divides by dim - 2
-    add(RopeType::Yarn).original_max_position_embeddings = 4096;
-    RopeScaling& deepseek = add(RopeType::Yarn);
+    add(posenc::parse_rope_type("linear"));
+    if (dim >= 4) add(posenc::parse_rope_type("dynamic")).max_position_embeddings = 2048;  // HF's dynamic divides by dim - 2
+    add(posenc::parse_rope_type("yarn")).original_max_position_embeddings = 4096;
+    RopeScaling& deepseek = add(posenc::parse_rope_type("yarn"));
     deepseek.original_max_position_embeddings = 4096;
     deepseek.mscale = deepseek.mscale_all_dim = 0.707;
-    RopeScaling& llama = add(RopeType::Llama3);
+    RopeScaling& llama = add(posenc::parse_rope_type("llama3"));
     llama.low_freq_factor = 1.0, llama.high_freq_factor = 4.0, llama.original_max_position_embeddings = 8192;
-    RopeScaling& longrope = add(RopeType::LongRope);
+    RopeScaling& longrope = add(posenc::parse_rope_type("longrope"));
     longrope.original_max_position_embeddings = 4096;
     for (int i = 0; i < dim / 2; ++i) {  // Phi-3-like ramps from 1 up to the factor
       longrope.long_factor.push_back(1.0 + (f - 1.0) * i / std::max(dim / 2 - 1, 1));
@@ -243,7 +243,7 @@ TEST(numerics, ExtremeModelConfigsWorkOrAreRefusedClearly) {
 // T = 1e6 (attention maps of 1e12 floats) is refused before any allocation.
 TEST(numerics, MillionTokenSequenceRefusedUpFront) {
   posenc::ModelConfig c;
-  c.encoding = posenc::Encoding::Alibi, c.layers = 1, c.heads = 1, c.d_model = 4, c.vocab_size = 5;
+  c.encoding = posenc::parse_encoding("alibi"), c.layers = 1, c.heads = 1, c.d_model = 4, c.vocab_size = 5;
   posenc::Model m(c);
   std::vector<int32_t> tokens(kMillion, 1);
   posenc::ForwardOptions fo;

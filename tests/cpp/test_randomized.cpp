@@ -56,7 +56,7 @@ std::vector<int> used_rows(Model& m, int T) {
 
 TEST(Randomized, LearnedTableIsReadAtASortedRandomSubset) {
   const int T = 24;
-  Model m(config(Encoding::RandomLearned));
+  Model m(config(posenc::parse_encoding("learned_random")));
   const std::vector<int> first = used_rows(m, T);
   ASSERT_EQ(first.size(), static_cast<size_t>(T));  // T distinct positions
   EXPECT_GT(first.back(), T);                       // from the long range, not 0..T-1
@@ -82,10 +82,10 @@ TEST(Randomized, LearnedTableIsReadAtASortedRandomSubset) {
 
 TEST(Randomized, RopeAttentionMatchesTheFloat64ReferenceAtTheSampledPositions) {
   const int T = 24, C = 16, H = 2, hd = 8, half = 4;
-  Model learned(config(Encoding::RandomLearned));
+  Model learned(config(posenc::parse_encoding("learned_random")));
   const std::vector<int> pos = used_rows(learned, T);  // draw 0 of (seed 21, T 24)
   ASSERT_EQ(pos.size(), static_cast<size_t>(T));
-  Model m(config(Encoding::RandomRope));
+  Model m(config(posenc::parse_encoding("rope_random")));
   for (size_t i = 0; i < m.num_parameters(); ++i) m.parameters()[i] *= 4.0f;
   const auto tok = random_tokens(T, 11, 3);
   posenc::ForwardOptions o;
@@ -122,7 +122,7 @@ std::vector<int> example_rows(Model& m, int T, const int32_t* lengths, int score
 TEST(Randomized, EachExampleDrawsItsOwnPositionsForItsOwnLength) {
   const int T = 24;
   const int32_t lengths[2] = {24, 8};
-  Model m(config(Encoding::RandomLearned));
+  Model m(config(posenc::parse_encoding("learned_random")));
   const std::vector<int> first = example_rows(m, T, lengths, 0), second = example_rows(m, T, lengths, 1);
   ASSERT_EQ(first.size(), 24u);  // distinct, sorted (rows come out in order) positions, one per token
   ASSERT_EQ(second.size(), 8u);
@@ -148,7 +148,7 @@ TEST(Randomized, EachExampleDrawsItsOwnPositionsForItsOwnLength) {
 
 TEST(Randomized, EvaluationDrawsPerExampleAndIsDeterministic) {
   const int T = 20, V = 11;
-  Model m(config(Encoding::RandomRope));
+  Model m(config(posenc::parse_encoding("rope_random")));
   for (size_t i = 0; i < m.num_parameters(); ++i) m.parameters()[i] *= 4.0f;
   std::vector<int32_t> tok = random_tokens(T, V, 3);
   tok.insert(tok.end(), tok.begin(), tok.end());  // two identical examples
@@ -181,7 +181,7 @@ TEST(Randomized, EvaluationDrawsPerExampleAndIsDeterministic) {
 // The sweep numbers sequences across its chunks (ForwardOptions::first_example): its accuracy and loss do not
 // depend on how it batches them (with attention statistics the first sequences run one at a time).
 TEST(Randomized, SweepNumbersDoNotDependOnItsChunks) {
-  for (Encoding e : {Encoding::RandomRope, Encoding::RandomLearned}) {
+  for (Encoding e : {posenc::parse_encoding("rope_random"), posenc::parse_encoding("learned_random")}) {
     ModelConfig c = config(e);
     Model m(c);
     for (size_t i = 0; i < m.num_parameters(); ++i) m.parameters()[i] *= 4.0f;

@@ -54,7 +54,7 @@ TEST(fuzz_regressions, RopeAttentionScaleMustFitInFloat) {
   for (int i = 0; i < 2; ++i) EXPECT_TRUE(std::isfinite(c[i]) && std::isfinite(s[i]));
 
   posenc::RopeScaling yarn;  // the same scale reached through HF's yarn attention_factor
-  yarn.type = posenc::RopeType::Yarn;
+  yarn.type = posenc::parse_rope_type("yarn");
   yarn.factor = 4.0;
   yarn.original_max_position_embeddings = 2048;
   yarn.attention_factor = 1e300;
@@ -115,7 +115,7 @@ TEST(fuzz_regressions, RopeAngleOverflowIsRefused) {
 // from a checkpoint file.
 TEST(fuzz_regressions, ShawKIgnoredWithoutShaw) {
   posenc::ModelConfig c;
-  c.encoding = posenc::Encoding::Rope;
+  c.encoding = posenc::parse_encoding("rope");
   c.layers = 1, c.heads = 2, c.d_model = 8, c.vocab_size = 5, c.max_length = 8;
   c.shaw_k = INT_MAX;
   posenc::Model m(c);
@@ -134,7 +134,7 @@ TEST(fuzz_regressions, ShawKIgnoredWithoutShaw) {
 // step whose gradient norm is not finite and leaves the weights as they were.
 TEST(fuzz_regressions, DivergedTrainStepIsRefused) {
   posenc::ModelConfig c;
-  c.encoding = posenc::Encoding::Shaw;
+  c.encoding = posenc::parse_encoding("shaw");
   c.layers = 3, c.heads = 1, c.d_model = 4, c.vocab_size = 5, c.max_length = 8, c.shaw_k = 2;
   posenc::Model m(c);
   std::fill(m.parameters(), m.parameters() + m.num_parameters(), 1e19f);  // products overflow float
@@ -155,7 +155,7 @@ TEST(fuzz_regressions, DivergedTrainStepIsRefused) {
 // followed reported NaN attention statistics. The core now takes the JS API's bound.
 TEST(fuzz_regressions, HugeLearningRateIsRefused) {
   posenc::ModelConfig c;
-  c.encoding = posenc::Encoding::Rope;
+  c.encoding = posenc::parse_encoding("rope");
   c.layers = 1, c.heads = 2, c.d_model = 8, c.vocab_size = 5, c.max_length = 8;
   posenc::Model m(c);
   const std::vector<float> before(m.parameters(), m.parameters() + m.num_parameters());
@@ -173,7 +173,7 @@ TEST(fuzz_regressions, HugeLearningRateIsRefused) {
 // T = 5, within its maxLength. A randomized encoding now refuses, at creation and at load, a
 // maxLength past the range its positions are sampled from; within randomLength it runs.
 TEST(fuzz_regressions, RandomizedEncodingRefusesMaxLengthPastRandomLength) {
-  for (posenc::Encoding e : {posenc::Encoding::RandomRope, posenc::Encoding::RandomLearned}) {
+  for (posenc::Encoding e : {posenc::parse_encoding("rope_random"), posenc::parse_encoding("learned_random")}) {
     posenc::ModelConfig c;
     c.encoding = e;
     c.layers = 1, c.heads = 1, c.d_model = 2, c.mlp_ratio = 1, c.vocab_size = 2;
@@ -202,7 +202,7 @@ TEST(fuzz_regressions, RandomizedEncodingRefusesMaxLengthPastRandomLength) {
 // at load; the bound itself round-trips.
 TEST(fuzz_regressions, SeedsAreBoundedTo53Bits) {
   posenc::ModelConfig c;
-  c.encoding = posenc::Encoding::Rope;
+  c.encoding = posenc::parse_encoding("rope");
   c.layers = 1, c.heads = 1, c.d_model = 2, c.mlp_ratio = 1, c.vocab_size = 2, c.max_length = 4;
   c.seed = (uint64_t{1} << 53);
   ExpectError([&] { posenc::Model m(c); }, ErrorKind::Range, "seed must be an integer in [0, 2^53 - 1] (got 9007199254740992)");

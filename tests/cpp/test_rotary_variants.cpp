@@ -44,11 +44,11 @@ std::vector<double> reference_maps(const Model& m, const Case& c, const std::vec
   // Frequencies and per-pair scales.
   std::vector<double> freq(half);
   for (int i = 0; i < half; ++i) freq[i] = std::pow(cfg.rope_base, -2.0 * i / rd);
-  if (c.encoding == Encoding::PRope)
+  if (c.encoding == posenc::parse_encoding("prope"))
     for (int i = static_cast<int>(std::lround(c.fraction * half)); i < half; ++i) freq[i] = 0;
   const int min_pos = static_cast<int>(std::floor(-T / 2.0));
   auto xpos_scale = [&](int t, int i) {
-    if (c.encoding != Encoding::XPos) return 1.0;
+    if (c.encoding != posenc::parse_encoding("xpos")) return 1.0;
     const double s = (2.0 * i + c.gamma * rd) / ((1.0 + c.gamma) * rd);
     return std::pow(s, static_cast<double>(t + min_pos) / c.scale_base);
   };
@@ -101,14 +101,14 @@ TEST_P(RotaryReference, AttentionMatchesTheFloat64Reference) {
 
 INSTANTIATE_TEST_SUITE_P(
     Variants, RotaryReference,
-    ::testing::Values(Case{"rope_half", Encoding::Rope, RopeLayout::Half, 24},
-                      Case{"xpos_interleaved", Encoding::XPos, RopeLayout::Interleaved, 24},
-                      Case{"xpos_half_T37", Encoding::XPos, RopeLayout::Half, 37},
-                      Case{"xpos_small_base_odd_T", Encoding::XPos, RopeLayout::Half, 23, 8, 0.2},
-                      Case{"xpos_partial", Encoding::XPos, RopeLayout::Interleaved, 20, 16, 0.4, 0.75, 4},
-                      Case{"prope_half", Encoding::PRope, RopeLayout::Half, 24},
-                      Case{"prope_interleaved_half", Encoding::PRope, RopeLayout::Interleaved, 24, 512, 0.4, 0.5},
-                      Case{"prope_quarter", Encoding::PRope, RopeLayout::Half, 30, 512, 0.4, 0.25}),
+    ::testing::Values(Case{"rope_half", posenc::parse_encoding("rope"), RopeLayout::Half, 24},
+                      Case{"xpos_interleaved", posenc::parse_encoding("xpos"), RopeLayout::Interleaved, 24},
+                      Case{"xpos_half_T37", posenc::parse_encoding("xpos"), RopeLayout::Half, 37},
+                      Case{"xpos_small_base_odd_T", posenc::parse_encoding("xpos"), RopeLayout::Half, 23, 8, 0.2},
+                      Case{"xpos_partial", posenc::parse_encoding("xpos"), RopeLayout::Interleaved, 20, 16, 0.4, 0.75, 4},
+                      Case{"prope_half", posenc::parse_encoding("prope"), RopeLayout::Half, 24},
+                      Case{"prope_interleaved_half", posenc::parse_encoding("prope"), RopeLayout::Interleaved, 24, 512, 0.4, 0.5},
+                      Case{"prope_quarter", posenc::parse_encoding("prope"), RopeLayout::Half, 30, 512, 0.4, 0.25}),
     [](const auto& info) { return info.param.name; });
 
 // Properties from the papers. xPos: with q = k fixed across positions (constant tokens), the
@@ -118,9 +118,9 @@ INSTANTIATE_TEST_SUITE_P(
 TEST(RotaryVariants, PRopeWithFractionOneIsRope) {
   ModelConfig cfg;
   cfg.layers = 1, cfg.heads = 2, cfg.d_model = 16, cfg.vocab_size = 11, cfg.max_length = 16;
-  cfg.encoding = Encoding::Rope;
+  cfg.encoding = posenc::parse_encoding("rope");
   Model rope(cfg);
-  cfg.encoding = Encoding::PRope;
+  cfg.encoding = posenc::parse_encoding("prope");
   cfg.rope_fraction = 1.0;
   Model prope(cfg);
   const auto tok = random_tokens(20, 11, 4);
@@ -132,7 +132,7 @@ TEST(RotaryVariants, PRopeWithFractionOneIsRope) {
 TEST(RotaryVariants, XPosScoresDecayWithDistanceForRepeatedTokens) {
   ModelConfig cfg;
   cfg.layers = 1, cfg.heads = 1, cfg.d_model = 8, cfg.vocab_size = 3, cfg.max_length = 16;
-  cfg.encoding = Encoding::XPos;
+  cfg.encoding = posenc::parse_encoding("xpos");
   cfg.rope_base = 1e9;  // (almost) no rotation: only the decay is left
   cfg.xpos_scale_base = 4;
   Model m(cfg);

@@ -136,7 +136,7 @@ TEST(sweep, ScorePosition) {
 // The per-length loss/accuracy equal Model::evaluate on the same sequences.
 TEST(sweep, MatchesEvaluateOnTheSameSequences) {
   for (TaskKind k : {TaskKind::Copy, TaskKind::Reverse, TaskKind::Retrieval, TaskKind::Markov, TaskKind::KthRetrieval})
-    for (Encoding e : {Encoding::Rope, Encoding::Learned, Encoding::Alibi}) {
+    for (Encoding e : {posenc::parse_encoding("rope"), posenc::parse_encoding("learned"), posenc::parse_encoding("alibi")}) {
       const TaskOptions t = task(k);
       Model m = trained(e, t);
       SweepOptions o = options({8, 16, 24, 40});
@@ -171,7 +171,7 @@ TEST(sweep, MatchesEvaluateOnTheSameSequences) {
 
 TEST(sweep, ChunksAndAttentionDoNotChangeTheNumbers) {
   const TaskOptions t = task(TaskKind::Markov);
-  Model m = trained(Encoding::T5, t);
+  Model m = trained(posenc::parse_encoding("t5"), t);
   SweepOptions whole = options({12, 48});
   whole.attention_sequences = 0;
   whole.max_batch_tokens = 1 << 20;
@@ -201,7 +201,7 @@ TEST(sweep, ChunksAndAttentionDoNotChangeTheNumbers) {
 
 TEST(sweep, AccuracyByPositionAndHeads) {
   const TaskOptions t = task(TaskKind::Copy);
-  Model m = trained(Encoding::Rope, t);
+  Model m = trained(posenc::parse_encoding("rope"), t);
   SweepOptions o = options({16, 64});
   const SweepResult r = posenc::sweep(m, t, o);
   for (const posenc::LengthResult& l : r.lengths) {
@@ -253,7 +253,7 @@ TEST(sweep, AccuracyByPositionAndHeads) {
 TEST(sweep, RetrievalGrid) {
   for (TaskKind kind : {TaskKind::Retrieval, TaskKind::KthRetrieval}) {
   const TaskOptions t = task(kind);
-  Model m = trained(Encoding::Alibi, t);
+  Model m = trained(posenc::parse_encoding("alibi"), t);
   SweepOptions o = options({8, 20, 33});
   o.max_batch_tokens = 1 << 20;
   const SweepResult r = posenc::sweep(m, t, o);
@@ -278,13 +278,13 @@ TEST(sweep, RetrievalGrid) {
   }
   // other tasks have no grid
   const TaskOptions c = task(TaskKind::Copy);
-  Model mc = trained(Encoding::Alibi, c);
+  Model mc = trained(posenc::parse_encoding("alibi"), c);
   EXPECT_TRUE(posenc::sweep(mc, c, options({8})).grid_accuracy.empty());
 }
 
 TEST(sweep, RopeScalingsEqualThePlainModelUpToTheTrainingLength) {
   const TaskOptions t = task(TaskKind::Copy);
-  Model m = trained(Encoding::Rope, t);
+  Model m = trained(posenc::parse_encoding("rope"), t);
   SweepOptions o = options({6, 12, 16, 24, 48});
   const SweepResult plain = posenc::sweep(m, t, o);
   for (SweepScaling s : {SweepScaling::Linear, SweepScaling::Ntk, SweepScaling::Dynamic, SweepScaling::Yarn}) {
@@ -308,7 +308,7 @@ TEST(sweep, RopeScalingsEqualThePlainModelUpToTheTrainingLength) {
 TEST(sweep, DynamicNtkRecomputesTheBaseAtEveryPosition) {
   for (TaskKind kind : {TaskKind::Copy, TaskKind::KthRetrieval}) {
     const TaskOptions t = task(kind);
-    Model m = trained(Encoding::Rope, t);
+    Model m = trained(posenc::parse_encoding("rope"), t);
     const int L = 40, S = 6;
     SweepOptions o = options({L});
     o.scaling = SweepScaling::Dynamic;
@@ -330,7 +330,7 @@ TEST(sweep, DynamicNtkRecomputesTheBaseAtEveryPosition) {
         posenc::ForwardOptions fo;
         if (p + 1 > kTrainLength) {
           posenc::RopeScaling rs;
-          rs.type = posenc::RopeType::Dynamic;
+          rs.type = posenc::parse_rope_type("dynamic");
           rs.factor = 2.0;
           rs.max_position_embeddings = kTrainLength;
           fo.rope_scaling = rs;
@@ -358,10 +358,10 @@ TEST(sweep, DynamicNtkRecomputesTheBaseAtEveryPosition) {
 // A fine-tuned row's override applies at every length, also below the training length.
 TEST(sweep, FixedRopeScalingAppliesAtEveryLength) {
   const TaskOptions t = task(TaskKind::Copy);
-  Model m = trained(Encoding::Rope, t);
+  Model m = trained(posenc::parse_encoding("rope"), t);
   SweepOptions o = options({12, 32});
   posenc::RopeScaling rs;
-  rs.type = posenc::RopeType::Linear;
+  rs.type = posenc::parse_rope_type("linear");
   rs.factor = 4.0;
   o.scaling = SweepScaling::Linear;
   o.fixed_rope_scaling = rs;
@@ -382,7 +382,7 @@ TEST(sweep, FixedRopeScalingAppliesAtEveryLength) {
 // attention_logit_scale = ln L / ln T_train on the same sequences, for an encoding with and one without a bias.
 TEST(sweep, LogLengthScalingIsTheLogitScaleOfEvaluate) {
   const TaskOptions t = task(TaskKind::Copy);
-  for (Encoding e : {Encoding::Rope, Encoding::Alibi}) {
+  for (Encoding e : {posenc::parse_encoding("rope"), posenc::parse_encoding("alibi")}) {
     Model m = trained(e, t);
     SweepOptions o = options({12, kTrainLength, 48});
     const SweepResult plain = posenc::sweep(m, t, o);
@@ -409,7 +409,7 @@ TEST(sweep, LogLengthScalingIsTheLogitScaleOfEvaluate) {
       EXPECT_LT(es, ep) << L;
     }
   }
-  Model m = trained(Encoding::Rope, t);
+  Model m = trained(posenc::parse_encoding("rope"), t);
   SweepOptions o = options({16});
   o.log_length_scaling = true;
   o.scaling = SweepScaling::Dynamic;
@@ -450,7 +450,7 @@ TEST(sweep, RopeScalingDefinitions) {
     EXPECT_NEAR(dyn.inv_freq[i], std::pow(dyn_base, -2.0 * i / d), 1e-12 * std::pow(dyn_base, -2.0 * i / d));
   // yarn: factor s over original_max_position_embeddings = Ttr, HF's attention factor
   const auto y = *posenc::sweep_rope_scaling(SweepScaling::Yarn, 256, 32);
-  EXPECT_EQ(y.type, RopeType::Yarn);
+  EXPECT_EQ(y.type, posenc::parse_rope_type("yarn"));
   EXPECT_EQ(*y.factor, s);
   EXPECT_EQ(*y.original_max_position_embeddings, 32);
   EXPECT_NEAR(freqs(SweepScaling::Yarn).attention_scale, 0.1 * std::log(s) + 1.0, 1e-12);
@@ -460,7 +460,7 @@ TEST(sweep, RopeScalingDefinitions) {
 TEST(sweep, Checks) {
   using posenc::ErrorKind;
   const TaskOptions t = task(TaskKind::Copy);
-  Model alibi = trained(Encoding::Alibi, t);
+  Model alibi = trained(posenc::parse_encoding("alibi"), t);
   SweepOptions o = options({16});
   o.scaling = SweepScaling::Yarn;
   ExpectError([&] { posenc::sweep(alibi, t, o); }, ErrorKind::Range, "scaling must be 'none' for encoding 'alibi'");
@@ -472,7 +472,7 @@ TEST(sweep, Checks) {
   other.symbols = 9;
   ExpectError([&] { posenc::sweep(alibi, other, options({16})); }, ErrorKind::Range, "vocabSize");
   // a learned table with policy 'error' cannot be evaluated past its end
-  Model learned = trained(Encoding::Learned, t, posenc::OutOfRange::Error);
+  Model learned = trained(posenc::parse_encoding("learned"), t, posenc::OutOfRange::Error);
   EXPECT_NO_THROW(posenc::sweep(learned, t, options({8, 16})));
   ExpectError([&] { posenc::sweep(learned, t, options({32})); }, ErrorKind::Range, "learnedPolicy");
 }

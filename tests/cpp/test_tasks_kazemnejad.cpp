@@ -206,7 +206,7 @@ TEST(tasks_kazemnejad, TeacherForcedExactMatchIsGreedyDecodings) {
   o.num_train = 1000, o.num_test = 48;
   const KzSplits s = make_kz_splits(o);
   ModelConfig c;
-  c.encoding = Encoding::None;
+  c.encoding = posenc::parse_encoding("none");
   c.layers = 2, c.heads = 2, c.d_model = 32;
   c.vocab_size = kz_vocab_size(o);
   c.max_length = kz_max_tokens(o.task, o.train_max);

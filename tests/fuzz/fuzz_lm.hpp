@@ -23,7 +23,7 @@ inline void check_forward(const lm::Model& m, uint8_t seed, const RopeScaling& f
   o.map_px = std::min(T, 2);
   o.logits_rows = {T - 1};
   if (seed & 1) {
-    o.scaling.type = RopeType::Yarn;
+    o.scaling.type = posenc::parse_rope_type("yarn");
     o.scaling.factor = 4;
   } else {
     o.scaling = file_scaling;

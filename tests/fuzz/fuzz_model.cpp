@@ -211,7 +211,7 @@ void position_op(Input& in, Model& m) {
   FUZZ_CHECK(static_cast<int>(s.size()) == T, "position_status has the wrong size");
   const ModelConfig& c = m.config();
   for (int p = 0; p < T; ++p) {
-    const PositionStatus want = c.encoding == Encoding::Learned && p >= c.max_length ? PositionStatus::OutOfTable
+    const PositionStatus want = c.encoding == posenc::parse_encoding("learned") && p >= c.max_length ? PositionStatus::OutOfTable
                                 : p < m.scored_length()                              ? PositionStatus::Trained
                                                                                      : PositionStatus::Untrained;
     FUZZ_CHECK(s[p] == want, "position_status disagrees with scored_length / maxLength");

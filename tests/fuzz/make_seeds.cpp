@@ -243,7 +243,7 @@ void write_batch(Output& o, int B, int T, int vocab) {
 void model(Writer& w) {
   for (const posenc::EncodingInfo& info : posenc::encodings()) {  // every registered encoding
     const int e = static_cast<int>(info.id);
-    const Config c{e, 2, 1, 3, 11, 16, info.id == posenc::Encoding::Rope ? 1 : 0, 3, 1};  // 2 layers, 2 heads, d 16, learned 'clamp'
+    const Config c{e, 2, 1, 3, 11, 16, info.id == posenc::parse_encoding("rope") ? 1 : 0, 3, 1};  // 2 layers, 2 heads, d 16, learned 'clamp'
     Output o;
     write_config(o, c);
     o.byte(0);  // forward with attention maps, past maxLength

@@ -117,4 +117,8 @@ test('the families come from the core\'s table; a model_type it has no row for i
     .rejects.toThrow(/use_sliding_window is set but no layer_types say which layers slide/);
   const { model, config } = familyFiles({ family: 'gemma2', seed: 1, ...shape });
   await expect(pe.loadLanguageModel({ model, config })).rejects.toThrow(/model_type "gemma2" is not one posenc runs \(llama, qwen2, mistral, qwen3, smollm3, olmo2, phi3, gemma3_text\)/);
+  // The README's example of a refused model is refused, in the README's words.
+  const [, sentence, type] = /`(model_type "(\w+)" is not one posenc runs)`/.exec(readFileSync(join(root, 'README.md'), 'utf8').replace(/\s*\n\s*/g, ' '));
+  const example = familyFiles({ family: type, seed: 1, ...shape });
+  await expect(pe.loadLanguageModel({ model: example.model, config: example.config })).rejects.toThrow(sentence);
 });

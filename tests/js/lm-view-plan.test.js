@@ -2,6 +2,7 @@
 // (web/app/lm/sources.js), what is computed and how it is bucketed (web/app/lm/plan.js), and that the
 // sentences follow the numbers given (web/app/lm/words.js): swap the numbers and the words swap too.
 import { fetchPlan, classifyFiles, hfRepo, SUGGESTED } from '../../web/app/lm/sources.js';
+import { MODEL_FORMATS } from '../../web/lib/index.js';
 import { planForwards, bucketPerplexity, rangePerplexity, statLengths, maxTimes, lengthFor, scalingBlock, nllKeys, mapsKey, statsKey, findNll, findStats, CHOSEN_EXTRA } from '../../web/app/lm/plan.js';
 import { perplexityWords, statsWords } from '../../web/app/lm/words.js';
 import { jargonIn } from './plain-words.js';
@@ -28,12 +29,20 @@ test('a repository address fetches config, tokenizer and the weights (the index 
   expect(plan[0]).toEqual({ role: 'config', url: `${HF}/HuggingFaceTB/SmolLM2-135M/resolve/main/config.json` });
 });
 
+// Comparisons with a format's id ("format === 'gguf'"): what a new format would have to be added to.
+const formatBranches = (text) => text.match(new RegExp(`[=!]==?\\s*['"\`](${MODEL_FORMATS.map((f) => f.id).join('|')})['"\`]`, 'g')) ?? [];
+
+test('the fetch plan reads the format table\'s fields: no branch on a format by name', () => {
+  expect(formatBranches(fetchPlan.toString())).toEqual([]);
+  expect(formatBranches("  if (format === 'gguf') {\n  if (format === 'safetensors' || x) {")).toEqual(["=== 'gguf'", "=== 'safetensors'"]);
+});
+
 test('file addresses: a GGUF alone, a .bin with its tokenizer, a .safetensors with its neighbours', () => {
   expect(fetchPlan(['/m/x.gguf'])).toEqual([{ role: 'model', url: '/m/x.gguf' }]);
   expect(() => fetchPlan(['/m/x.gguf', '/m/tok.bin'])).toThrow(/carries its own tokenizer/);
   expect(fetchPlan(['/m/model.bin', '/m/tok512.bin'])).toEqual([{ role: 'tokenizer', url: '/m/tok512.bin' }, { role: 'model', url: '/m/model.bin' }]);
   expect(fetchPlan(['/m/model.bin'])).toEqual([{ role: 'model', url: '/m/model.bin' }]);
-  expect(() => fetchPlan(['/m/model.bin', '/m/config.json'])).toThrow(/its tokenizer\.bin/);
+  expect(() => fetchPlan(['/m/model.bin', '/m/config.json'])).toThrow(/^a llama2\.c \.bin takes one more address: its tokenizer$/);
   const st = fetchPlan([`${HF}/o/r/resolve/main/model.safetensors`]);
   expect(st.map((p) => [p.role, p.url.split('/').pop(), !!p.optional])).toEqual([['config', 'config.json', false],
     ['tokenizer', 'tokenizer.json', true], ['tokenizerConfig', 'tokenizer_config.json', true], ['model', 'model.safetensors', false]]);

@@ -36,6 +36,18 @@ test('ids are stable: the first seven are the shipped checkpoints\' ids', () => 
   for (const name of shipped) expect(pe.readCheckpoint(ckpt(`copy-${name}.ckpt`)).config.encoding).toBe(name);
 });
 
+// The values of an enum class in a C++ header ('' for an enum with no enumerators), or null when there is none.
+function enumerators(header, name) {
+  const m = new RegExp(`enum class ${name}\\b[^{;]*\\{([^}]*)\\}`).exec(header);
+  return m ? m[1].replace(/\/\/.*$/gm, '').trim() : null;
+}
+
+test('the C++ names an encoding or a rope type only by its row: no enumerators to keep in step with the tables', () => {
+  expect(enumerators(readFileSync(`${root}cpp/include/posenc/encoding.hpp`, 'utf8'), 'Encoding')).toBe('');
+  expect(enumerators(readFileSync(`${root}cpp/include/posenc/rope_scaling.hpp`, 'utf8'), 'RopeType')).toBe('');
+  expect(enumerators('enum class Encoding : uint32_t {\n  None = 0,  // NoPE\n  Rope = 1,\n};', 'Encoding')).toBe('None = 0,  \n  Rope = 1,');
+});
+
 test('the page\'s names, blurbs and encodings list come from the registry', () => {
   expect(Object.keys(NAMES)).toEqual([...ENCODINGS]);
   expect(Object.keys(BLURBS)).toEqual([...ENCODINGS]);

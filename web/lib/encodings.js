@@ -25,7 +25,8 @@ export function copyInto(mod, p, out) {
   return out;
 }
 
-export function createEncodings(mod) {
+// The position tables and indices of the absolute and bias encodings: sinusoidal, learned, ALiBi, T5, Shaw.
+function createPositionTables(mod) {
   function sinusoidal(opts) {
     const o = v.options('sinusoidal options', opts);
     v.knownKeys('sinusoidal options', o, ['length', 'dim', 'base', 'layout', 'spacing', 'start']);
@@ -41,52 +42,6 @@ export function createEncodings(mod) {
       check(mod, mod.sinusoidal(out, length, dim, base, layout === 'concat', spacing === 'tensor2tensor', start));
       return m.take('f32', out, n);
     });
-  }
-
-  function ropeFrequencies(opts) {
-    const o = v.options('ropeFrequencies options', opts);
-    v.knownKeys('ropeFrequencies options', o, ['dim', 'base', 'scaling', 'seqLen']);
-    const dim = v.evenInteger('dim', o.dim, 2, MAX_DIM);
-    return frequencies(dim, o.base, o.scaling, o.seqLen);
-  }
-
-  function frequencies(dim, baseArg, scalingArg, seqLenArg, name = 'scaling') {
-    const sc = normaliseScaling(scalingArg, dim / 2, name);
-    const base = v.number('base', baseArg ?? sc.theta ?? 10000, { min: 1, minExclusive: true });
-    const seqLen = seqLenArg == null ? 0 : v.integer('seqLen', seqLenArg, 1, MAX_POS);
-    const { invFreq64, attentionScale } = scope(mod, (m) => {
-      const slots = m.put('f64', sc.slots.length, sc.slots);
-      const lf = sc.longFactor ? m.put('f64', sc.longFactor.length, sc.longFactor) : 0;
-      const sf = sc.shortFactor ? m.put('f64', sc.shortFactor.length, sc.shortFactor) : 0;
-      const out = m.put('f64', dim / 2 + 1);
-      check(mod, mod.ropeFrequencies(dim, base, slots, lf, sf, dim / 2, seqLen, out));
-      const all = m.take('f64', out, dim / 2 + 1);
-      return { invFreq64: all.subarray(0, dim / 2), attentionScale: all[dim / 2] };
-    });
-    // A tiny factor or base gives frequencies no float32 (the returned invFreq) can hold.
-    const invFreq = v.finiteResult('invFreq', Float32Array.from(invFreq64), 'base or scaling.factor is outside any meaningful range');
-    return { invFreq, attentionScale, invFreq64 };
-  }
-
-  function applyRope(x, opts) {
-    const o = v.options('applyRope options', opts);
-    v.knownKeys('applyRope options', o, ['length', 'dim', 'positions', 'layout', 'base', 'scaling', 'seqLen', 'rotaryDim']);
-    const length = v.integer('length', o.length, 0, MAX_LEN);
-    const dim = v.evenInteger('dim', o.dim, 2, MAX_DIM);
-    const rotaryDim = v.evenInteger('rotaryDim', o.rotaryDim ?? dim, 2, dim);
-    const layout = v.oneOf('layout', o.layout ?? 'interleaved', ['interleaved', 'half']);
-    const n = v.elementBudget('applyRope(length*dim)', length * dim);
-    const { invFreq64, attentionScale } = frequencies(rotaryDim, o.base, o.scaling, o.seqLen);
-    const xs = v.floatArray('x', x, n);
-    const positions = o.positions == null ? null : v.intArray('positions', o.positions, length, 0, MAX_POS);
-    const out = scope(mod, (m) => {
-      const px = m.put('f32', n, xs);
-      const pf = m.put('f64', invFreq64.length, invFreq64);
-      const pp = positions ? m.put('i32', length, positions) : 0;
-      check(mod, mod.applyRope(px, px, length, dim, rotaryDim, layout === 'half', pf, attentionScale, pp));
-      return m.take('f32', px, n);
-    });
-    return v.finiteResult('applyRope', out, `x times the attention scale (${attentionScale}) is too large; scale x down`);
   }
 
   function alibiSlopes(heads) {
@@ -175,6 +130,62 @@ export function createEncodings(mod) {
     });
   }
 
+  return { sinusoidal, alibiSlopes, alibiBias, t5Bucket, shawIndex, learnedLookup };
+}
+
+// RoPE: the frequencies (with a scaling), applying them, and a model config's RoPE (rope-config.js).
+function createRope(mod) {
+  function ropeFrequencies(opts) {
+    const o = v.options('ropeFrequencies options', opts);
+    v.knownKeys('ropeFrequencies options', o, ['dim', 'base', 'scaling', 'seqLen']);
+    const dim = v.evenInteger('dim', o.dim, 2, MAX_DIM);
+    return frequencies(dim, o.base, o.scaling, o.seqLen);
+  }
+
+  function frequencies(dim, baseArg, scalingArg, seqLenArg, name = 'scaling') {
+    const sc = normaliseScaling(scalingArg, dim / 2, name);
+    const base = v.number('base', baseArg ?? sc.theta ?? 10000, { min: 1, minExclusive: true });
+    const seqLen = seqLenArg == null ? 0 : v.integer('seqLen', seqLenArg, 1, MAX_POS);
+    const { invFreq64, attentionScale } = scope(mod, (m) => {
+      const slots = m.put('f64', sc.slots.length, sc.slots);
+      const lf = sc.longFactor ? m.put('f64', sc.longFactor.length, sc.longFactor) : 0;
+      const sf = sc.shortFactor ? m.put('f64', sc.shortFactor.length, sc.shortFactor) : 0;
+      const out = m.put('f64', dim / 2 + 1);
+      check(mod, mod.ropeFrequencies(dim, base, slots, lf, sf, dim / 2, seqLen, out));
+      const all = m.take('f64', out, dim / 2 + 1);
+      return { invFreq64: all.subarray(0, dim / 2), attentionScale: all[dim / 2] };
+    });
+    // A tiny factor or base gives frequencies no float32 (the returned invFreq) can hold.
+    const invFreq = v.finiteResult('invFreq', Float32Array.from(invFreq64), 'base or scaling.factor is outside any meaningful range');
+    return { invFreq, attentionScale, invFreq64 };
+  }
+
+  function applyRope(x, opts) {
+    const o = v.options('applyRope options', opts);
+    v.knownKeys('applyRope options', o, ['length', 'dim', 'positions', 'layout', 'base', 'scaling', 'seqLen', 'rotaryDim']);
+    const length = v.integer('length', o.length, 0, MAX_LEN);
+    const dim = v.evenInteger('dim', o.dim, 2, MAX_DIM);
+    const rotaryDim = v.evenInteger('rotaryDim', o.rotaryDim ?? dim, 2, dim);
+    const layout = v.oneOf('layout', o.layout ?? 'interleaved', ['interleaved', 'half']);
+    const n = v.elementBudget('applyRope(length*dim)', length * dim);
+    const { invFreq64, attentionScale } = frequencies(rotaryDim, o.base, o.scaling, o.seqLen);
+    const xs = v.floatArray('x', x, n);
+    const positions = o.positions == null ? null : v.intArray('positions', o.positions, length, 0, MAX_POS);
+    const out = scope(mod, (m) => {
+      const px = m.put('f32', n, xs);
+      const pf = m.put('f64', invFreq64.length, invFreq64);
+      const pp = positions ? m.put('i32', length, positions) : 0;
+      check(mod, mod.applyRope(px, px, length, dim, rotaryDim, layout === 'half', pf, attentionScale, pp));
+      return m.take('f32', px, n);
+    });
+    return v.finiteResult('applyRope', out, `x times the attention scale (${attentionScale}) is too large; scale x down`);
+  }
+
+  const { ropeFromConfig } = createRopeConfig(mod, frequencies);
+  return { ropeFrequencies, ropeFromConfig, applyRope };
+}
+
+function createAttention(mod) {
   // Attention probabilities for one head: softmax(scale * Q K^T - slope |i - j| + bias), causal by default.
   function attention(q, k, opts) {
     const o = v.options('attention options', opts);
@@ -206,6 +217,12 @@ export function createEncodings(mod) {
     return v.finiteResult('attention', out, 'scale * q.k plus the bias must stay within float32; scale q, k or the bias down');
   }
 
-  const { ropeFromConfig } = createRopeConfig(mod, frequencies);
+  return { attention };
+}
+
+export function createEncodings(mod) {
+  const { sinusoidal, alibiSlopes, alibiBias, t5Bucket, shawIndex, learnedLookup } = createPositionTables(mod);
+  const { ropeFrequencies, ropeFromConfig, applyRope } = createRope(mod);
+  const { attention } = createAttention(mod);
   return { sinusoidal, ropeFrequencies, ropeFromConfig, applyRope, alibiSlopes, alibiBias, t5Bucket, shawIndex, learnedLookup, attention };
 }

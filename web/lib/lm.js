@@ -61,6 +61,7 @@ export function createLanguageModelApi(mod) {
   // place there): [{id, label, shortName, extension, signature, inputs, configJson, tokenizerJson}].
   const formats = Object.freeze(mod.lmFormats().map(Object.freeze));
   const formatIds = formats.map((x) => x.id);
+  const api = { mod, FAMILIES, SLOTS, CONTEXT_SOURCES, KV_TYPES, ARCHS, HF_ARCHS, formats, formatIds }; // what readJson and wrap read
   /** A model file's format ('llama2c', 'gguf' or 'safetensors') from its content, or the core's RangeError naming what it found. */
   function detectFormat(bytes) {
     const b = bytesOf('model', bytes);
@@ -87,60 +88,6 @@ export function createLanguageModelApi(mod) {
     return mod.HEAPU32[out / 4];
   };
 
-  // For a format whose architecture is config.json and whose tensor table is JSON (its row's configJson), what the
-  // library reads for the core: the config's numbers and layer rules (config.json, read as "Your model's RoPE" reads
-  // it), the tensors each file's header lists (with their bytes), and the file's own scaling.
-  function readJson(files, source) {
-    if (files.config == null) throw new TypeError(`config must be the model's config.json (text, bytes or object): ${formats[source].label} files carry no architecture`);
-    const json = plainJson(jsonOf('config', files.config), 'config.json');
-    const arch = describeArchitecture(json);
-    const cfg = json.text_config ?? json;
-    const family = HF_ARCHS.get(arch.modelType);
-    if (family === undefined) throw new RangeError(`config.json: model_type ${v.show(arch.modelType)} is not one posenc runs (${[...HF_ARCHS.keys()].join(', ')})`);
-    // Per layer (Config::layers): RoPE or NoPE, its sliding window, its RoPE base, and whether a scaling applies to it
-    // (a family's scalingOn layer type, as Gemma 3's global layers; else every layer). The scaled layers share one RoPE,
-    // the others rotate at their own base, unscaled.
-    const roped = arch.layers.filter((l) => l.rope);
-    const scaledType = arch.family.scalingOn;
-    const isScaled = (l) => !scaledType || l.layerType === scaledType;
-    const layer = roped.find(isScaled) ?? roped[0] ?? arch.layers[0];
-    const same = (l) => l.layout === 'half' && l.rotaryDim === layer.rotaryDim &&
-      (isScaled(l) ? JSON.stringify(l.ropeParameters) === JSON.stringify(layer.ropeParameters) : l.ropeType === 'default');
-    if (!roped.length || !roped.every(same))
-      throw new RangeError('config.json: posenc runs models whose RoPE layers all use the same RoPE (the same rotary dims and scaling)');
-    // Qwen2/Qwen3's use_sliding_window (windows from max_window_layers on) is not among the layer rules read here
-    if (cfg.use_sliding_window === true && cfg.sliding_window != null && arch.layers.every((l) => l.window == null))
-      throw new RangeError('config.json: use_sliding_window is set but no layer_types say which layers slide; posenc does not guess them');
-    for (const key of ['attn_logit_softcapping', 'final_logit_softcapping'])
-      if (cfg[key] != null) throw new RangeError(`config.json: ${key} is not supported`);
-    if (arch.attentionBias && !FAMILIES[family].qkvBias) throw new RangeError(`config.json: attention_bias is only supported for ${FAMILIES.filter((f) => f.qkvBias).map((f) => f.name).join(', ')} models`);
-    // The shards: the file itself, or an index naming several (each given in files.shards by name).
-    const shards = [];
-    if (files.index != null) {
-      const idx = parseSafetensorsIndex(jsonOf('index', files.index));
-      for (const name of idx.files) {
-        const b = files.shards?.[name];
-        if (b == null) throw new RangeError(`shards must hold ${name}, which the index names (got ${Object.keys(files.shards ?? {}).join(', ') || 'none'})`);
-        shards.push({ name, bytes: bytesOf(`shards[${JSON.stringify(name)}]`, b) });
-      }
-    } else shards.push({ name: 'model.safetensors', bytes: bytesOf('model', files.model) });
-    const tensors = [];
-    for (const s of shards)
-      for (const t of parseSafetensorsHeader(s.bytes, { name: s.name }).tensors) {
-        if (t.name.endsWith('rotary_emb.inv_freq')) continue; // carries nothing the forward uses
-        if (!WEIGHT_DTYPES.includes(t.dtype)) throw new RangeError(`${s.name}: tensor ${t.name} is ${t.dtype}; posenc reads ${WEIGHT_DTYPES.join(', ')} weights`);
-        tensors.push({ ...t, bytes: s.bytes.subarray(t.offset, t.offset + t.byteLength) });
-      }
-    const ctx = arch.maxPositionEmbeddings;
-    const config = { arch: family, source, dim: arch.hiddenSize, hiddenDim: arch.intermediateSize, layers: arch.layers.length,
-      heads: arch.numAttentionHeads, kvHeads: arch.numKeyValueHeads, vocabSize: arch.vocabSize, headDim: arch.headDim,
-      rotaryDim: layer.rotaryDim, ropeTheta: layer.theta, normEps: arch.rmsNormEps, tiedEmbeddings: arch.tieWordEmbeddings ? 1 : 0,
-      qkvBias: FAMILIES[family].qkvBias ? 1 : 0, context: ctx, contextSource: 1, layout: 1,
-      attnScalar: cfg.query_pre_attn_scalar == null ? 0 : v.number('config.json query_pre_attn_scalar', cfg.query_pre_attn_scalar, { min: 0, minExclusive: true, max: 1e9 }) };
-    const rules = arch.layers.flatMap((l) => [l.rope ? 1 : 0, l.window ?? 0, l.rope ? l.theta : 0, isScaled(l) ? 1 : 0]);
-    const defaultScaling = layer.ropeType === 'default' ? null : layer.ropeParameters;
-    return { config: [...SLOTS.map((k) => config[k]), ...rules], tensors, defaultScaling };
-  }
 
   // The formats' inputs beside the model (their rows' inputs: loadLanguageModel's keys).
   const inputsOf = (row) => row.inputs.split(',').filter(Boolean);
@@ -161,7 +108,7 @@ export function createLanguageModelApi(mod) {
     const extra = Object.keys(f).find((k) => f[k] != null && k !== 'model' && k !== 'format' && !takes.includes(k));
     if (extra) throw new RangeError(`${extra}: a ${row.label} file takes ${takes.length ? `${takes.join(', ')} beside the model` : 'only the model'}`);
     // Everything is read and checked before the module holds anything.
-    const json = row.configJson ? readJson(f, index) : null;
+    const json = row.configJson ? readJson(api, f, index) : null;
     const tok = f.tokenizer != null && !row.tokenizerJson ? bytesOf('tokenizer', f.tokenizer) : null;
     const tensors = json?.tensors ?? [];
     const parts = json ? tensors.map((t) => t.bytes) : [bytesOf('model', f.model)]; // what the core takes over
@@ -206,302 +153,361 @@ export function createLanguageModelApi(mod) {
     // the file's own scaling: config.json's, or the core's reading of the file (llama3's rope_freqs, Phi-3's LongRoPE
     // factors, linear), or null
     const defaultScaling = json ? json.defaultScaling : mod.lmFileScaling(h);
-    return wrap(h, { tokenizer, coreTokenizer: !tokenizer && note === '', defaultScaling, note, format, tokenizerLabel });
+    return wrap(api, h, { tokenizer, coreTokenizer: !tokenizer && note === '', defaultScaling, note, format, tokenizerLabel });
   }
 
-  function wrap(h, { tokenizer, coreTokenizer: cTokenizer = false, defaultScaling, note, format, tokenizerLabel = '' }) {
-    const raw = scope(mod, (m) => {
-      const out = m.put('f64', SLOTS.length);
-      check(mod, mod.lmConfig(h, out));
-      return m.take('f64', out, SLOTS.length);
-    });
-    const c = Object.fromEntries(SLOTS.map((k, i) => [k, raw[i]]));
-    const config = Object.freeze({
-      ...c, arch: ARCHS[c.arch], source: formatIds[c.source], contextSource: CONTEXT_SOURCES[c.contextSource], layout: LAYOUTS[c.layout],
-      tiedEmbeddings: Boolean(c.tiedEmbeddings), qkvBias: Boolean(c.qkvBias), parameters: mod.lmParameterCount(h), weightBytes: mod.lmWeightBytes(h), format,
-    });
-    let context = config.context;
-    let deleted = false;
-    const alive = () => {
-      if (deleted) throw new RangeError('this language model was deleted');
-    };
-    // A forward's `cache`, checked for this model's shape and the forward's scaling.
-    const checkPast = (p, scalingKey, T) => {
-      if (p === null || typeof p !== 'object' || !(p.k instanceof Float32Array) || !(p.v instanceof Float32Array))
-        throw new TypeError(`past must be the cache a forward with keep returned ({rows, k, v, scaling}) (got ${v.show(p)})`);
-      const rows = v.integer('past.rows', p.rows, 1, MAX_LENGTH - T);
-      const n = rows * config.layers * config.kvHeads * config.headDim;
-      if (p.k.length !== n || p.v.length !== n)
-        throw new RangeError(`past.k and past.v must hold ${n} floats each (layers x kv heads x rows x head_dim; got ${p.k.length} and ${p.v.length})`);
-      if (p.scaling !== scalingKey) throw new RangeError('past was computed with another scaling than this forward\'s');
-      return p;
-    };
-    // A scaling's slots for the core and its key (a cache is tied to the scaling that made it).
-    const scalingOf = (o) => {
-      const block = o.scaling === undefined ? defaultScaling : o.scaling;
-      const sc = normaliseScaling(block == null ? null : withContext(block, context), config.rotaryDim / 2, 'scaling');
-      return { sc, scalingKey: JSON.stringify([sc.slots, sc.longFactor ?? null, sc.shortFactor ?? null]) };
-    };
-    const putScaling = (m, sc) => [m.put('f64', sc.slots.length, sc.slots), sc.longFactor ? m.put('f64', sc.longFactor.length, sc.longFactor) : 0,
-      sc.shortFactor ? m.put('f64', sc.shortFactor.length, sc.shortFactor) : 0, sc.longFactor?.length ?? sc.shortFactor?.length ?? 0];
-    const idsOf = (tokens) => {
-      const ids = v.intArray('tokens', tokens, undefined, 0, config.vocabSize - 1);
-      if (ids.length < 2 || ids.length > MAX_LENGTH) throw new RangeError(`tokens must hold 2 to ${MAX_LENGTH} ids (got ${ids.length})`);
-      return ids;
-    };
-    // statsLengths, stats, mapLayer, mapPx of forward's and stream's options, checked for T tokens
-    const statsAndMaps = (o, T) => {
-      const lengths = o.statsLengths == null ? [] : Array.from(v.intArray('statsLengths', o.statsLengths, undefined, 1, T));
-      const stats = o.stats == null ? lengths.length > 0 : v.boolean('stats', o.stats);
-      if (lengths.length > 64) throw new RangeError(`statsLengths must hold at most 64 lengths (got ${lengths.length})`);
-      if (lengths.length && !stats) throw new RangeError('statsLengths needs stats: true (or stats left out)');
-      const layer = o.mapLayer == null ? -1 : v.integer('mapLayer', o.mapLayer, 0, config.layers - 1);
-      const px = layer < 0 ? 0 : o.mapPx == null ? Math.min(64, T) : v.integer('mapPx', o.mapPx, 1, Math.min(1024, T));
-      return { lengths, stats, layer, px };
-    };
-    const kvIndex = (x) => (x == null || x === 'auto' ? -1 : KV_TYPES.indexOf(v.oneOf('kv', x, ['auto', ...KV_TYPES])));
-    const streams = new Set(); // open streams (deleted with the model)
-    let threads = mod.lmThreads().default;
-    const lmObj = {
-      config,
-      /**
-       * The threads its forwards run on (any count gives the same results): the cores, up to the build's cap, where the module
-       * runs on threads (Node; a cross-origin isolated page), else 1; settable from 1 to threadsMax.
-       */
-      get threads() { return threads; },
-      set threads(n) {
-        threads = v.integer('threads', n, 1, mod.lmThreads().available);
-        mod.lmSetThreads(h, threads);
-      },
-      get threadsMax() { return mod.lmThreads().available; },
-      /** Why the forwards run on one thread, or null: 'not-isolated', 'no-shared-memory', 'no-simd', 'given-module' (lm-module.js). */
-      threadsUnavailable: mod.threadsUnavailable ?? null,
-      /** The original (trained) context that scalings extend; the file's unless set. */
-      get context() { return context; },
-      set context(n) { context = v.integer('context', n, 1, MAX_LENGTH); },
-      /** Where the file's context came from: 'trained', 'file' or 'converter default' (a value to correct). */
-      contextSource: config.contextSource,
-      /**
-       * What the loaded model is, from the core (posenc::lm::describe): {family, familyLabel, format, formatLabel, dtypes: [{dtype,
-       * tensors}] (the file's tensors by type), parameters, weightBytes (the memory its weights take here), context,
-       * contextSource, suggestedContext (0: none), suggestionReason} (the suggestion: when the file's context is its
-       * converter's default, the context the file's other facts point to, and what that rests on).
-       */
-      describe() {
-        alive();
-        const d = mod.lmDescribe(h);
-        return { ...d, contextSource: CONTEXT_SOURCES[d.contextSource] };
-      },
-      hasTokenizer: Boolean(tokenizer) || cTokenizer,
-      tokenizerNote: tokenizer || cTokenizer ? '' : note,
-      /** A GGUF's byte-level BPE tokenizer in plain words (how it splits text), or '' for any other. */
-      tokenizerLabel,
-      /** Token ids of `text`, with BOS first by default (and SentencePiece's dummy-prefix space). */
-      encode(text, opts) {
-        alive();
-        if (typeof text !== 'string') throw new TypeError(`text must be a string (got ${v.show(text)})`);
-        const o = v.options('encode options', opts);
-        v.knownKeys('encode options', o, ['bos']);
-        const bos = o.bos == null ? true : v.boolean('bos', o.bos);
-        if (tokenizer) {
-          const ids = tokenizer.encode(text, { addSpecialTokens: bos });
-          if (ids.some((id) => id >= config.vocabSize)) throw new RangeError(`the tokenizer gave an id past the model's vocabulary (${config.vocabSize})`);
-          return ids;
-        }
-        if (!cTokenizer) throw new RangeError(`this model has no tokenizer: ${lmObj.tokenizerNote}`);
-        check(mod, mod.lmEncode(h, text, bos));
-        const n = mod.lmTokenCount(h), p = mod.lmTokens(h);
-        return mod.HEAP32.slice(p / 4, p / 4 + n);
-      },
-      /** The text of token `id` (SentencePiece and GGUF vocabularies; '' when the tokenizer is tokenizer.json). */
-      piece(id) {
-        alive();
-        v.integer('id', id, 0, config.vocabSize - 1);
-        return tokenizer ? tokenizer.decode([id]) : mod.lmPiece(h, id);
-      },
-      /**
-       * One forward over `tokens` (2..131072 ids): nll[i] = -log p(tokens[i+1] | tokens[0..i]) ([T-1]), and with
-       * stats: true the attention entropy and the mass on the first token per layer and head ([layers*heads]),
-       * means over every query row, from the forward's own attention pass (a few per cent more time, not a second
-       * pass); with statsLengths (lengths n in [1, T]) also statsByLength: [{length, entropy, sink}], the means over
-       * the first n rows (what a forward over n tokens gives, for every scaling but dynamic NTK);
-       * with mapLayer the pooled maps of that layer's heads ([heads, px, px]) and their peaks.
-       * scaling: an HF rope_scaling object (unset context keys default to this model's context); null: none;
-       * default: the model's own (from config.json).
-       * In parts: keep: n (0..T) returns `cache`, the keys and values of the first n rows (after any past's);
-       * past: such a cache (from this model's weights, the same scaling) continues after its rows, so a forward
-       * over [0, T) gives the NLL of the part over [0, a + 1) with keep: a, then of the part over [a, T) with
-       * past: its cache (equal to float rounding). Not with stats or maps, nor with dynamic NTK.
-       */
-      forward(tokens, opts) {
-        alive();
-        const o = v.options('forward options', opts);
-        v.knownKeys('forward options', o, ['scaling', 'stats', 'statsLengths', 'mapLayer', 'mapPx', 'keep', 'past']);
-        const ids = idsOf(tokens);
-        const { lengths, stats, layer, px } = statsAndMaps(o, ids.length);
-        const S = lengths.length + 1; // the lengths asked for, then T
-        const { sc, scalingKey } = scalingOf(o);
-        const T = ids.length, LH = config.layers * config.heads;
-        const keep = o.keep == null ? 0 : v.integer('keep', o.keep, 0, T);
-        const past = o.past == null ? null : checkPast(o.past, scalingKey, T);
-        if (past && (stats || layer >= 0)) throw new RangeError('past cannot be used with stats or mapLayer (they are means over every row)');
-        const rowFloats = config.layers * config.kvHeads * config.headDim, kept = past ? past.rows + keep : keep;
-        return scope(mod, (m) => {
-          const pt = m.put('i32', T, ids), [ps, lf, sf, count] = putScaling(m, sc);
-          const pl = m.put('i32', S, [...lengths, T]);
-          const pn = m.put('f32', T - 1), pe = m.put('f32', stats ? S * LH : 0), pk = m.put('f32', stats ? S * LH : 0);
-          const pm = m.put('f32', layer < 0 ? 0 : config.heads * px * px), pp = m.put('f32', layer < 0 ? 0 : config.heads);
-          const pastK = past ? m.put('f32', past.k.length, past.k) : 0, pastV = past ? m.put('f32', past.v.length, past.v) : 0;
-          const keptK = m.put('f32', keep ? kept * rowFloats : 0), keptV = m.put('f32', keep ? kept * rowFloats : 0);
-          check(mod, mod.lmForward(h, pt, T, ps, lf, sf, count, stats, pl, stats ? S : 0, layer, px, pn, pe, pk, pm, pp,
-            past ? past.rows : 0, pastK, pastV, past ? past.k.length : 0, keep, keptK, keptV));
-          const entropy = stats ? m.take('f32', pe, S * LH) : null, sink = stats ? m.take('f32', pk, S * LH) : null;
-          const part = (x, i) => x.slice(i * LH, (i + 1) * LH);
-          return {
-            nll: v.finiteResult('nll', m.take('f32', pn, T - 1)),
-            entropy: stats ? part(entropy, S - 1) : null, sink: stats ? part(sink, S - 1) : null,
-            ...(lengths.length ? { statsByLength: lengths.map((n, i) => ({ length: n, entropy: part(entropy, i), sink: part(sink, i) })) } : {}),
-            maps: layer < 0 ? null : m.take('f32', pm, config.heads * px * px), peaks: layer < 0 ? null : m.take('f32', pp, config.heads), px,
-            ...(keep ? { cache: { rows: kept, k: m.take('f32', keptK, kept * rowFloats), v: m.take('f32', keptV, kept * rowFloats), scaling: scalingKey } } : {}),
-          };
-        });
-      },
-      /**
-       * What a second executor of the forward (the GPU forward) reads, from the core: {family: the family table's row,
-       * layers: [{rope, window, theta, scaled}] (empty: every layer rotates at ropeTheta, scaled, with no window),
-       * tensors: [{kind, layer (-1: not a layer's), dtype, rows, cols (0: a vector), bytes}]}. Each `bytes` is a view of
-       * the model's own bytes in the module's memory, in their storage format (float32 matrices transposed, [cols,
-       * rows]; others row by row in ggml's blocks): copy them before anything else runs in the module (a view
-       * detaches when its memory grows), and never write to them.
-       */
-      forwardInputs() {
-        alive();
-        const rules = scope(mod, (m) => {
-          const out = m.put('f64', 4 * config.layers);
-          const n = mod.lmLayerRules(h, out);
-          return Array.from({ length: n }, (_, i) => {
-            const r = mod.HEAPF64.subarray(out / 8 + 4 * i, out / 8 + 4 * i + 4);
-            return { rope: r[0] !== 0, window: r[1], theta: r[2], scaled: r[3] !== 0 };
-          });
-        });
-        const views = mod.lmTensorViews(h);
-        const tensors = views.map((t) => ({ kind: t.kind, layer: t.layer, dtype: t.dtype, rows: t.rows, cols: t.cols,
-          bytes: mod.HEAPU8.subarray(t.address, t.address + t.bytes) }));
-        return { family: FAMILIES[ARCHS.indexOf(config.arch)], layers: rules, tensors };
-      },
-      /**
-       * The RoPE a forward over `rows` positions with `scaling` (forward's option) rotates by, from the core:
-       * {invFreq: Float64Array [rotaryDim / 2], attentionScale} (cos and sin at position p are cos(p f) and sin(p f)
-       * times attentionScale). layer: that layer's RoPE (its own base, unscaled where forwardInputs().layers says so);
-       * default: the scaled layers' at the model's base.
-       */
-      ropeFrequencies(rows, scaling, layer = -1) {
-        alive();
-        const n = v.integer('rows', rows, 1, MAX_LENGTH);
-        const l = v.integer('layer', layer, -1, config.layers - 1);
-        const { sc } = scalingOf({ scaling }), half = config.rotaryDim / 2;
-        return scope(mod, (m) => {
-          const [ps, lf, sf, count] = putScaling(m, sc), out = m.put('f64', half + 1);
-          check(mod, mod.lmRopeFrequencies(h, ps, lf, sf, count, n, l, out));
-          const f = m.take('f64', out, half + 1);
-          return { invFreq: f.slice(0, half), attentionScale: f[half] };
-        });
-      },
-      /**
-       * The same forward as forward(tokens, opts) (scaling, stats, statsLengths, mapLayer, mapPx), run in chunks of at
-       * most `chunk` rows (default 256) over one cache of keys and values: each step(n) (n in [1, chunk]) returns
-       * {from, nll} (nll[i] = -log p(tokens[from+i+1] | ...), the rows it ran that predict a token), as soon as
-       * they are computed; result() after the last row gives {statsByLength, entropy, sink, maps, peaks, px} as
-       * forward's. Equal to forward's within float rounding, dynamic NTK included (its frequencies are the whole
-       * input's). kv: the cache's type, 'auto' (default: float32 while a float32 cache takes at most 64 MB, float16
-       * above), 'float32' or 'float16'. Call delete() when done (deleting the model deletes its streams).
-       */
-      stream(tokens, opts) {
-        alive();
-        const o = v.options('stream options', opts);
-        v.knownKeys('stream options', o, ['scaling', 'stats', 'statsLengths', 'mapLayer', 'mapPx', 'chunk', 'kv']);
-        const ids = idsOf(tokens), T = ids.length, LH = config.layers * config.heads;
-        const { lengths, stats, layer, px } = statsAndMaps(o, T);
-        const S = lengths.length + 1;
-        const { sc } = scalingOf(o);
-        const chunk = o.chunk == null ? 256 : v.integer('chunk', o.chunk, 1, MAX_LENGTH);
-        const kv = kvIndex(o.kv);
-        const s = scope(mod, (m) => {
-          const pt = m.put('i32', T, ids), [ps, lf, sf, count] = putScaling(m, sc), pl = m.put('i32', S, [...lengths, T]), out = m.put('u32', 1);
-          check(mod, mod.lmStreamNew(h, pt, T, ps, lf, sf, count, stats, pl, stats ? S : 0, layer, px, kv, chunk, out));
-          return mod.HEAPU32[out / 4];
-        });
-        let gone = false;
-        const stream = {
-          length: T,
-          chunk,
-          get done() { return gone ? T : mod.lmStreamDone(s); },
-          step(n = chunk) {
-            if (gone) throw new RangeError('this stream was deleted');
-            const rows = v.integer('n', n, 1, chunk);
-            return scope(mod, (m) => {
-              const from = mod.lmStreamDone(s), pn = m.put('f32', rows), pc = m.put('i32', 1);
-              check(mod, mod.lmStreamStep(s, rows, pn, pc));
-              return { from, nll: v.finiteResult('nll', m.take('f32', pn, mod.HEAP32[pc / 4])) };
-            });
-          },
-          result() {
-            if (gone) throw new RangeError('this stream was deleted');
-            return scope(mod, (m) => {
-              const pe = m.put('f32', stats ? S * LH : 0), pk = m.put('f32', stats ? S * LH : 0);
-              const pm = m.put('f32', layer < 0 ? 0 : config.heads * px * px), pp = m.put('f32', layer < 0 ? 0 : config.heads);
-              check(mod, mod.lmStreamResult(s, pe, pk, pm, pp));
-              const entropy = stats ? m.take('f32', pe, S * LH) : null, sink = stats ? m.take('f32', pk, S * LH) : null;
-              const part = (x, i) => x.slice(i * LH, (i + 1) * LH);
-              return {
-                entropy: stats ? part(entropy, S - 1) : null, sink: stats ? part(sink, S - 1) : null,
-                ...(lengths.length ? { statsByLength: lengths.map((n, i) => ({ length: n, entropy: part(entropy, i), sink: part(sink, i) })) } : {}),
-                maps: layer < 0 ? null : m.take('f32', pm, config.heads * px * px), peaks: layer < 0 ? null : m.take('f32', pp, config.heads), px,
-              };
-            });
-          },
-          delete() {
-            if (gone) return;
-            gone = true;
-            streams.delete(stream);
-            mod.lmStreamDelete(s);
-          },
-        };
-        streams.add(stream);
-        return stream;
-      },
-      /**
-       * The memory a stream over `length` tokens takes at its peak, from the core's own sizes: {weights, cache,
-       * work, total} in bytes (the weights are held already; the cache and a step's working memory come with the
-       * run), kv (the cache's type: 'float32' or 'float16', by the rule stream's kv 'auto' follows), and
-       * available: the bytes the model's memory can still give (its maximum less what it holds now).
-       * opts: {stats, mapLayer, mapPx, chunk, kv} as stream's.
-       */
-      memory(length, opts) {
-        alive();
-        const o = v.options('memory options', opts);
-        v.knownKeys('memory options', o, ['stats', 'mapLayer', 'mapPx', 'chunk', 'kv']);
-        const T = v.integer('length', length, 2, MAX_LENGTH);
-        const { stats, layer, px } = statsAndMaps(o, T);
-        const chunk = o.chunk == null ? 256 : v.integer('chunk', o.chunk, 1, MAX_LENGTH);
-        const r = scope(mod, (m) => {
-          const out = m.put('f64', 4);
-          check(mod, mod.lmStreamMemory(h, T, stats, layer, px, kvIndex(o.kv), chunk, out));
-          return m.take('f64', out, 4);
-        });
-        return { weights: r[0], cache: r[1], work: r[2], total: r[0] + r[1] + r[2], kv: KV_TYPES[r[3]], available: mod.lmMemoryMax() - mod.lmMemoryUsed() };
-      },
-      delete() {
-        if (deleted) return;
-        for (const s of [...streams]) s.delete();
-        deleted = true;
-        mod.lmDelete(h);
-      },
-    };
-    return lmObj;
-  }
 
   return { loadLanguageModel, families: FAMILIES, detectFormat, formats };
+}
+
+// For a format whose architecture is config.json and whose tensor table is JSON (its row's configJson), what the
+// library reads for the core: the config's numbers and layer rules (config.json, read as "Your model's RoPE" reads
+// it), the tensors each file's header lists (with their bytes), and the file's own scaling.
+function readJson(api, files, source) {
+  const { FAMILIES, SLOTS, HF_ARCHS, formats } = api;
+  if (files.config == null) throw new TypeError(`config must be the model's config.json (text, bytes or object): ${formats[source].label} files carry no architecture`);
+  const json = plainJson(jsonOf('config', files.config), 'config.json');
+  const arch = describeArchitecture(json);
+  const cfg = json.text_config ?? json;
+  const family = HF_ARCHS.get(arch.modelType);
+  if (family === undefined) throw new RangeError(`config.json: model_type ${v.show(arch.modelType)} is not one posenc runs (${[...HF_ARCHS.keys()].join(', ')})`);
+  // Per layer (Config::layers): RoPE or NoPE, its sliding window, its RoPE base, and whether a scaling applies to it
+  // (a family's scalingOn layer type, as Gemma 3's global layers; else every layer). The scaled layers share one RoPE,
+  // the others rotate at their own base, unscaled.
+  const roped = arch.layers.filter((l) => l.rope);
+  const scaledType = arch.family.scalingOn;
+  const isScaled = (l) => !scaledType || l.layerType === scaledType;
+  const layer = roped.find(isScaled) ?? roped[0] ?? arch.layers[0];
+  const same = (l) => l.layout === 'half' && l.rotaryDim === layer.rotaryDim &&
+    (isScaled(l) ? JSON.stringify(l.ropeParameters) === JSON.stringify(layer.ropeParameters) : l.ropeType === 'default');
+  if (!roped.length || !roped.every(same))
+    throw new RangeError('config.json: posenc runs models whose RoPE layers all use the same RoPE (the same rotary dims and scaling)');
+  // Qwen2/Qwen3's use_sliding_window (windows from max_window_layers on) is not among the layer rules read here
+  if (cfg.use_sliding_window === true && cfg.sliding_window != null && arch.layers.every((l) => l.window == null))
+    throw new RangeError('config.json: use_sliding_window is set but no layer_types say which layers slide; posenc does not guess them');
+  for (const key of ['attn_logit_softcapping', 'final_logit_softcapping'])
+    if (cfg[key] != null) throw new RangeError(`config.json: ${key} is not supported`);
+  if (arch.attentionBias && !FAMILIES[family].qkvBias) throw new RangeError(`config.json: attention_bias is only supported for ${FAMILIES.filter((f) => f.qkvBias).map((f) => f.name).join(', ')} models`);
+  // The shards: the file itself, or an index naming several (each given in files.shards by name).
+  const shards = [];
+  if (files.index != null) {
+    const idx = parseSafetensorsIndex(jsonOf('index', files.index));
+    for (const name of idx.files) {
+      const b = files.shards?.[name];
+      if (b == null) throw new RangeError(`shards must hold ${name}, which the index names (got ${Object.keys(files.shards ?? {}).join(', ') || 'none'})`);
+      shards.push({ name, bytes: bytesOf(`shards[${JSON.stringify(name)}]`, b) });
+    }
+  } else shards.push({ name: 'model.safetensors', bytes: bytesOf('model', files.model) });
+  const tensors = [];
+  for (const s of shards)
+    for (const t of parseSafetensorsHeader(s.bytes, { name: s.name }).tensors) {
+      if (t.name.endsWith('rotary_emb.inv_freq')) continue; // carries nothing the forward uses
+      if (!WEIGHT_DTYPES.includes(t.dtype)) throw new RangeError(`${s.name}: tensor ${t.name} is ${t.dtype}; posenc reads ${WEIGHT_DTYPES.join(', ')} weights`);
+      tensors.push({ ...t, bytes: s.bytes.subarray(t.offset, t.offset + t.byteLength) });
+    }
+  const ctx = arch.maxPositionEmbeddings;
+  const config = { arch: family, source, dim: arch.hiddenSize, hiddenDim: arch.intermediateSize, layers: arch.layers.length,
+    heads: arch.numAttentionHeads, kvHeads: arch.numKeyValueHeads, vocabSize: arch.vocabSize, headDim: arch.headDim,
+    rotaryDim: layer.rotaryDim, ropeTheta: layer.theta, normEps: arch.rmsNormEps, tiedEmbeddings: arch.tieWordEmbeddings ? 1 : 0,
+    qkvBias: FAMILIES[family].qkvBias ? 1 : 0, context: ctx, contextSource: 1, layout: 1,
+    attnScalar: cfg.query_pre_attn_scalar == null ? 0 : v.number('config.json query_pre_attn_scalar', cfg.query_pre_attn_scalar, { min: 0, minExclusive: true, max: 1e9 }) };
+  const rules = arch.layers.flatMap((l) => [l.rope ? 1 : 0, l.window ?? 0, l.rope ? l.theta : 0, isScaled(l) ? 1 : 0]);
+  const defaultScaling = layer.ropeType === 'default' ? null : layer.ropeParameters;
+  return { config: [...SLOTS.map((k) => config[k]), ...rules], tensors, defaultScaling };
+}
+
+// A loaded model's handle as the JS model (api: createLanguageModelApi's tables and module).
+function wrap(api, h, { tokenizer, coreTokenizer: cTokenizer = false, defaultScaling, note, format, tokenizerLabel = '' }) {
+  const { mod, FAMILIES, SLOTS, CONTEXT_SOURCES, KV_TYPES, ARCHS, formatIds } = api;
+  const raw = scope(mod, (m) => {
+    const out = m.put('f64', SLOTS.length);
+    check(mod, mod.lmConfig(h, out));
+    return m.take('f64', out, SLOTS.length);
+  });
+  const c = Object.fromEntries(SLOTS.map((k, i) => [k, raw[i]]));
+  const config = Object.freeze({
+    ...c, arch: ARCHS[c.arch], source: formatIds[c.source], contextSource: CONTEXT_SOURCES[c.contextSource], layout: LAYOUTS[c.layout],
+    tiedEmbeddings: Boolean(c.tiedEmbeddings), qkvBias: Boolean(c.qkvBias), parameters: mod.lmParameterCount(h), weightBytes: mod.lmWeightBytes(h), format,
+  });
+  let context = config.context;
+  let deleted = false;
+  const alive = () => {
+    if (deleted) throw new RangeError('this language model was deleted');
+  };
+  // A forward's `cache`, checked for this model's shape and the forward's scaling.
+  const checkPast = (p, scalingKey, T) => {
+    if (p === null || typeof p !== 'object' || !(p.k instanceof Float32Array) || !(p.v instanceof Float32Array))
+      throw new TypeError(`past must be the cache a forward with keep returned ({rows, k, v, scaling}) (got ${v.show(p)})`);
+    const rows = v.integer('past.rows', p.rows, 1, MAX_LENGTH - T);
+    const n = rows * config.layers * config.kvHeads * config.headDim;
+    if (p.k.length !== n || p.v.length !== n)
+      throw new RangeError(`past.k and past.v must hold ${n} floats each (layers x kv heads x rows x head_dim; got ${p.k.length} and ${p.v.length})`);
+    if (p.scaling !== scalingKey) throw new RangeError('past was computed with another scaling than this forward\'s');
+    return p;
+  };
+  // A scaling's slots for the core and its key (a cache is tied to the scaling that made it).
+  const scalingOf = (o) => {
+    const block = o.scaling === undefined ? defaultScaling : o.scaling;
+    const sc = normaliseScaling(block == null ? null : withContext(block, context), config.rotaryDim / 2, 'scaling');
+    return { sc, scalingKey: JSON.stringify([sc.slots, sc.longFactor ?? null, sc.shortFactor ?? null]) };
+  };
+  const putScaling = (m, sc) => [m.put('f64', sc.slots.length, sc.slots), sc.longFactor ? m.put('f64', sc.longFactor.length, sc.longFactor) : 0,
+    sc.shortFactor ? m.put('f64', sc.shortFactor.length, sc.shortFactor) : 0, sc.longFactor?.length ?? sc.shortFactor?.length ?? 0];
+  const idsOf = (tokens) => {
+    const ids = v.intArray('tokens', tokens, undefined, 0, config.vocabSize - 1);
+    if (ids.length < 2 || ids.length > MAX_LENGTH) throw new RangeError(`tokens must hold 2 to ${MAX_LENGTH} ids (got ${ids.length})`);
+    return ids;
+  };
+  // statsLengths, stats, mapLayer, mapPx of forward's and stream's options, checked for T tokens
+  const statsAndMaps = (o, T) => {
+    const lengths = o.statsLengths == null ? [] : Array.from(v.intArray('statsLengths', o.statsLengths, undefined, 1, T));
+    const stats = o.stats == null ? lengths.length > 0 : v.boolean('stats', o.stats);
+    if (lengths.length > 64) throw new RangeError(`statsLengths must hold at most 64 lengths (got ${lengths.length})`);
+    if (lengths.length && !stats) throw new RangeError('statsLengths needs stats: true (or stats left out)');
+    const layer = o.mapLayer == null ? -1 : v.integer('mapLayer', o.mapLayer, 0, config.layers - 1);
+    const px = layer < 0 ? 0 : o.mapPx == null ? Math.min(64, T) : v.integer('mapPx', o.mapPx, 1, Math.min(1024, T));
+    return { lengths, stats, layer, px };
+  };
+  const kvIndex = (x) => (x == null || x === 'auto' ? -1 : KV_TYPES.indexOf(v.oneOf('kv', x, ['auto', ...KV_TYPES])));
+  const streams = new Set(); // open streams (deleted with the model)
+  let threads = mod.lmThreads().default;
+  const lmObj = {
+    config,
+    /**
+     * The threads its forwards run on (any count gives the same results): the cores, up to the build's cap, where the module
+     * runs on threads (Node; a cross-origin isolated page), else 1; settable from 1 to threadsMax.
+     */
+    get threads() { return threads; },
+    set threads(n) {
+      threads = v.integer('threads', n, 1, mod.lmThreads().available);
+      mod.lmSetThreads(h, threads);
+    },
+    get threadsMax() { return mod.lmThreads().available; },
+    /** Why the forwards run on one thread, or null: 'not-isolated', 'no-shared-memory', 'no-simd', 'given-module' (lm-module.js). */
+    threadsUnavailable: mod.threadsUnavailable ?? null,
+    /** The original (trained) context that scalings extend; the file's unless set. */
+    get context() { return context; },
+    set context(n) { context = v.integer('context', n, 1, MAX_LENGTH); },
+    /** Where the file's context came from: 'trained', 'file' or 'converter default' (a value to correct). */
+    contextSource: config.contextSource,
+    /**
+     * What the loaded model is, from the core (posenc::lm::describe): {family, familyLabel, format, formatLabel, dtypes: [{dtype,
+     * tensors}] (the file's tensors by type), parameters, weightBytes (the memory its weights take here), context,
+     * contextSource, suggestedContext (0: none), suggestionReason} (the suggestion: when the file's context is its
+     * converter's default, the context the file's other facts point to, and what that rests on).
+     */
+    describe() {
+      alive();
+      const d = mod.lmDescribe(h);
+      return { ...d, contextSource: CONTEXT_SOURCES[d.contextSource] };
+    },
+    hasTokenizer: Boolean(tokenizer) || cTokenizer,
+    tokenizerNote: tokenizer || cTokenizer ? '' : note,
+    /** A GGUF's byte-level BPE tokenizer in plain words (how it splits text), or '' for any other. */
+    tokenizerLabel,
+    /** Token ids of `text`, with BOS first by default (and SentencePiece's dummy-prefix space). */
+    encode(text, opts) {
+      alive();
+      if (typeof text !== 'string') throw new TypeError(`text must be a string (got ${v.show(text)})`);
+      const o = v.options('encode options', opts);
+      v.knownKeys('encode options', o, ['bos']);
+      const bos = o.bos == null ? true : v.boolean('bos', o.bos);
+      if (tokenizer) {
+        const ids = tokenizer.encode(text, { addSpecialTokens: bos });
+        if (ids.some((id) => id >= config.vocabSize)) throw new RangeError(`the tokenizer gave an id past the model's vocabulary (${config.vocabSize})`);
+        return ids;
+      }
+      if (!cTokenizer) throw new RangeError(`this model has no tokenizer: ${lmObj.tokenizerNote}`);
+      check(mod, mod.lmEncode(h, text, bos));
+      const n = mod.lmTokenCount(h), p = mod.lmTokens(h);
+      return mod.HEAP32.slice(p / 4, p / 4 + n);
+    },
+    /** The text of token `id` (SentencePiece and GGUF vocabularies; '' when the tokenizer is tokenizer.json). */
+    piece(id) {
+      alive();
+      v.integer('id', id, 0, config.vocabSize - 1);
+      return tokenizer ? tokenizer.decode([id]) : mod.lmPiece(h, id);
+    },
+    /**
+     * One forward over `tokens` (2..131072 ids): nll[i] = -log p(tokens[i+1] | tokens[0..i]) ([T-1]), and with
+     * stats: true the attention entropy and the mass on the first token per layer and head ([layers*heads]),
+     * means over every query row, from the forward's own attention pass (a few per cent more time, not a second
+     * pass); with statsLengths (lengths n in [1, T]) also statsByLength: [{length, entropy, sink}], the means over
+     * the first n rows (what a forward over n tokens gives, for every scaling but dynamic NTK);
+     * with mapLayer the pooled maps of that layer's heads ([heads, px, px]) and their peaks.
+     * scaling: an HF rope_scaling object (unset context keys default to this model's context); null: none;
+     * default: the model's own (from config.json).
+     * In parts: keep: n (0..T) returns `cache`, the keys and values of the first n rows (after any past's);
+     * past: such a cache (from this model's weights, the same scaling) continues after its rows, so a forward
+     * over [0, T) gives the NLL of the part over [0, a + 1) with keep: a, then of the part over [a, T) with
+     * past: its cache (equal to float rounding). Not with stats or maps, nor with dynamic NTK.
+     */
+    forward(tokens, opts) {
+      alive();
+      const o = v.options('forward options', opts);
+      v.knownKeys('forward options', o, ['scaling', 'stats', 'statsLengths', 'mapLayer', 'mapPx', 'keep', 'past']);
+      const ids = idsOf(tokens);
+      const { lengths, stats, layer, px } = statsAndMaps(o, ids.length);
+      const S = lengths.length + 1; // the lengths asked for, then T
+      const { sc, scalingKey } = scalingOf(o);
+      const T = ids.length, LH = config.layers * config.heads;
+      const keep = o.keep == null ? 0 : v.integer('keep', o.keep, 0, T);
+      const past = o.past == null ? null : checkPast(o.past, scalingKey, T);
+      if (past && (stats || layer >= 0)) throw new RangeError('past cannot be used with stats or mapLayer (they are means over every row)');
+      const rowFloats = config.layers * config.kvHeads * config.headDim, kept = past ? past.rows + keep : keep;
+      return scope(mod, (m) => {
+        const pt = m.put('i32', T, ids), [ps, lf, sf, count] = putScaling(m, sc);
+        const pl = m.put('i32', S, [...lengths, T]);
+        const pn = m.put('f32', T - 1), pe = m.put('f32', stats ? S * LH : 0), pk = m.put('f32', stats ? S * LH : 0);
+        const pm = m.put('f32', layer < 0 ? 0 : config.heads * px * px), pp = m.put('f32', layer < 0 ? 0 : config.heads);
+        const pastK = past ? m.put('f32', past.k.length, past.k) : 0, pastV = past ? m.put('f32', past.v.length, past.v) : 0;
+        const keptK = m.put('f32', keep ? kept * rowFloats : 0), keptV = m.put('f32', keep ? kept * rowFloats : 0);
+        check(mod, mod.lmForward(h, pt, T, ps, lf, sf, count, stats, pl, stats ? S : 0, layer, px, pn, pe, pk, pm, pp,
+          past ? past.rows : 0, pastK, pastV, past ? past.k.length : 0, keep, keptK, keptV));
+        const entropy = stats ? m.take('f32', pe, S * LH) : null, sink = stats ? m.take('f32', pk, S * LH) : null;
+        const part = (x, i) => x.slice(i * LH, (i + 1) * LH);
+        return {
+          nll: v.finiteResult('nll', m.take('f32', pn, T - 1)),
+          entropy: stats ? part(entropy, S - 1) : null, sink: stats ? part(sink, S - 1) : null,
+          ...(lengths.length ? { statsByLength: lengths.map((n, i) => ({ length: n, entropy: part(entropy, i), sink: part(sink, i) })) } : {}),
+          maps: layer < 0 ? null : m.take('f32', pm, config.heads * px * px), peaks: layer < 0 ? null : m.take('f32', pp, config.heads), px,
+          ...(keep ? { cache: { rows: kept, k: m.take('f32', keptK, kept * rowFloats), v: m.take('f32', keptV, kept * rowFloats), scaling: scalingKey } } : {}),
+        };
+      });
+    },
+    /**
+     * What a second executor of the forward (the GPU forward) reads, from the core: {family: the family table's row,
+     * layers: [{rope, window, theta, scaled}] (empty: every layer rotates at ropeTheta, scaled, with no window),
+     * tensors: [{kind, layer (-1: not a layer's), dtype, rows, cols (0: a vector), bytes}]}. Each `bytes` is a view of
+     * the model's own bytes in the module's memory, in their storage format (float32 matrices transposed, [cols,
+     * rows]; others row by row in ggml's blocks): copy them before anything else runs in the module (a view
+     * detaches when its memory grows), and never write to them.
+     */
+    forwardInputs() {
+      alive();
+      const rules = scope(mod, (m) => {
+        const out = m.put('f64', 4 * config.layers);
+        const n = mod.lmLayerRules(h, out);
+        return Array.from({ length: n }, (_, i) => {
+          const r = mod.HEAPF64.subarray(out / 8 + 4 * i, out / 8 + 4 * i + 4);
+          return { rope: r[0] !== 0, window: r[1], theta: r[2], scaled: r[3] !== 0 };
+        });
+      });
+      const views = mod.lmTensorViews(h);
+      const tensors = views.map((t) => ({ kind: t.kind, layer: t.layer, dtype: t.dtype, rows: t.rows, cols: t.cols,
+        bytes: mod.HEAPU8.subarray(t.address, t.address + t.bytes) }));
+      return { family: FAMILIES[ARCHS.indexOf(config.arch)], layers: rules, tensors };
+    },
+    /**
+     * The RoPE a forward over `rows` positions with `scaling` (forward's option) rotates by, from the core:
+     * {invFreq: Float64Array [rotaryDim / 2], attentionScale} (cos and sin at position p are cos(p f) and sin(p f)
+     * times attentionScale). layer: that layer's RoPE (its own base, unscaled where forwardInputs().layers says so);
+     * default: the scaled layers' at the model's base.
+     */
+    ropeFrequencies(rows, scaling, layer = -1) {
+      alive();
+      const n = v.integer('rows', rows, 1, MAX_LENGTH);
+      const l = v.integer('layer', layer, -1, config.layers - 1);
+      const { sc } = scalingOf({ scaling }), half = config.rotaryDim / 2;
+      return scope(mod, (m) => {
+        const [ps, lf, sf, count] = putScaling(m, sc), out = m.put('f64', half + 1);
+        check(mod, mod.lmRopeFrequencies(h, ps, lf, sf, count, n, l, out));
+        const f = m.take('f64', out, half + 1);
+        return { invFreq: f.slice(0, half), attentionScale: f[half] };
+      });
+    },
+    /**
+     * The same forward as forward(tokens, opts) (scaling, stats, statsLengths, mapLayer, mapPx), run in chunks of at
+     * most `chunk` rows (default 256) over one cache of keys and values: each step(n) (n in [1, chunk]) returns
+     * {from, nll} (nll[i] = -log p(tokens[from+i+1] | ...), the rows it ran that predict a token), as soon as
+     * they are computed; result() after the last row gives {statsByLength, entropy, sink, maps, peaks, px} as
+     * forward's. Equal to forward's within float rounding, dynamic NTK included (its frequencies are the whole
+     * input's). kv: the cache's type, 'auto' (default: float32 while a float32 cache takes at most 64 MB, float16
+     * above), 'float32' or 'float16'. Call delete() when done (deleting the model deletes its streams).
+     */
+    stream(tokens, opts) {
+      alive();
+      const o = v.options('stream options', opts);
+      v.knownKeys('stream options', o, ['scaling', 'stats', 'statsLengths', 'mapLayer', 'mapPx', 'chunk', 'kv']);
+      const ids = idsOf(tokens), T = ids.length, LH = config.layers * config.heads;
+      const { lengths, stats, layer, px } = statsAndMaps(o, T);
+      const S = lengths.length + 1;
+      const { sc } = scalingOf(o);
+      const chunk = o.chunk == null ? 256 : v.integer('chunk', o.chunk, 1, MAX_LENGTH);
+      const kv = kvIndex(o.kv);
+      const s = scope(mod, (m) => {
+        const pt = m.put('i32', T, ids), [ps, lf, sf, count] = putScaling(m, sc), pl = m.put('i32', S, [...lengths, T]), out = m.put('u32', 1);
+        check(mod, mod.lmStreamNew(h, pt, T, ps, lf, sf, count, stats, pl, stats ? S : 0, layer, px, kv, chunk, out));
+        return mod.HEAPU32[out / 4];
+      });
+      let gone = false;
+      const stream = {
+        length: T,
+        chunk,
+        get done() { return gone ? T : mod.lmStreamDone(s); },
+        step(n = chunk) {
+          if (gone) throw new RangeError('this stream was deleted');
+          const rows = v.integer('n', n, 1, chunk);
+          return scope(mod, (m) => {
+            const from = mod.lmStreamDone(s), pn = m.put('f32', rows), pc = m.put('i32', 1);
+            check(mod, mod.lmStreamStep(s, rows, pn, pc));
+            return { from, nll: v.finiteResult('nll', m.take('f32', pn, mod.HEAP32[pc / 4])) };
+          });
+        },
+        result() {
+          if (gone) throw new RangeError('this stream was deleted');
+          return scope(mod, (m) => {
+            const pe = m.put('f32', stats ? S * LH : 0), pk = m.put('f32', stats ? S * LH : 0);
+            const pm = m.put('f32', layer < 0 ? 0 : config.heads * px * px), pp = m.put('f32', layer < 0 ? 0 : config.heads);
+            check(mod, mod.lmStreamResult(s, pe, pk, pm, pp));
+            const entropy = stats ? m.take('f32', pe, S * LH) : null, sink = stats ? m.take('f32', pk, S * LH) : null;
+            const part = (x, i) => x.slice(i * LH, (i + 1) * LH);
+            return {
+              entropy: stats ? part(entropy, S - 1) : null, sink: stats ? part(sink, S - 1) : null,
+              ...(lengths.length ? { statsByLength: lengths.map((n, i) => ({ length: n, entropy: part(entropy, i), sink: part(sink, i) })) } : {}),
+              maps: layer < 0 ? null : m.take('f32', pm, config.heads * px * px), peaks: layer < 0 ? null : m.take('f32', pp, config.heads), px,
+            };
+          });
+        },
+        delete() {
+          if (gone) return;
+          gone = true;
+          streams.delete(stream);
+          mod.lmStreamDelete(s);
+        },
+      };
+      streams.add(stream);
+      return stream;
+    },
+    /**
+     * The memory a stream over `length` tokens takes at its peak, from the core's own sizes: {weights, cache,
+     * work, total} in bytes (the weights are held already; the cache and a step's working memory come with the
+     * run), kv (the cache's type: 'float32' or 'float16', by the rule stream's kv 'auto' follows), and
+     * available: the bytes the model's memory can still give (its maximum less what it holds now).
+     * opts: {stats, mapLayer, mapPx, chunk, kv} as stream's.
+     */
+    memory(length, opts) {
+      alive();
+      const o = v.options('memory options', opts);
+      v.knownKeys('memory options', o, ['stats', 'mapLayer', 'mapPx', 'chunk', 'kv']);
+      const T = v.integer('length', length, 2, MAX_LENGTH);
+      const { stats, layer, px } = statsAndMaps(o, T);
+      const chunk = o.chunk == null ? 256 : v.integer('chunk', o.chunk, 1, MAX_LENGTH);
+      const r = scope(mod, (m) => {
+        const out = m.put('f64', 4);
+        check(mod, mod.lmStreamMemory(h, T, stats, layer, px, kvIndex(o.kv), chunk, out));
+        return m.take('f64', out, 4);
+      });
+      return { weights: r[0], cache: r[1], work: r[2], total: r[0] + r[1] + r[2], kv: KV_TYPES[r[3]], available: mod.lmMemoryMax() - mod.lmMemoryUsed() };
+    },
+    delete() {
+      if (deleted) return;
+      for (const s of [...streams]) s.delete();
+      deleted = true;
+      mod.lmDelete(h);
+    },
+  };
+  return lmObj;
 }
 
 // The context keys a scaling block leaves unset default to the model's (original) context, as HF's do to

@@ -1,8 +1,7 @@
 // The encoding registry: the one place that lists the model's position encodings.
 //
-// Each encoding is one entry of kEncodings (cpp/src/encodings/encodings.cpp): its name, its stable
-// checkpoint id (the enum value below, written into checkpoints: never renumber), the
-// config fields it reads, what it needs from the model, a display label and a one-line
+// Each encoding is one entry of kEncodings (cpp/src/encodings/encodings.cpp): its stable checkpoint id (its place
+// in the table, written into checkpoints: rows are only ever appended), its name, the config fields it reads, what it needs from the model, a display label and a one-line
 // explanation, and the factory of its model hooks (cpp/src/model/encoding_model.hpp), which
 // live in the encoding's own file (learned.cpp, t5.cpp, rope.cpp, ...).
 // Parsing, error messages, the JS list (encodingNames() in the wasm module), the page's
@@ -15,21 +14,10 @@
 
 namespace posenc {
 
-// Checkpoint ids (stable: existing checkpoints store them).
-enum class Encoding : uint32_t {
-  None = 0,
-  Sinusoidal = 1,
-  Learned = 2,
-  T5 = 3,
-  Alibi = 4,
-  Rope = 5,
-  Shaw = 6,
-  XPos = 7,
-  PRope = 8,
-  Fire = 9,
-  RandomRope = 10,
-  RandomLearned = 11,
-};
+// An encoding's checkpoint id: its row's place in encodings() (stable: existing checkpoints store it). The values
+// have no names here; code names an encoding by the table's name, parse_encoding("rope"), so that an encoding is
+// declared in one place, its row.
+enum class Encoding : uint32_t {};
 
 struct ModelConfig;
 class EncodingModel;  // internal (cpp/src/model/encoding_model.hpp)

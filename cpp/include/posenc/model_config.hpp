@@ -14,7 +14,7 @@ namespace posenc {
 // Error messages name fields in the JS spelling (dModel, maxLength, ...). The ranges and
 // defaults are those of config_fields() (posenc/model.hpp: one schema; the defaults are these initialisers).
 struct ModelConfig {
-  Encoding encoding = Encoding::Rope;
+  Encoding encoding = parse_encoding("rope");
   int layers = 2;          // [1, 64]
   int heads = 4;           // [1, 64], divides d_model
   int d_model = 64;        // [2, 4096]

@@ -11,8 +11,9 @@
 
 namespace posenc {
 
-// In the order of rope_types()'s rows (a row's index is its RopeType).
-enum class RopeType { Default, Linear, Dynamic, Yarn, Llama3, LongRope, Proportional };
+// A row of rope_types(): its index. The values have no names here; code names a type by the table's name,
+// parse_rope_type("yarn"), so that a type is declared in one place, its row. RopeType{} (row 0) is "default".
+enum class RopeType : int {};
 
 RopeType parse_rope_type(const std::string& name);  // throws RangeError naming rope_type
 const char* rope_type_name(RopeType t);
@@ -21,7 +22,7 @@ const char* rope_type_name(RopeType t);
 // Optional fields are unset when the config does not have them, exactly as
 // HF's `.get(...)` would return None.
 struct RopeScaling {
-  RopeType type = RopeType::Default;
+  RopeType type{};  // row 0, "default": unscaled
   // Unset = HF's None/missing. linear, dynamic and llama3 require it; yarn and
   // longrope fall back to max_position_embeddings / original_max_position_embeddings.
   std::optional<double> factor;
@@ -77,7 +78,7 @@ struct ScalingField {
 };
 std::span<const ScalingField> scaling_fields();
 
-// Adding a type: its enumerator above, its compute function and row in rope_scaling.cpp, its row in the JS library's
+// Adding a type: its compute function and row in rope_scaling.cpp, its row in the JS library's
 // per-type code (TYPE_CODE in web/lib/scaling.js: its PyTorch lines, and its GGUF keys when llama.cpp spells it) and
 // its reference test. The declarations' RopeType and the README's table are rewritten from this table by the build;
 // tests/js/scaling-table.test.js fails when the JS rows and this table disagree.

@@ -1,6 +1,6 @@
 // The encoding registry (posenc/encoding.hpp): one entry per encoding. Adding an encoding:
-// its file (core function + model hooks, see encoding_model.hpp), an id in the enum, one
-// row here, its reference test and the docs. Everything else (parsing, the checkpoint id,
+// its file (core function + model hooks, see encoding_model.hpp), one row here (appended: its
+// place is its checkpoint id) and its reference test. Everything else (parsing, the checkpoint id,
 // the JS list, the page's rows, the test and fuzz loops) reads this table.
 #include <memory>
 #include <string>
@@ -27,56 +27,56 @@ EncodingModel* make_random_learned_model(const ModelConfig&);  // randomized.cpp
 namespace {
 EncodingModel* make_none_model(const ModelConfig& c) { return new EncodingModel(c); }  // every hook a no-op
 
-//  id, name, label, blurb, fields (config fields only it reads), position_table, score_bias, qk_transform, streaming,
+//  id (its place: the checkpoint id), name, label, blurb, fields (config fields only it reads), position_table, score_bias, qk_transform, streaming,
 //  prefix_stable, make
 constexpr EncodingInfo kEncodings[] = {
-    {Encoding::None, "none", "NoPE",
+    {Encoding{0}, "none", "NoPE",
      "No position signal at all. Each token sees only the tokens before it, and that alone lets it count them.", "", false,
      false, false, true, true, make_none_model},
-    {Encoding::Sinusoidal, "sinusoidal", "Sinusoidal",
+    {Encoding{1}, "sinusoidal", "Sinusoidal",
      "Fixed sines and cosines added to the tokens. Defined at every position, but positions past training give "
      "vectors the model never saw.",
      "", true, false, false, true, true, make_sinusoidal_model},
-    {Encoding::Learned, "learned", "Learned",
+    {Encoding{2}, "learned", "Learned",
      "One trained vector per position. Past the end of the table there is nothing to look up; here the last row is "
      "reused (red strip).",
      "learnedPolicy", true, false, false, true, true, make_learned_model},
-    {Encoding::T5, "t5", "T5 buckets",
+    {Encoding{3}, "t5", "T5 buckets",
      "A learned bias per bucket of distance. Far distances share buckets, so long offsets all look alike.",
      "t5NumBuckets,t5MaxDistance", false, true, false, true, true, make_t5_model},
-    {Encoding::Alibi, "alibi", "ALiBi",
+    {Encoding{4}, "alibi", "ALiBi",
      "A fixed penalty proportional to distance, steeper in some heads. Attention stays local at any length.", "",
      false, true, false, true, true, make_alibi_model},
-    {Encoding::Rope, "rope", "RoPE",
+    {Encoding{5}, "rope", "RoPE",
      "Rotates queries and keys, so scores depend on the offset only, but angles past training were never seen; "
      "interpolating the positions (PI, NTK, YaRN) brings them back into range.",
      "ropeLayout,ropeBase,rotaryDim", false, false, true, true, true, make_rope_model},
-    {Encoding::Shaw, "shaw", "Shaw",
+    {Encoding{6}, "shaw", "Shaw",
      "A learned vector per relative distance, clipped at k: beyond k every offset looks the same.", "shawK", false,
      true, false, true, true, make_shaw_model},
-    {Encoding::XPos, "xpos", "xPos",
+    {Encoding{7}, "xpos", "xPos",
      "RoPE whose every frequency pair also decays with distance (queries scaled up, keys down), so far keys "
      "weigh less.",
      "ropeLayout,ropeBase,rotaryDim,xposScaleBase,xposGamma", false, false, true, true, true, make_xpos_model},
-    {Encoding::PRope, "prope", "p-RoPE",
+    {Encoding{8}, "prope", "p-RoPE",
      "RoPE without its slowest-turning pairs: those channels carry content with no position at all.",
      "ropeLayout,ropeBase,rotaryDim,ropeFraction", false, false, true, true, true, make_prope_model},
-    {Encoding::Fire, "fire", "FIRE",
+    {Encoding{9}, "fire", "FIRE",
      "A small learned network of the log distance, divided by the log of the query's position: past training, "
      "distances are squeezed into the range it learned.",
      "fireHidden,fireC,fireThreshold", false, true, false, false, true, make_fire_model},
-    {Encoding::RandomRope, "rope_random", "RoPE, random positions",
+    {Encoding{10}, "rope_random", "RoPE, random positions",
      "RoPE at a sorted random sample of positions from a long range: training already turns through the angles "
      "long sequences need.",
      "ropeLayout,ropeBase,rotaryDim,randomLength", false, false, true, true, false, make_random_rope_model},
-    {Encoding::RandomLearned, "learned_random", "Learned, random positions",
+    {Encoding{11}, "learned_random", "Learned, random positions",
      "A learned table over a long range, read at sorted random positions, so every row gets trained, not only the "
      "first ones.",
      "randomLength", true, false, false, true, false, make_random_learned_model},
 };
 static_assert(std::size(kEncodings) > 0);
 
-static_assert(rows_in_enum_order(kEncodings), "kEncodings[i].id must be Encoding(i): ids are checkpoint ids");
+static_assert(rows_in_enum_order(kEncodings), "kEncodings[i].id must be Encoding{i}: ids are checkpoint ids");
 }  // namespace
 
 std::span<const EncodingInfo> encodings() { return kEncodings; }

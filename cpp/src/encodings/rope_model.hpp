@@ -13,7 +13,7 @@ class RopeModel : public EncodingModel {
  public:
   explicit RopeModel(const ModelConfig& c);
   void validate() const override;
-  bool accepts_rope_scaling() const override { return cfg.encoding == Encoding::Rope; }
+  bool accepts_rope_scaling() const override { return cfg.encoding == parse_encoding("rope"); }
   void prepare(ModelImpl& m, int T, const ForwardOptions& opt) override;
   void qk_forward(ModelImpl& m, float* q, float* k) override;
   void qk_backward(ModelImpl& m, float* dq, float* dk) override;

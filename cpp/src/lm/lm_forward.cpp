@@ -207,7 +207,7 @@ void check_inputs(const Model& m, const int32_t* tokens, int T, const ForwardOpt
   require_int_range("keep", o.keep, 0, T);
   require_int_range("threads", o.threads, 0, threads::available());
   if (!o.past && !o.keep) return;
-  if (o.scaling.type == RopeType::Dynamic)
+  if (o.scaling.type == parse_rope_type("dynamic"))
     range_error("past and keep", "no dynamic NTK scaling (its frequencies follow the whole input's length)", "dynamic");
   if (!o.past) return;
   if (o.head_stats || o.map_layer >= 0)

@@ -215,7 +215,7 @@ std::vector<double> llama3_factors(const RopeScaling& s, int rd, double theta) {
 // the pairs between, with low 1, which gives the same factors) and must give back every factor within 1e-4.
 RopeScaling llama3_from(const std::vector<double>& f, int rd, double theta) {
   RopeScaling s;
-  s.type = RopeType::Llama3;
+  s.type = parse_rope_type("llama3");
   s.factor = *std::max_element(f.begin(), f.end());
   const auto worst = [&](const RopeScaling& x) {
     const std::vector<double> g = llama3_factors(x, rd, theta);
@@ -252,7 +252,7 @@ RopeScaling read_scaling(const GgufFile& f, const Config& c, std::vector<TensorB
   const std::string a = arch_name(c.arch);
   RopeScaling s;
   if (const GgufValue* v = find(f, a + ".rope.scaling.type"); v && v->s == "linear") {
-    s.type = RopeType::Linear;
+    s.type = parse_rope_type("linear");
     s.factor = get_float(f, a + ".rope.scaling.factor", 0);
     if (!(*s.factor > 0) || !std::isfinite(*s.factor))
       throw Error(ErrorKind::Range, "GGUF key " + a + ".rope.scaling.factor must be a number > 0 with rope.scaling.type linear");
@@ -260,7 +260,7 @@ RopeScaling read_scaling(const GgufFile& f, const Config& c, std::vector<TensorB
   const std::vector<double> freqs = take_factors(list, "rope_freqs.weight", c.rd());
   std::vector<double> lng = take_factors(list, "rope_factors_long.weight", c.rd());
   std::vector<double> shrt = take_factors(list, "rope_factors_short.weight", c.rd());
-  if ((!freqs.empty() || !lng.empty() || !shrt.empty()) && s.type != RopeType::Default)
+  if ((!freqs.empty() || !lng.empty() || !shrt.empty()) && s.type != parse_rope_type("default"))
     throw Error(ErrorKind::Range, "GGUF rope factor tensors and " + a + ".rope.scaling.type linear cannot both apply");
   if (!freqs.empty()) {
     if (!lng.empty() || !shrt.empty()) throw Error(ErrorKind::Range, "GGUF tensors rope_freqs.weight and rope_factors_* cannot both apply");
@@ -269,7 +269,7 @@ RopeScaling read_scaling(const GgufFile& f, const Config& c, std::vector<TensorB
   if (lng.empty() != shrt.empty())
     throw Error(ErrorKind::Range, "GGUF tensors rope_factors_long.weight and rope_factors_short.weight come together (LongRoPE)");
   if (!lng.empty()) {  // Phi-3's LongRoPE: llama.cpp's converter writes the original context and the attention factor as keys
-    s.type = RopeType::LongRope;
+    s.type = parse_rope_type("longrope");
     s.long_factor = std::move(lng);
     s.short_factor = std::move(shrt);
     s.original_max_position_embeddings = get_int(f, a + ".rope.scaling.original_context_length", 1, kMaxContext, 0);

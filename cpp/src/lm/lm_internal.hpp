@@ -85,9 +85,6 @@ enum class BlockPath { Auto, Kernel, Panel };
 void matmul(float* out, const float* x, const Weight& W, int T, bool accumulate, BlockPath path = BlockPath::Auto);
 // out[W.cols] = row r of W (an embedding lookup).
 void weight_row(const Weight& W, int r, float* out);
-// Whether `head` (a file's first bytes) starts with a llama2.c header: seven int32 that form a valid model whose
-// heads divide dim, or llama2.c's newer export magic (which load_llama2c then names).
-bool llama2c_header_valid(const uint8_t* head, std::size_t size);
 
 // Reads little-endian values from a byte range; running past the end throws
 // "<what> is truncated at byte N (reading <field>)".

@@ -68,8 +68,8 @@ uint64_t expected_floats(const Config& c, bool untied) {
   return V * D + L * per_layer + D + static_cast<uint64_t>(c.context) * hd + (untied ? V * D : 0);
 }
 
-}  // namespace
-
+// The format row's detector: whether `head` (a file's first bytes) starts with a llama2.c header, seven int32 that
+// form a valid model whose heads divide dim, or llama2.c's newer export magic (which load_llama2c then names).
 bool llama2c_header_valid(const uint8_t* head, std::size_t size) {
   if (size >= 4 && (head[0] | head[1] << 8 | head[2] << 16 | static_cast<uint32_t>(head[3]) << 24) == kExportMagic) return true;
   ByteReader r(head, size, "llama2.c checkpoint");
@@ -81,6 +81,8 @@ bool llama2c_header_valid(const uint8_t* head, std::size_t size) {
     return false;
   }
 }
+
+}  // namespace
 
 Model load_llama2c(const uint8_t* data, std::size_t size, Storage storage) {
   if (!data) throw Error(ErrorKind::Type, "llama2.c checkpoint has no data (null pointer)");

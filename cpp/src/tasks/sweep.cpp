@@ -21,16 +21,16 @@ enum class SweepFactor { LengthRatio, One, DynamicFactor };
 struct SweepMethod {
   SweepScaling id;
   const char* name;
-  RopeType type;  // Default: no override
+  const char* type;  // the rope type's name (rope_types()); "default": no override
   SweepFactor factor;
 };
 constexpr SweepMethod kMethods[] = {
-    {SweepScaling::None, "none", RopeType::Default, SweepFactor::One},
-    {SweepScaling::Linear, "linear", RopeType::Linear, SweepFactor::LengthRatio},
+    {SweepScaling::None, "none", "default", SweepFactor::One},
+    {SweepScaling::Linear, "linear", "linear", SweepFactor::LengthRatio},
     // base * s^(d/(d-2)) == HF dynamic with factor 1 at seq_len = length
-    {SweepScaling::Ntk, "ntk", RopeType::Dynamic, SweepFactor::One},
-    {SweepScaling::Dynamic, "dynamic", RopeType::Dynamic, SweepFactor::DynamicFactor},
-    {SweepScaling::Yarn, "yarn", RopeType::Yarn, SweepFactor::LengthRatio},
+    {SweepScaling::Ntk, "ntk", "dynamic", SweepFactor::One},
+    {SweepScaling::Dynamic, "dynamic", "dynamic", SweepFactor::DynamicFactor},
+    {SweepScaling::Yarn, "yarn", "yarn", SweepFactor::LengthRatio},
 };
 static_assert(std::size(kMethods) == kSweepScalingCount);
 static_assert(rows_in_enum_order(kMethods), "kMethods' rows must be in SweepScaling's order");
@@ -166,14 +166,15 @@ std::optional<RopeScaling> sweep_rope_scaling(SweepScaling method, int length, i
   const int i = static_cast<int>(method);
   if (i < 0 || i >= kSweepScalingCount) range_error("scaling", one_of(kMethods), std::to_string(i));
   const SweepMethod& m = kMethods[i];
-  if (m.type == RopeType::Default || length <= train_length) return std::nullopt;
+  const RopeType type = parse_rope_type(m.type);
+  if (type == RopeType{} || length <= train_length) return std::nullopt;
   if (m.factor == SweepFactor::DynamicFactor) require_positive("dynamicFactor", dynamic_factor);
   RopeScaling r;
-  r.type = m.type;
+  r.type = type;
   r.factor = m.factor == SweepFactor::LengthRatio ? static_cast<double>(length) / train_length
              : m.factor == SweepFactor::One       ? 1.0
                                                   : dynamic_factor;
-  if (const ScalingField* f = context_field(m.type)) f->set(r, train_length);
+  if (const ScalingField* f = context_field(type)) f->set(r, train_length);
   return r;
 }
 
@@ -238,7 +239,7 @@ SweepResult sweep(Model& model, const TaskOptions& task, const SweepOptions& opt
   if (task_vocab_size(task) != c.vocab_size)
     range_error("task vocabulary", "the model's vocabSize " + std::to_string(c.vocab_size),
                 std::to_string(task_vocab_size(task)));
-  if (options.scaling != SweepScaling::None && c.encoding != Encoding::Rope)
+  if (options.scaling != SweepScaling::None && c.encoding != parse_encoding("rope"))
     range_error("scaling", std::string("'none' for encoding '") + encoding_name(c.encoding) + "'",
                 std::string("'") + sweep_scaling_name(options.scaling) + "'");
   const int min_length = task_min_length(task);

@@ -77,7 +77,7 @@ void apply_quick(Config& c) {
   c.quick = true;
   c.seeds = 1;
   c.tasks = {TaskKind::Copy};
-  c.encodings = {Encoding::Rope, Encoding::Alibi};
+  c.encodings = {parse_encoding("rope"), parse_encoding("alibi")};
   c.steps = 60;
   c.warmup = 10;
   c.batch = 8;

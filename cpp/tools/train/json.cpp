@@ -292,7 +292,7 @@ std::string results_json(const Config& c, const std::vector<RunResult>& runs, do
   for (int i = 0; i < c.seeds; ++i) seeds[i] = c.first_seed + i;
   j << "{\n\"version\":2,\n\"config\":{";
   j << "\"trainLength\":" << c.length << ",\"evalLengths\":" << ints(eval_lengths(c)) << ",\"seeds\":" << ints(seeds);
-  ModelConfig probe = model_config(c, Encoding::Rope, task_options(TaskKind::Copy), 0, c.rope_base);
+  ModelConfig probe = model_config(c, parse_encoding("rope"), task_options(TaskKind::Copy), 0, c.rope_base);
   j << ",\"model\":{\"layers\":" << c.layers << ",\"heads\":" << c.heads << ",\"dModel\":" << c.d_model
     << ",\"mlpRatio\":" << c.mlp_ratio << ",\"ropeBase\":" << num_exact(probe.rope_base) << ",\"ropeLayout\":\"half\""
     << ",\"t5NumBuckets\":" << probe.t5_num_buckets << ",\"t5MaxDistance\":" << probe.t5_max_distance
@@ -367,9 +367,9 @@ std::string results_json(const Config& c, const std::vector<RunResult>& runs, do
           << ",\"loss\":" << num(l.loss) << ",\"scored\":" << l.scored << ",\"oracleAccuracy\":"
           << num(l.oracle_accuracy) << ",\"oracleLoss\":" << num(l.oracle_loss)
           << ",\"untrainedPositions\":" << l.untrained_positions;
-        if (r.spec.encoding == Encoding::T5 || r.spec.encoding == Encoding::Learned)
+        if (r.spec.encoding == parse_encoding("t5") || r.spec.encoding == parse_encoding("learned"))
           j << ",\"untrainedParameters\":{\"kind\":"
-            << str(r.spec.encoding == Encoding::T5 ? "t5Buckets" : "learnedRows") << ",\"count\":"
+            << str(r.spec.encoding == parse_encoding("t5") ? "t5Buckets" : "learnedRows") << ",\"count\":"
             << row.untrained[i].size() << ",\"ids\":" << ints(row.untrained[i]) << "}";
         j
           << ",\"accuracyByPosition\":" << nums(l.accuracy_by_position) << ",\"heads\":"

@@ -65,14 +65,14 @@ std::vector<int> untrained_parameters(const Model& model, int L) {
   const ModelConfig& mc = model.config();
   const int S = model.scored_length();
   std::vector<int> out;
-  if (mc.encoding == Encoding::T5) {
+  if (mc.encoding == parse_encoding("t5")) {
     const T5BucketOptions o{false, mc.t5_num_buckets, mc.t5_max_distance};
     std::vector<bool> trained(mc.t5_num_buckets, false), used(mc.t5_num_buckets, false);
     for (int n = 0; n < S; ++n) trained[t5_bucket(-n, o)] = true;
     for (int n = 0; n < L; ++n) used[t5_bucket(-n, o)] = true;
     for (int b = 0; b < mc.t5_num_buckets; ++b)
       if (used[b] && !trained[b]) out.push_back(b);
-  } else if (mc.encoding == Encoding::Learned) {
+  } else if (mc.encoding == parse_encoding("learned")) {
     const int rows = std::min(L, mc.max_length);  // rows past the table clamp to max_length - 2
     for (int r = S; r < rows; ++r) out.push_back(r);
   }
@@ -189,7 +189,7 @@ RunResult run_one(const Config& c, const RunSpec& spec) {
       r.learned = spec.task == TaskKind::Markov ? one->loss <= one->oracle_loss + kMarkovMargin
                                                 : one->accuracy >= accuracy_target(spec.task);
   }
-  if (spec.encoding == Encoding::Rope && c.scalings && spec.variant.empty()) {  // the variant: unscaled only
+  if (spec.encoding == parse_encoding("rope") && c.scalings && spec.variant.empty()) {  // the variant: unscaled only
     for (SweepScaling s : {SweepScaling::Linear, SweepScaling::Ntk, SweepScaling::Dynamic, SweepScaling::Yarn}) {
       so.scaling = s;
       r.rows.push_back(make_row(model, sweep(model, to, so), spec.variant));
@@ -201,9 +201,9 @@ RunResult run_one(const Config& c, const RunSpec& spec) {
           rs.emplace();
           rs->factor = static_cast<double>(c.finetune_factor);
           if (s == SweepScaling::Linear) {
-            rs->type = RopeType::Linear;
+            rs->type = parse_rope_type("linear");
           } else {
-            rs->type = RopeType::Yarn;
+            rs->type = parse_rope_type("yarn");
             rs->original_max_position_embeddings = T;
           }
         }
@@ -239,8 +239,8 @@ std::vector<RunSpec> run_specs(const Config& c) {
   for (TaskKind t : c.tasks)
     for (Encoding e : c.encodings) {
       for (int s = c.first_seed; s < c.first_seed + c.seeds; ++s)
-        specs.push_back({t, e, s, "", e == Encoding::RandomRope ? c.rope_base_random : c.rope_base});
-      if (e == Encoding::Rope && c.variants)
+        specs.push_back({t, e, s, "", e == parse_encoding("rope_random") ? c.rope_base_random : c.rope_base});
+      if (e == parse_encoding("rope") && c.variants)
         for (int s = c.first_seed; s < c.first_seed + c.seeds; ++s)
           specs.push_back({t, e, s, "base10000", c.rope_base_variant});
     }

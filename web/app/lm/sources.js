@@ -32,8 +32,11 @@ export const SUGGESTED = [
     urls: [`${HF}/unsloth/gemma-3-270m-it`] },
 ];
 
-/** The format a file's name suggests ('llama2c', 'gguf', 'safetensors'), or null. */
-const formatOfName = (name) => MODEL_FORMATS.find((f) => name.toLowerCase().endsWith(f.extension))?.id ?? null;
+/** The format a file's name suggests (its row of MODEL_FORMATS), or null; formatOfName gives its id. */
+const formatRowOfName = (name) => MODEL_FORMATS.find((f) => name.toLowerCase().endsWith(f.extension)) ?? null;
+const formatOfName = (name) => formatRowOfName(name)?.id ?? null;
+// The files of a Hugging Face folder beside a model whose config is config.json: [role, name, optional].
+const HF_SIBLINGS = [['config', 'config.json', false], ['tokenizer', 'tokenizer.json', true], ['tokenizerConfig', 'tokenizer_config.json', true]];
 const named = MODEL_FORMATS.map((f) => `a ${f.extension} (${f.label})`);
 const formatList = `${named.slice(0, -1).join(', ')} or ${named[named.length - 1]} file`;
 
@@ -69,20 +72,21 @@ export function fetchPlan(urls) {
       { role: 'index', url: r('model.safetensors.index.json'), optional: true, orElse: { role: 'model', url: r('model.safetensors') } }];
   }
   const [first, ...rest] = urls;
-  const name = baseName(first).toLowerCase(), format = formatOfName(name);
+  // What to fetch beside the model follows from its format's row: the Hugging Face folder's files for a format whose
+  // config is config.json, else the files its row takes (its inputs), given by address; none for a file that
+  // carries everything.
+  const name = baseName(first).toLowerCase(), format = formatRowOfName(name);
   const extra = rest.map((u) => ({ role: roleOfName(baseName(u), 'tokenizer'), url: u }));
-  if (format === 'gguf') {
-    if (rest.length) throw new RangeError('a GGUF file carries its own tokenizer: give only its address');
-    return [{ role: 'model', url: first }];
-  }
-  if (format === 'safetensors' || name.endsWith('.index.json')) {
+  if (format?.configJson || name.endsWith('.index.json')) {
     const given = new Set(extra.map((f) => f.role));
-    const siblings = [['config', 'config.json', false], ['tokenizer', 'tokenizer.json', true], ['tokenizerConfig', 'tokenizer_config.json', true]]
-      .filter(([role]) => !given.has(role)).map(([role, f, optional]) => ({ role, url: sibling(first, f), optional }));
+    const siblings = HF_SIBLINGS.filter(([role]) => !given.has(role)).map(([role, f, optional]) => ({ role, url: sibling(first, f), optional }));
     return [...siblings, ...extra, { role: name.endsWith('.index.json') ? 'index' : 'model', url: first }];
   }
-  if (format === 'llama2c') {
-    if (extra.length > 1 || extra.some((f) => f.role !== 'tokenizer')) throw new RangeError('a llama2.c .bin takes one more address: its tokenizer.bin');
+  if (format) {
+    const takes = format.inputs ? format.inputs.split(',') : [];
+    if (!takes.length && rest.length) throw new RangeError(`a ${format.shortName} file carries its own tokenizer: give only its address`);
+    if (extra.length > takes.length || extra.some((f) => !takes.includes(f.role)))
+      throw new RangeError(`a ${format.shortName} takes ${takes.length === 1 ? 'one more address' : `${takes.length} more addresses`}: its ${takes.join(', ')}`);
     return [...extra, { role: 'model', url: first }];
   }
   // A name that says nothing (an address with no extension, a renamed file): fetched alone, its content decides.

@@ -1,7 +1,7 @@
 // The page's words about measured results: the header's summary and each sweep row's offline verdict, all
 // computed from the shipped results (written by `npm run train`, scripts/page-results.js) by
-// ../results-words.js, never written by hand. With no results shipped, the words say so. Rows and tasks
-// are named as a reader reads them (../meta.js), never by their ids.
+// results-words.js, never written by hand. With no results shipped, the words say so. Rows and tasks
+// are named as a reader reads them (meta.js), never by their ids.
 import { summarySentence, rowSentence, tasksOf } from './results-words.js';
 import { rowLabel, taskName } from './meta.js';
 

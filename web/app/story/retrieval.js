@@ -2,7 +2,7 @@
 // picks, with every row's heatmap (needle depth x input length) on demand, from the measured grids in
 // ../checkpoints/results.json. The grid of a task whose answer depends on position
 // (kth_retrieval) when it was measured; otherwise the content-only retrieval, labelled as a control. Every
-// sentence is computed from the grids by ../results-words.js.
+// sentence is computed from the grids by ../shared/results-words.js.
 import { interpolateViridis } from '../../vendor/d3.js';
 import { heatmapFigure, drawChart } from '../shared/chart.js';
 import { cssVar, fitCanvas } from '../shared/heatmap.js';
