@@ -157,6 +157,7 @@ export async function launchBrowser({ webgpu = false, isolated = false, shared =
     const single = isolated ? null : await browser.newContext();
     return {
       browser,
+      shared: true,
       context: single,
       async newPage() {
         if (single) return recording(await single.newPage());

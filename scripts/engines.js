@@ -159,7 +159,7 @@ async function launchChromium({ shared = false } = {}) {
   const b = await launchBrowser({ shared });
   const version = (b.browser ?? b.context.browser())?.version() ?? execFileSync('/usr/bin/chromium', ['--version'], { encoding: 'utf8' }).trim();
   return {
-    engine: 'chromium', version,
+    engine: 'chromium', version, shared: b.shared === true,
     async newPage() {
       const raw = await b.newPage();
       await raw.setViewportSize(VIEWPORT);
@@ -203,7 +203,7 @@ async function launchFirefox({ shared = false } = {}) {
     const context = await browser.createBrowserContext();
     const version = await browser.version();
     return {
-      engine: 'firefox', version,
+      engine: 'firefox', version, shared: true,
       async newPage() { return new FirefoxPage(await context.newPage(), version); },
       async close() {
         await context.close().catch(() => {});
@@ -493,15 +493,15 @@ export async function launchEngine(engine, options = {}) {
   const started = Date.now(), close = b.close;
   b.close = async () => {
     await close();
-    logSession({ engine, waitMs: b.lockedAt ? b.lockedAt - t0 : 0, startMs: started - (b.lockedAt ?? t0), heldMs: Date.now() - (b.lockedAt ?? t0) });
+    logSession({ engine, shared: b.shared === true, waitMs: b.lockedAt ? b.lockedAt - t0 : 0, startMs: started - (b.lockedAt ?? t0), heldMs: Date.now() - (b.lockedAt ?? t0) });
   };
   return b;
 }
 
 /**
  * Where the suite's time goes (scripts/test.js sets POSENC_TIMINGS to a file in the system tmp dir and sums it up after
- * Jest): one JSON line per browser session, with its test file, the time waited for a WebKit slot, the launch and the
- * time the session was held.
+ * Jest): one JSON line per browser session, with its test file, whether it was a context in the worker's shared browser,
+ * the time waited for a WebKit slot, the launch (or the connection) and the time the session was held.
  */
 export function logSession(entry) {
   const file = process.env.POSENC_TIMINGS;

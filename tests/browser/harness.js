@@ -49,7 +49,7 @@ export function useBrowser({ webgpu = false, mounts } = {}) {
   });
   afterAll(async () => {
     await env.browser?.close();
-    if (env.browser) logSession({ engine: 'chromium', waitMs: 0, startMs: started - t0, heldMs: Date.now() - t0 });
+    if (env.browser) logSession({ engine: 'chromium', shared: env.browser.shared === true, waitMs: 0, startMs: started - t0, heldMs: Date.now() - t0 });
     await env.server?.close();
   });
   // A page a test opened is closed when the test ends: an explorer left open goes on sweeping its encodings at every
