@@ -2,7 +2,9 @@
 // and the project's own static server on a free localhost port. Shared by the
 // browser tests (tests/browser/harness.js) and the export CLI (scripts/export.js).
 import { chromium } from 'playwright-core';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import http from 'node:http';
@@ -85,26 +87,88 @@ export async function listen(serverOrHandler) {
   return { url: `http://127.0.0.1:${port}`, port, close };
 }
 
-/**
- * Headless Chromium. webgpu: with WebGPU on its software adapter (SwiftShader), for the GPU forward's tests.
- * isolated: each newPage() in a context of its own (its own renderer, cache and storage, closed with the page), for a
- * suite whose cases must share nothing but the browser: one launch costs about 5-7 CPU-s here, a context about 1.
- */
-export async function launchBrowser({ webgpu = false, isolated = false } = {}) {
-  const options = {
+/** Chromium's launch options (webgpu: WebGPU on its software adapter instead of no GPU). */
+export function chromiumOptions({ webgpu = false } = {}) {
+  return {
     executablePath: '/usr/bin/chromium',
     headless: true,
     args: ['--no-sandbox', ...(webgpu ? ['--enable-unsafe-webgpu'] : ['--disable-gpu']), '--disable-quic', '--no-first-run',
       '--disable-background-networking', '--disable-component-update', '--disable-sync'],
   };
-  /** A page that collects its console errors and uncaught exceptions in `page.errors`. */
-  const recording = (page) => {
-    const errors = [];
-    page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
-    page.on('pageerror', (e) => errors.push(String(e)));
-    page.errors = errors;
-    return page;
-  };
+}
+
+/**
+ * The browser this process keeps for its test files (scripts/browser-host.js): started by the first file of a Jest
+ * worker that asks, and found again by the next ones through a file named by the worker's pid (a Jest worker runs its
+ * files one after the other, each with fresh modules, in one process). Resolves to the host's { wsEndpoint }. The
+ * host ends with this process: it watches its stdin, the other end of which only this process holds.
+ */
+export async function browserHost(engine) {
+  const note = join(tmpdir(), `posenc-host-${process.pid}-${engine}.json`);
+  try {
+    const known = JSON.parse(readFileSync(note, 'utf8'));
+    // still ours: alive, and a child of this process (a pid from an earlier process of the same number is not)
+    const stat = readFileSync(`/proc/${known.host}/stat`, 'utf8');
+    if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === process.pid) return known;
+  } catch { /* none yet, or gone */ }
+  const child = spawn(process.execPath, [fileURLToPath(new URL('./browser-host.js', import.meta.url)), engine, String(process.pid), note],
+    { stdio: ['pipe', 'pipe', 'inherit'] });
+  const line = await new Promise((resolve, reject) => {
+    let out = '';
+    const t = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`the ${engine} host did not start in 90 s`)); }, 90000);
+    child.stdout.on('data', (d) => {
+      out += d;
+      if (out.includes('\n')) { clearTimeout(t); resolve(out.slice(0, out.indexOf('\n'))); }
+    });
+    child.once('exit', (c) => { clearTimeout(t); reject(new Error(`the ${engine} host exited (${c}) before it started`)); });
+  });
+  child.removeAllListeners('exit');
+  child.stdout.destroy();
+  // neither the host nor the pipe to it keeps this process alive: when it ends, the pipe closes and the host with it
+  child.unref();
+  child.stdin.unref();
+  const known = { ...JSON.parse(line), host: child.pid };
+  writeFileSync(note, JSON.stringify(known));
+  return known;
+}
+
+/** A page that collects its console errors and uncaught exceptions in `page.errors`. */
+function recording(page) {
+  const errors = [];
+  page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
+  page.on('pageerror', (e) => errors.push(String(e)));
+  page.errors = errors;
+  return page;
+}
+
+/**
+ * Headless Chromium. webgpu: with WebGPU on its software adapter (SwiftShader), for the GPU forward's tests.
+ * isolated: each newPage() in a context of its own (its own renderer, cache and storage, closed with the page), for a
+ * suite whose cases must share nothing but the browser: one launch costs about 5-7 CPU-s here, a context about 1.
+ * shared: no launch of its own, but a context in the Chromium this process keeps for its test files (browserHost);
+ * close() closes the context and leaves that browser running for the next file. Not with webgpu (other flags), nor
+ * when POSENC_SHARED_BROWSERS=0 (a launch per call, as before).
+ */
+export async function launchBrowser({ webgpu = false, isolated = false, shared = false } = {}) {
+  const options = chromiumOptions({ webgpu });
+  if (shared && !webgpu && process.env.POSENC_SHARED_BROWSERS !== '0') {
+    const { wsEndpoint } = await browserHost('chromium');
+    const browser = await chromium.connect(wsEndpoint);
+    const single = isolated ? null : await browser.newContext();
+    return {
+      browser,
+      shared: true,
+      context: single,
+      async newPage() {
+        if (single) return recording(await single.newPage());
+        const context = await browser.newContext();
+        const page = recording(await context.newPage());
+        page.once('close', () => context.close().catch(() => {}));
+        return page;
+      },
+      close: () => browser.close(), // a connected browser: closes this file's contexts and disconnects
+    };
+  }
   if (isolated) {
     const browser = await chromium.launch(options);
     return {

@@ -11,7 +11,7 @@ import { mkdtempSync, openSync, closeSync, readFileSync, writeFileSync, unlinkSy
 import { createServer as netServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { launchBrowser, ERROR_RECORDER } from './browser.js';
+import { launchBrowser, browserHost, ERROR_RECORDER } from './browser.js';
 
 export const ENGINES = ['chromium', 'firefox', 'webkit'];
 const MINIBROWSER = '/usr/lib/x86_64-linux-gnu/webkit2gtk-4.1/MiniBrowser';
@@ -155,11 +155,11 @@ class ChromiumPage extends PuppetPage {
   async errors() { return [...this.raw.errors]; } // scripts/browser.js collects them
 }
 
-async function launchChromium() {
-  const b = await launchBrowser();
-  const version = b.context.browser()?.version() ?? execFileSync('/usr/bin/chromium', ['--version'], { encoding: 'utf8' }).trim();
+async function launchChromium({ shared = false } = {}) {
+  const b = await launchBrowser({ shared });
+  const version = (b.browser ?? b.context.browser())?.version() ?? execFileSync('/usr/bin/chromium', ['--version'], { encoding: 'utf8' }).trim();
   return {
-    engine: 'chromium', version,
+    engine: 'chromium', version, shared: b.shared === true,
     async newPage() {
       const raw = await b.newPage();
       await raw.setViewportSize(VIEWPORT);
@@ -182,15 +182,36 @@ class FirefoxPage extends PuppetPage {
   async errors() { return [...this.errs]; }
 }
 
-async function launchFirefox() {
-  const { default: puppeteer } = await import('puppeteer-core');
-  const browser = await puppeteer.launch({
+/** puppeteer's launch options for Firefox (scripts/browser-host.js launches with them too). */
+export function firefoxOptions() {
+  return {
     browser: 'firefox', executablePath: '/usr/bin/firefox-esr', headless: true, defaultViewport: VIEWPORT,
     // no network beyond loopback: no updates, telemetry, captive-portal or remote-settings requests
     extraPrefsFirefox: { 'app.update.enabled': false, 'network.captive-portal-service.enabled': false,
       'datareporting.policy.dataSubmissionEnabled': false, 'toolkit.telemetry.enabled': false, 'browser.safebrowsing.malware.enabled': false,
       'browser.safebrowsing.phishing.enabled': false, 'network.connectivity-service.enabled': false },
-  });
+  };
+}
+
+// shared: a BiDi session of its own, and a browser context of its own, in the Firefox this process keeps for its test
+// files (scripts/browser.js browserHost); close() closes the context and ends the session, and Firefox runs on.
+async function launchFirefox({ shared = false } = {}) {
+  const { default: puppeteer } = await import('puppeteer-core');
+  if (shared && process.env.POSENC_SHARED_BROWSERS !== '0') {
+    const { wsEndpoint } = await browserHost('firefox');
+    const browser = await puppeteer.connect({ browserWSEndpoint: wsEndpoint, protocol: 'webDriverBiDi', defaultViewport: VIEWPORT });
+    const context = await browser.createBrowserContext();
+    const version = await browser.version();
+    return {
+      engine: 'firefox', version, shared: true,
+      async newPage() { return new FirefoxPage(await context.newPage(), version); },
+      async close() {
+        await context.close().catch(() => {});
+        await browser.disconnect();
+      },
+    };
+  }
+  const browser = await puppeteer.launch(firefoxOptions());
   const version = await browser.version();
   return {
     engine: 'firefox', version,
@@ -458,27 +479,29 @@ async function launchWebKit({ env, deadlines } = {}) {
  * Launches one engine; resolves to { engine, version, newPage(), close() }. options.env (WebKit only): extra
  * environment for MiniBrowser, e.g. { JSC_useWasmSIMD: 'false' } to run the scalar wasm fallback.
  * options.deadlines (WebKit only): ms per kind of WebDriver command ({evaluate, goto, other, start}) after
- * which the browser is killed and the command fails.
+ * which the browser is killed and the command fails. options.shared (Chromium and Firefox): a context in the browser
+ * this process keeps for its test files, instead of a launch (scripts/browser.js browserHost).
  */
 export async function launchEngine(engine, options = {}) {
   const launch = { chromium: launchChromium, firefox: launchFirefox, webkit: launchWebKit }[engine];
   if (!launch) throw new RangeError(`engine must be one of ${ENGINES.join(', ')}; got ${engine}`);
   for (const k of ['env', 'deadlines'])
     if (options[k] && engine !== 'webkit') throw new RangeError(`options.${k} is for webkit only; got it for ${engine}`);
+  if (options.shared && engine === 'webkit') throw new RangeError('options.shared is for chromium and firefox only; got it for webkit');
   const t0 = Date.now();
   const b = await launch(options);
   const started = Date.now(), close = b.close;
   b.close = async () => {
     await close();
-    logSession({ engine, waitMs: b.lockedAt ? b.lockedAt - t0 : 0, startMs: started - (b.lockedAt ?? t0), heldMs: Date.now() - (b.lockedAt ?? t0) });
+    logSession({ engine, shared: b.shared === true, waitMs: b.lockedAt ? b.lockedAt - t0 : 0, startMs: started - (b.lockedAt ?? t0), heldMs: Date.now() - (b.lockedAt ?? t0) });
   };
   return b;
 }
 
 /**
  * Where the suite's time goes (scripts/test.js sets POSENC_TIMINGS to a file in the system tmp dir and sums it up after
- * Jest): one JSON line per browser session, with its test file, the time waited for a WebKit slot, the launch and the
- * time the session was held.
+ * Jest): one JSON line per browser session, with its test file, whether it was a context in the worker's shared browser,
+ * the time waited for a WebKit slot, the launch (or the connection) and the time the session was held.
  */
 export function logSession(entry) {
   const file = process.env.POSENC_TIMINGS;

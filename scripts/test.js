@@ -189,7 +189,8 @@ function timeSummary(results) {
   const by = {};
   for (const x of sessions) (by[x.engine] ??= []).push(x);
   const sum = (xs, k) => xs.reduce((n, x) => n + x[k], 0) / 1000;
-  console.log(`browser sessions: ${Object.entries(by).map(([e, xs]) => `${e} ${xs.length} (start ${s(sum(xs, 'startMs') / xs.length)} each, held ${s(sum(xs, 'heldMs'))} in all)`).join(', ')}`);
+  const shared = (xs) => xs.filter((x) => x.shared).length;
+  console.log(`browser sessions: ${Object.entries(by).map(([e, xs]) => `${e} ${xs.length}${shared(xs) ? `, ${shared(xs)} of them contexts in a worker's shared browser` : ''} (start ${s(sum(xs, 'startMs') / xs.length)} each, held ${s(sum(xs, 'heldMs'))} in all)`).join(', ')}`);
   const waits = (by.webkit ?? []).filter((x) => x.waitMs > 1000).sort((a, b) => b.waitMs - a.waitMs);
   if (by.webkit) console.log(`WebKit slots: waited ${s(sum(by.webkit, 'waitMs'))} in all${waits.length ? ` (${waits.slice(0, 5).map((x) => `${x.file} ${s(x.waitMs / 1000)}`).join(', ')})` : ''}`);
 }

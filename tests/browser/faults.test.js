@@ -102,10 +102,21 @@ test('training Workers killed mid-run leave the page usable: the rows say so, ot
 
   // 3. Retrain brings a row back; the maps of both rows still draw.
   await page.evaluate(() => { posenc.trainer.stallMs = 60000; });
-  await page.click('.train-row[data-encoding=rope] .again');
+  // Pressed from the keyboard, not clicked: the lab's rows above the training panel grow as their evaluations arrive
+  // (seen: 141 px, 0.3 s after the button was scrolled into view), and under load a mouse click aimed before that
+  // lands beside the button (the Retrain that never came, in a loaded suite run). The keys go to the button, wherever
+  // it has moved.
+  const press = async (selector) => {
+    await page.focus(selector);
+    await page.keyboard.press('Enter');
+  };
+  await press('.train-row[data-encoding=rope] .again');
   await waitFor(page, () => posenc.trainer.runs.get('rope').status === 'training' && posenc.trainer.runs.get('rope').step >= 10,
-    { timeout: 60000, what: 'RoPE to train again' });
-  await page.click('.train-row[data-encoding=rope] .stop');
+    { timeout: 60000, what: 'RoPE to train again' }).catch(async (e) => {
+    const r = await page.evaluate(() => { const x = posenc.trainer.runs.get('rope'); return { status: x.status, step: x.step, error: x.error }; });
+    throw new Error(`${e.message}: the run was ${JSON.stringify(r)}`); // (status 'error': the Retrain was not taken)
+  });
+  await press('.train-row[data-encoding=rope] .stop');
   await waitFor(page, () => posenc.trainer.runs.get('rope').status === 'stopped', { what: 'stop' });
   await waitFor(page, () => posenc.state.encodings.every((e) => posenc.client.get(e, posenc.state.length)), { what: 'maps' });
   await page.waitForTimeout(200);

@@ -30,7 +30,11 @@ export function docsShot(name) {
 
 export { startServer, launchBrowser, ENGINES, screenshotDir };
 
-// Registers beforeAll/afterAll for a suite: one server and one browser.
+// Chromium and Firefox: each Jest worker keeps one of each, started by its first file that asks, and each test file
+// works in a browser context of its own in it (scripts/browser.js browserHost): a launch costs 5-9 CPU-s here, a context
+// about 1. POSENC_SHARED_BROWSERS=0: a launch per file, as before. WebKit launches per file (one window per driver,
+// and its sessions are capped machine-wide). WebGPU's Chromium has other flags, and launches per file.
+// Registers beforeAll/afterAll for a suite: one server and one browser (a context of the worker's shared one).
 // Returns an object whose `url` and `newPage()` are ready inside tests; the pages a test opens are closed after it.
 // Options: webgpu (Chromium with WebGPU on its software adapter), mounts (startServer's).
 export function useBrowser({ webgpu = false, mounts } = {}) {
@@ -39,13 +43,13 @@ export function useBrowser({ webgpu = false, mounts } = {}) {
   beforeAll(async () => {
     env.server = await startServer({ mounts });
     t0 = Date.now();
-    env.browser = await launchBrowser({ webgpu });
+    env.browser = await launchBrowser({ webgpu, shared: !webgpu });
     started = Date.now();
     env.url = env.server.url;
   });
   afterAll(async () => {
     await env.browser?.close();
-    if (env.browser) logSession({ engine: 'chromium', waitMs: 0, startMs: started - t0, heldMs: Date.now() - t0 });
+    if (env.browser) logSession({ engine: 'chromium', shared: env.browser.shared === true, waitMs: 0, startMs: started - t0, heldMs: Date.now() - t0 });
     await env.server?.close();
   });
   // A page a test opened is closed when the test ends: an explorer left open goes on sweeping its encodings at every
@@ -76,7 +80,7 @@ export function useEngine(engine, { serve = true, mounts, env: browserEnv, launc
       env.server = await startServer({ recordErrors: engine === 'webkit', mounts });
       env.url = env.server.url;
     }
-    env.browser = await launchEngine(engine, browserEnv ? { env: browserEnv } : {}); // WebKit may wait here for another suite's session to end
+    env.browser = await launchEngine(engine, browserEnv ? { env: browserEnv } : { shared: engine !== 'webkit' }); // WebKit may wait here for another suite's session to end
     env.version = env.browser.version;
   }, launchTimeout);
   afterAll(async () => {

@@ -62,7 +62,16 @@ function writeModels() {
       await page.goto(`${server.url}/app/?play=0&encodings=alibi&lmTimes=2&modelUrl=${encodeURIComponent(`/test-families/${name}/model.safetensors`)}`);
       await page.waitFor(() => document.body.dataset.ready === 'true', { what: 'the page', timeout: 120000 });
       await page.evaluate(() => document.querySelector('#your-model').scrollIntoView());
-      const got = await page.waitFor(modelFigureInPage, { what: `the ${label} model's figure`, timeout: 240000, interval: 250 });
+      const got = await page.waitFor(modelFigureInPage, { what: `the ${label} model's figure`, timeout: 240000, interval: 250 }).catch(async (e) => {
+        // where the view was when the wait gave up (this wait timed out rarely under a loaded suite: Firefox and WebKit)
+        const at = await page.evaluate(() => {
+          const h = document.querySelector('#your-model .lm-host');
+          const c = h?.querySelector('canvas.lm-ppl');
+          return { visibility: document.visibilityState, busy: h?.querySelector('.lm-busy')?.hidden === false ? h.querySelector('.lm-busy-text')?.textContent : 'hidden',
+            series: c?.dataset.series ?? 'no figure', facts: h?.querySelector('.lm-facts')?.textContent?.slice(0, 80) ?? null };
+        }).catch((x) => ({ unreadable: String(x) }));
+        throw new Error(`${e.message}; the view: ${JSON.stringify(at)}`);
+      });
       expect(got.error).toBeUndefined();
       expect(got.facts).toMatch(new RegExp(`^A ${label} model from a Hugging Face safetensors file: [\\d,]+ parameters in \\d+ F32 tensors, whose weights take [\\d.]+ kB of memory here\\.`));
       expect(got.opening).toMatch(/^Load a language model of a family posenc runs \(Llama, Qwen2, Mistral, Qwen3, SmolLM3, OLMo 2, Phi-3 or Gemma 3\): pick a public one/);

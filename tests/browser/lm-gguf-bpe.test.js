@@ -62,7 +62,7 @@ test('llama.cpp and posenc read the same ids from a GGUF\'s byte-level BPE token
     return { name, control };
   });
   const site = await wllamaSite(dir);
-  const browser = await launchBrowser();
+  const browser = await launchBrowser({ shared: true }); // a context in the Jest worker's Chromium
   try {
     const page = await browser.newPage();
     await page.goto(`${site.url}/`);

@@ -97,7 +97,7 @@ test('llama.cpp (wllama) and posenc give the same next-token log-probabilities f
     files.push(name);
   });
   const site = await wllamaSite(dir);
-  const browser = await launchBrowser();
+  const browser = await launchBrowser({ shared: true }); // a context in the Jest worker's Chromium
   try {
     const page = await browser.newPage();
     await page.goto(`${site.url}/`);

@@ -87,10 +87,10 @@ beforeAll(() => {
   ({ work, project } = packAndInstall({ tools: true }));
   writeFileSync(join(project, 'rope-main.mjs'), computeModule('posenc'));
 }, 240000);
-// One Chromium for the file, and a fresh context per page: one bundler's page never shares a renderer process, cache or
+// The Jest worker's Chromium (scripts/browser.js browserHost), and a fresh context per page: one bundler's page never shares a renderer process, cache or
 // storage with the next one's (a launch per test cost 12 launches of 5-7 CPU-s each).
 beforeAll(async () => {
-  browser = await launchBrowser({ isolated: true });
+  browser = await launchBrowser({ isolated: true, shared: true });
 });
 afterAll(async () => {
   await browser?.close();
