@@ -9,7 +9,8 @@ import {
   RULES, MULTIPLES, pct, pct1, tasksOf, taskInfo, floorOf, rowsOf, seedValues, verdict, verdictLabel, verdictSentence,
   changedVerdicts, gridTasks, gridsOf, depthEffect, gradientSentence, allVerdicts, lengthFloorChanges, floorText, guessWords, trainingStops, nearTheLine,
 } from '../web/app/shared/results-words.js';
-import { literature, changedLiterature } from '../web/app/story/literature.js';
+import { literature, changedLiterature, sensitivityText } from '../web/app/story/literature.js';
+import { STAT_WORDS } from '../web/app/story/verdict-stats.js';
 import { attentionSection } from './results-md-attention.js';
 import { zeroShotSection } from './results-md-lm.js';
 import { spectrumSection, spectrumAdded } from './results-md-spectrum.js';
@@ -107,7 +108,9 @@ export function render(results, { zeroShot = null } = {}) {
     `moderate ≥ ${pct(RULES.moderate)}%, limited ≥ ${pct(RULES.limited)}%, none below (negative: worse than the floor).`);
   out(`- **Learned.** ${results.tasks ? 'A seed learned its task when it met `tasks[task].target` at 1× (results.json `learned`).' :
     `A seed learned its task when its held-out 1× score closed at least ${pct(RULES.learnedShare)}% of the gap from the floor to the oracle.`} ` +
-    'A seed that did not learn gets no verdict; a row with no learned seed is labelled “did not learn at 1×”.');
+    'A seed that did not learn gets no verdict; a row with no learned seed is labelled “did not learn at 1×”. ' +
+    `A fine-tuned row’s seed has its own “learned”, not its pretrained model’s: it learned when, at its fine-tune length, it beats the floor there by more than ${pct(RULES.floorMargin)} points (loss: ${pct(RULES.floorMargin)}% of the floor’s); its kept share still divides by the pretrained model’s 1× score (the skill it is asked to keep).`);
+  out(`- **Intervals.** A 95% interval of a mean over seeds is a Student t interval over the seeds (mean ± t × sd / √n); of a difference of two rows, the two standard errors added in quadrature with the smaller row’s seeds minus one degrees of freedom.`);
   out(`- **Seeds disagree** when their values at a length span more than ${pct(RULES.disagree)} points (loss: ${pct(RULES.disagree)}% of the floor's loss) ` +
     'or some learned and some did not; such cells list every seed (seed order; * = did not learn) instead of mean ± sd.');
   out();
@@ -268,16 +271,33 @@ export function render(results, { zeroShot = null } = {}) {
   out('The papers’ numbers are quoted only where their text was checked (source given); anything else is marked not verified. ' +
     'Our number and the verdict are computed from results.json by the rule in the last column.');
   out();
+  const lit = literature(results), cur = lit[0].version, prevVersion = lit[0].previous?.version;
   out('A verdict says whether these numbers agree with the paper’s claim at this scale (“agrees” / “does not agree”), or that the ' +
     'setup does not test the claim faithfully (the rule’s outcome is given in brackets), or that a row the rule needs was not run. ' +
     'None is a refutation of a paper’s own results: the setup differences that remain are listed in each row.');
   out();
-  out('| paper | setup | reported | setup differences that remain | ours (this results.json) | verdict | rule |');
-  out('|---|---|---|---|---|---|---|');
-  const lit = literature(results);
-  for (const p of lit) out(`| ${p.paper} | ${p.setup} | ${p.reported} Source: ${p.source} | ${p.differences} | ${p.text} | **${p.verdict}** | ${p.rule} |`);
+  const [cv] = results.rules.filter((r) => r.version === cur);
+  out(`The rules are the frozen version of ${cur} (the one source of each rule’s claim, comparison, statistic, thresholds, seeds and steps; listed below the table). ${cv.frozen}`);
   out();
-
+  out(`Every verdict is computed under three statistics: ${Object.entries(cv.statistics).map(([k, v]) => `**${STAT_WORDS[k]}** (${v})`).join('; ')}. ` +
+    `The verdict column gives the rule’s own statistic; a verdict that differs between the three says **near the line**. Intervals: ${cv.interval}.`);
+  out();
+  out(`| paper | claim as the paper states it | setup | reported | setup differences that remain | ours (this results.json) | verdict (rules of ${cur}) | under each statistic |${prevVersion ? ` verdict under the rules of ${prevVersion} |` : ''}`);
+  out(`|---|---|---|---|---|---|---|---|${prevVersion ? '---|' : ''}`);
+  for (const p of lit) {
+    out(`| ${p.paper} | ${p.claim ?? '—'} Source: ${p.claimSource ?? p.source} | ${p.setup} | ${p.reported} Source: ${p.source} | ${p.differences}${p.why ? `. Not faithful: ${p.why}` : ''} | ${p.text} | ` +
+      `**${p.label}** | ${sensitivityText(p) || '—'}${p.drift.length ? `; the runs differ from the frozen setting: ${p.drift.join(', ')}` : ''} |${prevVersion ? ` ${p.previous.verdict} |` : ''}`);
+  }
+  out();
+  out(`### The rules as frozen (${cur})`);
+  out();
+  for (const p of lit) {
+    const r = cv.papers[p.id];
+    out(`- **${p.paper}** — counted: ${r.counted}. ${r.shown?.length ? `Shown, not counted: ${r.shown.join('; ')}. ` : ''}Statistic: ${STAT_WORDS[r.statistic]}. ` +
+      `Thresholds: ${Object.entries(r.thresholds).map(([k, v]) => `${k} ${pct(v)} points`).join(', ')}. Setting: ${r.setting.experiment === 'main' ? 'the main experiment' : `the ${r.setting.experiment} experiment`}, ` +
+      `${Object.entries(r.setting.expect).map(([k, v]) => `${k} = ${v}`).join(', ')}. Rule: ${r.rule}.`);
+  }
+  out();
   for (const line of attentionSection(results)) out(line);
   for (const line of spectrumSection(results.experiments?.spectrum, results)) out(line);
   for (const line of zeroShotSection(zeroShot)) out(line);
@@ -345,12 +365,11 @@ export function render(results, { zeroShot = null } = {}) {
     out();
   }
   const litChanged = changedLiterature(results);
-  const moved = litChanged.filter((c) => c.old.verdict === c.now.verdict).length;
-  out(`Literature verdicts under the rules above against the rules they had before (same floors): ${litChanged.length - moved} change${moved ? `, and ${moved} ${moved === 1 ? 'keeps its word but now rests' : 'keep their word but now rest'} on another experiment` : ''}.`);
+  out(`Literature verdicts under the frozen rules of ${cur} against the rules of ${prevVersion ?? '(none)'}: ${litChanged.length} change.`);
   out();
-  for (const c of litChanged) out(`- ${c.paper}: ${c.old.verdict} (${c.old.text}) → ${c.now.verdict}${c.now.basis ? ` (${c.now.basis})` : ''}.`);
+  for (const c of litChanged) out(`- ${c.paper}: ${c.old.verdict} → ${c.now.label}. Counted now: ${c.now.counted}.`);
   out();
-  for (const p of lit) out(`- ${p.paper}: **${p.verdict}** — ${p.text}.`);
+  for (const p of lit) out(`- ${p.paper}: **${p.label}** — ${sensitivityText(p) || p.text}.`);
   out();
   return lines.join('\n');
 }

@@ -5,7 +5,7 @@
 import { execFileSync } from 'node:child_process';
 import { splice } from '../../scripts/results-refresh.js';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { readResults } from '../../scripts/results-load.js';
+import { readResults, readRules } from '../../scripts/results-load.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { merge, replace, blocksOf, runKey } from '../../scripts/results-merge.js';
@@ -135,12 +135,17 @@ test('results-merge --replace on files: says what it replaced, writes only the r
   }
 });
 
-test('readResults attaches every experiments/<name>.json beside a results.json, and leaves results without them unchanged', () => {
+test('readResults attaches every experiments/<name>.json beside a results.json and the frozen rules, and leaves results otherwise unchanged', () => {
   const dir = mkdtempSync(join(tmpdir(), 'posenc-load-'));
   try {
     const file = join(dir, 'results.json');
     writeFileSync(file, JSON.stringify({ version: 2, runs: [] }));
-    expect(readResults(file)).toEqual({ version: 2, runs: [] });
+    expect(readResults(file)).toEqual({ version: 2, runs: [], rules: readRules() }); // no rules/ beside it: the repository's
+    expect(readRules().length).toBeGreaterThan(0);
+    mkdirSync(join(dir, 'rules'));
+    writeFileSync(join(dir, 'rules', 'literature-2030-01-02.json'), '{"version":"2030-01-02","papers":{}}');
+    writeFileSync(join(dir, 'rules', 'literature-2030-01-01.json'), '{"version":"2030-01-01","papers":{}}');
+    expect(readResults(file).rules.map((r) => r.version)).toEqual(['2030-01-01', '2030-01-02']); // oldest first
     mkdirSync(join(dir, 'experiments'));
     writeFileSync(join(dir, 'experiments', 'b.json'), '{"x":2}');
     writeFileSync(join(dir, 'experiments', 'a.json'), '{"x":1}');
