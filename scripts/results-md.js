@@ -100,7 +100,8 @@ export function render(results, { zeroShot = null } = {}) {
   out('## How the verdicts are computed');
   out();
   out(`- **Floor.** Each task has a floor a model gets without the skill: chance (a uniform guess over the answer symbols)` +
-    `${results.tasks ? ', and for Markov the unigram and bigram predictors' : ''}${Object.values(results.tasks ?? {}).some((t) => t.floors?.some((f) => f.byLength)) ? ', and for copy and reverse the bag-of-tokens predictor (the most frequent input symbol, measured on the evaluation sequences at each length: it falls as the input grows)' : ''}; ` +
+    `${results.tasks ? ', and for Markov the unigram and bigram predictors' : ''}${Object.values(results.tasks ?? {}).some((t) => t.floors?.some((f) => f.byLength)) ? ', and for copy and reverse the bag-of-tokens predictor (the most frequent input symbol, measured on the evaluation sequences at each length: it falls as the input grows)' : ''}` +
+    `${Object.values(results.tasks ?? {}).some((t) => t.floors?.some((f) => f.name === 'induction')) ? ' and the induction predictor (content matching with no positions, an algorithm: the last 1 to 4 tokens looked up in the input and the token after them, or before them for reverse, predicted; measured at each length, and listed where it beats the bag of tokens)' : ''}; ` +
     `the floor used at each length is the best of them there. A seed gets a verdict only when its 1× score beats the 1× floor by more than ${pct(RULES.floorMargin)} points (loss: ${pct(RULES.floorMargin)}% of the floor’s). ` +
     `${results.tasks ? 'Floors come from results.json `tasks`.' : 'This results.json (v1) records no floors: chance is computed from `config.taskOptions`, and the unigram/bigram floors are **unavailable**.'}`);
   out(`- **Kept.** kept = (score at ${RULES.verdictAt}× − floor at ${RULES.verdictAt}×) / (score at 1× − floor at 1×), per seed: accuracy for accuracy tasks; for loss tasks ` +
@@ -348,7 +349,7 @@ export function render(results, { zeroShot = null } = {}) {
   out();
   const byFloor = lengthFloorChanges(results);
   const word = (v) => (v.level ?? (v.floorSolves ? 'no verdict (floor within reach of 1×)' : v.learnedSeeds ? 'no verdict' : 'did not learn'));
-  out(`The bag-of-tokens floor (copy and reverse: the most frequent input symbol, measured at each length) against the ` +
+  out(`The length-dependent floors (copy and reverse: the most frequent input symbol, and content matching where it is higher, measured at each length) against the ` +
     `length-independent floors alone: ${byFloor.length} verdict${byFloor.length === 1 ? '' : 's'} change.`);
   out();
   for (const c of byFloor) {

@@ -5,6 +5,7 @@ import { readResults, readRules } from '../../scripts/results-load.js';
 import * as Lit from '../../web/app/story/literature.js';
 import * as W from '../../web/app/shared/results-words.js';
 import { render } from '../../scripts/results-md.js';
+import { readFileSync } from 'node:fs';
 
 const root = new URL('../../', import.meta.url).pathname;
 const results = readResults(`${root}docs/results.json`);
@@ -101,4 +102,19 @@ test('results.md shows both versions’ verdicts, the rules as frozen, and a run
   m.experiments.spectrum.config.finetune.steps = 50;
   expect(paper(m, 'peng2023').drift).toEqual(['config.finetune.steps 50 (frozen: 34)']);
   expect(render(m)).toContain('the runs differ from the frozen setting: config.finetune.steps 50 (frozen: 34)');
+});
+
+test('the page’s literature words are computed from its shipped results and match results.md’s verdicts', async () => {
+  const { literatureWords } = await import('../../web/app/story/literature-view.js');
+  const page = JSON.parse(readFileSync(`${root}web/checkpoints/results.json`, 'utf8'));
+  const words = literatureWords(page), lit = Lit.literature(results);
+  expect(words.map((w) => w.id)).toEqual(lit.map((p) => p.id));
+  for (const [w, p] of words.map((x, i) => [x, lit[i]])) {
+    expect(w.verdict).toBe(p.label);
+    expect(w.sentence).toContain(Lit.sensitivityText(p));
+    expect(w.near).toBe(p.near);
+  }
+  const ruoss = words.find((w) => w.id === 'ruoss2023');
+  expect(ruoss.sentence).toContain('near the line');
+  expect(literatureWords({ ...page, rules: [] })).toEqual([]);
 });

@@ -169,6 +169,7 @@ export function keptRun(results, r, L, info = taskInfo(results, r.task)) {
 export const GUESS_WORDS = Object.freeze({
   uniform: 'a random guess', bag: 'always guessing the most common token', content: 'matching content alone',
   unigram: 'guessing by how often each token occurs', bigram: 'guessing from the token before',
+  induction: 'matching the last few tokens by content, with no positions',
 });
 export const guessWords = (name) => GUESS_WORDS[name] ?? `the ${name} guess`;
 
