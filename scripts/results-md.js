@@ -79,6 +79,23 @@ function cell(results, row, L, field, fmt) {
 const accFmt = (x) => pct(x);
 const lossFmt = (x) => x.toFixed(2);
 
+/**
+ * What a task's baselines (results.json tasks[task].baselines, e.g. content matching for copy and reverse) would do as
+ * floors: how many rows' verdicts would stand. Lines for results.md (none without baselines).
+ */
+function baselineVerdicts(results, task, info) {
+  return (info.baselines ?? []).map((b) => {
+    const asFloor = { ...info, floors: [...info.floors, { name: b.name, accuracy: b.byLength[0].accuracy, loss: info.chance.loss,
+      byLength: b.byLength.map((x) => ({ ...x, loss: info.chance.loss })) }] };
+    const rows = rowsOf(results, task), now = rows.map((row) => verdict(results, row, info)), as = rows.map((row) => verdict(results, row, asFloor));
+    const kept = as.filter((v) => v.level != null);
+    return `With ${guessWords(b.name)} as the floor (${pct1(b.byLength.find((x) => x.length === results.config.trainLength)?.accuracy ?? NaN)}% at 1×), ` +
+      `${kept.length} of ${rows.length} rows would keep a verdict (${now.filter((v) => v.level != null).length} do now)` +
+      `${kept.length ? `: ${kept.map((v) => `${v.row.name} ${v.level}`).join(', ')}` : ''}. Content matching with no positions scores this much, so ` +
+      'a score at or below it does not show that a model addresses positions; the verdicts above read the floors, not this baseline.';
+  });
+}
+
 /** results.md from results.json; `zeroShot`: docs/lm-zero-shot.json's table, rendered as its own section when given. */
 export function render(results, { zeroShot = null } = {}) {
   const { config } = results;
@@ -121,7 +138,8 @@ export function render(results, { zeroShot = null } = {}) {
   out('|---|---|---|---|---:|---|---:|---|---|---|');
   for (const t of tasks) {
     const byLength = (f) => (f.byLength ? ` at 1×; ${f.byLength.filter((x) => x.length > T && MULTIPLES.includes(x.length / T)).map((x) => `${pct1(x.accuracy)}% at ${x.length / T}×`).join(', ')}` : '');
-    const i = info[t], fl = i.floorsAvailable ? i.floors.map((f) => `${f.name} ${pct1(f.accuracy)}% / ${f2(f.loss)} nats${byLength(f)}`).join('; ') : 'unavailable (v1)';
+    const i = info[t], fl = (i.floorsAvailable ? i.floors.map((f) => `${f.name} ${pct1(f.accuracy)}% / ${f2(f.loss)} nats${byLength(f)}`).join('; ') : 'unavailable (v1)') +
+      (i.baselines ?? []).map((b) => `; baseline, not a floor: ${b.name} ${pct1(b.byLength.find((x) => x.length === T)?.accuracy ?? NaN)}%${byLength(b)}`).join('');
     const oracle = i.metric === 'loss' ? `${f2(i.oracleAt(T, 'oracleLoss') ?? i.oracle.loss)} nats` : `${pct(i.oracleAt(T, 'oracleAccuracy') ?? i.oracle.accuracy)}%`;
     const target = i.target != null ? (i.metric === 'loss' ? `loss ≤ ${f2(i.target.loss ?? i.target)}` : `accuracy ≥ ${pct(i.target.accuracy ?? i.target)}%`)
       : `${pct(RULES.learnedShare)}% of floor→oracle`;
@@ -166,9 +184,10 @@ export function render(results, { zeroShot = null } = {}) {
       }).join(' → ')}`).join('; ')} (at ${MULTIPLES.map((m) => `${m}×`).join(', ')}); ${guessWords('uniform')} ${Math.exp(i.chance.loss).toFixed(2)}.`);
     } else {
       if (oracle.some((o) => o != null && o < 0.999)) out(`| *oracle* | | | ${oracle.map((o) => `*${o == null ? 'n/a' : pct(o)}*`).join(' | ')} | | the best any predictor can do |`);
-      for (const f of i.floors.filter((x) => x.byLength)) {
-        out(`| *${guessWords(f.name)}* | | | ${MULTIPLES.map((m) => { const x = f.byLength.find((b) => b.length === m * T); return `*${x ? pct1(x.accuracy) : 'n/a'}*`; }).join(' | ')} | | ${f.note ?? ''} |`);
+      for (const f of [...i.floors.filter((x) => x.byLength), ...(i.baselines ?? [])]) {
+        out(`| *${guessWords(f.name)}* | | | ${MULTIPLES.map((m) => { const x = f.byLength.find((b) => b.length === m * T); return `*${x ? pct1(x.accuracy) : 'n/a'}*`; }).join(' | ')} | | ${f.note ?? ''}${i.floors.includes(f) ? '' : ' (a baseline, not a floor)'} |`);
       }
+      for (const line of baselineVerdicts(results, task, i)) { out(); out(line); }
     }
     // Parameters in use that training never reached (results.json lengths[].untrainedParameters), per row.
     const untrained = rowsOf(results, task).map((row) => {

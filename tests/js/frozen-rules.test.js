@@ -118,3 +118,21 @@ test('the page’s literature words are computed from its shipped results and ma
   expect(ruoss.sentence).toContain('near the line');
   expect(literatureWords({ ...page, rules: [] })).toEqual([]);
 });
+
+test('a task’s induction baseline is shown beside its floors, with the verdicts that would stand under it', async () => {
+  const { v2Fixture } = await import('./results-fixtures.js');
+  const r = v2Fixture(['none', 'alibi', 'rope']);
+  const withBaseline = (acc) => {
+    const x = clone(r);
+    x.tasks.copy.baselines = [{ name: 'induction', note: 'content matching', byLength: [32, 64, 128, 256].map((length) => ({ length, accuracy: acc })) }];
+    return x;
+  };
+  const high = render(withBaseline(0.99));
+  const now = W.rowsOf(r, 'copy').filter((row) => W.verdict(r, row).level != null).length;
+  expect(high).toContain(`With matching the last few tokens by content, with no positions as the floor (99% at 1×), 0 of ${W.rowsOf(r, 'copy').length} rows would keep a verdict (${now} do now).`);
+  expect(high).toContain('baseline, not a floor: induction 99%');
+  // the verdicts themselves still read the floors
+  expect(W.verdict(withBaseline(0.99), W.rowsOf(r, 'copy')[0]).level).toBe(W.verdict(r, W.rowsOf(r, 'copy')[0]).level);
+  // mutation: a baseline at chance leaves every verdict standing
+  expect(render(withBaseline(0.125))).toContain(`${now} of ${W.rowsOf(r, 'copy').length} rows would keep a verdict (${now} do now)`);
+});
