@@ -385,9 +385,10 @@ export function render(results, { zeroShot = null } = {}) {
     out();
   }
   const litChanged = changedLiterature(results);
-  out(`Literature verdicts under the frozen rules of ${cur} against the rules of ${prevVersion ?? '(none)'}: ${litChanged.length} change.`);
+  out(`Literature verdicts under the frozen rules of ${cur} against the rules of ${prevVersion ?? '(none)'}: ${litChanged.length} change in their words or in what they count.`);
   out();
-  for (const c of litChanged) out(`- ${c.paper}: ${c.old.verdict} → ${c.now.label}. Counted now: ${c.now.counted}.`);
+  const counted = (v) => (v.value ? ` (${v.value})` : '');
+  for (const c of litChanged) out(`- ${c.paper}: ${c.old.label}${counted(c.old)} → ${c.now.label}${counted(c.now)}. Counted now: ${c.now.counted}.`);
   out();
   for (const p of lit) out(`- ${p.paper}: **${p.label}** — ${sensitivityText(p) || p.text}.`);
   out();

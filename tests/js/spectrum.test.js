@@ -165,7 +165,7 @@ describe('the results.md section', () => {
     expect(full).toContain(paper(r, 'peng2023').text);
     // the closing note says which verdicts now rest on the spectrum experiment, with the T = 32 rule's word
     const t32 = (id) => Lit.PAPERS.find((x) => x.id === id).ours32(r).verdict;
-    for (const c of Lit.changedLiterature(r).filter((x) => /Chen|Peng/.test(x.paper))) expect(full).toContain(`- ${c.paper}: ${c.old.verdict} → ${c.now.label}.`);
+    for (const c of Lit.changedLiterature(r).filter((x) => /Chen|Peng/.test(x.paper))) expect(full).toContain(`- ${c.paper}: ${c.old.label}${c.old.value ? ` (${c.old.value})` : ""} → ${c.now.label}${c.now.value ? ` (${c.now.value})` : ""}.`);
     expect(Lit.changedLiterature(r).map((x) => x.paper)).toEqual(expect.arrayContaining(['Chen et al. 2023, position interpolation', 'Peng et al. 2023, YaRN (ICLR 2024)']));
     expect(full).toContain('- the RoPE spectrum experiment (head_dim 32 at T = 512, 2 bases × 3 seeds; each run pretrains, evaluates zero shot and fine-tunes three copies; CPU time on one thread, not wall time): 6 runs, 720 s.');
   });

@@ -520,7 +520,7 @@ export function judgePaper(results, paper, rule) {
   const outcomes = new Set(byStat.map((b) => b.holds).filter((h) => h != null));
   const near = main.holds != null && outcomes.size > 1, drift = settingDifferences(results, rule.setting);
   return {
-    verdict: main.verdict, near, why: main.why, byStat, text: main.text, rule: rule.rule, claim: rule.claim, claimSource: rule.source,
+    verdict: main.verdict, near, why: main.why, byStat, text: main.text, value: main.value, rule: rule.rule, claim: rule.claim, claimSource: rule.source,
     counted: rule.counted, shown: rule.shown ?? [], statistic: rule.statistic, thresholds: rule.thresholds, drift,
     label: `${main.verdict}${near ? ', near the line' : ''}`,
   };
@@ -544,8 +544,11 @@ export function literature(results) {
   }));
 }
 
-/** Papers whose verdict under the newest rules differs from the one under the version before: [{paper, old, now}]. */
+/**
+ * Papers whose verdict (its words, near the line included) or counted number under the newest rules differs from the
+ * one under the version before: [{paper, old, now}].
+ */
 export function changedLiterature(results) {
-  return literature(results).filter((p) => p.previous && p.previous.verdict !== p.verdict)
+  return literature(results).filter((p) => p.previous && (p.previous.label !== p.label || p.previous.value !== p.value))
     .map((p) => ({ paper: p.paper, old: p.previous, now: p }));
 }
