@@ -428,7 +428,7 @@ export const PAPERS = [
         if (kp == null && kf == null) continue;
         total++;
         if (kp != null && (kf == null || kp > kf + RULES.paperMargin)) wins++;
-        parts.push(`${task} at ${L}: PI ${kp == null ? '–' : pct(kp)}% vs plain ${kf == null ? '–' : pct(kf)}% (1×: PI ${pct(one(pi))}%, plain ${pct(one(plain))}%)`);
+        parts.push(`${task} at ${L}: PI ${kp == null ? "did not learn at this length" : `${pct(kp)}%`} vs plain ${kf == null ? "did not learn at this length" : `${pct(kf)}%`} (1×: PI ${pct(one(pi))}%, plain ${pct(one(plain))}%)`);
       }
       if (!keeps.length) return { verdict: 'not measured', text: 'no fine-tuned PI rows in this results.json' };
       if (!total) {
