@@ -157,3 +157,15 @@ test('readResults attaches every experiments/<name>.json beside a results.json a
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('--strings: content matching solves copy and reverse on distinct strings and fails on adversarial repeats', () => {
+  const tasks = (strings) => JSON.parse(`{${execFileSync(bin, ['--print-tasks', '--tasks', 'copy,reverse', '--encodings', 'none', '--eval-sequences', '64', '--strings', strings], { encoding: 'utf8' })}}`).tasks;
+  const induction = (t, task) => t[task].baselines.find((b) => b.name === 'induction').byLength;
+  for (const task of ['copy', 'reverse']) {
+    for (const x of induction(tasks('distinct'), task)) expect(x.accuracy).toBe(1);
+    const rep = induction(tasks('repeats'), task), uni = induction(tasks('uniform'), task);
+    expect(rep.find((x) => x.length === 128).accuracy).toBeLessThan(0.8);
+    expect(uni.find((x) => x.length === 128).accuracy).toBeGreaterThan(0.95);
+  }
+  expect(() => execFileSync(bin, ['--print-tasks', '--strings', 'sorted'], { stdio: 'pipe' })).toThrow(/--strings must be one of 'uniform', 'distinct', 'repeats'/);
+});
