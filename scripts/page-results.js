@@ -1,7 +1,7 @@
 // docs/results.json -> web/checkpoints/results.json: the part of the results the page reads (the words of
 // its rows and claims, web/app/shared/claims.js, and the depth grids, story/retrieval.js), without the
-// per-head and per-position detail, and without the experiments beside results.json (docs/experiments/: results.md
-// and the literature rules read them; the page does not). Run by `npm run train`; also alone:
+// per-head and per-position detail; with the experiments beside results.json (docs/experiments/) and the frozen
+// literature rules (docs/rules/), which the page's literature verdicts are computed from. Run by `npm run train`; also alone:
 //   node scripts/page-results.js [results.json] [out.json]
 import { writeFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
@@ -16,6 +16,8 @@ export function pageResults(r) {
   return {
     version: r.version, config: r.config, ...(r.tasks ? { tasks: r.tasks } : {}),
     runs: r.runs.map((x) => ({ ...pick(x, RUN_FIELDS), lengths: (x.lengths ?? []).map((l) => pick(l, LENGTH_FIELDS)) })),
+    // the literature verdicts (story/literature.js) read the experiments beside results.json and the frozen rules
+    ...(r.experiments ? { experiments: r.experiments } : {}), ...(r.rules ? { rules: r.rules } : {}),
   };
 }
 

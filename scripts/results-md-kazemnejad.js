@@ -53,7 +53,9 @@ export function kazemnejadSection(results) {
   }
   out();
 
-  const v = kzVerdict(exp);
+  // the newest frozen rule (docs/rules/*.json): a task counts only when it is informative
+  const rule = [...(results.rules ?? [])].sort((a, b) => a.version.localeCompare(b.version)).at(-1)?.papers.kazemnejad2023;
+  const v = kzVerdict(exp, { stat: rule?.statistic ?? 'mean', informative: rule?.form === 'kazemnejad-informative' ? rule.thresholds.informative : null });
   for (const t of v.tasks) {
     if (t.skipped) {
       out(`- ${t.task}: ${t.skipped}, so it is not compared.`);

@@ -9,7 +9,8 @@ import {
   RULES, MULTIPLES, pct, pct1, tasksOf, taskInfo, floorOf, rowsOf, seedValues, verdict, verdictLabel, verdictSentence,
   changedVerdicts, gridTasks, gridsOf, depthEffect, gradientSentence, allVerdicts, lengthFloorChanges, floorText, guessWords, trainingStops, nearTheLine,
 } from '../web/app/shared/results-words.js';
-import { literature, changedLiterature } from '../web/app/story/literature.js';
+import { literature, changedLiterature, sensitivityText } from '../web/app/story/literature.js';
+import { STAT_WORDS } from '../web/app/story/verdict-stats.js';
 import { attentionSection } from './results-md-attention.js';
 import { zeroShotSection } from './results-md-lm.js';
 import { spectrumSection, spectrumAdded } from './results-md-spectrum.js';
@@ -78,6 +79,23 @@ function cell(results, row, L, field, fmt) {
 const accFmt = (x) => pct(x);
 const lossFmt = (x) => x.toFixed(2);
 
+/**
+ * What a task's baselines (results.json tasks[task].baselines, e.g. content matching for copy and reverse) would do as
+ * floors: how many rows' verdicts would stand. Lines for results.md (none without baselines).
+ */
+function baselineVerdicts(results, task, info) {
+  return (info.baselines ?? []).map((b) => {
+    const asFloor = { ...info, floors: [...info.floors, { name: b.name, accuracy: b.byLength[0].accuracy, loss: info.chance.loss,
+      byLength: b.byLength.map((x) => ({ ...x, loss: info.chance.loss })) }] };
+    const rows = rowsOf(results, task), now = rows.map((row) => verdict(results, row, info)), as = rows.map((row) => verdict(results, row, asFloor));
+    const kept = as.filter((v) => v.level != null);
+    return `With ${guessWords(b.name)} as the floor (${pct1(b.byLength.find((x) => x.length === results.config.trainLength)?.accuracy ?? NaN)}% at 1×), ` +
+      `${kept.length} of ${rows.length} rows would keep a verdict (${now.filter((v) => v.level != null).length} do now)` +
+      `${kept.length ? `: ${kept.map((v) => `${v.row.name} ${v.level}`).join(', ')}` : ''}. Content matching with no positions scores this much, so ` +
+      'a score at or below it does not show that a model addresses positions; the verdicts above read the floors, not this baseline.';
+  });
+}
+
 /** results.md from results.json; `zeroShot`: docs/lm-zero-shot.json's table, rendered as its own section when given. */
 export function render(results, { zeroShot = null } = {}) {
   const { config } = results;
@@ -99,7 +117,8 @@ export function render(results, { zeroShot = null } = {}) {
   out('## How the verdicts are computed');
   out();
   out(`- **Floor.** Each task has a floor a model gets without the skill: chance (a uniform guess over the answer symbols)` +
-    `${results.tasks ? ', and for Markov the unigram and bigram predictors' : ''}${Object.values(results.tasks ?? {}).some((t) => t.floors?.some((f) => f.byLength)) ? ', and for copy and reverse the bag-of-tokens predictor (the most frequent input symbol, measured on the evaluation sequences at each length: it falls as the input grows)' : ''}; ` +
+    `${results.tasks ? ', and for Markov the unigram and bigram predictors' : ''}${Object.values(results.tasks ?? {}).some((t) => t.floors?.some((f) => f.byLength)) ? ', and for copy and reverse the bag-of-tokens predictor (the most frequent input symbol, measured on the evaluation sequences at each length: it falls as the input grows)' : ''}` +
+    `${Object.values(results.tasks ?? {}).some((t) => t.floors?.some((f) => f.name === 'induction')) ? ' and the induction predictor (content matching with no positions, an algorithm: the last 1 to 4 tokens looked up in the input and the token after them, or before them for reverse, predicted; measured at each length, and listed where it beats the bag of tokens)' : ''}; ` +
     `the floor used at each length is the best of them there. A seed gets a verdict only when its 1× score beats the 1× floor by more than ${pct(RULES.floorMargin)} points (loss: ${pct(RULES.floorMargin)}% of the floor’s). ` +
     `${results.tasks ? 'Floors come from results.json `tasks`.' : 'This results.json (v1) records no floors: chance is computed from `config.taskOptions`, and the unigram/bigram floors are **unavailable**.'}`);
   out(`- **Kept.** kept = (score at ${RULES.verdictAt}× − floor at ${RULES.verdictAt}×) / (score at 1× − floor at 1×), per seed: accuracy for accuracy tasks; for loss tasks ` +
@@ -107,7 +126,9 @@ export function render(results, { zeroShot = null } = {}) {
     `moderate ≥ ${pct(RULES.moderate)}%, limited ≥ ${pct(RULES.limited)}%, none below (negative: worse than the floor).`);
   out(`- **Learned.** ${results.tasks ? 'A seed learned its task when it met `tasks[task].target` at 1× (results.json `learned`).' :
     `A seed learned its task when its held-out 1× score closed at least ${pct(RULES.learnedShare)}% of the gap from the floor to the oracle.`} ` +
-    'A seed that did not learn gets no verdict; a row with no learned seed is labelled “did not learn at 1×”.');
+    'A seed that did not learn gets no verdict; a row with no learned seed is labelled “did not learn at 1×”. ' +
+    `A fine-tuned row’s seed has its own “learned”, not its pretrained model’s: it learned when, at its fine-tune length, it beats the floor there by more than ${pct(RULES.floorMargin)} points (loss: ${pct(RULES.floorMargin)}% of the floor’s); its kept share still divides by the pretrained model’s 1× score (the skill it is asked to keep).`);
+  out(`- **Intervals.** A 95% interval of a mean over seeds is a Student t interval over the seeds (mean ± t × sd / √n); of a difference of two rows, the two standard errors added in quadrature with the smaller row’s seeds minus one degrees of freedom.`);
   out(`- **Seeds disagree** when their values at a length span more than ${pct(RULES.disagree)} points (loss: ${pct(RULES.disagree)}% of the floor's loss) ` +
     'or some learned and some did not; such cells list every seed (seed order; * = did not learn) instead of mean ± sd.');
   out();
@@ -117,7 +138,8 @@ export function render(results, { zeroShot = null } = {}) {
   out('|---|---|---|---|---:|---|---:|---|---|---|');
   for (const t of tasks) {
     const byLength = (f) => (f.byLength ? ` at 1×; ${f.byLength.filter((x) => x.length > T && MULTIPLES.includes(x.length / T)).map((x) => `${pct1(x.accuracy)}% at ${x.length / T}×`).join(', ')}` : '');
-    const i = info[t], fl = i.floorsAvailable ? i.floors.map((f) => `${f.name} ${pct1(f.accuracy)}% / ${f2(f.loss)} nats${byLength(f)}`).join('; ') : 'unavailable (v1)';
+    const i = info[t], fl = (i.floorsAvailable ? i.floors.map((f) => `${f.name} ${pct1(f.accuracy)}% / ${f2(f.loss)} nats${byLength(f)}`).join('; ') : 'unavailable (v1)') +
+      (i.baselines ?? []).map((b) => `; baseline, not a floor: ${b.name} ${pct1(b.byLength.find((x) => x.length === T)?.accuracy ?? NaN)}%${byLength(b)}`).join('');
     const oracle = i.metric === 'loss' ? `${f2(i.oracleAt(T, 'oracleLoss') ?? i.oracle.loss)} nats` : `${pct(i.oracleAt(T, 'oracleAccuracy') ?? i.oracle.accuracy)}%`;
     const target = i.target != null ? (i.metric === 'loss' ? `loss ≤ ${f2(i.target.loss ?? i.target)}` : `accuracy ≥ ${pct(i.target.accuracy ?? i.target)}%`)
       : `${pct(RULES.learnedShare)}% of floor→oracle`;
@@ -162,9 +184,10 @@ export function render(results, { zeroShot = null } = {}) {
       }).join(' → ')}`).join('; ')} (at ${MULTIPLES.map((m) => `${m}×`).join(', ')}); ${guessWords('uniform')} ${Math.exp(i.chance.loss).toFixed(2)}.`);
     } else {
       if (oracle.some((o) => o != null && o < 0.999)) out(`| *oracle* | | | ${oracle.map((o) => `*${o == null ? 'n/a' : pct(o)}*`).join(' | ')} | | the best any predictor can do |`);
-      for (const f of i.floors.filter((x) => x.byLength)) {
-        out(`| *${guessWords(f.name)}* | | | ${MULTIPLES.map((m) => { const x = f.byLength.find((b) => b.length === m * T); return `*${x ? pct1(x.accuracy) : 'n/a'}*`; }).join(' | ')} | | ${f.note ?? ''} |`);
+      for (const f of [...i.floors.filter((x) => x.byLength), ...(i.baselines ?? [])]) {
+        out(`| *${guessWords(f.name)}* | | | ${MULTIPLES.map((m) => { const x = f.byLength.find((b) => b.length === m * T); return `*${x ? pct1(x.accuracy) : 'n/a'}*`; }).join(' | ')} | | ${f.note ?? ''}${i.floors.includes(f) ? '' : ' (a baseline, not a floor)'} |`);
       }
+      for (const line of baselineVerdicts(results, task, i)) { out(); out(line); }
     }
     // Parameters in use that training never reached (results.json lengths[].untrainedParameters), per row.
     const untrained = rowsOf(results, task).map((row) => {
@@ -268,16 +291,33 @@ export function render(results, { zeroShot = null } = {}) {
   out('The papers’ numbers are quoted only where their text was checked (source given); anything else is marked not verified. ' +
     'Our number and the verdict are computed from results.json by the rule in the last column.');
   out();
+  const lit = literature(results), cur = lit[0].version, prevVersion = lit[0].previous?.version;
   out('A verdict says whether these numbers agree with the paper’s claim at this scale (“agrees” / “does not agree”), or that the ' +
     'setup does not test the claim faithfully (the rule’s outcome is given in brackets), or that a row the rule needs was not run. ' +
     'None is a refutation of a paper’s own results: the setup differences that remain are listed in each row.');
   out();
-  out('| paper | setup | reported | setup differences that remain | ours (this results.json) | verdict | rule |');
-  out('|---|---|---|---|---|---|---|');
-  const lit = literature(results);
-  for (const p of lit) out(`| ${p.paper} | ${p.setup} | ${p.reported} Source: ${p.source} | ${p.differences} | ${p.text} | **${p.verdict}** | ${p.rule} |`);
+  const [cv] = results.rules.filter((r) => r.version === cur);
+  out(`The rules are the frozen version of ${cur} (the one source of each rule’s claim, comparison, statistic, thresholds, seeds and steps; listed below the table). ${cv.frozen}`);
   out();
-
+  out(`Every verdict is computed under three statistics: ${Object.entries(cv.statistics).map(([k, v]) => `**${STAT_WORDS[k]}** (${v})`).join('; ')}. ` +
+    `The verdict column gives the rule’s own statistic; a verdict that differs between the three says **near the line**. Intervals: ${cv.interval}.`);
+  out();
+  out(`| paper | claim as the paper states it | setup | reported | setup differences that remain | ours (this results.json) | verdict (rules of ${cur}) | under each statistic |${prevVersion ? ` verdict under the rules of ${prevVersion} |` : ''}`);
+  out(`|---|---|---|---|---|---|---|---|${prevVersion ? '---|' : ''}`);
+  for (const p of lit) {
+    out(`| ${p.paper} | ${p.claim ?? '—'} Source: ${p.claimSource ?? p.source} | ${p.setup} | ${p.reported} Source: ${p.source} | ${p.differences}${p.why ? `. Not faithful: ${p.why}` : ''} | ${p.text} | ` +
+      `**${p.label}** | ${sensitivityText(p) || '—'}${p.drift.length ? `; the runs differ from the frozen setting: ${p.drift.join(', ')}` : ''} |${prevVersion ? ` ${p.previous.verdict} |` : ''}`);
+  }
+  out();
+  out(`### The rules as frozen (${cur})`);
+  out();
+  for (const p of lit) {
+    const r = cv.papers[p.id];
+    out(`- **${p.paper}** — counted: ${r.counted}. ${r.shown?.length ? `Shown, not counted: ${r.shown.join('; ')}. ` : ''}Statistic: ${STAT_WORDS[r.statistic]}. ` +
+      `Thresholds: ${Object.entries(r.thresholds).map(([k, v]) => `${k} ${pct(v)} points`).join(', ')}. Setting: ${r.setting.experiment === 'main' ? 'the main experiment' : `the ${r.setting.experiment} experiment`}, ` +
+      `${Object.entries(r.setting.expect).map(([k, v]) => `${k} = ${v}`).join(', ')}. Rule: ${r.rule}.`);
+  }
+  out();
   for (const line of attentionSection(results)) out(line);
   for (const line of spectrumSection(results.experiments?.spectrum, results)) out(line);
   for (const line of zeroShotSection(zeroShot)) out(line);
@@ -328,7 +368,7 @@ export function render(results, { zeroShot = null } = {}) {
   out();
   const byFloor = lengthFloorChanges(results);
   const word = (v) => (v.level ?? (v.floorSolves ? 'no verdict (floor within reach of 1×)' : v.learnedSeeds ? 'no verdict' : 'did not learn'));
-  out(`The bag-of-tokens floor (copy and reverse: the most frequent input symbol, measured at each length) against the ` +
+  out(`The length-dependent floors (copy and reverse: the most frequent input symbol, and content matching where it is higher, measured at each length) against the ` +
     `length-independent floors alone: ${byFloor.length} verdict${byFloor.length === 1 ? '' : 's'} change.`);
   out();
   for (const c of byFloor) {
@@ -345,12 +385,12 @@ export function render(results, { zeroShot = null } = {}) {
     out();
   }
   const litChanged = changedLiterature(results);
-  const moved = litChanged.filter((c) => c.old.verdict === c.now.verdict).length;
-  out(`Literature verdicts under the rules above against the rules they had before (same floors): ${litChanged.length - moved} change${moved ? `, and ${moved} ${moved === 1 ? 'keeps its word but now rests' : 'keep their word but now rest'} on another experiment` : ''}.`);
+  out(`Literature verdicts under the frozen rules of ${cur} against the rules of ${prevVersion ?? '(none)'}: ${litChanged.length} change in their words or in what they count.`);
   out();
-  for (const c of litChanged) out(`- ${c.paper}: ${c.old.verdict} (${c.old.text}) → ${c.now.verdict}${c.now.basis ? ` (${c.now.basis})` : ''}.`);
+  const counted = (v) => (v.value ? ` (${v.value})` : '');
+  for (const c of litChanged) out(`- ${c.paper}: ${c.old.label}${counted(c.old)} → ${c.now.label}${counted(c.now)}. Counted now: ${c.now.counted}.`);
   out();
-  for (const p of lit) out(`- ${p.paper}: **${p.verdict}** — ${p.text}.`);
+  for (const p of lit) out(`- ${p.paper}: **${p.label}** — ${sensitivityText(p) || p.text}.`);
   out();
   return lines.join('\n');
 }

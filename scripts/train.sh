@@ -19,6 +19,7 @@ node scripts/results-refresh.js
 # RoPE scaling on the real stories260K model, zero shot (skipped without ../shared/models)
 node scripts/lm-zero-shot.js
 node scripts/results-md.js
+node scripts/readme-results.js --write # the README's learned counts
 node scripts/figures.js
 # The page reads its words about results, the measured grids and the list of shipped checkpoints from
 # web/checkpoints/ (a static host has no directory listing, so the list is a file): the subset it needs.

@@ -46,4 +46,17 @@ inline FloorScore bag_floor(const TaskOptions& task, int L, int sequences, uint6
   return s;
 }
 
+// Copy and Reverse: the induction floor at length L, the accuracy of content matching with no positions
+// (posenc::induction_accuracy: the last 1 .. kInductionContext tokens looked up in the input by content) on the
+// same sequences as bag_floor. An algorithm, not a trained model; a model that scores no more than it may be
+// matching content, not addressing positions.
+inline constexpr int kInductionContext = 4;
+inline double induction_floor(const TaskOptions& task, int L, int sequences, uint64_t eval_seed) {
+  TaskOptions t = task;
+  t.variable_length = false;  // as the sweep evaluates
+  std::vector<int32_t> tokens(static_cast<std::size_t>(sequences) * L), targets(tokens.size());
+  TaskGenerator(t, sweep_seed(eval_seed, L, -1)).sample(sequences, L, tokens.data(), targets.data());
+  return induction_accuracy(t.kind, tokens.data(), targets.data(), sequences, L, kInductionContext);
+}
+
 }  // namespace posenc::tools

@@ -6,7 +6,7 @@
 //                [--encodings LIST (the registry's names)] [--jobs N]
 //                [--steps N] [--batch N] [--length N] [--lr X] [--warmup N] [--beta2 X] [--check-every N]
 //                [--layers N] [--heads N] [--d-model N] [--mlp-ratio N] [--finetune-steps N]
-//                [--random-length N] [--rope-base X]
+//                [--random-length N] [--rope-base X] [--strings uniform|distinct|repeats] [--kgram K]
 //                [--eval-sequences N] [--grid-sequences N] [--no-scalings] [--no-variants]
 //                [--check-reproducible] [--print-tasks] [--probe-checkpoints]
 //
@@ -135,6 +135,8 @@ void usage(FILE* f) {
                "  --seeds N            seeds 0..N-1 per task and encoding (3)\n"
                "  --first-seed S       seeds S..S+N-1 instead (more seeds for a few rows; merge with scripts/results-merge.js)\n"
                "  --tasks LIST         comma-separated: copy,reverse,retrieval,kth_retrieval,markov (all)\n"
+               "  --strings S          copy and reverse strings: uniform (default), distinct (no repeated k-gram) or\n"
+               "                       repeats (two symbols per sequence: content matching fails); --kgram K (3): k of distinct\n"
                "  --encodings LIST     comma-separated: %s (all)\n"
                "  --jobs N             runs trained in parallel (2); results do not depend on it\n"
                "  --no-scalings        skip the RoPE linear/ntk/dynamic/yarn evaluation sweeps (and the fine-tunes)\n"
@@ -195,6 +197,14 @@ int main(int argc, char** argv) {
       } else if (k == "--jobs") {
         c.jobs = args.integer(1, 64);
         forward = false;
+      } else if (k == "--strings") {
+        const std::string v = args.value();
+        if (v == "uniform") c.strings = CopyStrings::Uniform;
+        else if (v == "distinct") c.strings = CopyStrings::Distinct;
+        else if (v == "repeats") c.strings = CopyStrings::Repeats;
+        else throw Error(ErrorKind::Range, "--strings must be one of 'uniform', 'distinct', 'repeats' (got '" + v + "')");
+      } else if (k == "--kgram") {
+        c.kgram = args.integer(2, 4);
       } else if (k == "--tasks") {
         c.tasks = args.list<TaskKind>(parse_task);
       } else if (k == "--encodings") {

@@ -1,8 +1,10 @@
 // The page's words about measured results (issue 14) are the ones web/app/shared/results-words.js computes from the
 // shipped web/checkpoints/results.json: the header summary, each sweep row's offline verdict (also after the
-// rows change), and the retrieval view's depth sentences. None is hand-written in the HTML.
+// rows change), the retrieval view's depth sentences and the literature verdicts. None is hand-written in the HTML.
 import { readFileSync } from 'node:fs';
-import { useBrowser } from './harness.js';
+import { join } from 'node:path';
+import { useBrowser, screenshotDir } from './harness.js';
+import { literatureWords } from '../../web/app/story/literature-view.js';
 import { waitFor, waitReady } from './page-helpers.js';
 import { headerWords, rowWords } from '../../web/app/shared/claims.js';
 import { retrievalGrids, retrievalWords } from '../../web/app/story/retrieval.js';
@@ -131,5 +133,21 @@ test('plain words: no sentence the page generates uses jargon; loss and its unit
   expect(explain).toMatch(/loss is how unsure the model is of the right token, in nats/);
   expect(await page.$$eval('#sweep .explain .answer-swatch, #hero .hero-note .answer-swatch', (e) => e.length)).toBe(2);
   expect(explain).toMatch(/Dotted lines run either side of the correct key/);
+  expect(page.errors).toEqual([]);
+});
+
+test('the literature section shows each paper’s verdict as literature.js computes it, near the line included', async () => {
+  const page = await browser.newPage();
+  await page.setViewportSize({ width: 1200, height: 1600 });
+  await page.goto(`${browser.url}/?play=0&steps=20&encodings=rope,alibi`);
+  await waitFor(page, () => document.querySelectorAll('#literature .literature-list li').length > 0, { what: 'the literature words' });
+  const words = literatureWords(shipped);
+  const items = await page.$$eval('#literature .literature-list li', (els) => els.map((e) => [e.dataset.paper, e.querySelector('.literature-verdict').textContent, e.querySelector('.literature-verdict').classList.contains('near-line')]));
+  expect(items).toEqual(words.map((w) => [w.id, w.sentence, w.near]));
+  expect(items.some(([, text]) => text.includes('near the line'))).toBe(words.some((w) => w.near));
+  await page.locator('#literature').screenshot({ path: join(screenshotDir(), 'literature.png') });
+  // no verdict word is hand-written in the page's static text
+  const html = readFileSync(new URL('../../web/app/index.html', import.meta.url), 'utf8');
+  expect(html.slice(html.indexOf('id="literature"'))).not.toMatch(/\bagrees\b|does not agree/);
   expect(page.errors).toEqual([]);
 });

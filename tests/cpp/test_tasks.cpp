@@ -549,3 +549,108 @@ TEST(tasks, OptionChecks) {
 }
 
 }  // namespace
+
+namespace {
+
+TaskOptions strings(TaskKind k, posenc::CopyStrings s, int kgram) {
+  TaskOptions o = task(k);
+  o.strings = s;
+  o.kgram = kgram;
+  return o;
+}
+// The copied string x1 .. xh of row b (before SEP).
+std::vector<int32_t> copied(const Batch& r, int b) {
+  std::vector<int32_t> x;
+  for (int i = 1; i < r.T && r.x(b)[i] != kTokenSep; ++i) x.push_back(r.x(b)[i]);
+  return x;
+}
+
+}  // namespace
+
+// strings 'distinct': no window of k symbols occurs twice; Copy and Reverse share the draws, the layout is Copy's.
+TEST(tasks, DistinctStringsRepeatNoKgram) {
+  for (int k = 2; k <= 4; ++k)
+    for (TaskKind kind : {TaskKind::Copy, TaskKind::Reverse}) {
+      TaskGenerator g(strings(kind, posenc::CopyStrings::Distinct, k), 5);
+      const Batch r = draw(g, 64, 2 * (k == 2 ? 30 : 100) + 2);
+      for (int b = 0; b < r.B; ++b) {
+        const std::vector<int32_t> x = copied(r, b);
+        ASSERT_EQ(static_cast<int>(x.size()), (r.T - 2) / 2);
+        std::set<std::vector<int32_t>> seen;
+        for (std::size_t i = 0; i + k <= x.size(); ++i) EXPECT_TRUE(seen.insert({x.begin() + i, x.begin() + i + k}).second);
+        EXPECT_EQ(scored(r, b), static_cast<int>(x.size()));
+      }
+    }
+  // the uniform draws of the same seed repeat bigrams: the option changes the strings
+  TaskGenerator u(task(TaskKind::Copy), 5);
+  const Batch r = draw(u, 64, 62);
+  int repeated = 0;
+  for (int b = 0; b < r.B; ++b) {
+    const std::vector<int32_t> x = copied(r, b);
+    std::set<std::pair<int32_t, int32_t>> seen;
+    for (std::size_t i = 0; i + 2 <= x.size(); ++i) repeated += seen.insert({x[i], x[i + 1]}).second ? 0 : 1;
+  }
+  EXPECT_GT(repeated, 0);
+}
+
+// strings 'repeats': two symbols per sequence, so every k-gram (k <= 4) recurs in a long string.
+TEST(tasks, RepeatsStringsUseTwoSymbols) {
+  TaskGenerator g(strings(TaskKind::Copy, posenc::CopyStrings::Repeats, 3), 9);
+  const Batch r = draw(g, 32, 130);
+  for (int b = 0; b < r.B; ++b) {
+    const std::vector<int32_t> x = copied(r, b);
+    EXPECT_EQ(std::set<int32_t>(x.begin(), x.end()).size(), 2u);
+    std::map<std::vector<int32_t>, int> grams;
+    for (std::size_t i = 0; i + 4 <= x.size(); ++i) ++grams[{x.begin() + i, x.begin() + i + 4}];
+    int recurring = 0;
+    for (const auto& [g4, c] : grams) recurring += c > 1 ? 1 : 0;
+    EXPECT_GE(recurring, 8);  // of the 16 possible 4-grams, most recur in 61 windows
+  }
+}
+
+// The induction baseline on a hand-made sequence: [BOS a b a c SEP a b a c] with a < b < c.
+TEST(tasks, InductionBaselineByHand) {
+  const int32_t a = kFirstSymbol, b = kFirstSymbol + 1, c = kFirstSymbol + 2;
+  const std::vector<int32_t> tok = {kTokenBos, a, b, a, c, kTokenSep, a, b, a, c};
+  std::vector<int32_t> tgt(tok.size(), -1);
+  for (int t = 5; t < 9; ++t) tgt[t] = tok[t + 1];
+  // context 4: [SEP]->a, [SEP a]->b, [SEP a b]->a, [SEP a b a]->c: all right
+  EXPECT_DOUBLE_EQ(posenc::induction_accuracy(TaskKind::Copy, tok.data(), tgt.data(), 1, 10, 4), 1.0);
+  // context 1: after the second a, [a] is followed by b and by c in the input: the tie goes to b (smaller): 3 of 4
+  EXPECT_DOUBLE_EQ(posenc::induction_accuracy(TaskKind::Copy, tok.data(), tgt.data(), 1, 10, 1), 0.75);
+  // reverse [BOS a b a c SEP c a b a]: [SEP]->c (before SEP), [c]->a, then [a] is preceded by BOS-side nothing and b:
+  const std::vector<int32_t> rev = {kTokenBos, a, b, a, c, kTokenSep, c, a, b, a};
+  std::vector<int32_t> rt(rev.size(), -1);
+  for (int t = 5; t < 9; ++t) rt[t] = rev[t + 1];
+  EXPECT_DOUBLE_EQ(posenc::induction_accuracy(TaskKind::Reverse, rev.data(), rt.data(), 1, 10, 4), 1.0);
+  // context 1 at "a" (t = 7): the input has a at 1 (nothing before it in the string) and at 3 (b before it): b, right;
+  // at "b" (t = 8): b at 2, a before it: a, right; so 4 of 4 here too
+  EXPECT_DOUBLE_EQ(posenc::induction_accuracy(TaskKind::Reverse, rev.data(), rt.data(), 1, 10, 1), 1.0);
+}
+
+// No repeated k-gram: content matching of the last k tokens solves Copy and Reverse at every length; adversarial
+// repeats bring it down; uniform strings sit between.
+TEST(tasks, InductionBaselineSolvesDistinctNotRepeats) {
+  for (TaskKind kind : {TaskKind::Copy, TaskKind::Reverse})
+    for (int k = 2; k <= 4; ++k) {
+      TaskGenerator d(strings(kind, posenc::CopyStrings::Distinct, k), 3);
+      const Batch r = draw(d, 32, k == 2 ? 62 : 130);
+      EXPECT_DOUBLE_EQ(posenc::induction_accuracy(kind, r.tok.data(), r.tgt.data(), r.B, r.T, k), 1.0);
+      TaskGenerator a(strings(kind, posenc::CopyStrings::Repeats, k), 3);
+      const Batch q = draw(a, 32, 130);
+      EXPECT_LT(posenc::induction_accuracy(kind, q.tok.data(), q.tgt.data(), q.B, q.T, 4), 0.75);  // measured 0.71 (uniform strings: 0.9 and more)
+    }
+}
+
+TEST(tasks, StringsOptionsValidated) {
+  ExpectError([] { TaskGenerator(strings(TaskKind::Markov, posenc::CopyStrings::Distinct, 3), 1); }, posenc::ErrorKind::Range, "strings must be");
+  ExpectError([] { TaskGenerator(strings(TaskKind::Copy, posenc::CopyStrings::Distinct, 5), 1); }, posenc::ErrorKind::Range, "kgram must be");
+  ExpectError([] {  // 8 symbols, k = 2: 64 bigrams; h = 127 needs 126 windows
+    TaskGenerator g(strings(TaskKind::Copy, posenc::CopyStrings::Distinct, 2), 1);
+    draw(g, 1, 256);
+  }, posenc::ErrorKind::Range, "T must be");
+  ExpectError([] { std::vector<int32_t> t(8, 0); posenc::induction_accuracy(TaskKind::Markov, t.data(), t.data(), 1, 8, 2); },
+              posenc::ErrorKind::Range, "task must be");
+  ExpectError([] { std::vector<int32_t> t(8, 0); posenc::induction_accuracy(TaskKind::Copy, t.data(), t.data(), 1, 8, 0); },
+              posenc::ErrorKind::Range, "maxContext must be");
+}

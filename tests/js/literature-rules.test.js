@@ -72,14 +72,14 @@ describe('Liu: a U-shape is the middle below both ends beyond the seeds\' spread
     const u = Lit.uShape(r, W.rowsOf(r, 'kth_retrieval').find((x) => x.encoding === 'rope'), 256);
     expect(u).toMatchObject({ u: true, testable: true, depth: 0.5 });
     expect(u.mid).toBeCloseTo(0.35, 12);
-    expect(paper(r, 'liu2023').verdict).toBe('agrees');
+    expect(paper(r, 'liu2023').verdict).toBe('not tested faithfully here (under this rule it would agree)'); // the claim is about large models within their context
     expect(paper(r, 'liu2023').text).toContain('U-shape in 2 of 2 testable rows');
     // mutation: one rope seed's middle rises to 0.82, above another seed's far end (0.8): within the spread
     const m = clone(r);
     setGrid(m, 'rope', [col(0.9, 0.3, 0.8), col(0.85, 0.35, 0.9), col(0.8, 0.82, 0.85)]);
     expect(Lit.uShape(m, W.rowsOf(m, 'kth_retrieval').find((x) => x.encoding === 'rope'), 256).u).toBe(false);
     expect(paper(m, 'liu2023').text).toContain('U-shape in 1 of 2 testable rows');
-    expect(paper(m, 'liu2023').verdict).toBe('does not agree');
+    expect(paper(m, 'liu2023').verdict).toBe('not tested faithfully here (under this rule it would not agree)');
   });
 
   test('a row with one learned seed cannot be tested', () => {

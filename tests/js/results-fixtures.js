@@ -1,6 +1,9 @@
+import { readRules } from '../../scripts/results-load.js';
 // Small results.json fixtures for the reporting tests (tests/js/results-words.test.js, tests/browser/
 // results-figures.test.js): a v1 shape (no tasks, no learned flags) and a v2 shape as cpp/tools/train_main.cpp
 // writes it (tasks with floors, learned flags, kth_retrieval, variants, fine-tuned PI, the registry's encodings).
+// the frozen literature rules (docs/rules/*.json), as scripts/results-load.js attaches them
+export const RULES_FROZEN = readRules();
 const T = 32, LENGTHS = [32, 64, 128, 256];
 const DEPTHS = [0, 0.5, 1];
 export function run(task, encoding, seed, acc, { loss, oracleLoss, grid, ...extra } = {}) {
@@ -26,7 +29,7 @@ export function v1Fixture() {
     runs.push(run('retrieval', 'rope', seed, [1, 1, 0.8, 0.4], { grid: [[1, 1, 0.4, 0.2], [1, 1, 0.6, 0.5], [1, 1, 0.9, 0.8]] }));
   }
   return {
-    version: 1,
+    version: 1, rules: RULES_FROZEN,
     config: { trainLength: T, evalLengths: LENGTHS, seeds: [0, 1, 2], model: { layers: 2, heads: 4, dModel: 32 }, steps: 100, batch: 8, lr: 0.01,
       seconds: 60, tasks: ['copy', 'retrieval', 'markov'], encodings: ['none', 'alibi', 'rope', 'sinusoidal'],
       taskOptions: { copy: { symbols: 8 }, retrieval: { symbols: 16 }, markov: { symbols: 8 } } },

@@ -5,7 +5,7 @@
 import { execFileSync } from 'node:child_process';
 import { splice } from '../../scripts/results-refresh.js';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { readResults } from '../../scripts/results-load.js';
+import { readResults, readRules } from '../../scripts/results-load.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { merge, replace, blocksOf, runKey } from '../../scripts/results-merge.js';
@@ -135,12 +135,17 @@ test('results-merge --replace on files: says what it replaced, writes only the r
   }
 });
 
-test('readResults attaches every experiments/<name>.json beside a results.json, and leaves results without them unchanged', () => {
+test('readResults attaches every experiments/<name>.json beside a results.json and the frozen rules, and leaves results otherwise unchanged', () => {
   const dir = mkdtempSync(join(tmpdir(), 'posenc-load-'));
   try {
     const file = join(dir, 'results.json');
     writeFileSync(file, JSON.stringify({ version: 2, runs: [] }));
-    expect(readResults(file)).toEqual({ version: 2, runs: [] });
+    expect(readResults(file)).toEqual({ version: 2, runs: [], rules: readRules() }); // no rules/ beside it: the repository's
+    expect(readRules().length).toBeGreaterThan(0);
+    mkdirSync(join(dir, 'rules'));
+    writeFileSync(join(dir, 'rules', 'literature-2030-01-02.json'), '{"version":"2030-01-02","papers":{}}');
+    writeFileSync(join(dir, 'rules', 'literature-2030-01-01.json'), '{"version":"2030-01-01","papers":{}}');
+    expect(readResults(file).rules.map((r) => r.version)).toEqual(['2030-01-01', '2030-01-02']); // oldest first
     mkdirSync(join(dir, 'experiments'));
     writeFileSync(join(dir, 'experiments', 'b.json'), '{"x":2}');
     writeFileSync(join(dir, 'experiments', 'a.json'), '{"x":1}');
@@ -151,4 +156,16 @@ test('readResults attaches every experiments/<name>.json beside a results.json, 
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test('--strings: content matching solves copy and reverse on distinct strings and fails on adversarial repeats', () => {
+  const tasks = (strings) => JSON.parse(`{${execFileSync(bin, ['--print-tasks', '--tasks', 'copy,reverse', '--encodings', 'none', '--eval-sequences', '64', '--strings', strings], { encoding: 'utf8' })}}`).tasks;
+  const induction = (t, task) => t[task].baselines.find((b) => b.name === 'induction').byLength;
+  for (const task of ['copy', 'reverse']) {
+    for (const x of induction(tasks('distinct'), task)) expect(x.accuracy).toBe(1);
+    const rep = induction(tasks('repeats'), task), uni = induction(tasks('uniform'), task);
+    expect(rep.find((x) => x.length === 128).accuracy).toBeLessThan(0.8);
+    expect(uni.find((x) => x.length === 128).accuracy).toBeGreaterThan(0.95);
+  }
+  expect(() => execFileSync(bin, ['--print-tasks', '--strings', 'sorted'], { stdio: 'pipe' })).toThrow(/--strings must be one of 'uniform', 'distinct', 'repeats'/);
 });

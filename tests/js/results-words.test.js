@@ -164,10 +164,10 @@ describe('v2 results: tasks, floors, learned flags, kth_retrieval, variants, fin
     // no plain (no interpolation) fine-tune in the fixture: PI is not compared with the paper's control
     expect(lit.chen2023.verdict).toBe('not tested here');
     expect(lit.chen2023.text).toContain('copy 100% → 100%');
-    expect(lit.liu2023.verdict).toBe('does not agree'); // recency, no U, on the task that needs position
+    expect(lit.liu2023.verdict).toBe('not tested faithfully here (under this rule it would not agree)'); // recency, no U; the claim is about large models within their context
     expect(lit.press2022.verdict).toBe('agrees');
     expect(md).toContain('| Ruoss et al. 2023, randomized positions (ACL) |');
-    for (const p of Object.values(lit)) expect(md).toContain(`| ${p.differences} |`);
+    for (const p of Object.values(lit)) expect(md).toContain(`| ${p.differences}${p.why ? `. Not faithful: ${p.why}` : ""} |`);
   });
 });
 

@@ -31,6 +31,7 @@ import { drawSpectrum } from './rope/spectrum-plot.js';
 import { scalingWords } from './lab/rope-figure.js';
 import { SCALING_LABELS, SCALING_SLIDERS } from './rope/rope-scaling.js';
 import { createRetrieval } from './story/retrieval.js';
+import { renderLiterature } from './story/literature-view.js';
 import { loadResults, headerWords, rowWords } from './shared/claims.js';
 import { loadCurves, shippedCurve } from './lab/shipped-curves.js';
 import { createYourRope } from './rope/your-rope.js';
@@ -477,6 +478,7 @@ async function main() {
   hero.build(heroState());
   const results = loadResults().then((r) => {
     shippedResults = r;
+    renderLiterature($('#literature .literature-list'), r);
     heroData();
     hero.draw(heroState(), grid());
     return r;

@@ -28,6 +28,16 @@
 //   Reverse:   [BOS, x1 .. xh, SEP, xh .. x1, PAD ...]   same draws and sizes as Copy
 //              (the same seed gives Copy's sequences with the second half reversed).
 //              Scored: the h predictions of the reversed half. Needs T >= 4, n >= 1.
+//              Strings (Copy and Reverse, TaskOptions::strings; the default draws above are unchanged):
+//     distinct: x1 .. xh has no repeated k-gram (k = TaskOptions::kgram in [2, 4]): every window of k
+//              symbols occurs once, so matching the last k tokens by content finds the one place to read
+//              from, without position (the induction baseline below solves it). Drawn symbol by symbol,
+//              uniform over the symbols that keep every window new, restarting a sequence that gets stuck
+//              (at most 64 tries). Needs h - k + 1 <= n^k / 2 (RangeError naming `T` otherwise).
+//     repeats: adversarial repeats: two of the n symbols are drawn per sequence and the string is uniform
+//              over those two, so once h is well past 2^4 every context of up to 4 tokens recurs with both
+//              successors: matching the last few tokens by content is a coin flip at most positions, and
+//              which occurrence comes next is a question of position. (kgram is not used.)
 //   Retrieval: a key-value lookup, a "passkey" / needle in a haystack: p key-value pairs,
 //              then SEP, a query key q and its answer a. Keys and values use separate
 //              symbol ranges: keys are s_0 .. s_{m-1} with m = ceil(n / 2), values
@@ -110,6 +120,9 @@ inline constexpr int kTaskCount = 5;
 const char* task_name(TaskKind k);             // "copy", "reverse", "retrieval", "markov", "kth_retrieval"
 TaskKind parse_task(const std::string& name);  // RangeError naming `task`
 
+// Copy and Reverse: how the copied string is drawn (see "Strings" above). Values are stable: new ones go at the end.
+enum class CopyStrings { Uniform, Distinct, Repeats };
+
 struct TaskOptions {
   TaskKind kind = TaskKind::Copy;
   int symbols = 8;               // n, in [1, 65000] (Retrieval: >= 4)
@@ -122,6 +135,8 @@ struct TaskOptions {
   int order = 2;               // Markov: context length o, in [1, 4]
   int branching = 3;           // Markov: next symbols allowed per context, in [1, min(n, 16)]
   uint64_t table_seed = 1;     // Markov: which chain (independent of the generator seed)
+  CopyStrings strings = CopyStrings::Uniform;  // Copy, Reverse: uniform, no repeated k-gram, or adversarial repeats
+  int kgram = 3;               // Copy, Reverse with strings distinct: k, in [2, 4]
   void validate() const;       // throws posenc::Error naming the field (JS spelling)
 };
 
@@ -138,6 +153,16 @@ struct TaskOracle {
   double accuracy = 1.0;  // mean over scored positions of its largest probability
   int scored = 0;
 };
+
+// The induction baseline of Copy and Reverse: content matching with no positions, an algorithm (no training).
+// At a scored position t it takes the last c tokens (c = max_context down to 1, the longest that matches)
+// and looks them up in the input part of the sequence, found by content (the tokens before SEP, with BOS
+// standing for SEP so the first answer matches too): Copy predicts the token after each match, Reverse
+// matches the c tokens reversed and predicts the token before each match. Among the matches of the longest
+// c, the most frequent prediction wins (the smallest token id of equal counts). It uses only which tokens
+// are adjacent, never where they are. Returns its accuracy over the scored positions (targets >= 0) of
+// tokens/targets [B, T]; max_context in [1, 16].
+double induction_accuracy(TaskKind kind, const int32_t* tokens, const int32_t* targets, int B, int T, int max_context);
 
 // The length of each of B task sequences [B, T]: its tokens before the trailing PAD filler
 // (1 + the last non-PAD position; 1 for an all-PAD row). lengths [B]. For ForwardOptions::lengths.
@@ -160,6 +185,7 @@ class TaskGenerator {
 
  private:
   void sample_copy(int T, int32_t* tokens, int32_t* targets, bool reverse);
+  void sample_copy_string(int h, int32_t* x);
   void sample_retrieval(int T, int32_t* tokens, int32_t* targets);
   void sample_kth_retrieval(int T, int32_t* tokens, int32_t* targets);
   void sample_markov(int T, int32_t* tokens, int32_t* targets);

@@ -5,6 +5,9 @@
 #include <cmath>
 #include <cstring>
 #include <iterator>
+#include <map>
+#include <unordered_set>
+#include <vector>
 
 #include "../kind_table.hpp"
 #include "posenc/error.hpp"
@@ -68,6 +71,16 @@ void TaskOptions::validate() const {
   if (kind == TaskKind::KthRetrieval) {
     if (!packed) range_error("packed", "true for task 'kth_retrieval' (one token per pair)", "false");
     require_int_range("symbols", symbols, 4, 500);
+  }
+  {
+    const int st = static_cast<int>(strings);
+    if (st < 0 || st > static_cast<int>(CopyStrings::Repeats))
+      range_error("strings", "one of 'uniform', 'distinct', 'repeats'", std::to_string(st));
+    if (strings != CopyStrings::Uniform) {
+      if (kind != TaskKind::Copy && kind != TaskKind::Reverse)
+        range_error("strings", "'uniform' for tasks other than 'copy' and 'reverse'", std::to_string(st));
+      require_int_range("kgram", kgram, 2, 4);
+    }
   }
   if (kind == TaskKind::Markov) {
     require_int_range("order", order, 1, 4);
@@ -170,11 +183,107 @@ void TaskGenerator::sample_copy(int T, int32_t* tok, int32_t* tgt, bool reverse)
   const int h = options_.variable_length ? 1 + static_cast<int>(rng_.below(static_cast<uint32_t>(hmax))) : hmax;
   const uint32_t n = static_cast<uint32_t>(options_.symbols);
   tok[0] = kTokenBos;
-  for (int i = 1; i <= h; ++i) tok[i] = kFirstSymbol + static_cast<int32_t>(rng_.below(n));
+  if (options_.strings == CopyStrings::Uniform)
+    for (int i = 1; i <= h; ++i) tok[i] = kFirstSymbol + static_cast<int32_t>(rng_.below(n));
+  else
+    sample_copy_string(h, tok + 1);
   tok[h + 1] = kTokenSep;
   for (int i = 1; i <= h; ++i) tok[h + 1 + i] = reverse ? tok[h + 1 - i] : tok[i];
   for (int t = 2 * h + 2; t < T; ++t) tok[t] = kTokenPad;
   for (int t = 0; t < T; ++t) tgt[t] = (t >= h + 1 && t <= 2 * h) ? tok[t + 1] : -1;
+}
+
+// Copy and Reverse, strings distinct or repeats: x[0 .. h-1] (symbol tokens), see tasks.hpp.
+void TaskGenerator::sample_copy_string(int h, int32_t* x) {
+  const int n = options_.symbols, k = options_.kgram;
+  if (options_.strings == CopyStrings::Repeats) {  // two of the n symbols, drawn per sequence (distinct when n > 1)
+    const int32_t a = static_cast<int32_t>(rng_.below(static_cast<uint32_t>(n)));
+    const int32_t b = n > 1 ? (a + 1 + static_cast<int32_t>(rng_.below(static_cast<uint32_t>(n - 1)))) % n : a;
+    for (int i = 0; i < h; ++i) x[i] = kFirstSymbol + (rng_.below(2) ? b : a);
+    return;
+  }
+  // distinct: every window of k symbols new; n^k windows exist (n^k <= 65000^4 fits a double exactly enough)
+  const double windows = std::pow(static_cast<double>(n), k);
+  if (h - k + 1 > windows / 2)
+    range_error("T", "short enough for strings 'distinct' that the copied string's h - k + 1 windows use at most half of the n^k k-grams (n = " +
+                         std::to_string(n) + ", k = " + std::to_string(k) + ")", "one with h = " + std::to_string(h));
+  std::unordered_set<uint64_t> seen;
+  std::vector<int32_t> allowed;
+  const auto key = [&](const int32_t* w) {
+    uint64_t v = 0;
+    for (int i = 0; i < k; ++i) v = v * 65001u + static_cast<uint64_t>(w[i] - kFirstSymbol);
+    return v;
+  };
+  for (int attempt = 0; attempt < 64; ++attempt) {
+    seen.clear();
+    bool stuck = false;
+    for (int i = 0; i < h && !stuck; ++i) {
+      if (i < k - 1) {
+        x[i] = kFirstSymbol + static_cast<int32_t>(rng_.below(static_cast<uint32_t>(n)));
+        continue;
+      }
+      allowed.clear();
+      for (int s = 0; s < n; ++s) {
+        x[i] = kFirstSymbol + s;
+        if (!seen.count(key(x + i - k + 1))) allowed.push_back(x[i]);
+      }
+      if (allowed.empty()) stuck = true;
+      else {
+        x[i] = allowed[rng_.below(static_cast<uint32_t>(allowed.size()))];
+        seen.insert(key(x + i - k + 1));
+      }
+    }
+    if (!stuck) return;
+  }
+  throw Error(ErrorKind::Range, "strings 'distinct': no string without a repeated " + std::to_string(k) +
+                                    "-gram found in 64 tries; use a shorter T or more symbols");
+}
+
+double induction_accuracy(TaskKind kind, const int32_t* tokens, const int32_t* targets, int B, int T, int max_context) {
+  if (kind != TaskKind::Copy && kind != TaskKind::Reverse)
+    range_error("task", "'copy' or 'reverse' (the induction baseline reads a copied string)", task_name(kind));
+  require_int_range("maxContext", max_context, 1, 16);
+  require_int_range("B", B, 1, 1 << 20);
+  require_int_range("T", T, 4, 1 << 20);
+  if (!tokens || !targets) throw Error(ErrorKind::Type, "tokens and targets must be arrays of B*T integers");
+  const bool reverse = kind == TaskKind::Reverse;
+  long long scored = 0, right = 0;
+  std::map<int32_t, int> votes;
+  std::vector<int32_t> hay;
+  for (int b = 0; b < B; ++b) {
+    const int32_t* x = tokens + static_cast<std::ptrdiff_t>(b) * T;
+    const int32_t* y = targets + static_cast<std::ptrdiff_t>(b) * T;
+    int sep = 1;
+    while (sep < T && x[sep] != kTokenSep) ++sep;  // found by content
+    // the input part: copy reads [SEP-for-BOS, x1 .. xh] forwards; reverse reads [x1 .. xh, SEP] backwards
+    hay.clear();
+    if (!reverse) hay.push_back(kTokenSep);
+    for (int i = 1; i < sep; ++i) hay.push_back(x[i]);
+    if (reverse) hay.push_back(kTokenSep);
+    const int H = static_cast<int>(hay.size());
+    for (int t = sep; t < T; ++t) {
+      if (y[t] < 0) continue;
+      ++scored;
+      int32_t guess = -1;
+      for (int c = std::min(max_context, t - sep + 1); c >= 1 && guess < 0; --c) {
+        votes.clear();
+        // the context: x[t-c+1 .. t]; copy: hay[i .. i+c-1] equal to it, predict hay[i+c];
+        // reverse: hay[i .. i+c-1] equal to it reversed, predict hay[i-1]
+        for (int i = 0; i + c <= H; ++i) {
+          bool match = true;
+          for (int j = 0; j < c && match; ++j) match = hay[i + j] == (reverse ? x[t - j] : x[t - c + 1 + j]);
+          if (!match) continue;
+          const int at = reverse ? i - 1 : i + c;
+          if (at >= 0 && at < H && hay[at] != kTokenSep) ++votes[hay[at]];
+        }
+        int best = 0;
+        for (const auto& [tok, v] : votes)
+          if (v > best) best = v, guess = tok;
+      }
+      right += guess == y[t] ? 1 : 0;
+    }
+  }
+  return scored ? static_cast<double>(right) / static_cast<double>(scored) : 0.0;
 }
 
 // packed:    [BOS, P1 .. Pp, SEP, q, a, PAD...]

@@ -18,7 +18,7 @@ std::string registered_names() {
   return s;
 }
 
-TaskOptions task_options(TaskKind k) {
+TaskOptions task_options(const Config& c, TaskKind k) {
   TaskOptions o;
   o.kind = k;
   switch (k) {
@@ -26,6 +26,8 @@ TaskOptions task_options(TaskKind k) {
     case TaskKind::Reverse:
       o.symbols = 8;
       o.variable_length = true;
+      o.strings = c.strings;
+      o.kgram = c.kgram;
       break;
     case TaskKind::Retrieval:
     case TaskKind::KthRetrieval:

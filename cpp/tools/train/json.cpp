@@ -71,6 +71,9 @@ std::string task_json(const TaskOptions& o) {
   else
     s += std::string(",\"variableLength\":") + (o.variable_length ? "true" : "false");
   if (o.kind == TaskKind::Retrieval) s += std::string(",\"packed\":") + (o.packed ? "true" : "false");
+  if (o.strings != CopyStrings::Uniform)  // (uniform strings, the default, are not written: older files stay valid)
+    s += std::string(",\"strings\":\"") + (o.strings == CopyStrings::Distinct ? "distinct" : "repeats") + "\"" +
+         (o.strings == CopyStrings::Distinct ? ",\"kgram\":" + std::to_string(o.kgram) : "");
   return s + "}";
 }
 
@@ -90,7 +93,7 @@ struct EvalBatch {
 };
 EvalBatch eval_batch(const Config& c, TaskKind k) {
   EvalBatch e;
-  e.task = task_options(k);
+  e.task = task_options(c, k);
   e.task.variable_length = false;
   e.T = c.length;
   e.B = (k == TaskKind::Retrieval || k == TaskKind::KthRetrieval) ? 4 * c.eval_sequences : c.eval_sequences;
@@ -144,12 +147,12 @@ Score markov_floor(const Config& c, const EvalBatch& e, bool bigram) {
 // (sweep_seed(eval_seed, L, -1), c.eval_sequences of them, full length), so it grows from chance
 // toward 1 as the input gets shorter and falls toward chance as it gets longer.
 Score bag_floor(const Config& c, TaskKind k, int L) {
-  const FloorScore f = posenc::tools::bag_floor(task_options(k), L, c.eval_sequences, c.eval_seed);
+  const FloorScore f = posenc::tools::bag_floor(task_options(c, k), L, c.eval_sequences, c.eval_seed);
   return Score{f.accuracy, f.loss};
 }
 
 std::string task_meta_json(const Config& c, TaskKind k) {
-  const TaskOptions to = task_options(k);
+  const TaskOptions to = task_options(c, k);
   const EvalBatch e = eval_batch(c, k);
   TaskGenerator g(e.task, 0);
   const TaskOracle o = g.oracle(e.tokens.data(), e.targets.data(), e.B, e.T);
@@ -159,19 +162,22 @@ std::string task_meta_json(const Config& c, TaskKind k) {
   const Score chance{1.0 / answers, std::log(static_cast<double>(answers))};
   std::string role = k == TaskKind::Retrieval ? "control" : "main";
   bool needs = k != TaskKind::Retrieval;
-  std::string what, cannot;
+  std::string what, cannot, baselines;
   std::string floors = "[{\"name\":\"uniform\"," + score_json(chance) +
                        ",\"note\":\"a uniform guess over the " + std::to_string(answers) + " answer symbols\"}";
   switch (k) {
     case TaskKind::Copy:
       what = "whether a model can read back a sequence token by token at a fixed offset, at lengths it was not trained on";
-      cannot = "whether it can use distance in a harder way than one fixed offset per sequence; a content-only "
-               "(induction) solution also exists for copies without repeated tokens";
+      cannot = "that the model addresses positions: matching the last few tokens by content (the induction baseline) "
+               "also copies nearly all of a uniform string, so only accuracy above that baseline shows a position skill; "
+               "strings with adversarial repeats (a repeated motif) are where content matching fails";
       break;
     case TaskKind::Reverse:
-      what = "whether a model can address a position that moves as it writes (the mirror of the current one), which "
-             "content alone cannot find";
-      cannot = "how a model behaves on natural text; the length of the reversed part and the positions change together";
+      what = "whether a model can address a position that moves as it writes (the mirror of the current one), above "
+             "what content matching alone finds";
+      cannot = "that the model addresses positions: matching the last few output tokens reversed against the input "
+               "by content (the induction baseline) finds the mirror of nearly all of a uniform string too; also how a model "
+               "behaves on natural text";
       break;
     case TaskKind::Retrieval:
       what = "the content-only control: a lookup that content matching alone solves (the query key occurs once)";
@@ -215,12 +221,23 @@ std::string task_meta_json(const Config& c, TaskKind k) {
               ",\"note\":\"bag of tokens: the most frequent input symbol predicted at every answer position, "
               "measured on the evaluation sequences at each length\","
               "\"byLength\":[" + by + "]}";
+    // the induction baseline: content matching with no positions, reported beside the floors (a separate member:
+    // on uniform strings it reaches the models' own 1x scores, so as a floor it would leave no verdict standing)
+    std::string ind;
+    for (int L : eval_lengths(c)) {
+      const double a = posenc::tools::induction_floor(task_options(c, k), L, c.eval_sequences, c.eval_seed);
+      ind += (ind.empty() ? "" : ",") + std::string("{\"length\":") + std::to_string(L) + ",\"accuracy\":" + num(a) + "}";
+    }
+    baselines = "[{\"name\":\"induction\",\"note\":\"content matching with no positions, an algorithm (no training): the last 1 to " +
+                std::to_string(posenc::tools::kInductionContext) +
+                " tokens looked up in the input by content, and the token after (copy) or before (reverse) the longest match "
+                "predicted; measured on the evaluation sequences at each length\",\"byLength\":[" + ind + "]}]";
   }
   floors += "]";
   std::string j = "{\"role\":" + str(role) + ",\"needsPosition\":" + (needs ? "true" : "false") +
                   ",\"what\":" + str(what) + ",\"cannot\":" + str(cannot) + ",\"metric\":" +
                   str(k == TaskKind::Markov ? "loss" : "accuracy") + ",\"chance\":{" + score_json(chance) +
-                  "},\"floors\":" + floors + ",\"oracle\":{\"accuracy\":" + num(o.accuracy) +
+                  "},\"floors\":" + floors + (baselines.empty() ? "" : ",\"baselines\":" + baselines) + ",\"oracle\":{\"accuracy\":" + num(o.accuracy) +
                   ",\"loss\":" + num(o.loss) + "},\"target\":";
   if (k == TaskKind::Markov)
     j += "{\"loss\":" + num(o.loss + kMarkovMargin) + ",\"marginOverOracle\":" + num_exact(kMarkovMargin) + "}";
@@ -256,7 +273,7 @@ std::string probe_json(const Config& c) {
       if (!in) throw Error(ErrorKind::Range, "no checkpoint " + file.string());
       const std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
       Model model = load_checkpoint(bytes.data(), bytes.size());
-      const TaskOptions to = task_options(k);
+      const TaskOptions to = task_options(c, k);
       SweepOptions so;
       so.lengths = eval_lengths(c);
       so.train_length = c.length;
@@ -292,7 +309,7 @@ std::string results_json(const Config& c, const std::vector<RunResult>& runs, do
   for (int i = 0; i < c.seeds; ++i) seeds[i] = c.first_seed + i;
   j << "{\n\"version\":2,\n\"config\":{";
   j << "\"trainLength\":" << c.length << ",\"evalLengths\":" << ints(eval_lengths(c)) << ",\"seeds\":" << ints(seeds);
-  ModelConfig probe = model_config(c, parse_encoding("rope"), task_options(TaskKind::Copy), 0, c.rope_base);
+  ModelConfig probe = model_config(c, parse_encoding("rope"), task_options(c, TaskKind::Copy), 0, c.rope_base);
   j << ",\"model\":{\"layers\":" << c.layers << ",\"heads\":" << c.heads << ",\"dModel\":" << c.d_model
     << ",\"mlpRatio\":" << c.mlp_ratio << ",\"ropeBase\":" << num_exact(probe.rope_base) << ",\"ropeLayout\":\"half\""
     << ",\"t5NumBuckets\":" << probe.t5_num_buckets << ",\"t5MaxDistance\":" << probe.t5_max_distance
@@ -307,7 +324,7 @@ std::string results_json(const Config& c, const std::vector<RunResult>& runs, do
   j << ",\"encodings\":" << list(c.encodings, [](Encoding e) { return str(encoding_name(e)); });
   j << ",\"taskOptions\":{";
   for (std::size_t i = 0; i < c.tasks.size(); ++i)
-    j << (i ? "," : "") << str(task_name(c.tasks[i])) << ":" << task_json(task_options(c.tasks[i]));
+    j << (i ? "," : "") << str(task_name(c.tasks[i])) << ":" << task_json(task_options(c, c.tasks[i]));
   j << "}";
   j << ",\"evaluation\":{\"sequences\":" << c.eval_sequences << ",\"retrievalSequences\":" << 4 * c.eval_sequences
     << ",\"gridSequences\":" << c.grid_sequences << ",\"attentionSequences\":" << c.attention_sequences

@@ -76,6 +76,9 @@ struct Config {
   double rope_base_random = 10000.0;
   // Randomized positions (rope_random, learned_random) are sampled from [0, random_length).
   int random_length = ModelConfig{}.random_length;
+  // Copy and Reverse: how their strings are drawn (--strings; TaskOptions::strings), and k for 'distinct' (--kgram)
+  CopyStrings strings = CopyStrings::Uniform;
+  int kgram = 3;
   bool variants = true;
   // PI and YaRN fine-tuned at finetune_factor x length (Chen et al. 2023): batch / factor
   // sequences (the same tokens per step), finetune_steps steps, lr finetune_lr with 10% warmup.
@@ -102,7 +105,7 @@ constexpr double kStopMargin = 0.03;
 inline double accuracy_target(TaskKind k) { return k == TaskKind::KthRetrieval ? 0.9 : 0.95; }
 
 // The task variants trained here (see tasks.hpp for what each one is).
-TaskOptions task_options(TaskKind k);
+TaskOptions task_options(const Config& c, TaskKind k);
 // The model of a run: the experiment's size, `seed`'s initialisation, and the encoding's settings.
 ModelConfig model_config(const Config& c, Encoding e, const TaskOptions& t, int seed, double rope_base);
 // The evaluation lengths: eval_factors x length, rounded, at least 6, without repeats.

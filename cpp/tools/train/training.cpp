@@ -122,7 +122,7 @@ double accuracy_at(const SweepResult& s, int length) {
 RunResult run_one(const Config& c, const RunSpec& spec) {
   RunResult r;
   r.spec = spec;
-  const TaskOptions to = task_options(spec.task);
+  const TaskOptions to = task_options(c, spec.task);
   Model model(model_config(c, spec.encoding, to, spec.seed, spec.rope_base));
   model.optimizer_options().beta2 = c.beta2;
   r.parameters = model.num_parameters();

@@ -111,6 +111,7 @@ export function floorNear(info, L) {
 
 /** Did this run learn its task at 1x? v2: run.learned. v1: closed RULES.learnedShare of the floor-to-oracle gap. */
 export function learnedRun(results, r, info = taskInfo(results, r.task)) {
+  if (r.finetune) return learnedFinetuned(results, r, info);
   if (typeof r.learned === 'boolean') return r.learned;
   const T = results.config.trainLength, at = lengthOf(r, T);
   if (!at) return false;
@@ -124,6 +125,18 @@ export function learnedRun(results, r, info = taskInfo(results, r.task)) {
   }
   const oracle = at.oracleAccuracy ?? info.oracle.accuracy;
   return at.accuracy - fl.accuracy >= RULES.learnedShare * (oracle - fl.accuracy);
+}
+
+/**
+ * A fine-tuned run's own "learned" (not its pretrained model's): at its fine-tune length, the length it was trained
+ * at last, it beats the floor there by more than RULES.floorMargin (loss: its gain over the floor's loss is more than
+ * RULES.floorMargin of that loss). A fine-tune that fails this is no model of the task at that length.
+ */
+export function learnedFinetuned(results, r, info = taskInfo(results, r.task)) {
+  const L = r.finetune.length, at = lengthOf(r, L);
+  if (!at) return false;
+  const fl = floorOf(info, L);
+  return info.metric === 'loss' ? fl.loss - at.loss > RULES.floorMargin * Math.abs(fl.loss) : at.accuracy - fl.accuracy > RULES.floorMargin;
 }
 
 /**
@@ -156,6 +169,7 @@ export function keptRun(results, r, L, info = taskInfo(results, r.task)) {
 export const GUESS_WORDS = Object.freeze({
   uniform: 'a random guess', bag: 'always guessing the most common token', content: 'matching content alone',
   unigram: 'guessing by how often each token occurs', bigram: 'guessing from the token before',
+  induction: 'matching the last few tokens by content, with no positions',
 });
 export const guessWords = (name) => GUESS_WORDS[name] ?? `the ${name} guess`;
 
@@ -320,6 +334,8 @@ export function nearTheLine(results) {
 
 // Two-sided 95% quantiles of Student's t for 1 .. 10 degrees of freedom (a table of the distribution).
 const T95 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228];
+/** The two-sided 95% quantile of Student's t with `df` degrees of freedom (1 .. 10), or null outside the table. */
+export const t95 = (df) => T95[df - 1] ?? null;
 /** A 95% confidence interval of a verdict's mean kept share over its learned seeds (t interval), or null under 2 seeds. */
 export function keptInterval(v) {
   const ks = v.perSeed.filter((p) => p.learned && p.kept != null).map((p) => p.kept);

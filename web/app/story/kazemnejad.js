@@ -2,6 +2,8 @@
 // posenc_kazemnejad): each task × encoding over its seeds, the paper's own small-model rows beside them, and the
 // rule that compares the two. Pure functions: no DOM, no fetch. Read by the literature row (literature.js) and
 // the results.md section (scripts/results-md-kazemnejad.js).
+import { combine } from './verdict-stats.js';
+
 export const KZ_TASKS = ['cmc', 'rsc', 'rdc'];
 /** The encodings their csv has small-model rows for (NoPE, T5's relative bias, sinusoidal APE): the ones compared. */
 export const KZ_COMPARED = ['none', 't5', 'sinusoidal'];
@@ -60,8 +62,11 @@ const firstBeyondSpread = (scores, encoding) =>
  * as theirs on most compared tasks. rsc is NoPE's positive control: if NoPE learned rsc on no seed, nothing is
  * compared. {verdict, tasks: [{task, ours, theirs, agree} | {task, skipped}], control}.
  */
-export function kzVerdict(exp) {
+export function kzVerdict(exp, { stat = 'mean', informative = null } = {}) {
   const tasks = [];
+  // a task is informative when some row of ours scores more than `informative` above the exact-match floor
+  // (setup.floor, 0); null: every task counts (the rule before 2026-12-06)
+  const floor = exp.setup?.floor ?? 0;
   const rsc = kzRow(exp, 'rsc', 'none');
   const control = rsc ? { learned: rsc.learned, seeds: rsc.seeds, train: rsc.train, test: rsc.mean } : null;
   for (const task of KZ_TASKS) {
@@ -73,13 +78,20 @@ export function kzVerdict(exp) {
       tasks.push({ task, skipped: learned.includes('none') ? 'no other encoding learned' : 'NoPE did not learn', rows });
       continue;
     }
-    const ours = Object.fromEntries(learned.map((e) => [e, { mean: rows[e].learnedMean, std: rows[e].learnedStd }]));
+    const learnedExact = (e) => exp.runs.filter((r) => r.task === task && r.encoding === e && r.learned).map((r) => r.test.exact);
+    const ours = Object.fromEntries(learned.map((e) => [e, { mean: combine(learnedExact(e), stat, floor), std: rows[e].learnedStd }]));
+    const best = Math.max(...encs.map((e) => combine(exp.runs.filter((r) => r.task === task && r.encoding === e).map((r) => r.test.exact), stat === 'max' ? 'max' : 'mean')));
+    if (informative != null && !(best - floor > informative)) {
+      tasks.push({ task, skipped: `not informative: every row of ours within ${Math.round(100 * informative)} points of the ${Math.round(100 * floor)}% exact-match floor (best ${(100 * best).toFixed(1)}%)`, rows, uninformative: true });
+      continue;
+    }
     const theirs = Object.fromEntries(learned.map((e) => {
       const p = kzPaperRow(exp, task, e);
       return [e, { mean: p.testExact, std: p.testExactStd }];
     }));
     const o = firstBeyondSpread(ours, 'none'), t = firstBeyondSpread(theirs, 'none');
-    tasks.push({ task, ours, theirs, oursFirst: o, theirsFirst: t, agree: o === t, rows });
+    const ratio = theirs.none.mean > 0 ? ours.none.mean / theirs.none.mean : null; // the level of ours against theirs
+    tasks.push({ task, ours, theirs, oursFirst: o, theirsFirst: t, agree: o === t, rows, ratio });
   }
   const compared = tasks.filter((t) => !t.skipped);
   let verdict;

@@ -2,6 +2,7 @@
 // learned, the randomized-against-plain comparisons and the verdict. Read by the literature row (literature.js) and
 // the results.md section (scripts/results-md-ruoss.js). Pure functions: no DOM, no fetch.
 import { RULES, pct } from '../shared/results-words.js';
+import { combine, diffInterval } from './verdict-stats.js';
 
 const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
 
@@ -47,12 +48,14 @@ export function ruossRow(exp, task, encoding) {
 
 /**
  * The comparisons and the verdict. For each task and pair with both rows learned on at least one seed, and one of
- * them above the floor at the test lengths by more than RULES.floorMargin (over their learned seeds' max): the gain
- * = randomized max - plain max over their learned seeds (the paper reports the max over seeds), and the same for
- * the means. agrees when the gain averaged over the comparisons exceeds RULES.paperMargin (the paper: +12.0 points
- * on average over its tasks). {comparisons, skipped, gain, meanGain, holds} (holds null when nothing compares).
+ * them above the floor at the test lengths by more than `floorMargin` (over their learned seeds' max): the gain
+ * = randomized - plain under `stat` (verdict-stats.js: max over the learned seeds, as the paper reports the best
+ * model; mean over every seed; the floor-clipped mean over every seed), and the mean over the learned seeds beside it.
+ * agrees when the gain averaged over the comparisons exceeds `margin` (the paper: +12.0 points on average over its
+ * 15 tasks). {comparisons, skipped, gain, meanGain, interval (of the mean statistic's gain), holds} (holds null when
+ * nothing compares).
  */
-export function ruossComparisons(exp) {
+export function ruossComparisons(exp, { stat = 'max', margin = RULES.paperMargin, floorMargin = RULES.floorMargin } = {}) {
   const comparisons = [], skipped = [], floor = ruossFloors(exp).test;
   for (const task of exp.config.tasks)
     for (const [rand, plain] of PAIRS) {
@@ -63,13 +66,15 @@ export function ruossComparisons(exp) {
         continue;
       }
       // as for Peng et al.'s rule: two rows that both stay at the floor past the training lengths say nothing about the claim
-      if (Math.max(a.learnedMax, b.learnedMax) <= floor + RULES.floorMargin) {
-        skipped.push(`${task}: ${rand} ${pct(a.learnedMax)}% and ${plain} ${pct(b.learnedMax)}% both within ${pct(RULES.floorMargin)} points of the ${pct(floor)}% floor at the test lengths`);
+      if (Math.max(a.learnedMax, b.learnedMax) <= floor + floorMargin) {
+        skipped.push(`${task}: ${rand} ${pct(a.learnedMax)}% and ${plain} ${pct(b.learnedMax)}% both within ${pct(floorMargin)} points of the ${pct(floor)}% floor at the test lengths`);
         continue;
       }
-      comparisons.push({ task, rand: a, plain: b, gain: a.learnedMax - b.learnedMax, meanGain: a.learnedMean - b.learnedMean });
+      const score = (row) => (stat === 'max' ? row.learnedMax : combine(row.perSeed, stat, floor));
+      comparisons.push({ task, rand: a, plain: b, gain: score(a) - score(b), meanGain: a.learnedMean - b.learnedMean, floor });
     }
-  if (!comparisons.length) return { comparisons, skipped, gain: null, meanGain: null, holds: null };
+  if (!comparisons.length) return { comparisons, skipped, gain: null, meanGain: null, interval: null, holds: null };
   const gain = mean(comparisons.map((c) => c.gain)), meanGain = mean(comparisons.map((c) => c.meanGain));
-  return { comparisons, skipped, gain, meanGain, holds: gain > RULES.paperMargin };
+  const interval = diffInterval(comparisons.map((c) => [c.rand.perSeed, c.plain.perSeed]));
+  return { comparisons, skipped, gain, meanGain, interval, holds: gain > margin };
 }

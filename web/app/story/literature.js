@@ -2,13 +2,15 @@
 // paper and these tiny models, and a rule that tests what the paper claims, computed from results.json. A verdict
 // says whether our numbers agree with the paper's claim at this scale ("agrees" / "does not agree"), or that the
 // claim is "not tested faithfully here" (the rule's outcome is still given) or "not tested here" (a row it needs is
-// missing); never a refutation of the paper's own results. `previous` keeps the rule each paper had before issue 28,
-// so the closing note can list the verdicts that changed. Pure functions: no DOM, no fetch.
+// missing); never a refutation of the paper's own results. The rules themselves (claim, comparison counted, statistic,
+// thresholds, setting) are frozen in dated files (docs/rules/*.json); each verdict is also given under the version
+// before, so the closing note can list the verdicts that changed. Pure functions: no DOM, no fetch.
 import { kzExperiment, kzVerdict } from './kazemnejad.js';
 import {
-  RULES, pct, tasksOf, taskInfo, floorOf, rowsOf, verdict, meanKept, learnedRun, referenceRun, gridTasks, gridsOf, depthEffect,
+  RULES, pct, pct1, tasksOf, taskInfo, floorOf, rowsOf, verdict, meanKept, learnedRun, referenceRun, gridTasks, gridsOf, depthEffect,
 } from '../shared/results-words.js';
-import { rotarySpectrum, llmSpectrum, middleSpectrum, cellOf, aboveFloor as spectrumAbove, andList } from '../rope/spectrum.js';
+import { rotarySpectrum, llmSpectrum, middleSpectrum, cellOf, aboveFloor as spectrumAbove, andList, runsOf, keptOf, accuracyOf, spectrumFloor } from '../rope/spectrum.js';
+import { STATS, STAT_WORDS, combine, meanInterval, diffInterval, settingDifferences } from './verdict-stats.js';
 import { ruossComparisons } from './literature-ruoss.js';
 
 const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
@@ -80,86 +82,113 @@ function spectrumDifferences(exp) {
     `(${(100 * c.finetune.share).toFixed(1)}% of the pretraining tokens)`;
 }
 
-/** Chen in the spectrum: per base, PI fine-tuned against the plain fine-tune, kept at the fine-tune length, and each one's 1x accuracy. */
-function chenSpectrum(exp) {
-  const T = exp.config.trainLength, L = exp.config.finetune.length, { ok, note } = learnedBases(exp), parts = [];
-  let wins = 0;
+/** Per-seed numbers of one spectrum row at L over the learned seeds of a base: kept shares and accuracies. */
+function spectrumSeeds(exp, b, kind, scaling, L) {
+  const runs = runsOf(exp, b).filter((r) => r.learned);
+  return { kept: runs.map((r) => keptOf(exp, r, kind, scaling, L)).filter((x) => x != null),
+    acc: runs.map((r) => accuracyOf(exp, r, kind, scaling, L)).filter((x) => x != null) };
+}
+const signed = (x) => `${x >= 0 ? "+" : ""}${(100 * x).toFixed(1)}`;
+const span = (iv) => (iv ? `; 95% interval ${signed(iv.low)} to ${signed(iv.high)}` : '');
+
+/**
+ * Chen in the spectrum, per base over the learned seeds, under `stat`: extension = PI fine-tuned keeps more than
+ * `margin` more at the fine-tune length than the plain fine-tune (kept shares, clipped at 0: the floor); retention =
+ * PI fine-tuned's 1x accuracy within `retention` of the pretrained model's; the control = the plain fine-tune beats the
+ * floor at its own length by more than `floorMargin`. Form "chen-both-halves" counts a base when both halves hold;
+ * "chen-extension" (the rule before 2026-12-06) the extension alone, with no control check.
+ */
+function chenSpectrum(exp, rule, stat) {
+  const T = exp.config.trainLength, L = exp.config.finetune.length, { ok, note } = learnedBases(exp), th = rule.thresholds;
+  const both = rule.form === 'chen-both-halves', parts = [], ivs = [];
+  let wins = 0, broken = 0;
   for (const b of ok) {
-    const pi = cellOf(exp, b, 'finetuned', 'linear', L), plain = cellOf(exp, b, 'finetuned', 'none', L);
-    const one = (sc) => pct(cellOf(exp, b, 'finetuned', sc, T).mean);
-    if (pi.kept > plain.kept + RULES.paperMargin) wins++;
-    parts.push(`base ${b}: PI ${keptText(pi)} vs plain ${keptText(plain)} (1×: ${pct(cellOf(exp, b, 'zeroShot', 'none', T).mean)}% before, PI ${one('linear')}%, plain ${one('none')}%; ${plural(pi.seeds, 'learned seed')})`);
+    const pi = spectrumSeeds(exp, b, 'finetuned', 'linear', L), plain = spectrumSeeds(exp, b, 'finetuned', 'none', L);
+    const pi1 = spectrumSeeds(exp, b, 'finetuned', 'linear', T), pre1 = spectrumSeeds(exp, b, 'zeroShot', 'none', T);
+    const f1 = spectrumFloor(exp, T).accuracy, fL = spectrumFloor(exp, L).accuracy;
+    const gain = combine(pi.kept, stat, 0) - combine(plain.kept, stat, 0), drop = combine(pre1.acc, stat, f1) - combine(pi1.acc, stat, f1);
+    const control = combine(plain.acc, stat, fL) - fL > th.floorMargin;
+    const ext = gain > th.margin, ret = drop <= th.retention;
+    if (both ? ext && ret : ext) wins++;
+    if (!control) broken++;
+    ivs.push(diffInterval([[pi.kept, plain.kept]]));
+    parts.push(`base ${b}: extension PI ${pct(combine(pi.kept, stat, 0))}% vs plain ${pct(combine(plain.kept, stat, 0))}% kept at ${L} (${signed(gain)}${span(diffInterval([[pi.kept, plain.kept]]))}; ${ext ? 'holds' : 'fails'})` +
+      `${both ? `; retention at 1× ${pct(combine(pre1.acc, stat, f1))}% before → ${pct(combine(pi1.acc, stat, f1))}% after PI (${ret ? 'holds' : 'fails'}: ${drop <= 0 ? 'no drop' : `${pct(drop)} points lost`})` : ''}` +
+      `; the plain fine-tune scores ${pct(combine(plain.acc, stat, fL))}% at its own length ${L} against a ${pct1(fL)}% floor (${control ? 'learned' : 'did not learn: no fair control'}); ${plural(pi.kept.length, 'learned seed')}`);
   }
-  if (!ok.length) return { verdict: 'not tested here', text: `spectrum experiment: no base learned${note}` };
-  return { verdict: outcome(wins > ok.length / 2),
-    text: `spectrum experiment (${spectrumSetting(exp)}), kept at the fine-tune length ${L}: ${parts.join('; ')}; PI keeps more than 10 points more at ${wins} of ${ok.length} bases${note}` };
+  if (!ok.length) return { status: 'not tested here', text: `spectrum experiment: no base learned${note}` };
+  const holds = wins > ok.length / 2;
+  return { holds, unfaithful: both && broken > ok.length / 2 ? `the plain fine-tune did not learn at its own length at ${broken} of ${ok.length} bases, so the extension half has no fair control` : null,
+    value: `${wins} of ${ok.length} bases`,
+    text: `spectrum experiment (${spectrumSetting(exp)}): ${parts.join('; ')}; ${both ? 'both halves hold' : 'PI keeps more than 10 points more'} at ${wins} of ${ok.length} bases${note}` };
 }
 
 /**
- * Peng in the spectrum, per base: the paper's comparisons with the earlier methods, YaRN against PI and against NTK and
- * NTK against PI zero shot past T, and fine-tuned YaRN against fine-tuned PI. A pair with both rows at the floor is not
- * counted. Plain RoPE is reported beside them, not counted: past T it sits at the floor, so every scaling would beat it.
+ * Peng in the spectrum: form "peng-finetuned" counts, per base over the learned seeds, fine-tuned YaRN against fine-tuned
+ * PI (kept share at the fine-tune length, under `stat`), and shows zero shot as its own line (not counted); form
+ * "peng-majority" (the rule before 2026-12-06) pools the zero-shot pairs and the fine-tuned one into one majority.
+ * A pair with both rows at or near the floor is left out.
  */
 const PENG_PAIRS = { zeroShot: [['yarn', 'linear'], ['yarn', 'ntk'], ['ntk', 'linear']], finetuned: [['yarn', 'linear']] };
-function pengSpectrum(exp) {
-  const T = exp.config.trainLength, Lft = exp.config.finetune.length, { ok, note } = learnedBases(exp);
+function pengPairs(exp, stat, margin, kinds) {
+  const T = exp.config.trainLength, Lft = exp.config.finetune.length, { ok } = learnedBases(exp);
   const groups = ok.flatMap((b) => [
-    ...exp.config.evalLengths.filter((L) => L > T).map((L) => ({ b, kind: 'zeroShot', L })),
-    { b, kind: 'finetuned', L: Lft },
+    ...(kinds.includes('zeroShot') ? exp.config.evalLengths.filter((L) => L > T).map((L) => ({ b, kind: 'zeroShot', L })) : []),
+    ...(kinds.includes('finetuned') ? [{ b, kind: 'finetuned', L: Lft }] : []),
   ]);
-  const parts = [], skipped = [], tally = new Map(); // "<kind> <m> vs <o>" -> [wins, counted]
+  const parts = [], skipped = [], tally = new Map(), ivs = [];
   for (const g of groups) {
-    const at = `${g.kind === 'zeroShot' ? 'zero shot' : 'fine-tuned'} at ${g.L / T}×`, cell = (sc) => cellOf(exp, g.b, g.kind, sc, g.L);
+    const at = `${g.kind === 'zeroShot' ? 'zero shot' : 'fine-tuned'} at ${g.L / T}×`, kept = (sc) => combine(spectrumSeeds(exp, g.b, g.kind, sc, g.L).kept, stat, 0);
     const shown = [...new Set(PENG_PAIRS[g.kind].flat()), 'none'];
-    parts.push(`base ${g.b} ${at}: ${shown.map((sc) => `${SCALING_NAMES[sc]} ${keptText(cell(sc))}`).join(', ')}`);
+    parts.push(`base ${g.b} ${at}: ${shown.map((sc) => `${SCALING_NAMES[sc]} ${kept(sc) == null ? '–' : `${pct(kept(sc))}%`}`).join(', ')}`);
     for (const [m, o] of PENG_PAIRS[g.kind]) {
-      const a = cell(m), c = cell(o), name = `${g.kind === 'zeroShot' ? '' : 'fine-tuned '}${SCALING_NAMES[m]} vs ${SCALING_NAMES[o]}`;
-      if (!spectrumAbove(exp, a, g.L) && !spectrumAbove(exp, c, g.L)) { // both at or near the floor: noise against noise
+      const name = `${g.kind === 'zeroShot' ? '' : 'fine-tuned '}${SCALING_NAMES[m]} vs ${SCALING_NAMES[o]}`;
+      if (!spectrumAbove(exp, cellOf(exp, g.b, g.kind, m, g.L), g.L) && !spectrumAbove(exp, cellOf(exp, g.b, g.kind, o, g.L), g.L)) {
         skipped.push(`base ${g.b} ${at}: ${SCALING_NAMES[m]} vs ${SCALING_NAMES[o]}`);
         continue;
       }
       const t = tally.get(name) ?? [0, 0];
-      tally.set(name, [t[0] + (a.kept > c.kept + RULES.paperMargin ? 1 : 0), t[1] + 1]);
+      tally.set(name, [t[0] + (kept(m) > kept(o) + margin ? 1 : 0), t[1] + 1]);
+      if (g.kind === 'finetuned') ivs.push({ b: g.b, iv: diffInterval([[spectrumSeeds(exp, g.b, g.kind, m, g.L).kept, spectrumSeeds(exp, g.b, g.kind, o, g.L).kept]]), gain: kept(m) - kept(o) });
     }
   }
   const wins = [...tally.values()].reduce((x, t) => x + t[0], 0), total = [...tally.values()].reduce((x, t) => x + t[1], 0);
-  if (!ok.length) return { verdict: 'not tested here', text: `spectrum experiment: no base learned${note}` };
-  if (!total) return { verdict: 'not tested here', text: `spectrum experiment: no pair has a row above the floor${note}` };
-  return { verdict: outcome(wins > total / 2),
-    text: `spectrum experiment (${spectrumSetting(exp)}), kept share: ${parts.join('; ')}. More than 10 points more in ${wins} of ${total} counted pairs: ` +
-      `${[...tally].map(([name, [w, n]]) => `${name} ${w} of ${n}`).join(', ')}` +
-      `${skipped.length ? `; not counted (both rows at or near the floor): ${skipped.join('; ')}` : ''}${note}` };
+  return { parts, skipped, tally, wins, total, ivs, list: [...tally].map(([name, [w, n]]) => `${name} ${w} of ${n}`).join(', ') };
 }
-
-/**
- * A paper whose rule has a spectrum form: with results.experiments.spectrum, its verdict and rule from there, and the
- * T = 32 rule's outcome as a second line; without it, the T = 32 rule alone.
- */
-function withSpectrum(results, paper, spectrumRule, rule) {
-  const exp = results.experiments?.spectrum, t32 = paper.ours32(results);
-  if (!exp) return t32;
-  const s = spectrumRule(exp), T = results.config.trainLength;
-  return { ...s, rule: `${rule}. Second line, at T = ${T}: ${paper.rule}`, text: `${s.text}. At T = ${T} (the main experiment): ${t32.verdict} — ${t32.text}`,
-    basis: `from the spectrum experiment; at T = ${T} the rule above gives: ${t32.verdict}` };
+function pengSpectrum(exp, rule, stat) {
+  const { ok, note } = learnedBases(exp), margin = rule.thresholds.margin;
+  if (!ok.length) return { status: 'not tested here', text: `spectrum experiment: no base learned${note}` };
+  if (rule.form === 'peng-majority') {
+    const p = pengPairs(exp, stat, margin, ['zeroShot', 'finetuned']);
+    if (!p.total) return { status: 'not tested here', text: `spectrum experiment: no pair has a row above the floor${note}` };
+    return { holds: p.wins > p.total / 2, value: `${p.wins} of ${p.total} pairs`,
+      text: `spectrum experiment, kept share: ${p.parts.join('; ')}. More than 10 points more in ${p.wins} of ${p.total} counted pairs: ${p.list}${note}` };
+  }
+  const f = pengPairs(exp, stat, margin, ['finetuned']), z = pengPairs(exp, stat, margin, ['zeroShot']);
+  if (!f.total) return { status: 'not tested here', text: `spectrum experiment: fine-tuned YaRN and PI both at the floor at every base${note}` };
+  return { holds: f.wins > f.total / 2, value: `${f.wins} of ${f.total} bases`,
+    text: `spectrum experiment (${spectrumSetting(exp)}), counted: fine-tuned YaRN against fine-tuned PI, kept share at the fine-tune length: ` +
+      `${f.ivs.map((x) => `base ${x.b}: ${signed(x.gain)} points${span(x.iv)}`).join('; ')}; YaRN keeps more than ${pct(margin)} points more at ${f.wins} of ${f.total} bases${note}. ` +
+      `Zero shot, shown separately and not counted: ${z.list || 'no pair above the floor'}${z.skipped.length ? ` (left out, both rows at or near the floor: ${z.skipped.length} pairs)` : ''}; kept shares: ${[...f.parts, ...z.parts].join('; ')}` };
 }
-const CHEN_RULE = 'spectrum experiment, per base: RoPE fine-tuned with PI against RoPE fine-tuned without interpolation (same steps, same length), kept share at the fine-tune length over the learned seeds, with the 1× accuracy each keeps; agrees if PI keeps more than 10 points more at most bases';
-const PENG_RULE = 'spectrum experiment, per base: the paper’s comparisons with earlier methods, YaRN against PI and against NTK and NTK against PI zero shot at each length past T, and YaRN against PI fine-tuned (kept share at the fine-tune length), over the learned seeds; plain RoPE is shown, not counted (past T it sits at the floor, so any scaling beats it); a pair counts unless both rows are at or within 10 points of the best floor (noise against noise), so a row far above a collapsed one is a win; agrees if the first keeps more than 10 points more in most counted pairs';
 
 /**
  * The lost-in-the-middle test of one row at grid length L, over its learned seeds: the middle depth with the lowest
  * mean, and whether the middle is below BOTH ends beyond the seeds' spread (every seed's middle below every seed's
  * value at each end) and by more than RULES.gradient on average. Needs 2 or more learned seeds with grids.
  */
-export function uShape(results, row, L, info = taskInfo(results, row.task)) {
+export function uShape(results, row, L, info = taskInfo(results, row.task), stat = 'mean', gradient = RULES.gradient) {
   const runs = row.runs.filter((r) => r.grid && learnedRun(results, r, info));
   const li = runs[0]?.grid.lengths.indexOf(L) ?? -1;
   if (li < 0) return { seeds: runs.length, testable: false };
-  const cols = runs.map((r) => r.grid.accuracy.map((d) => d[li])), D = cols[0].length;
-  const at = (d) => mean(cols.map((c) => c[d]));
+  const cols = runs.map((r) => r.grid.accuracy.map((d) => d[li])), D = cols[0].length, fl = floorOf(info, L).accuracy;
+  const at = (d) => combine(cols.map((c) => c[d]), stat, fl);
   let mid = 1;
   for (let d = 2; d < D - 1; d++) if (at(d) < at(mid)) mid = d;
   const ends = [0, D - 1];
-  const below = ends.every((e) => Math.min(...cols.map((c) => c[e])) > Math.max(...cols.map((c) => c[mid])) && at(e) - at(mid) > RULES.gradient);
+  // under the mean, also beyond the seeds' spread; under the max and the clipped mean, on the combined depths alone
+  const beyond = (e) => stat !== 'mean' || Math.min(...cols.map((c) => c[e])) > Math.max(...cols.map((c) => c[mid]));
+  const below = ends.every((e) => beyond(e) && at(e) - at(mid) > gradient);
   return {
     seeds: runs.length, testable: runs.length >= 2 && D >= 3, depth: runs[0].grid.depths[mid],
     far: at(0), mid: at(mid), near: at(D - 1), u: runs.length >= 2 && D >= 3 && below,
@@ -230,14 +259,14 @@ function ruossDifferences(exp) {
   return `the paper’s own setup, at small scale: a bidirectional encoder (${m.layers} layers, d_model ${m.dModel}, ${m.heads} heads) predicting every output at once into blank slots, binary duplicate and reverse, one input length per step drawn from ${c.trainLengths[0]}–${c.trainLengths[1]}, tested at ${c.testLengths.length} lengths from ${c.testLengths[0]} to ${c.testLengths.at(-1)}, ${c.draws} fresh position draws per test length, RoPE at one base for both rope rows. Differences that remain: ${exp.differences.join('; ')}`;
 }
 
-/** The Ruoss row from the replication: the rule on randomized against plain at the same settings (literature-ruoss.js). */
-function ruossExperimentVerdict(exp) {
-  const c = ruossComparisons(exp), p = (x) => `${x >= 0 ? '+' : ''}${pct(x)}`;
-  const rule = `in the replication (posenc_ruoss), each randomized encoding against its plain version (rope_random against rope at the same base, learned_random against learned) on duplicate and reverse: test accuracy per output token, averaged over the test lengths; the max over the seeds that learned (above the majority-symbol floor at the training lengths by more than ${pct(RULES.floorMargin)} points), as the paper reports max; a comparison counts only when one of its two rows scores above the majority-symbol floor at the test lengths by more than ${pct(RULES.floorMargin)} points; agrees if the randomized encodings' gain, averaged over the comparisons, is more than ${pct(RULES.paperMargin)} points (the paper: +12.0 on average)`;
-  if (c.holds == null) return { rule, verdict: 'not tested here', text: `no comparison with both rows learned and one above the floor at the test lengths: ${c.skipped.join('; ')}` };
-  const parts = c.comparisons.map((x) => `${x.task}: ${x.rand.encoding} max ${pct(x.rand.learnedMax)}% (mean ${pct(x.rand.learnedMean)}%) vs ${x.plain.encoding} ${pct(x.plain.learnedMax)}% (mean ${pct(x.plain.learnedMean)}%)`);
-  return { rule, verdict: outcome(c.holds),
-    text: `test accuracy at ${exp.config.testLengths[0]}–${exp.config.testLengths.at(-1)}: ${parts.join('; ')}; gain of the max ${p(c.gain)} points on average (of the means ${p(c.meanGain)})${c.skipped.length ? `; not compared: ${c.skipped.join('; ')}` : ''}` };
+/** The Ruoss row from the replication: randomized against plain at the same settings (literature-ruoss.js), under `stat`. */
+function ruossExperiment(exp, rule, stat) {
+  const c = ruossComparisons(exp, { stat, margin: rule.thresholds.margin, floorMargin: rule.thresholds.floorMargin });
+  if (c.holds == null) return { status: 'not tested here', text: `no comparison with both rows learned and one above the floor at the test lengths: ${c.skipped.join('; ')}` };
+  const score = (row) => (stat === 'max' ? row.learnedMax : combine(row.perSeed, stat, c.comparisons[0].floor));
+  const parts = c.comparisons.map((x) => `${x.task}: ${x.rand.encoding} ${pct(score(x.rand))}% vs ${x.plain.encoding} ${pct(score(x.plain))}% (${signed(x.gain)}; ${x.rand.learned} and ${x.plain.learned} of ${x.rand.seeds} seeds learned)`);
+  return { holds: c.holds, value: `${signed(c.gain)} points`, interval: stat === 'mean' ? c.interval : null,
+    text: `test accuracy at ${exp.config.testLengths[0]}–${exp.config.testLengths.at(-1)} under ${STAT_WORDS[stat]}: ${parts.join('; ')}; gain ${signed(c.gain)} points on average over ${c.comparisons.length} comparisons${c.skipped.length ? `; not compared: ${c.skipped.join('; ')}` : ''}` };
 }
 
 /** Fine-tune tokens as a share of each pretraining run's tokens (steps × batch × length), over the RoPE runs. */
@@ -254,19 +283,22 @@ const KZ_NAMES = { none: 'NoPE', t5: 'T5 bias', sinusoidal: 'sinusoidal' };
 const kzName = (e) => KZ_NAMES[e] ?? e;
 const KZ_RULE = 'their small-model rows and ours (3 seeds or more, learned seeds only) compared per task by exact match at test lengths 21–40 over the encodings both ran (NoPE, T5 bias, sinusoidal); NoPE is first when its mean minus one seed standard deviation is above every other encoding’s mean plus one (theirs: their seed standard deviation); agrees with the paper’s small-model rows if NoPE is first in ours exactly where it is first in theirs, on most tasks compared. A task is compared when our NoPE and one other encoding learned it (exact match at the training lengths above 10%); rsc is NoPE’s positive control (its answer needs no order, only the count of repeats, which a causal model without positions can read), so a NoPE that learns no rsc seed leaves nothing compared';
 
-/** The Kazemnejad row from the experiment: the rule above, its outcome per task, and the verdict. */
-function kazemnejadComparison(exp) {
-  const v = kzVerdict(exp), p1 = (x) => `${(100 * x).toFixed(1)}%`;
+/** The Kazemnejad row from the experiment under `stat`: per task, NoPE first in ours where first in theirs; uninformative tasks left out. */
+function kazemnejadComparison(exp, rule, stat) {
+  const v = kzVerdict(exp, { stat, informative: rule.form === 'kazemnejad-informative' ? rule.thresholds.informative : null }), p1 = (x) => `${(100 * x).toFixed(1)}%`;
   const parts = v.tasks.map((t) => {
-    if (t.skipped) return `${t.task}: ${t.skipped}, not compared`;
+    if (t.skipped) return `${t.task}: ${t.skipped}, not counted`;
     const list = (scores) => Object.entries(scores).sort((a, b) => b[1].mean - a[1].mean).map(([e, s]) => `${kzName(e)} ${p1(s.mean)} ± ${p1(s.std)}`).join(', ');
-    return `${t.task}: ours ${list(t.ours)}; theirs ${list(t.theirs)} — NoPE ${t.oursFirst ? 'first' : 'not first'} in ours, ${t.theirsFirst ? 'first' : 'not first'} in theirs`;
+    return `${t.task}: ours ${list(t.ours)}; theirs ${list(t.theirs)} — NoPE ${t.oursFirst ? 'first' : 'not first'} in ours, ${t.theirsFirst ? 'first' : 'not first'} in theirs` +
+      `${t.ratio != null ? `; our NoPE scores ${t.ratio.toFixed(1)}× theirs` : ''}`;
   });
   const c = v.control;
   const control = c ? `rsc control: NoPE learned ${c.learned} of ${c.seeds} seeds (${p1(c.train)} exact at the training lengths, ${p1(c.test)} at 21–40)` : 'no rsc control';
-  const verdict = v.verdict === 'not tested here' ? v.verdict : `${v.verdict} with the paper’s small-model rows in this setup`;
-  const text = `exact match at 21–40, mean ± seed standard deviation (ours: learned seeds): ${parts.join('; ')}; ${control}; ${v.compared ? `agreement on ${v.agreeing} of ${v.compared} tasks compared` : 'no task compared'}`;
-  return { verdict, text, rule: KZ_RULE };
+  const ratios = v.tasks.filter((t) => t.ratio != null).map((t) => t.ratio);
+  const level = ratios.length ? `; levels differ: our NoPE scores ${Math.min(...ratios).toFixed(1)}–${Math.max(...ratios).toFixed(1)}× theirs on the tasks counted, so only the order is compared, not the numbers` : '';
+  const text = `exact match at 21–40 under ${STAT_WORDS[stat]}, ± the seed standard deviation (ours: learned seeds): ${parts.join('; ')}; ${control}; ${v.compared ? `agreement on ${v.agreeing} of ${v.compared} tasks counted` : 'no task counted'}${level}`;
+  if (v.verdict === 'not tested here') return { status: 'not tested here', text };
+  return { holds: v.verdict === 'agrees', value: `${v.agreeing} of ${v.compared} tasks`, text };
 }
 
 /** The setup differences between their small runs and the experiment. */
@@ -292,21 +324,21 @@ export const PAPERS = [
     reported: 'Fig. 1: as the input grows past L, sinusoidal, rotary and T5 perplexity degrades and ALiBi’s does not; abstract: a 1.3B model trained at L = 1024 and run at 2048 matches the perplexity of a sinusoidal model trained at 2048. Exact perplexities per length (appendix Tables 2–3): not verified.',
     source: 'https://ar5iv.labs.arxiv.org/html/2108.12409 (abstract, Figure 1 caption)',
     differences: (results) => `the paper: word-level language models of natural text trained at 512 and 1024 tokens; here: models of ${modelSize(results)} on a synthetic order-2 Markov chain over 8 symbols (only the last two tokens matter), trained at T = ${results.config.trainLength}`,
-    rule: 'agrees if ALiBi’s perplexity at the longest measured length is within 10% of its 1× value and sinusoidal’s rises by more than 10%',
-    ours(results) {
+    judge(results, rule, stat) {
       const task = lossTask(results);
-      if (!task) return { verdict: 'not measured', text: 'no loss-metric task in this results.json' };
-      const T = results.config.trainLength, Lmax = results.config.evalLengths.filter((L) => L >= T).at(-1);
+      if (!task) return { status: 'not measured', text: 'no loss-metric task in this results.json' };
+      const info = taskInfo(results, task), T = results.config.trainLength, Lmax = results.config.evalLengths.filter((L) => L >= T).at(-1);
+      const seeds = (row, L) => row.runs.filter((r) => stat !== 'max' || learnedRun(results, r, info)).map((r) => lengthOf(r, L)?.loss);
       const ppl = (enc) => {
         const row = plainRow(results, task, enc);
-        const a = row && cellAt(row, T, 'loss'), b = row && cellAt(row, Lmax, 'loss');
-        return a == null || b == null ? null : { a: Math.exp(a), b: Math.exp(b) };
+        const a = row && combine(seeds(row, T), stat, floorOf(info, T).loss, { lower: true }), b = row && combine(seeds(row, Lmax), stat, floorOf(info, Lmax).loss, { lower: true });
+        return a == null || b == null ? null : { a: Math.exp(a), b: Math.exp(b), ratios: row.runs.map((r) => Math.exp((lengthOf(r, Lmax)?.loss ?? NaN) - (lengthOf(r, T)?.loss ?? NaN))) };
       };
-      const al = ppl('alibi'), si = ppl('sinusoidal');
-      if (!al || !si) return { verdict: 'not measured', text: `${task}: alibi or sinusoidal rows missing` };
-      const holds = al.b <= al.a * (1 + RULES.paperMargin) && si.b > si.a * (1 + RULES.paperMargin);
-      return { verdict: outcome(holds),
-        text: `${task} (T = ${T}): perplexity 1× → ${times(Lmax / T)}: ALiBi ${f2(al.a)} → ${f2(al.b)}, sinusoidal ${f2(si.a)} → ${f2(si.b)}` };
+      const al = ppl('alibi'), si = ppl('sinusoidal'), m = rule.thresholds.margin;
+      if (!al || !si) return { status: 'not measured', text: `${task}: alibi or sinusoidal rows missing` };
+      const iv = (x) => meanInterval(x.ratios), ratio = (x) => `×${(x.b / x.a).toFixed(2)}${iv(x) && stat === 'mean' ? ` (95% interval ×${iv(x).low.toFixed(2)} to ×${iv(x).high.toFixed(2)})` : ''}`;
+      return { holds: al.b <= al.a * (1 + m) && si.b > si.a * (1 + m), value: `ALiBi ×${(al.b / al.a).toFixed(2)}, sinusoidal ×${(si.b / si.a).toFixed(2)}`,
+        text: `${task} (T = ${T}), under ${STAT_WORDS[stat]}: perplexity 1× → ${times(Lmax / T)}: ALiBi ${f2(al.a)} → ${f2(al.b)} ${ratio(al)}, sinusoidal ${f2(si.a)} → ${f2(si.b)} ${ratio(si)}` };
     },
   },
   {
@@ -319,17 +351,12 @@ export const PAPERS = [
       if (exp) return kazemnejadDifferences(exp);
       return `the paper: T5-style decoders of about 138M parameters on its own task formats (e.g. copy with repeated symbols, reversal), scored by exact match of the whole answer, trained on short and tested on longer instances; here: ${modelSize(results)} on copy and reverse over 8 symbols, scored per token, trained at T = ${results.config.trainLength}. This is not the paper’s experiment, so its 138M-parameter results are not tested here; a comparison with its small-model runs needs their task formats and splits`;
     },
-    rule: `the paper’s five encodings (${KAZEMNEJAD_SET.join(', ')}) ranked by kept share at 2× over their learned seeds; NoPE first (within 10 points of the best) on both copy and reverse would agree`,
-    ours(results) {
+    judge(results, rule, stat) {
       const exp = kzExperiment(results);
-      if (exp) return kazemnejadComparison(exp);
+      if (exp) return kazemnejadComparison(exp, rule, stat);
       const k = kazemnejadRanking(results);
-      if (!k) return { verdict: 'not measured', text: 'no copy or reverse task' };
-      return { verdict: k.comparable ? unfaithful(k.holds) : 'not tested here', text: k.text };
-    },
-    previous(results) {
-      const k = kazemnejadRanking(results);
-      return k ? { verdict: !k.comparable ? 'not comparable' : k.holds ? 'agrees' : 'disagrees', text: k.text } : null;
+      if (!k) return { status: 'not measured', text: 'no copy or reverse task' };
+      return k.comparable ? { holds: k.holds, unfaithful: 'copy and reverse here are not the paper’s tasks', text: k.text } : { status: 'not tested here', text: k.text };
     },
   },
   {
@@ -338,18 +365,12 @@ export const PAPERS = [
     reported: 'abstract: randomized positional encodings raise test accuracy on unseen lengths by 12.0% on average. Per-task numbers for copy/reverse: not verified.',
     source: 'https://arxiv.org/abs/2305.16843 (abstract)',
     differences: (results) => (results.experiments?.ruoss ? ruossDifferences(results.experiments.ruoss) : `the paper: a bidirectional encoder that predicts every output at once into blank slots, a binary alphabet, training lengths drawn from 1–40 and test lengths 41–500, positions a sorted random draw from [0, 2048) made afresh for every example, also at evaluation; here: a causal decoder over 8 symbols, trained at T = ${results.config.trainLength} and tested up to ${times(Math.max(...results.config.evalLengths) / results.config.trainLength)}, drawn per example over its own length from [0, ${results.config.model?.randomLength ?? '?'})`),
-    rule: 'each randomized row against its base at the SAME RoPE base (rope_random against rope at its base; learned_random against learned) on copy and reverse, kept at 4×; the randomized row keeping more than 10 points more on both tasks would agree',
-    ours(results) {
-      if (results.experiments?.ruoss) return ruossExperimentVerdict(results.experiments.ruoss);
+    judge(results, rule, stat) {
+      if (results.experiments?.ruoss) return ruossExperiment(results.experiments.ruoss, rule, stat);
       const c = ruossComparison(results, true);
-      if (!c.parts.length) return { verdict: 'not measured', text: 'no randomized-position rows in this results.json' };
-      if (!c.any) return { verdict: 'not tested here', text: `no randomized row learned and had a same-base row: ${c.parts.join('; ')}` };
-      return { verdict: unfaithful(c.holds), text: `kept at 4×: ${c.parts.join('; ')}` };
-    },
-    previous(results) { // against the plain base row, whatever its RoPE base
-      const c = ruossComparison(results, false);
-      if (!c.parts.length || !c.any) return { verdict: 'not comparable', text: c.parts.join('; ') };
-      return { verdict: c.holds ? 'agrees' : 'disagrees', text: `kept at 4× (across bases): ${c.parts.join('; ')}` };
+      if (!c.parts.length) return { status: 'not measured', text: 'no randomized-position rows in this results.json' };
+      if (!c.any) return { status: 'not tested here', text: `no randomized row learned and had a same-base row: ${c.parts.join('; ')}` };
+      return { holds: c.holds, unfaithful: 'a causal decoder on 8 symbols, not the paper’s setup', text: `kept at 4×: ${c.parts.join('; ')}` };
     },
   },
   {
@@ -358,29 +379,20 @@ export const PAPERS = [
     reported: 'abstract: accuracy is often highest when the relevant information is at the beginning or end of the context and degrades in the middle (a U-shape).',
     source: 'https://ar5iv.labs.arxiv.org/html/2307.03172 (abstract)',
     differences: (results) => `the paper: large pretrained language models on natural-language documents and key-value lists within their context windows; here: models of ${modelSize(results)} trained at T = ${results.config.trainLength} on a synthetic lookup that needs the order of two occurrences (kth_retrieval), with the needle at ${depthCount(results)} depths, read at the longest measured length, past the training length`,
-    rule: `a row shows the paper’s U-shape when, at the longest measured length, its lowest middle depth is below BOTH ends beyond the seeds’ spread (every learned seed’s middle below every learned seed’s value at each end) and by more than ${pct(RULES.gradient)} points on average; rows with fewer than 2 learned seeds cannot be tested; agrees if most testable rows show it`,
-    ours(results) {
+    judge(results, rule, stat) {
       const main = liuTasks(results);
-      if (!main.length) return { verdict: 'not tested here', text: 'no depth grid of a task that needs position (the content-only control cannot show it)' };
+      if (!main.length) return { status: 'not tested here', text: 'no depth grid of a task that needs position (the content-only control cannot show it)' };
       const rows = main.flatMap((task) => {
         const info = taskInfo(results, task), Lmax = Math.max(...(results.runs.find((r) => r.task === task && r.grid)?.grid.lengths ?? [0]));
         return rowsOf(results, task).filter((row) => !row.finetune) // models trained at T only
-          .map((row) => ({ name: row.name, ...uShape(results, row, Lmax, info) })).filter((x) => x.seeds > 0);
+          .map((row) => ({ name: row.name, ...uShape(results, row, Lmax, info, stat, rule.thresholds.gradient) })).filter((x) => x.seeds > 0);
       });
       const testable = rows.filter((x) => x.testable), u = testable.filter((x) => x.u);
       const one = rows.filter((x) => !x.testable).map((x) => x.name);
       const list = testable.map((x) => `${x.name} ${pct(x.far)}% far, ${pct(x.mid)}% at depth ${x.depth}, ${pct(x.near)}% near${x.u ? ' (U)' : ''}`);
-      if (!testable.length) return { verdict: 'not tested here', text: `no row of ${main.join(', ')} learned on 2 or more seeds${one.length ? ` (${one.join(', ')} on 1)` : ''}` };
-      return { verdict: outcome(u.length > testable.length / 2),
-        text: `${main.join(', ')}, longest length, learned seeds: U-shape in ${u.length} of ${testable.length} testable rows${u.length ? ` (${u.map((x) => x.name).join(', ')})` : ''}; ${list.join('; ')}${one.length ? `; not testable (1 learned seed): ${one.join(', ')}` : ''}` };
-    },
-    previous(results) { // no row "lost in the middle" on the seed-averaged grid, and most rows with a depth effect show recency
-      const { main } = gridTasks(results), T = results.config.trainLength;
-      const s = main.flatMap((task) => gridsOf(results, task).filter((g) => g.learnedSeeds !== 0).map((g) => ({ name: g.row.name, ...depthEffect(g, T).at(-1) })));
-      if (!s.length) return null;
-      const effect = s.filter((x) => x.shape !== 'no depth effect'), u = s.filter((x) => x.shape === 'lost in the middle');
-      const holds = !u.length && effect.filter((x) => x.shape === 'recency').length > effect.length / 2;
-      return { verdict: holds ? 'agrees' : 'disagrees', text: `lost in the middle on the seed means: ${u.map((x) => x.name).join(', ') || 'none'}` };
+      if (!testable.length) return { status: 'not tested here', text: `no row of ${main.join(', ')} learned on 2 or more seeds${one.length ? ` (${one.join(', ')} on 1)` : ''}` };
+      return { holds: u.length > testable.length / 2, value: `${u.length} of ${testable.length} rows`,
+        text: `${main.join(', ')}, longest length, learned seeds, under ${STAT_WORDS[stat]}: U-shape in ${u.length} of ${testable.length} testable rows${u.length ? ` (${u.map((x) => x.name).join(', ')})` : ''}; ${list.join('; ')}${one.length ? `; not testable (1 learned seed): ${one.join(', ')}` : ''}` };
     },
   },
   {
@@ -395,8 +407,12 @@ export const PAPERS = [
       return exp ? `the paper: LLaMA (head_dim 128, 64 RoPE pairs) on language modelling, fine-tuned with at most 1000 steps, a small share of its pretraining tokens; here, ${spectrumDifferences(exp)}; the second line, at T = ${results.config.trainLength}: ${t32}`
         : `the paper: LLaMA (head_dim 128, 64 RoPE pairs) fine-tuned with at most 1000 steps, a small share of its pretraining; here: ${t32}`;
     },
-    rule: 'RoPE fine-tuned with PI against RoPE fine-tuned without interpolation (same steps, same length), kept at the fine-tune length, with the 1× accuracy each keeps; agrees if PI keeps more than 10 points more on most tasks',
-    ours(results) { return withSpectrum(results, this, chenSpectrum, CHEN_RULE); },
+    judge(results, rule, stat) {
+      const exp = results.experiments?.spectrum;
+      if (!exp) return { ...this.ours32(results), shownOnly: true };
+      const s = chenSpectrum(exp, rule, stat), t32 = this.ours32(results);
+      return { ...s, text: `${s.text}. Shown, not counted — at T = ${results.config.trainLength} (the main experiment, head_dim ${ropeSpectrum(results)?.headDim ?? '?'}): ${t32.text}` };
+    },
     ours32(results) {
       const parts = [], keeps = [];
       let wins = 0, total = 0;
@@ -412,7 +428,7 @@ export const PAPERS = [
         if (kp == null && kf == null) continue;
         total++;
         if (kp != null && (kf == null || kp > kf + RULES.paperMargin)) wins++;
-        parts.push(`${task} at ${L}: PI ${kp == null ? '–' : pct(kp)}% vs plain ${kf == null ? '–' : pct(kf)}% (1×: PI ${pct(one(pi))}%, plain ${pct(one(plain))}%)`);
+        parts.push(`${task} at ${L}: PI ${kp == null ? "did not learn at this length" : `${pct(kp)}%`} vs plain ${kf == null ? "did not learn at this length" : `${pct(kf)}%`} (1×: PI ${pct(one(pi))}%, plain ${pct(one(plain))}%)`);
       }
       if (!keeps.length) return { verdict: 'not measured', text: 'no fine-tuned PI rows in this results.json' };
       if (!total) {
@@ -420,20 +436,6 @@ export const PAPERS = [
           text: `the paper’s control, RoPE fine-tuned at the same length without interpolation, was not run, so fine-tuned PI is compared with nothing it claims to beat. Fine-tuned PI’s 1× accuracy (before → after fine-tuning): ${keeps.join(', ')}. A run that tests it: fine-tune each trained RoPE model ${results.config.finetune ? `${results.config.finetune.steps} steps at ${results.config.finetune.length}` : 'at the longer length'} with no scaling and evaluate it beside the PI row` };
       }
       return { verdict: outcome(wins > total / 2), text: `kept at the fine-tune length: ${parts.join('; ')}; PI wins on ${wins} of ${total}` };
-    },
-    previous(results) { // fine-tuned PI against zero-shot PI, kept at the fine-tune length
-      let wins = 0, total = 0;
-      for (const task of tasksOf(results)) {
-        const info = taskInfo(results, task), scaled = rowsOf(results, task, { scaled: true }).filter((r) => r.encoding === 'rope' && r.scaling === 'linear');
-        const zero = scaled.find((r) => !r.finetune && !r.variant);
-        for (const ft of scaled.filter((r) => r.finetune)) {
-          const kz = zero && meanKept(results, zero, ft.finetune.length, info), kt = meanKept(results, ft, ft.finetune.length, info);
-          if (!zero || (kz == null && kt == null)) continue;
-          total++;
-          if (kt != null && (kz == null || kt > kz + RULES.paperMargin)) wins++;
-        }
-      }
-      return total ? { verdict: wins > total / 2 ? 'agrees' : 'disagrees', text: `fine-tuned PI beat zero-shot PI on ${wins} of ${total}` } : null;
     },
   },
   {
@@ -447,8 +449,12 @@ export const PAPERS = [
       return exp ? `the paper: Llama 2 (head_dim 128, 64 RoPE pairs, base 10000, a 4096-token context) on language modelling, where YaRN’s ramp leaves the fast pairs alone; here, ${spectrumDifferences(exp)}; YaRN’s ramp (beta_fast 32, beta_slow 1) leaves the pairs with 32 or more turns within T alone and fully interpolates those that do not turn once; NTK is applied at the full length in one forward, not per token as dynamic NTK generates; the second line, at T = ${results.config.trainLength}: ${t32}`
         : `the paper: Llama 2 (head_dim 128, 64 RoPE pairs, base 10000, a 4096-token context), where YaRN’s ramp leaves the fast pairs alone and fine-tuning follows; here: ${t32}`;
     },
-    rule: 'zero-shot NTK and YaRN against plain RoPE, kept at 2×, per (task, scaling) pair; a pair counts only when both rows score above the floor at 2× by more than 10 points (loss: 10% of the floor’s); agrees if most counted pairs keep more than 10 points more than plain RoPE',
-    ours(results) { return withSpectrum(results, this, pengSpectrum, PENG_RULE); },
+    judge(results, rule, stat) {
+      const exp = results.experiments?.spectrum;
+      if (!exp) return { ...this.ours32(results), shownOnly: true };
+      const s = pengSpectrum(exp, rule, stat), t32 = this.ours32(results);
+      return { ...s, text: `${s.text}. Shown, not counted — at T = ${results.config.trainLength} (the main experiment): ${t32.verdict}: ${t32.text}` };
+    },
     ours32(results) {
       const T = results.config.trainLength, parts = [], skipped = [];
       let wins = 0, total = 0;
@@ -475,22 +481,6 @@ export const PAPERS = [
       return { verdict: outcome(wins > total / 2),
         text: `kept at 2× (scaled vs plain RoPE), pairs above the floor: ${parts.join('; ')} — better on ${wins} of ${total}${skipped.length ? `; not counted (a row at or near the floor at 2×): ${skipped.join(', ')}` : ''}` };
     },
-    previous(results) { // every (task, scaling) pair counted, above the floor or not
-      const T = results.config.trainLength;
-      let wins = 0, total = 0;
-      for (const task of tasksOf(results)) {
-        const info = taskInfo(results, task), base = plainRow(results, task, 'rope'), kb = base && meanKept(results, base, 2 * T, info);
-        if (kb == null) continue;
-        for (const sc of ['ntk', 'yarn']) {
-          const row = findRow(results, task, (r) => r.encoding === 'rope' && !r.variant && r.scaling === sc && !r.finetune, { scaled: true });
-          if (!row) continue;
-          const ks = meanKept(results, row, 2 * T, info);
-          total++;
-          if (ks != null && ks > kb + RULES.paperMargin) wins++;
-        }
-      }
-      return total ? { verdict: wins > total / 2 ? 'agrees' : 'disagrees', text: `better on ${wins} of ${total}` } : null;
-    },
   },
 ];
 
@@ -506,11 +496,59 @@ function liuTasks(results) {
     taskInfo(results, t).role !== 'control' && taskInfo(results, t).needsPosition !== false);
 }
 
-/** The literature table: each paper with our side, its setup differences and the verdict, computed from `results`. */
-export const literature = (results) => PAPERS.map((p) => ({ ...p, differences: p.differences(results), ...p.ours(results) }));
+/** The frozen rule versions (docs/rules/*.json, attached by scripts/results-load.js as results.rules), oldest first. */
+export function ruleVersions(results) {
+  const vs = [...(results.rules ?? [])].sort((a, b) => a.version.localeCompare(b.version));
+  if (!vs.length) throw new TypeError('results.rules: no frozen rules (docs/rules/*.json; read results through scripts/results-load.js)');
+  return vs;
+}
 
-/** Papers whose verdict differs from the one their rule before issue 28 gave, or now rests on another experiment (now.basis): [{paper, old, now}]. */
+/**
+ * One paper under one version's rule: the verdict under the rule's own statistic, and under every statistic of
+ * STATS (verdict-stats.js) for sensitivity; a verdict that differs between them is near the line. A rule marked
+ * not faithful (or a run that cannot test the claim) gives "not tested faithfully here" with the outcome in brackets.
+ */
+export function judgePaper(results, paper, rule) {
+  if (!rule) return { verdict: 'not tested here', text: 'no rule for this paper in the frozen rules', byStat: [] };
+  const run = (stat) => {
+    const j = paper.judge(results, rule, stat);
+    if (j.status || j.holds == null) return { stat, verdict: j.status ?? j.verdict ?? 'not tested here', text: j.text, holds: null };
+    const why = rule.faithful === false ? rule.unfaithful : j.unfaithful;
+    return { stat, holds: j.holds, value: j.value, interval: j.interval, text: j.text, verdict: why ? unfaithful(j.holds) : outcome(j.holds), why };
+  };
+  const main = run(rule.statistic), byStat = STATS.map((st) => (st === rule.statistic ? main : run(st)));
+  const outcomes = new Set(byStat.map((b) => b.holds).filter((h) => h != null));
+  const near = main.holds != null && outcomes.size > 1, drift = settingDifferences(results, rule.setting);
+  return {
+    verdict: main.verdict, near, why: main.why, byStat, text: main.text, value: main.value, rule: rule.rule, claim: rule.claim, claimSource: rule.source,
+    counted: rule.counted, shown: rule.shown ?? [], statistic: rule.statistic, thresholds: rule.thresholds, drift,
+    label: `${main.verdict}${near ? ', near the line' : ''}`,
+  };
+}
+
+/** "max: agrees (+18 points); mean: agrees (+13 points; 95% interval …); floor-clipped mean: does not agree (+10 points)". */
+export function sensitivityText(j) {
+  return j.byStat.filter((b) => b.holds != null).map((b) => `${STAT_WORDS[b.stat]}: ${outcome(b.holds)}${b.value ? ` (${b.value}` : ''}` +
+    `${b.interval ? `${b.value ? '; ' : ' ('}95% interval ${signed(b.interval.low)} to ${signed(b.interval.high)} points` : ''}${b.value || b.interval ? ')' : ''}`).join('; ');
+}
+
+/**
+ * The literature table: each paper with our side, its setup differences and the verdict under the newest frozen rules,
+ * and `previous`: its verdict under the version before (when there is one). Computed from `results`.
+ */
+export function literature(results) {
+  const vs = ruleVersions(results), cur = vs.at(-1), prev = vs.length > 1 ? vs.at(-2) : null;
+  return PAPERS.map((p) => ({
+    ...p, differences: p.differences(results), version: cur.version, ...judgePaper(results, p, cur.papers[p.id]),
+    previous: prev ? { version: prev.version, ...judgePaper(results, p, prev.papers[p.id]) } : null,
+  }));
+}
+
+/**
+ * Papers whose verdict (its words, near the line included) or counted number under the newest rules differs from the
+ * one under the version before: [{paper, old, now}].
+ */
 export function changedLiterature(results) {
-  return PAPERS.filter((p) => p.previous).map((p) => ({ paper: p.paper, old: p.previous(results), now: p.ours(results) }))
-    .filter((x) => x.old && (x.old.verdict !== x.now.verdict || x.now.basis));
+  return literature(results).filter((p) => p.previous && (p.previous.label !== p.label || p.previous.value !== p.value))
+    .map((p) => ({ paper: p.paper, old: p.previous, now: p }));
 }
