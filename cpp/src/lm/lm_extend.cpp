@@ -23,6 +23,7 @@ constexpr ExtendParam kReRopeParams[] = {
     {"leak", true, 2, 1024, kNone, true,
      "Leaky ReRoPE: past the window, relative positions grow 1/leak as fast (left out: they stay at the window)"},
     {"logn", true, 0, 1, 1, false, "queries scaled by the log of their position over the log of the context, as the authors' code does (1), or not (0)"},
+    {"context", true, 2, kMaxContext, kNone, true, "the trained length in that log (the authors' training_length; left out: the model's context)"},
 };
 
 constexpr ExtendMethodInfo kMethods[] = {

@@ -429,7 +429,8 @@ struct Forward {
   void rerope_inputs(const Rope& rope, const ForwardOptions& o) {
     const idx head = static_cast<idx>(T) * hd;
     if (extend_value(o.extend, "logn") != 0) {
-      const double log_context = std::log(static_cast<double>(c.context));
+      const double given = extend_value(o.extend, "context");
+      const double log_context = std::log(std::isnan(given) ? static_cast<double>(c.context) : given);
       for (int t = 0; t < T; ++t) {
         const float f = static_cast<float>(std::max(1.0, std::log(static_cast<double>(P + t + 1)) / log_context));
         for (int h = 0; h < H; ++h)
