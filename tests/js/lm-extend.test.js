@@ -124,7 +124,7 @@ sharedTest('npm run model -- --extend JSON and --dynamic: the numbers, and exit 
   for (const [args, re] of [
     [['--extend', '{"method":'], /^npm run model: --extend is not valid JSON: .*\n$/],
     [['--extend', '{"method":"rerope","window":-1}'], /^npm run model: extend\.window must be an integer in \[1, 131072\] \(got -1\)\n$/],
-    [['--dynamic', 'sometimes'], /^npm run model: --dynamic must be call or cached \(got "sometimes"\)\n$/],
+    [['--dynamic', 'sometimes'], /^npm run model: dynamic must be one of 'call', 'cached' \(got "sometimes"\)\n$/],
     [['--dynamic', 'cached'], /^npm run model: dynamic must be 'call' unless the scaling is dynamic NTK.*\n$/],
   ]) {
     const r = run(...args);
