@@ -1,7 +1,7 @@
 // npm run model: a real language model's loss by position over a text, with any HF RoPE scaling.
 //
 //   npm run --silent model -- --model FILE [--tokenizer FILE] [--config FILE] [--context N] --text FILE
-//                             [--scaling JSON] [--length N] [--threads N] [--json]
+//                             [--scaling JSON] [--extend JSON] [--dynamic call|cached] [--length N] [--threads N] [--json]
 //
 // --model      a llama2.c .bin (with --tokenizer tokenizer.bin), a GGUF, a .safetensors file (with --config
 //              config.json and --tokenizer tokenizer.json), or a model.safetensors.index.json (its shards are
@@ -9,6 +9,11 @@
 // --context    the original context the scaling extends (default: the file's; a GGUF's may be its converter's default)
 // --scaling    an HF rope_scaling object, e.g. '{"rope_type":"yarn","factor":4,"original_max_position_embeddings":512}';
 //              "dynamic" uses the whole input's length as HF does for one forward call
+// --dynamic    with a dynamic scaling: "call" (default; as above) or "cached" (as HF generates with a cache: each key
+//              keeps the frequencies of the step at which it was cached)
+// --extend     a training-free context extension, e.g. '{"method":"rerope","window":256}' ("leak":16 for Leaky ReRoPE;
+//              "logn":0 turns off the authors' log-length query scaling); the methods and their parameters are the
+//              core's table (contextExtensions() in the library)
 // --length N   the first N tokens only
 // --threads N  threads the forward runs on (default: the machine's cores, up to the library's cap); any count gives
 //              the same numbers
@@ -21,14 +26,14 @@ import { spawnSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { modelWords } from '../web/app/lm/words.js';
 
-const USAGE = 'usage: npm run --silent model -- --model FILE [--tokenizer FILE] [--config FILE] [--context N] --text FILE [--scaling JSON] [--length N] [--threads N] [--json]';
+const USAGE = 'usage: npm run --silent model -- --model FILE [--tokenizer FILE] [--config FILE] [--context N] --text FILE [--scaling JSON] [--extend JSON] [--dynamic call|cached] [--length N] [--threads N] [--json]';
 const fail = (message) => {
   process.stderr.write(`npm run model: ${String(message).replace(/\s+/g, ' ').slice(0, 400)}\n`);
   process.exit(2);
 };
 
 function parseArgs(argv) {
-  const takes = new Set(['--model', '--tokenizer', '--config', '--context', '--text', '--scaling', '--length', '--threads']);
+  const takes = new Set(['--model', '--tokenizer', '--config', '--context', '--text', '--scaling', '--extend', '--dynamic', '--length', '--threads']);
   const a = {};
   for (let i = 0; i < argv.length; i++) {
     const k = argv[i];
@@ -51,11 +56,12 @@ function parseArgs(argv) {
   a.length = whole('length', 2, 1 << 17);
   if (a.threads != null && !/^[1-9]\d*$/.test(a.threads)) fail(`--threads must be a whole number of at least 1 (got ${JSON.stringify(a.threads)})`);
   a.threads = a.threads == null ? undefined : Number(a.threads); // (the module's own limit is checked once it is loaded)
-  if (a.scaling != null) {
+  for (const k of ['scaling', 'extend']) {
+    if (a[k] == null) continue;
     try {
-      a.scaling = JSON.parse(a.scaling);
+      a[k] = JSON.parse(a[k]);
     } catch (e) {
-      fail(`--scaling is not valid JSON: ${e.message}`);
+      fail(`--${k} is not valid JSON: ${e.message}`);
     }
   }
   return a;
@@ -124,14 +130,16 @@ async function main() {
       if (a.length > tokens.length) fail(`--length ${a.length} is more than the ${tokens.length} tokens of the text`);
       tokens = tokens.subarray(0, a.length);
     }
-    const { nll } = lm.forward(tokens, a.scaling === undefined ? {} : { scaling: a.scaling });
+    const { nll } = lm.forward(tokens, {
+      ...(a.scaling === undefined ? {} : { scaling: a.scaling }), ...(a.extend ? { extend: a.extend } : {}), ...(a.dynamic ? { dynamic: a.dynamic } : {}),
+    });
     if (a.json) process.stdout.write(`${JSON.stringify({ tokens: Array.from(tokens), nll: Array.from(nll) })}\n`);
     else {
       const c = lm.config, d = lm.describe();
       const whence = a.context ? 'set by --context' : lm.contextSource !== 'converter default' ? `the file's, ${lm.contextSource}`
         : `the file's, its converter's default: ${d.suggestedContext ? `suggested ${d.suggestedContext}, since ${d.suggestionReason}` : d.suggestionReason}; correct it with --context`;
       process.stdout.write(`${modelWords(d)}\n${c.layers} layers, ${c.heads}/${c.kvHeads} heads of ${c.headDim}; context ${lm.context} (${whence}); ` +
-        `scaling ${a.scaling ? JSON.stringify(a.scaling) : 'none'}; ${lm.threads} thread${lm.threads === 1 ? '' : 's'}\n` +
+        `scaling ${a.scaling ? JSON.stringify(a.scaling) : 'none'}${a.dynamic ? ` (dynamic NTK: ${a.dynamic})` : ''}; extension ${a.extend ? JSON.stringify(a.extend) : 'none'}; ${lm.threads} thread${lm.threads === 1 ? '' : 's'}\n` +
         `${tokens.length} tokens\n${table(nll, lm.context)}\n`);
     }
   } catch (e) {

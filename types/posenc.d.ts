@@ -865,7 +865,7 @@ export interface LanguageModel {
    * In parts: `keep: n` returns `cache` (the keys and values of the past's rows and this forward's first n);
    * `past: cache` continues after its rows (same weights and scaling; not with stats, maps or dynamic NTK).
    */
-  forward(tokens: ArrayLike<number>, options?: { scaling?: RopeScaling | null; stats?: boolean; statsLengths?: ArrayLike<number>; mapLayer?: number; mapPx?: number; keep?: number; past?: LanguageModelCache }): {
+  forward(tokens: ArrayLike<number>, options?: { scaling?: RopeScaling | null; stats?: boolean; statsLengths?: ArrayLike<number>; mapLayer?: number; mapPx?: number; keep?: number; past?: LanguageModelCache; extend?: ContextExtension | null; dynamic?: DynamicForm }): {
     /** [T-1]: nll[i] = -log p(tokens[i+1] | tokens[0..i]). */
     nll: Float32Array;
     /** [layers*heads] mean attention entropy (nats) and mass on the first token, with stats: true. */
@@ -899,7 +899,7 @@ export interface LanguageModel {
    * keys and values, each step's NLL given as soon as it is computed; equal to forward's within float rounding (dynamic
    * NTK included). `kv`: the cache's type; 'auto' (default) is float32 while a float32 cache takes at most 64 MB, float16 above.
    */
-  stream(tokens: ArrayLike<number>, options?: { scaling?: RopeScaling | null; stats?: boolean; statsLengths?: ArrayLike<number>; mapLayer?: number; mapPx?: number; chunk?: number; kv?: 'auto' | LanguageModelKvType }): LanguageModelStream;
+  stream(tokens: ArrayLike<number>, options?: { scaling?: RopeScaling | null; stats?: boolean; statsLengths?: ArrayLike<number>; mapLayer?: number; mapPx?: number; chunk?: number; kv?: 'auto' | LanguageModelKvType; extend?: ContextExtension | null; dynamic?: DynamicForm }): LanguageModelStream;
   /** The memory a stream over `length` tokens takes at its peak, in bytes, from the core's own sizes. */
   memory(length: number, options?: { stats?: boolean; mapLayer?: number; mapPx?: number; chunk?: number; kv?: 'auto' | LanguageModelKvType }): {
     weights: number; cache: number; work: number; total: number;
@@ -989,6 +989,24 @@ export interface TrainStepStats {
 }
 
 /** Options of {@link Model.forward} and {@link Model.evaluate}. */
+/** A training-free context extension (the core's table): {method: 'rerope', window, leak?, logn?, context?}. */
+export interface ContextExtension {
+  method: string;
+  [parameter: string]: number | string;
+}
+/** Dynamic NTK as one call over the input ('call') or as generated with a cache ('cached'). */
+export type DynamicForm = 'call' | 'cached';
+/** A row of the core's table of context extensions. */
+export interface ContextExtensionMethod {
+  name: string;
+  label: string;
+  source: string;
+  params: readonly { key: string; integer: boolean; min: number; max: number; default: number | null; optional: boolean; about: string }[];
+  /** The RoPE scalings (rope_type names) the method's authors run it with. */
+  scalings: readonly string[];
+  /** Why the other scalings are refused. */
+  refused: string;
+}
 export interface ForwardOptions {
   /** Sequences in `tokens`, int [1, 4096]. @default 1 */
   batch?: number;
@@ -1479,6 +1497,8 @@ export interface Posenc {
   detectModelFormat(bytes: Uint8Array | ArrayBuffer): Promise<ModelFormatId>;
   /** The model file formats (as {@link MODEL_FORMATS}, from the loaded module). */
   modelFormats(): Promise<readonly ModelFormat[]>;
+  /** The training-free context extensions a forward's `extend` takes and dynamic NTK's forms, from the core's table. */
+  contextExtensions(): Promise<{ methods: readonly ContextExtensionMethod[]; dynamicForms: readonly { name: DynamicForm; label: string }[] }>;
   /** A seeded batch generator. */
   createTask(options?: TaskOptions): Task;
   /**

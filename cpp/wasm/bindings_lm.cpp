@@ -7,6 +7,7 @@
 #include <malloc.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <iterator>
@@ -191,15 +192,63 @@ std::string lm_piece(ptr h, int id) {
   return m.tokenizer && id >= 0 && id < m.tokenizer->size() ? m.tokenizer->piece(id) : "";
 }
 
+// A method of lm::extend_methods() (its index) and its parameters' values in its row's order (NaN: left out).
+lm::Extend extend_of(int method, ptr values, int count) {
+  const double* v = at<const double>(values);
+  return {static_cast<lm::ExtendMethod>(method), std::vector<double>(v, v + std::max(0, count))};
+}
+
+// The extension methods (lm::extend_methods()): [{name, label, source, params: [{key, integer, min, max, default (null:
+// none), optional, about}], scalings: [rope_type names], refused}], and dynamic NTK's forms [{name, label}].
+val lm_extend_methods() {
+  val rows = val::array();
+  for (const lm::ExtendMethodInfo& m : lm::extend_methods()) {
+    val r = val::object(), params = val::array(), scalings = val::array();
+    for (const lm::ExtendParam& p : m.params) {
+      val o = val::object();
+      o.set("key", std::string(p.key));
+      o.set("integer", p.integer);
+      o.set("min", p.min);
+      o.set("max", p.max);
+      o.set("default", std::isnan(p.fallback) ? val::null() : val(p.fallback));
+      o.set("optional", p.optional);
+      o.set("about", std::string(p.about));
+      params.call<void>("push", o);
+    }
+    for (const posenc::RopeTypeInfo& t : posenc::rope_types())
+      if (posenc::lm::composes_with(m, t.id)) scalings.call<void>("push", std::string(t.name));
+    r.set("name", std::string(m.name));
+    r.set("label", std::string(m.label));
+    r.set("source", std::string(m.source));
+    r.set("params", params);
+    r.set("scalings", scalings);
+    r.set("refused", std::string(m.refused));
+    rows.call<void>("push", r);
+  }
+  return rows;
+}
+val lm_dynamic_forms() {
+  val rows = val::array();
+  for (const lm::DynamicFormInfo& f : lm::dynamic_forms()) {
+    val r = val::object();
+    r.set("name", std::string(f.name));
+    r.set("label", std::string(f.label));
+    rows.call<void>("push", r);
+  }
+  return rows;
+}
+
 // Outputs (JS-allocated): nll [T-1]; entropy, sink [S*L*H] (when stats; S = stats_count, or 1 for T when
 // it is 0); maps [H*px*px], peaks [H] (when map_layer >= 0); kept_k, kept_v [L*Hkv*(past_rows+keep)*hd]
 // (when keep > 0). past_k, past_v: [L*Hkv*past_rows*hd] (when past_rows > 0).
 int lm_forward(ptr h, ptr tokens, int T, ptr scaling_slots, ptr long_factor, ptr short_factor, int factor_count,
                bool stats, ptr stats_lengths, int stats_count, int map_layer, int map_px, ptr nll, ptr entropy, ptr sink,
                ptr maps, ptr peaks, int past_rows, ptr past_k, ptr past_v, double past_size, int keep, ptr kept_k,
-               ptr kept_v) {
+               ptr kept_v, int extend_method, ptr extend_values, int extend_count, int dynamic) {
   return guard([&] {
     lm::ForwardOptions o;
+    o.extend = extend_of(extend_method, extend_values, extend_count);
+    o.dynamic = static_cast<lm::DynamicForm>(dynamic);
     lm::KvCache past;
     if (past_rows > 0) {
       const std::size_t n = static_cast<std::size_t>(past_size);
@@ -281,10 +330,13 @@ lm::StreamOptions stream_options(ptr h, int T, ptr scaling_slots, ptr long_facto
 }
 
 int lm_stream_new(ptr h, ptr tokens, int T, ptr scaling_slots, ptr long_factor, ptr short_factor, int factor_count, bool stats,
-                  ptr stats_lengths, int stats_count, int map_layer, int map_px, int kv, int chunk, ptr out) {
+                  ptr stats_lengths, int stats_count, int map_layer, int map_px, int kv, int chunk, ptr out, int extend_method,
+                  ptr extend_values, int extend_count, int dynamic) {
   return guard([&] {
-    const lm::StreamOptions o = stream_options(h, T, scaling_slots, long_factor, short_factor, factor_count, stats, stats_lengths,
-                                               stats_count, map_layer, map_px, kv, chunk);
+    lm::StreamOptions o = stream_options(h, T, scaling_slots, long_factor, short_factor, factor_count, stats, stats_lengths,
+                                         stats_count, map_layer, map_px, kv, chunk);
+    o.extend = extend_of(extend_method, extend_values, extend_count);
+    o.dynamic = static_cast<lm::DynamicForm>(dynamic);
     *at<ptr>(out) = reinterpret_cast<ptr>(new lm::Stream(handle(h).model, at<const int32_t>(tokens), T, o));
   });
 }
@@ -436,6 +488,8 @@ EMSCRIPTEN_BINDINGS(posenc_lm) {
   function("lmTokenCount", &lm_token_count);
   function("lmPiece", &lm_piece);
   function("lmForward", &lm_forward);
+  function("lmExtendMethods", &lm_extend_methods);
+  function("lmDynamicForms", &lm_dynamic_forms);
   function("lmDtypes", &lm_dtypes);
   function("lmTensorViews", &lm_tensor_views);
   function("lmLayerRules", &lm_layer_rules);

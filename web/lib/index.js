@@ -36,6 +36,7 @@ function lazyLanguageModels(options) {
     languageModelFamilies: async () => (await api()).families,
     detectModelFormat: async (bytes) => (await api()).detectFormat(bytes),
     modelFormats: async () => (await api()).formats,
+    contextExtensions: async () => ({ methods: (await api()).extendMethods, dynamicForms: (await api()).dynamicForms }),
     heapBytes: () => (loaded ? loaded.mod.heapBytes() : 0),
     memoryBytes: () => (loaded ? loaded.mod.HEAPU8.length : 0),
   };
@@ -75,5 +76,11 @@ export async function loadPosenc(options = {}) {
     detectModelFormat: lm.detectModelFormat,
     /** The model file formats posenc reads: [{id, label, shortName, extension, signature}] (from the core). */
     modelFormats: lm.modelFormats,
+    /**
+     * The training-free context extensions a forward's `extend` option takes, from the core's table: {methods: [{name,
+     * label, source, params: [{key, integer, min, max, default, optional, about}], scalings, refused}], dynamicForms:
+     * [{name, label}]} (loads the language models' module).
+     */
+    contextExtensions: lm.contextExtensions,
   });
 }

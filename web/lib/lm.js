@@ -55,13 +55,17 @@ export function createLanguageModelApi(mod) {
   const SLOTS = mod.lmConfigSlots(); // the config's numbers as the module passes them, in their order
   const CONTEXT_SOURCES = mod.lmContextSources(); // lm::ContextSource's names, in its order
   const KV_TYPES = mod.lmKvTypes(); // the core's cache types ('float32', 'float16'), in lm::KvType's order
+  // The core's training-free context extensions (lm::extend_methods(): name, label, source, params with bounds and
+  // defaults, the RoPE scalings each composes with) and dynamic NTK's forms ('call', 'cached'), in their enums' order.
+  const EXTEND_METHODS = Object.freeze(mod.lmExtendMethods().map((m) => Object.freeze({ ...m, params: Object.freeze(m.params.map(Object.freeze)) })));
+  const DYNAMIC_FORMS = Object.freeze(mod.lmDynamicForms().map(Object.freeze));
   const ARCHS = FAMILIES.map((f) => f.name);
   const HF_ARCHS = new Map(FAMILIES.flatMap((f, i) => f.hfTypes.map((t) => [t, i])));
   // The formats posenc reads, from the core's table (posenc::lm::file_formats(), in its order: a format's index is its
   // place there): [{id, label, shortName, extension, signature, inputs, configJson, tokenizerJson}].
   const formats = Object.freeze(mod.lmFormats().map(Object.freeze));
   const formatIds = formats.map((x) => x.id);
-  const api = { mod, FAMILIES, SLOTS, CONTEXT_SOURCES, KV_TYPES, ARCHS, HF_ARCHS, formats, formatIds }; // what readJson and wrap read
+  const api = { mod, FAMILIES, SLOTS, CONTEXT_SOURCES, KV_TYPES, EXTEND_METHODS, DYNAMIC_FORMS, ARCHS, HF_ARCHS, formats, formatIds }; // what readJson and wrap read
   /** A model file's format ('llama2c', 'gguf' or 'safetensors') from its content, or the core's RangeError naming what it found. */
   function detectFormat(bytes) {
     const b = bytesOf('model', bytes);
@@ -157,7 +161,7 @@ export function createLanguageModelApi(mod) {
   }
 
 
-  return { loadLanguageModel, families: FAMILIES, detectFormat, formats };
+  return { loadLanguageModel, families: FAMILIES, detectFormat, formats, extendMethods: EXTEND_METHODS, dynamicForms: DYNAMIC_FORMS };
 }
 
 // For a format whose architecture is config.json and whose tensor table is JSON (its row's configJson), what the
@@ -218,7 +222,7 @@ function readJson(api, files, source) {
 
 // A loaded model's handle as the JS model (api: createLanguageModelApi's tables and module).
 function wrap(api, h, { tokenizer, coreTokenizer: cTokenizer = false, defaultScaling, note, format, tokenizerLabel = '' }) {
-  const { mod, FAMILIES, SLOTS, CONTEXT_SOURCES, KV_TYPES, ARCHS, formatIds } = api;
+  const { mod, FAMILIES, SLOTS, CONTEXT_SOURCES, KV_TYPES, EXTEND_METHODS, DYNAMIC_FORMS, ARCHS, formatIds } = api;
   const raw = scope(mod, (m) => {
     const out = m.put('f64', SLOTS.length);
     check(mod, mod.lmConfig(h, out));
@@ -268,6 +272,27 @@ function wrap(api, h, { tokenizer, coreTokenizer: cTokenizer = false, defaultSca
     const px = layer < 0 ? 0 : o.mapPx == null ? Math.min(64, T) : v.integer('mapPx', o.mapPx, 1, Math.min(1024, T));
     return { lengths, stats, layer, px };
   };
+  // extend and dynamic of forward's and stream's options: the method's index, its values in its row's order (NaN:
+  // left out; a `context` left out is this model's), the form's index, and their key (a cache is tied to them). The
+  // ranges and the scalings a method composes with are checked in the core, which names the field.
+  const extendOf = (o) => {
+    const forms = DYNAMIC_FORMS.map((f) => f.name);
+    const dynamic = o.dynamic == null ? 0 : forms.indexOf(v.oneOf('dynamic', o.dynamic, forms));
+    const e = o.extend;
+    if (e != null && (typeof e !== 'object' || Array.isArray(e)))
+      throw new TypeError(`extend must be an object such as {"method": "rerope", "window": 512} (got ${v.show(e)})`);
+    const name = e == null ? 'none' : v.oneOf('extend.method', e.method, EXTEND_METHODS.map((m) => m.name));
+    const method = EXTEND_METHODS.findIndex((m) => m.name === name), row = EXTEND_METHODS[method];
+    if (e != null) v.knownKeys('extend', e, ['method', ...row.params.map((p) => p.key)]);
+    const values = row.params.map((p) => {
+      const x = e?.[p.key];
+      if (x == null) return p.key === 'context' ? context : NaN;
+      if (typeof x !== 'number' || Number.isNaN(x)) throw new TypeError(`extend.${p.key} must be a number (got ${v.show(x)})`);
+      return x;
+    });
+    return { method, values, dynamic, key: JSON.stringify([method, values.map(String), dynamic]) };
+  };
+  const putExtend = (m, x) => [x.method, m.put('f64', x.values.length, x.values), x.values.length, x.dynamic];
   const kvIndex = (x) => (x == null || x === 'auto' ? -1 : KV_TYPES.indexOf(v.oneOf('kv', x, ['auto', ...KV_TYPES])));
   const streams = new Set(); // open streams (deleted with the model)
   let threads = mod.lmThreads().default;
@@ -340,16 +365,20 @@ function wrap(api, h, { tokenizer, coreTokenizer: cTokenizer = false, defaultSca
      * In parts: keep: n (0..T) returns `cache`, the keys and values of the first n rows (after any past's);
      * past: such a cache (from this model's weights, the same scaling) continues after its rows, so a forward
      * over [0, T) gives the NLL of the part over [0, a + 1) with keep: a, then of the part over [a, T) with
-     * past: its cache (equal to float rounding). Not with stats or maps, nor with dynamic NTK.
+     * past: its cache (equal to float rounding). Not with stats or maps, nor with dynamic NTK as one call, nor ReRoPE.
+     * extend: a training-free extension, {method, ...its parameters} as extendMethods lists them (e.g. {method:
+     * 'rerope', window: 256, leak: 16}); a parameter out of range or a scaling the method's authors do not run it
+     * with is refused by name. dynamic: 'call' (default: every position at the input's length, as one HF call) or
+     * 'cached' (with a dynamic scaling: as HF generates with a cache, each key at its own step's frequencies).
      */
     forward(tokens, opts) {
       alive();
       const o = v.options('forward options', opts);
-      v.knownKeys('forward options', o, ['scaling', 'stats', 'statsLengths', 'mapLayer', 'mapPx', 'keep', 'past']);
+      v.knownKeys('forward options', o, ['scaling', 'stats', 'statsLengths', 'mapLayer', 'mapPx', 'keep', 'past', 'extend', 'dynamic']);
       const ids = idsOf(tokens);
       const { lengths, stats, layer, px } = statsAndMaps(o, ids.length);
       const S = lengths.length + 1; // the lengths asked for, then T
-      const { sc, scalingKey } = scalingOf(o);
+      const ext = extendOf(o), { sc } = scalingOf(o), scalingKey = scalingOf(o).scalingKey + ext.key;
       const T = ids.length, LH = config.layers * config.heads;
       const keep = o.keep == null ? 0 : v.integer('keep', o.keep, 0, T);
       const past = o.past == null ? null : checkPast(o.past, scalingKey, T);
@@ -363,7 +392,7 @@ function wrap(api, h, { tokenizer, coreTokenizer: cTokenizer = false, defaultSca
         const pastK = past ? m.put('f32', past.k.length, past.k) : 0, pastV = past ? m.put('f32', past.v.length, past.v) : 0;
         const keptK = m.put('f32', keep ? kept * rowFloats : 0), keptV = m.put('f32', keep ? kept * rowFloats : 0);
         check(mod, mod.lmForward(h, pt, T, ps, lf, sf, count, stats, pl, stats ? S : 0, layer, px, pn, pe, pk, pm, pp,
-          past ? past.rows : 0, pastK, pastV, past ? past.k.length : 0, keep, keptK, keptV));
+          past ? past.rows : 0, pastK, pastV, past ? past.k.length : 0, keep, keptK, keptV, ...putExtend(m, ext)));
         const entropy = stats ? m.take('f32', pe, S * LH) : null, sink = stats ? m.take('f32', pk, S * LH) : null;
         const part = (x, i) => x.slice(i * LH, (i + 1) * LH);
         return {
@@ -428,16 +457,16 @@ function wrap(api, h, { tokenizer, coreTokenizer: cTokenizer = false, defaultSca
     stream(tokens, opts) {
       alive();
       const o = v.options('stream options', opts);
-      v.knownKeys('stream options', o, ['scaling', 'stats', 'statsLengths', 'mapLayer', 'mapPx', 'chunk', 'kv']);
+      v.knownKeys('stream options', o, ['scaling', 'stats', 'statsLengths', 'mapLayer', 'mapPx', 'chunk', 'kv', 'extend', 'dynamic']);
       const ids = idsOf(tokens), T = ids.length, LH = config.layers * config.heads;
       const { lengths, stats, layer, px } = statsAndMaps(o, T);
       const S = lengths.length + 1;
-      const { sc } = scalingOf(o);
+      const { sc } = scalingOf(o), ext = extendOf(o);
       const chunk = o.chunk == null ? 256 : v.integer('chunk', o.chunk, 1, MAX_LENGTH);
       const kv = kvIndex(o.kv);
       const s = scope(mod, (m) => {
         const pt = m.put('i32', T, ids), [ps, lf, sf, count] = putScaling(m, sc), pl = m.put('i32', S, [...lengths, T]), out = m.put('u32', 1);
-        check(mod, mod.lmStreamNew(h, pt, T, ps, lf, sf, count, stats, pl, stats ? S : 0, layer, px, kv, chunk, out));
+        check(mod, mod.lmStreamNew(h, pt, T, ps, lf, sf, count, stats, pl, stats ? S : 0, layer, px, kv, chunk, out, ...putExtend(m, ext)));
         return mod.HEAPU32[out / 4];
       });
       let gone = false;

@@ -62,9 +62,17 @@ struct RowStats {
   float* first = nullptr;    // [Tq]
   float* lse = nullptr;      // [Tq]
 };
+// far (optional; causal only): a second set of queries and keys, Q2 [Tq, d] and K2 [Tk, d], that scores the keys
+// `distance` or more positions before the query instead (ReRoPE: i_pos - j >= distance scores scale Q2_i . K2_j);
+// the nearer keys score from Q and K.
+struct FarScores {
+  const float* Q = nullptr;
+  const float* K = nullptr;
+  int distance = 0;
+};
 void attention_forward(const float* Q, const float* K, const float* V, float* O, int Tq, int Tk, int d, int dv,
                        int ldo, float scale, bool causal, float alibi_slope, const RelativeBias* bias,
-                       const RowStats* stats = nullptr, int window = 0);
+                       const RowStats* stats = nullptr, int window = 0, const FarScores* far = nullptr);
 
 // Row softmax in place. With causal, row i uses entries j <= i + (cols - rows) and zeroes the rest.
 void softmax_rows(float* S, int rows, int cols, bool causal);

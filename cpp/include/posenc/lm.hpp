@@ -34,6 +34,7 @@
 #include <utility>
 #include <vector>
 
+#include "posenc/lm_extend.hpp"
 #include "posenc/lm_weights.hpp"
 #include "posenc/position_types.hpp"
 #include "posenc/rope_scaling.hpp"
@@ -305,13 +306,18 @@ struct ForwardOptions {
   // The rows before this forward's tokens (nullptr: none). A part with a past gives NLL for its own
   // rows only ([T-1]: its first row predicts its second token), so a forward over tokens [0, T) equals
   // the part over [0, a + 1) with keep = a, then the part over [a, T) with that part's cache as past.
-  // Not with the attention statistics or maps (they are means over every row), nor with dynamic NTK
-  // (its frequencies follow the whole input's length, which a part does not know).
+  // Not with the attention statistics or maps (they are means over every row), nor with dynamic NTK as one call
+  // (its frequencies follow the whole input's length, which a part does not know), nor with ReRoPE (its far scores
+  // need keys the cache does not carry).
   const KvCache* past = nullptr;
   int keep = 0;                   // return the past's rows and this forward's first `keep` rows (0..T)
   // Threads that share the work (threads.hpp), 1..threads::kMax; 0: threads::default_count(). Any count gives
   // the same bits.
   int threads = 0;
+  // A training-free extension (lm_extend.hpp; resolved and checked against `scaling` by the forward), and dynamic
+  // NTK's form (with RopeType::Dynamic only: Cached rotates each row at seq_len = its position + 1).
+  Extend extend;
+  DynamicForm dynamic = DynamicForm::Call;
 };
 struct ForwardResult {
   std::vector<float> nll;         // [T-1]: nll[i] = -log p(tok[i+1] | tok[0..i])
@@ -375,6 +381,8 @@ struct StreamOptions {
   KvType kv = KvType::F32;
   int chunk = 256;                 // the rows a step runs at most (for the memory plan; step's n is checked against it)
   int threads = 0;                 // as ForwardOptions::threads
+  Extend extend;                   // as ForwardOptions
+  DynamicForm dynamic = DynamicForm::Call;
 };
 // The memory a stream over T tokens takes beyond the model's weights, by the same sizes the stream allocates:
 // the cache, and the working memory of one step (activations of `chunk` rows, the 64-row blocks of the FFN and the

@@ -15,6 +15,8 @@
 // exp(s - m) is detail::exp_nonpositive (2^((s - m) log2 e), no range reduction; its argument
 // here is at most ln 256): a third cheaper than the general simd::exp, and exp was the largest
 // single cost here.
+// With FarScores (ReRoPE), a block holding keys `distance` or more before some row has a second score block made
+// from the second queries and keys, copied over those keys' scores before the mask and the softmax.
 // Masked entries of a diagonal block become exact zeros in P, so the P V
 // product can run over the whole block.
 // Statistics (RowStats), in the same pass: next to m and l each row keeps the tilt
@@ -49,6 +51,7 @@ struct Scratch {
   std::vector<float> s;    // one score block [kBr, kBc]
   std::vector<float> m, l;  // running max and sum per query row of the block
   std::vector<float> t, s0;  // statistics: tilt and first key's score per query row of the block
+  std::vector<float> kt2, q2, s2;  // FarScores: K2^T, the block's second queries (scaled), their score block
 };
 Scratch& scratch() {
   thread_local Scratch s;
@@ -116,8 +119,9 @@ void scale_row(float* o, int n, float k) {
 
 void attention_forward(const float* Q, const float* K, const float* V, float* O, int Tq, int Tk, int d, int dv,
                        int ldo, float scale, bool causal, float alibi_slope, const RelativeBias* bias,
-                       const RowStats* stats, int window) {
+                       const RowStats* stats, int window, const FarScores* far) {
   if (Tq <= 0 || dv <= 0) return;
+  if (!causal) far = nullptr;
   const bool want = stats && (stats->entropy || stats->first || stats->lse);
   const bool tilt = stats && stats->entropy;  // (the entropy's running sum, in the exp pass)
   Scratch& sc = scratch();
@@ -130,6 +134,12 @@ void attention_forward(const float* Q, const float* K, const float* V, float* O,
   sc.l.resize(kBr);
   sc.t.resize(kBr);
   sc.s0.resize(kBr);
+  if (far) {
+    sc.kt2.resize(sc.kt.size());
+    detail::transpose(far->K, Tk, d, sc.kt2.data());
+    sc.q2.resize(sc.q.size());
+    sc.s2.resize(sc.s.size());
+  }
   float* S = sc.s.data();
   const float* kt = sc.kt.data();
   const detail::ExpNonposConstants ek = detail::exp_nonpositive_constants();
@@ -155,6 +165,10 @@ void attention_forward(const float* Q, const float* K, const float* V, float* O,
     float* qs = sc.q.data();
     std::memcpy(qs, Q + static_cast<idx>(r0) * d, sizeof(float) * static_cast<std::size_t>(rb) * d);
     scale_row(qs, rb * d, scale);
+    if (far) {
+      std::memcpy(sc.q2.data(), far->Q + static_cast<idx>(r0) * d, sizeof(float) * static_cast<std::size_t>(rb) * d);
+      scale_row(sc.q2.data(), rb * d, scale);
+    }
     // The last key block first (for causal attention, the diagonal one: the recent keys, where a row's
     // largest score usually is), then the others in order.
     const int last = (c_end - 1) / kBc * kBc, b_begin = c_begin / kBc;
@@ -163,9 +177,16 @@ void attention_forward(const float* Q, const float* K, const float* V, float* O,
       const int c0 = first ? last : (b - 1) * kBc;
       const int nc = std::min(kBc, c_end - c0);
       detail::matmul_strided(qs, d, kt + c0, Tk, S, kBc, rb, d, nc, false);
+      // the block's far keys (some row's i_pos - j >= distance): their scores from the second queries and keys
+      const bool far_block = far && c0 <= r0 + rb - 1 + q_off - far->distance;
+      if (far_block) detail::matmul_strided(sc.q2.data(), d, sc.kt2.data() + c0, Tk, sc.s2.data(), kBc, rb, d, nc, false);
       for (int r = 0; r < rb; ++r) {
         float* s = S + static_cast<idx>(r) * kBc;
         const int ipos = r0 + r + q_off;
+        if (far_block) {  // keys j <= ipos - distance
+          const int n_far = std::clamp(ipos - far->distance + 1 - c0, 0, nc);
+          std::memcpy(s, sc.s2.data() + static_cast<idx>(r) * kBc, sizeof(float) * static_cast<std::size_t>(n_far));
+        }
         int n = causal ? std::min(nc, ipos - c0 + 1) : nc;  // may be <= 0
         // with a window, the block's keys before lo are outside the row's window: zero weight, and the row
         // works on s + lo, n - lo

@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "../kernels/attention_pool_band.hpp"
+#include "../kind_table.hpp"
 #include "lm_internal.hpp"
 #include "../kernels/matmul_strided.hpp"
 #include "posenc/checkpoint.hpp"
@@ -113,36 +114,89 @@ float logsumexp(const float* row, int n) {
 
 struct Buffers {
   std::vector<float> x, xn, q, k, v, qh, kh, vh, att, cos, sin, g, u, row_entropy, row_first;
+  std::vector<float> qh2, kh2;                   // ReRoPE: the far scores' queries and keys [H or Hkv, T, hd]
   std::vector<float> row_lse;                    // [H, T]: the map layer's log-sum-exp per head and row
   std::vector<float> kt, qs, scores, cells;      // head_map's scratch
+  std::vector<float> kt2, scores2;               // head_map's with ReRoPE's far scores
 };
+
+// A layer's RoPE: its base and whether the forward's scaling applies to it
+std::pair<double, bool> rope_key(const Config& c, int layer) {
+  const Config::Layer rule = layer < 0 || c.layers.empty() ? Config::Layer{} : c.layers[layer];
+  return {rule.theta > 0 ? rule.theta : c.rope_theta, rule.scaled};
+}
+
+// cos, sin [rows, rd/2] of row p at position positions[p] (nullptr: p) with inv_freq
+struct RopeTable {
+  std::vector<float> cos, sin;
+};
+RopeTable rope_table(const Config& c, const RopeFrequencies& f, int rows, const int32_t* positions) {
+  RopeTable t;
+  RopeApplyOptions o;
+  o.length = rows;
+  o.dim = c.hd();
+  o.rotary_dim = c.rd();
+  o.layout = rope_layout(c);
+  o.inv_freq = f.inv_freq.data();
+  o.attention_scale = f.attention_scale;
+  o.positions = positions;
+  t.cos.resize(static_cast<std::size_t>(rows) * (c.rd() / 2));
+  t.sin.resize(t.cos.size());
+  rope_tables(o, t.cos.data(), t.sin.data());
+  return t;
+}
 
 struct Rope {
   RopeLayout layout;
   int hd, rd;
-  std::vector<float> cos, sin;  // [P + T, rd/2]
-  void rotate(float* x, int T, int P) const {  // x [T, hd], one head, at positions P .. P + T - 1
+  RopeTable main;       // [P + T, rd/2]
+  // ReRoPE (far > 0): the far scores' query and key tables [P + T, rd/2]; far_k empty: the keys do not rotate
+  int far = 0;
+  RopeTable far_q, far_k;
+  void rotate(const RopeTable& t, float* x, int T, int P) const {  // x [T, hd], one head, at rows P .. P + T - 1
     const idx at = static_cast<idx>(P) * (rd / 2);
     if (layout == RopeLayout::Half)
-      kernels::rope_rotate_half(x, x, cos.data() + at, sin.data() + at, T, hd, rd);
+      kernels::rope_rotate_half(x, x, t.cos.data() + at, t.sin.data() + at, T, hd, rd);
     else
-      kernels::rope_rotate_interleaved(x, x, cos.data() + at, sin.data() + at, T, hd, rd);
+      kernels::rope_rotate_interleaved(x, x, t.cos.data() + at, t.sin.data() + at, T, hd, rd);
   }
+  void rotate(float* x, int T, int P) const { rotate(main, x, T, P); }
 };
 
-Rope make_rope(const Config& c, const RopeScaling& scaling, int T, int layer) {
-  const RopeFrequencies f = forward_rope_frequencies(c, scaling, T, layer);
-  Rope r{rope_layout(c), c.hd(), c.rd(), {}, {}};
-  RopeApplyOptions o;
-  o.length = T;
-  o.dim = c.hd();
-  o.rotary_dim = c.rd();
-  o.layout = r.layout;
-  o.inv_freq = f.inv_freq.data();
-  o.attention_scale = f.attention_scale;
-  r.cos.resize(static_cast<std::size_t>(T) * (c.rd() / 2));
-  r.sin.resize(r.cos.size());
-  rope_tables(o, r.cos.data(), r.sin.data());
+// A layer's RoPE over rows [0, T): at the input's length (every scaling as one call), or with dynamic NTK as
+// generated with a cache, row p at seq_len = p + 1 (HF's per-step frequencies: the default ones up to the context);
+// with ReRoPE, the far scores' tables (bojone/rerope): the query at position `window` and the key not rotated, or
+// (Leaky, leak k) both by the frequencies over k, the query at its position + window (k - 1), the key at its own.
+Rope make_rope(const Config& c, const RopeScaling& scaling, int T, int layer, const ForwardOptions& fo) {
+  Rope r{rope_layout(c), c.hd(), c.rd(), {}, 0, {}, {}};
+  const bool cached = fo.dynamic == DynamicForm::Cached && scaling.type == parse_rope_type("dynamic") && rope_key(c, layer).second;
+  if (!cached) {
+    r.main = rope_table(c, forward_rope_frequencies(c, scaling, T, layer), T, nullptr);
+  } else {
+    r.main.cos.resize(static_cast<std::size_t>(T) * (c.rd() / 2));
+    r.main.sin.resize(r.main.cos.size());
+    for (int32_t p = 0; p < T; ++p) {
+      const RopeTable row = rope_table(c, forward_rope_frequencies(c, scaling, p + 1, layer), 1, &p);
+      std::copy(row.cos.begin(), row.cos.end(), r.main.cos.begin() + static_cast<idx>(p) * (c.rd() / 2));
+      std::copy(row.sin.begin(), row.sin.end(), r.main.sin.begin() + static_cast<idx>(p) * (c.rd() / 2));
+    }
+  }
+  if (fo.extend.method == ExtendMethod::ReRope) {
+    r.far = static_cast<int>(extend_value(fo.extend, "window"));
+    const double leak = extend_value(fo.extend, "leak");
+    std::vector<int32_t> q(static_cast<std::size_t>(T));
+    RopeFrequencies f = forward_rope_frequencies(c, scaling, T, layer);
+    if (std::isnan(leak)) {
+      std::fill(q.begin(), q.end(), r.far);
+      r.far_q = rope_table(c, f, T, q.data());
+    } else {
+      const int k = static_cast<int>(leak);
+      for (int p = 0; p < T; ++p) q[p] = p + r.far * (k - 1);
+      for (double& w : f.inv_freq) w /= k;
+      r.far_q = rope_table(c, f, T, q.data());
+      r.far_k = rope_table(c, f, T, nullptr);
+    }
+  }
   return r;
 }
 
@@ -155,11 +209,16 @@ Rope make_rope(const Config& c, const RopeScaling& scaling, int T, int layer) {
 // own rows (P = 0), or a stream's step, whose rows add to the pixels of the bands they fall in (a band's pixels
 // are set when its first row comes). Returns the sum over the rows of their largest weight (the peak's numerator).
 // With a window (> 0), row i sees keys (i - window, i] only: cells wholly before that are 0.
+// far (ReRoPE): scores of keys far->distance or more before the row from far->Q (rows as q) and far->K (as k).
 double head_map(const float* q, const float* k, const float* lse, int P, int Tq, int hd, float scale, int window,
-                const PoolBands& bands, float* pooled, Buffers& b) {
+                const PoolBands& bands, float* pooled, Buffers& b, const kernels::FarScores* far = nullptr) {
   const int K = P + Tq;
   b.kt.resize(static_cast<std::size_t>(hd) * K);
   kernels::detail::transpose(k, K, hd, b.kt.data());
+  if (far) {
+    b.kt2.resize(b.kt.size());
+    kernels::detail::transpose(far->K, K, hd, b.kt2.data());
+  }
   b.cells.resize(static_cast<std::size_t>(bands.px));
   const kernels::detail::ExpNonposConstants ek = kernels::detail::exp_nonpositive_constants();
   double peak = 0;
@@ -170,6 +229,16 @@ double head_map(const float* q, const float* k, const float* lse, int P, int Tq,
     for (idx e = 0; e < static_cast<idx>(rows) * hd; ++e) b.qs[e] = q[static_cast<idx>(i0 - P) * hd + e] * scale;
     b.scores.resize(static_cast<std::size_t>(rows) * i1);
     kernels::detail::matmul_strided(b.qs.data(), hd, b.kt.data(), K, b.scores.data(), i1, rows, hd, i1, false);
+    if (far && i1 - 1 - far->distance >= 0) {  // the far keys' scores (j <= i - distance) from the second queries and keys
+      for (idx e = 0; e < static_cast<idx>(rows) * hd; ++e) b.qs[e] = far->Q[static_cast<idx>(i0 - P) * hd + e] * scale;
+      b.scores2.resize(b.scores.size());
+      kernels::detail::matmul_strided(b.qs.data(), hd, b.kt2.data(), K, b.scores2.data(), i1, rows, hd, i1, false);
+      for (int i = i0; i < i1; ++i) {
+        const idx row = static_cast<idx>(i - i0) * i1;
+        const int n_far = std::clamp(i - far->distance + 1, 0, i1);
+        std::copy_n(b.scores2.data() + row, n_far, b.scores.data() + row);
+      }
+    }
     float* out = pooled + static_cast<idx>(y) * bands.px;
     if (i0 == bands.begin(y))  // the band's first row: its pixels start at 0 (-1: no key of the cell visible)
       for (int x = 0; x < bands.px; ++x) out[x] = bands.begin(x) < bands.end(y) ? 0.0f : -1.0f;
@@ -206,9 +275,17 @@ void check_inputs(const Model& m, const int32_t* tokens, int T, const ForwardOpt
   for (int r : o.logits_rows) require_int_range("logits_rows[i]", r, 0, T - 1);
   require_int_range("keep", o.keep, 0, T);
   require_int_range("threads", o.threads, 0, threads::available());
+  const int form = static_cast<int>(o.dynamic);
+  if (form < 0 || form >= static_cast<int>(dynamic_forms().size())) range_error("dynamic", one_of(dynamic_forms()), std::to_string(form));
+  if (o.dynamic == DynamicForm::Cached && o.scaling.type != parse_rope_type("dynamic"))
+    range_error("dynamic", "'call' unless the scaling is dynamic NTK (the cached form is dynamic NTK's)", "'cached' with " +
+                std::string(rope_type_name(o.scaling.type)));
   if (!o.past && !o.keep) return;
-  if (o.scaling.type == parse_rope_type("dynamic"))
-    range_error("past and keep", "no dynamic NTK scaling (its frequencies follow the whole input's length)", "dynamic");
+  if (o.scaling.type == parse_rope_type("dynamic") && o.dynamic == DynamicForm::Call)
+    range_error("past and keep", "no dynamic NTK scaling as one call (its frequencies follow the whole input's length; "
+                                 "its cached form can)", "dynamic");
+  if (o.extend.method == ExtendMethod::ReRope)
+    range_error("past and keep", "no ReRoPE (its far scores need keys the cache does not carry)", "rerope");
   if (!o.past) return;
   if (o.head_stats || o.map_layer >= 0)
     range_error("past", "a forward without head statistics or maps (they are means over every row)", "a past");
@@ -226,6 +303,8 @@ struct StreamCache {
   int rows = 0;                          // T: the whole input's length
   std::vector<float> k32, v32;           // F32
   std::vector<uint16_t> k16, v16;        // F16
+  std::vector<float> k2_32;              // ReRoPE: the far scores' keys, as k32 / k16 (empty without it)
+  std::vector<uint16_t> k2_16;
   std::vector<int> lengths;              // the statistics' lengths (S)
   std::vector<double> entropy, sink;     // [S, L, H]: sums over the rows so far below each length
   std::vector<float> maps;               // [H, px, px]
@@ -237,6 +316,7 @@ struct KeysValues {
   const float* k;
   const float* v;
   idx stride;
+  const float* k2 = nullptr;  // ReRoPE: the far scores' keys, as k
 };
 
 struct Forward {
@@ -249,7 +329,9 @@ struct Forward {
   int keep = 0;              // rows of this forward kept in res.cache
   Buffers b;
   std::vector<float> kfull, vfull;  // with a past or a 16-bit stream cache: [Hkv, P + T, hd], the earlier rows then this forward's
+  std::vector<float> k2full;        // ReRoPE's far keys from a 16-bit stream cache, as kfull
   StreamCache* sc = nullptr;        // a stream's step: its rows are P .. P + T - 1 of sc->rows
+  bool far_layer = false;           // this layer scores ReRoPE's far keys (qh2, kh2)
   ForwardResult res;
 
   Forward(const Model& model, int T_, const ForwardOptions& o)
@@ -302,7 +384,7 @@ struct Forward {
         std::copy_n(v + g * rows * hd, kept, res.cache.v.data() + dst);
       }
     }
-    return {k, v, rows * hd};
+    return {k, v, rows * hd, far_layer ? b.kh2.data() : nullptr};  // (ReRoPE: no past, no keep)
   }
 
   // A stream's step: this step's rows kh, vh [Hkv, T, hd] go into the cache at rows P .. P + T - 1 of layer l; the
@@ -310,21 +392,25 @@ struct Forward {
   // every key and value, this step's too, as the cache holds them).
   KeysValues cached(int l) {
     const idx cap = sc->rows, n = P + T, layer = static_cast<idx>(l) * Hkv * cap * hd, own = static_cast<idx>(T) * hd;
+    const bool far = far_layer;
     if (sc->type == KvType::F32) {
       for (int g = 0; g < Hkv; ++g) {
         const idx at = layer + (g * cap + P) * hd;
         std::copy_n(b.kh.data() + g * own, own, sc->k32.data() + at);
         std::copy_n(b.vh.data() + g * own, own, sc->v32.data() + at);
+        if (far) std::copy_n(b.kh2.data() + g * own, own, sc->k2_32.data() + at);
       }
-      return {sc->k32.data() + layer, sc->v32.data() + layer, cap * hd};
+      return {sc->k32.data() + layer, sc->v32.data() + layer, cap * hd, far ? sc->k2_32.data() + layer : nullptr};
     }
     kfull.resize(static_cast<std::size_t>(Hkv) * n * hd);
     vfull.resize(kfull.size());
+    if (far) k2full.resize(kfull.size());
     for (int g = 0; g < Hkv; ++g) {
       const idx at = layer + (g * cap + P) * hd;
       for (idx e = 0; e < own; ++e) {
         sc->k16[at + e] = float_to_half(b.kh[g * own + e]);
         sc->v16[at + e] = float_to_half(b.vh[g * own + e]);
+        if (far) sc->k2_16[at + e] = float_to_half(b.kh2[g * own + e]);
       }
       const uint16_t* k = sc->k16.data() + layer + g * cap * hd;
       const uint16_t* v = sc->v16.data() + layer + g * cap * hd;
@@ -332,8 +418,30 @@ struct Forward {
         kfull[g * n * hd + e] = f16_to_f32(k[e]);
         vfull[g * n * hd + e] = f16_to_f32(v[e]);
       }
+      if (far)
+        for (idx e = 0; e < n * hd; ++e) k2full[g * n * hd + e] = f16_to_f32(sc->k2_16[layer + g * cap * hd + e]);
     }
-    return {kfull.data(), vfull.data(), n * hd};
+    return {kfull.data(), vfull.data(), n * hd, far ? k2full.data() : nullptr};
+  }
+
+  // ReRoPE (bojone/rerope), before the layer's rotation: each query scaled by max(1, log(p + 1) / log(context)) at
+  // its position p (unless logn is 0), then qh2, kh2 = the far scores' queries and keys (Rope::far_q, far_k).
+  void rerope_inputs(const Rope& rope, const ForwardOptions& o) {
+    const idx head = static_cast<idx>(T) * hd;
+    if (extend_value(o.extend, "logn") != 0) {
+      const double given = extend_value(o.extend, "context");
+      const double log_context = std::log(std::isnan(given) ? static_cast<double>(c.context) : given);
+      for (int t = 0; t < T; ++t) {
+        const float f = static_cast<float>(std::max(1.0, std::log(static_cast<double>(P + t + 1)) / log_context));
+        for (int h = 0; h < H; ++h)
+          for (int e = 0; e < hd; ++e) b.qh[h * head + static_cast<idx>(t) * hd + e] *= f;
+      }
+    }
+    b.qh2 = b.qh;
+    b.kh2 = b.kh;
+    for (int h = 0; h < H; ++h) rope.rotate(rope.far_q, b.qh2.data() + h * head, T, P);
+    if (!rope.far_k.cos.empty())
+      for (int g = 0; g < Hkv; ++g) rope.rotate(rope.far_k, b.kh2.data() + g * head, T, P);
   }
 
   // x [T, D] = embedding rows of the tokens (tied: rows of the classifier), times sqrt(D) in the family's with
@@ -374,6 +482,9 @@ struct Forward {
     split_heads(b.k.data(), b.kh.data(), T, Hkv, hd);
     split_heads(b.v.data(), b.vh.data(), T, Hkv, hd);
     const idx head = static_cast<idx>(T) * hd;
+    const bool far = rule.rope && rope.far > 0;  // ReRoPE (a NoPE layer has no positions to rectify)
+    far_layer = far;
+    if (far) rerope_inputs(rope, o);
     if (rule.rope)  // each query head, then each key head
       threads::parallel_for(H + Hkv, threads::for_work(static_cast<double>(H + Hkv) * T * hd * 2), [&](int i) {
         rope.rotate(i < H ? b.qh.data() + i * head : b.kh.data() + (i - H) * head, T, P);
@@ -391,13 +502,16 @@ struct Forward {
       const idx at = static_cast<idx>(h) * T + t0;
       const kernels::RowStats rows{stats ? b.row_entropy.data() + at : nullptr, stats ? b.row_first.data() + at : nullptr,
                                    map ? b.row_lse.data() + at : nullptr};
+      const kernels::FarScores fs{far ? b.qh2.data() + h * head + static_cast<idx>(t0) * hd : nullptr,
+                                  far ? kv.k2 + (h / group) * kv.stride : nullptr, rope.far};
       kernels::attention_forward(b.qh.data() + h * head + static_cast<idx>(t0) * hd, kv.k + (h / group) * kv.stride,
                                  kv.v + (h / group) * kv.stride, b.att.data() + static_cast<idx>(t0) * Q + static_cast<idx>(h) * hd,
-                                 t1 - t0, P + t1, hd, hd, Q, scale, true, 0.0f, nullptr, stats || map ? &rows : nullptr, rule.window);
+                                 t1 - t0, P + t1, hd, hd, Q, scale, true, 0.0f, nullptr, stats || map ? &rows : nullptr, rule.window,
+                                 far ? &fs : nullptr);
     });
     if (stats)
       for (int h = 0; h < H; ++h) record_stats(l, h, o);
-    if (map) record_maps(scale, group, o.map_px, rule.window, kv);
+    if (map) record_maps(scale, group, o.map_px, rule.window, kv, far ? rope.far : 0);
     if (fam.post_norms) {  // x += rmsnorm(att @ wo)
       matmul(b.xn.data(), b.att.data(), L.wo, T, false);
       rmsnorm(b.xn.data(), b.xn.data(), L.attn_post_norm.data(), T, D, eps);
@@ -440,7 +554,7 @@ struct Forward {
 
   // The chosen layer's heads pooled to px x px (a second pass over their scores, no softmax: head_map); a stream's
   // step adds its rows to the stream's pixels and peak sums.
-  void record_maps(float scale, int group, int px, int window, const KeysValues& kv) {
+  void record_maps(float scale, int group, int px, int window, const KeysValues& kv, int far) {
     const idx head = static_cast<idx>(T) * hd;
     const PoolBands bands(sc ? sc->rows : T, px);
     if (!sc) {
@@ -449,8 +563,9 @@ struct Forward {
     }
     float* maps = sc ? sc->maps.data() : res.maps.data();
     for (int h = 0; h < H; ++h) {
+      const kernels::FarScores fs{far ? b.qh2.data() + h * head : nullptr, far ? kv.k2 + (h / group) * kv.stride : nullptr, far};
       const double peak = head_map(b.qh.data() + h * head, kv.k + (h / group) * kv.stride, b.row_lse.data() + h * static_cast<idx>(T), P, T,
-                                   hd, scale, window, bands, maps + static_cast<idx>(h) * px * px, b);
+                                   hd, scale, window, bands, maps + static_cast<idx>(h) * px * px, b, far ? &fs : nullptr);
       if (sc) sc->peaks[h] += peak;
       else res.peaks[h] = static_cast<float>(peak / T);
     }
@@ -526,11 +641,6 @@ struct Forward {
   }
 };
 
-// A layer's RoPE: its base and whether the forward's scaling applies to it
-std::pair<double, bool> rope_key(const Config& c, int layer) {
-  const Config::Layer rule = layer < 0 || c.layers.empty() ? Config::Layer{} : c.layers[layer];
-  return {rule.theta > 0 ? rule.theta : c.rope_theta, rule.scaled};
-}
 
 // One RoPE table per (base, scaled) that the layers use (Gemma 3: its local and its global layers), over positions
 // [0, n) at the input's length n
@@ -539,13 +649,13 @@ struct Ropes {
   std::vector<int> of;  // layer -> its table
   const Rope& operator[](int l) const { return tables[of[l]].second; }
 };
-Ropes make_ropes(const Config& c, const RopeScaling& scaling, int n) {
+Ropes make_ropes(const Config& c, const RopeScaling& scaling, int n, const ForwardOptions& fo) {
   Ropes r;
   for (int l = 0; l < c.n_layers; ++l) {
     const std::pair<double, bool> key = rope_key(c, l);
     auto it = std::find_if(r.tables.begin(), r.tables.end(), [&](const auto& t) { return t.first == key; });
     if (it == r.tables.end()) {
-      r.tables.emplace_back(key, make_rope(c, scaling, n, l));
+      r.tables.emplace_back(key, make_rope(c, scaling, n, l, fo));
       it = r.tables.end() - 1;
     }
     r.of.push_back(static_cast<int>(it - r.tables.begin()));
@@ -577,6 +687,8 @@ ForwardOptions forward_options(const StreamOptions& s) {
   o.map_layer = s.map_layer;
   o.map_px = s.map_px;
   o.threads = s.threads;
+  o.extend = s.extend;
+  o.dynamic = s.dynamic;
   return o;
 }
 
@@ -592,12 +704,19 @@ RopeFrequencies forward_rope_frequencies(const Config& c, const RopeScaling& sca
   return rope_frequencies(c.rd(), theta, s, rows);  // dynamic: seq_len = rows
 }
 
+static ForwardResult forward_resolved(const Model& model, const int32_t* tokens, int T, const ForwardOptions& o);
 ForwardResult forward(const Model& model, const int32_t* tokens, int T, const ForwardOptions& o) {
   check_inputs(model, tokens, T, o);
+  ForwardOptions resolved = o;
+  resolved.extend = resolve_extend(o.extend, o.scaling);
+  return forward_resolved(model, tokens, T, resolved);
+}
+
+static ForwardResult forward_resolved(const Model& model, const int32_t* tokens, int T, const ForwardOptions& o) {
   const threads::Scope threads(o.threads ? o.threads : threads::default_count());
   Forward f(model, T, o);
   const Config& c = model.config();
-  const Ropes ropes = make_ropes(c, o.scaling, f.P + T);
+  const Ropes ropes = make_ropes(c, o.scaling, f.P + T, o);
   if (o.head_stats) {
     const std::size_t S = o.stats_lengths.empty() ? 1 : o.stats_lengths.size();
     f.res.entropy.assign(S * c.n_layers * c.n_heads, 0.0f);
@@ -650,18 +769,22 @@ Stream::Stream(const Model& m, const int32_t* tokens, int T, const StreamOptions
   const Config& c = m.config();
   ForwardOptions o = forward_options(so);
   check_inputs(m, tokens, T, o);
+  o.extend = resolve_extend(o.extend, o.scaling);
   require_int_range("chunk", so.chunk, 1, kMaxLength);
-  s_ = std::make_unique<State>(State{&m, std::vector<int32_t>(tokens, tokens + T), o, so.chunk, make_ropes(c, so.scaling, T), {}, 0});
+  s_ = std::make_unique<State>(State{&m, std::vector<int32_t>(tokens, tokens + T), o, so.chunk, make_ropes(c, so.scaling, T, o), {}, 0});
   StreamCache& sc = s_->cache;
   sc.type = so.kv;
   sc.rows = T;
   const std::size_t n = static_cast<std::size_t>(c.n_layers) * c.n_kv_heads * T * c.hd();
+  const bool far = o.extend.method == ExtendMethod::ReRope;
   if (so.kv == KvType::F32) {
     sc.k32.resize(n);
     sc.v32.resize(n);
+    if (far) sc.k2_32.resize(n);
   } else {
     sc.k16.resize(n);
     sc.v16.resize(n);
+    if (far) sc.k2_16.resize(n);
   }
   if (so.head_stats) {
     sc.lengths = so.stats_lengths.empty() ? std::vector<int>{T} : so.stats_lengths;

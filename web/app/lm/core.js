@@ -4,7 +4,7 @@
 //                                           forwards run, {gpu: the adapter, or null and why not: reason})
 //   {type: 'families', id}               -> {type: 'families', id, families} (the core's family table)
 //   {type: 'encode', id, text}           -> {type: 'encoded', id, ids}
-//   {type: 'stream', id, tokens, context, scaling, stats, mapLayer, mapPx}
+//   {type: 'stream', id, tokens, context, scaling, stats, mapLayer, mapPx, extend, dynamic}
 //                                        -> {type: 'chunk', id, from, rows, nll} as each chunk of rows lands (nll[i]
 //                                           predicts token from + i + 1; rows: the rows run so far), then
 //                                           {type: 'forward', id, statsByLength, maps, peaks, px, ms, ran}
@@ -12,7 +12,8 @@
 //      sized to take about STEP_MS each, the first FIRST_ROWS rows: the page draws them at once, whatever the model's size)
 //      (ran: 'gpu' or 'wasm'. A forward for the NLL alone runs on the GPU where WebGPU gives one and the model's steps
 //      and weights are ones the GPU forward runs, in the same steps over its cache of keys and values; statistics and
-//      maps run in wasm; a GPU failure falls back to wasm for this forward and the next ones)
+//      maps run in wasm, and so does a context extension (extend) or dynamic NTK as generated (dynamic: 'cached'),
+//      which the GPU forward does not run; a GPU failure falls back to wasm for this forward and the next ones)
 //   {type: 'cancel', id, target}         -> {type: 'cancelled', id}: the stream `target` stops between two steps and
 //                                           frees its memory; its own request answers {type: 'error', name: 'AbortError'}
 //   {type: 'memory', id, length, stats, mapLayer, mapPx} -> {type: 'memory', id, memory} (lm.memory: a stream's peak)
@@ -60,11 +61,11 @@ export function createLmCore(api, post) {
       if (!lm) throw new RangeError('no model is loaded');
       return { ids: Int32Array.from(lm.encode(text)) };
     },
-    async stream({ id, tokens, context, scaling, stats, mapLayer, mapPx }) {
+    async stream({ id, tokens, context, scaling, stats, mapLayer, mapPx, extend = null, dynamic = 'call' }) {
       if (!lm) throw new RangeError('no model is loaded');
       lm.context = context;
       const t0 = performance.now();
-      if (gpu && !stats && mapLayer == null) {
+      if (gpu && !stats && mapLayer == null && extend == null && dynamic === 'call') {
         const g = gpu.stream(tokens, { scaling, chunk: MAX_ROWS });
         active.set(id, g);
         try {
@@ -85,7 +86,7 @@ export function createLmCore(api, post) {
           g.delete();
         }
       }
-      const opts = { scaling, chunk: MAX_ROWS, ...(stats ? { statsLengths: stats } : {}) };
+      const opts = { scaling, chunk: MAX_ROWS, extend, dynamic, ...(stats ? { statsLengths: stats } : {}) };
       if (mapLayer != null) Object.assign(opts, { mapLayer, mapPx });
       const s = lm.stream(tokens, opts);
       active.set(id, s);
