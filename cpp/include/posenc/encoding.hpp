@@ -29,6 +29,7 @@ enum class Encoding : uint32_t {
   Fire = 9,
   RandomRope = 10,
   RandomLearned = 11,
+  SSMax = 12,
 };
 
 struct ModelConfig;

@@ -23,6 +23,7 @@ EncodingModel* make_prope_model(const ModelConfig&);       // prope.cpp
 EncodingModel* make_fire_model(const ModelConfig&);        // fire.cpp
 EncodingModel* make_random_rope_model(const ModelConfig&);     // randomized.cpp
 EncodingModel* make_random_learned_model(const ModelConfig&);  // randomized.cpp
+EncodingModel* make_ssmax_model(const ModelConfig&);           // ssmax.cpp
 
 namespace {
 EncodingModel* make_none_model(const ModelConfig& c) { return new EncodingModel(c); }  // every hook a no-op
@@ -73,6 +74,10 @@ constexpr EncodingInfo kEncodings[] = {
      "A learned table over a long range, read at sorted random positions, so every row gets trained, not only the "
      "first ones.",
      "randomLength", true, false, false, true, false, make_random_learned_model},
+    {Encoding::SSMax, "ssmax", "RoPE + SSMax",
+     "RoPE whose scores are multiplied by a learned number times the log of how many tokens the query sees, so "
+     "attention does not spread thinner as the text grows.",
+     "ropeLayout,ropeBase,rotaryDim", false, false, true, true, true, make_ssmax_model},
 };
 static_assert(std::size(kEncodings) > 0);
 

@@ -178,6 +178,7 @@ void ModelImpl::init_weights() {
       for (std::size_t i = 0; i < t.size; ++i) p[i] = static_cast<float>(rng.normal() * std);
     }
   }
+  enc->init_tensors(*this);
 }
 
 // ===========================================================================
@@ -536,7 +537,7 @@ void attention_forward(ModelImpl& m, int l, int q0, bool first_whole, float* map
   LayerActs& la = m.acts.layer[l];
   const int T = m.T, H = m.H, hd = m.hd, Tq = T - q0;
   const idx TT = static_cast<idx>(T) * T, head = static_cast<idx>(T) * hd;
-  m.enc->qk_forward(m, la.q, la.k);  // e.g. RoPE rotates q and k
+  m.enc->qk_forward(m, l, la.q, la.k);  // e.g. RoPE rotates q and k
   for (int h = 0; h < H; ++h) {
     const float slope = m.enc->alibi_slope(h);
     for (int b = 0; b < m.B; ++b) {
@@ -596,7 +597,7 @@ void attention_backward(ModelImpl& m, int l, int q0) {
       m.enc->bias_backward_scaled(m, l, h, b, q0, q, a.dP, dq);
     }
   m.enc->bias_backward_end(m, l);
-  m.enc->qk_backward(m, a.dq, a.dk);  // e.g. RoPE rotates the gradients back
+  m.enc->qk_backward(m, l, a.dq, a.dk);  // e.g. RoPE rotates the gradients back
   merge_dqkv(m, a.dq, a.dk, a.dv, a.dqkv);
 }
 
