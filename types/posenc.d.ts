@@ -85,6 +85,8 @@ export interface EncodingInfo {
   readonly streaming: boolean;
   /** The logits of a prefix do not depend on the sequence length (false: positions sampled per length). */
   readonly prefixStable: boolean;
+  /** A learned sink joins each softmax, so a row of the attention map sums to less than 1. */
+  readonly sink: boolean;
 }
 /** The registry, in id order. */
 export declare const ENCODING_INFO: readonly EncodingInfo[];

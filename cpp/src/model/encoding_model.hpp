@@ -12,6 +12,7 @@
 //   embed_forward / embed_backward x0 += position(t)  (absolute encodings)
 //   qk_forward / qk_backward       q, k of layer l transformed per position (rotary encodings, SSMax)
 //   alibi_slope(h)                 a fixed linear distance penalty per head
+//   sink(l, h)                     a learned logit in every row's softmax denominator (attention sinks)
 //   bias / stream_bias             an additive score bias per head: materialised rows or a
 //                                  function of distance for the streaming kernel
 //   bias_backward                  gradient of its bias parameters from dS (before the
@@ -20,6 +21,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -71,6 +73,9 @@ class EncodingModel {
 
   // --- score biases, per head h of layer l
   virtual float alibi_slope(int /*h*/) const { return 0.0f; }
+  // The sink logit of head h in layer l (kernels::attention_scores_softmax), or -inf for none. Its gradient is
+  // -sum_ij dS_ij (bias_backward's dS): adding c to every logit, the sink's too, changes no probability.
+  virtual float sink(ModelImpl&, int /*l*/, int /*h*/) { return -std::numeric_limits<float>::infinity(); }
   // Floats of Acts::bias / Acts::rel scratch it needs (streaming: without [T, T]).
   virtual uint64_t bias_floats(int /*T*/, bool /*streaming*/) const { return 0; }
   virtual uint64_t rel_floats(int /*T*/) const { return 0; }
