@@ -35,7 +35,7 @@ declare global {
  * checks this union against the module's list). `'none'` is NoPE.
  */
 // generated:encoding (scripts/registry.js writes these lines from the core's tables)
-export type Encoding = 'none' | 'sinusoidal' | 'learned' | 't5' | 'alibi' | 'rope' | 'shaw' | 'xpos' | 'prope' | 'fire' | 'rope_random' | 'learned_random';
+export type Encoding = 'none' | 'sinusoidal' | 'learned' | 't5' | 'alibi' | 'rope' | 'shaw' | 'xpos' | 'prope' | 'fire' | 'rope_random' | 'learned_random' | 'ssmax' | 'sinks';
 // end:encoding
 /** Seeded training tasks (see {@link TaskOptions}). */
 export type TaskName = 'copy' | 'reverse' | 'retrieval' | 'markov' | 'kth_retrieval';
@@ -62,7 +62,7 @@ export type OutOfRangePolicy = 'error' | 'clamp' | 'zero';
 
 /** Every {@link Encoding}, in the order of the C++ registry (their checkpoint ids). */
 // generated:encodings (scripts/registry.js writes these lines from the core's tables)
-export declare const ENCODINGS: readonly ['none', 'sinusoidal', 'learned', 't5', 'alibi', 'rope', 'shaw', 'xpos', 'prope', 'fire', 'rope_random', 'learned_random'];
+export declare const ENCODINGS: readonly ['none', 'sinusoidal', 'learned', 't5', 'alibi', 'rope', 'shaw', 'xpos', 'prope', 'fire', 'rope_random', 'learned_random', 'ssmax', 'sinks'];
 // end:encodings
 /** One entry of the encoding registry (cpp/src/encodings/encodings.cpp), as the module reports it. */
 export interface EncodingInfo {
@@ -85,6 +85,8 @@ export interface EncodingInfo {
   readonly streaming: boolean;
   /** The logits of a prefix do not depend on the sequence length (false: positions sampled per length). */
   readonly prefixStable: boolean;
+  /** A learned sink joins each softmax, so a row of the attention map sums to less than 1. */
+  readonly sink: boolean;
 }
 /** The registry, in id order. */
 export declare const ENCODING_INFO: readonly EncodingInfo[];
@@ -716,11 +718,11 @@ export interface ModelOptions {
   maxLength?: number;
   /** Initialisation seed: the same seed and config give bit-identical weights, int [0, 2^53-1]. @default 1 */
   seed?: number;
-  /** 'rope', 'xpos', 'prope', 'rope_random'. @default 'half' */
+  /** 'rope', 'xpos', 'prope', 'rope_random', 'ssmax', 'sinks'. @default 'half' */
   ropeLayout?: RopeLayout;
-  /** 'rope', 'xpos', 'prope', 'rope_random': finite, > 1. @default 10000 */
+  /** 'rope', 'xpos', 'prope', 'rope_random', 'ssmax', 'sinks': finite, > 1. @default 10000 */
   ropeBase?: number;
-  /** 'rope', 'xpos', 'prope', 'rope_random': 0 (= head dim) or an even int up to dModel/heads, int [0, 4096]. @default 0 */
+  /** 'rope', 'xpos', 'prope', 'rope_random', 'ssmax', 'sinks': 0 (= head dim) or an even int up to dModel/heads, int [0, 4096]. @default 0 */
   rotaryDim?: number;
   /** 't5' only: unidirectional buckets, int [2, 1024]. @default 32 */
   t5NumBuckets?: number;

@@ -51,6 +51,7 @@ val encoding_list() {
     o.set("qkTransform", e.qk_transform);
     o.set("streaming", e.streaming);
     o.set("prefixStable", e.prefix_stable);
+    o.set("sink", e.sink);
     out.call<void>("push", o);
   }
   return out;

@@ -43,6 +43,22 @@ inline void layer0_qk(const posenc::Model& m, const std::vector<int32_t>& tok, s
   }
 }
 
+// RoPE in double, in place on x [T, C] (H heads of hd = C / H, every pair rotating): pair i of position t turns by
+// t * base^(-2i / hd); pairs (2i, 2i + 1) interleaved, else (i, i + hd/2).
+inline void rope_rotate(std::vector<double>& x, int T, int H, int C, double base, bool interleaved) {
+  const int hd = C / H, half = hd / 2;
+  for (int t = 0; t < T; ++t)
+    for (int h = 0; h < H; ++h)
+      for (int i = 0; i < half; ++i) {
+        double* row = x.data() + static_cast<size_t>(t) * C + h * hd;
+        const int a = interleaved ? 2 * i : i, b = interleaved ? 2 * i + 1 : i + half;
+        const double angle = t * std::pow(base, -2.0 * i / hd);
+        const double x0 = row[a], x1 = row[b];
+        row[a] = x0 * std::cos(angle) - x1 * std::sin(angle);
+        row[b] = x1 * std::cos(angle) + x0 * std::sin(angle);
+      }
+}
+
 // Causal softmax(q k^T / sqrt(hd) + bias(h, i, j)) per head: [H, T, T].
 inline std::vector<double> maps(const std::vector<double>& q, const std::vector<double>& k, int T, int H, int C,
                                 const std::function<double(int, int, int)>& bias) {

@@ -210,6 +210,39 @@ TEST(StreamingAttention, FusedRowStatisticsEqualTheTwoPassOnes) {
   }
 }
 
+// A sink (one more logit in every denominator, with no value): the streamed output equals the materialised
+// P V; the rows of P sum to 1 - p_sink with p_sink = exp(sink - lse) from the streamed statistics, whose entropy
+// counts the sink as one more outcome. Sinks far below, near and far above the scores (the last one takes
+// nearly all the weight, and the lazy shift m sits well below it).
+TEST(StreamingAttention, ASinkJoinsEveryDenominatorInBothPaths) {
+  const int Tq = 40, Tk = 72, d = 8;
+  const auto Q = random_vec(Tq * d, 31), K = random_vec(Tk * d, 32), V = random_vec(Tk * d, 33);
+  for (const float sink : {-30.0f, 0.5f, 2.0f, 25.0f}) {
+    std::vector<float> P(Tq * Tk), O1(Tq * d), O2(Tq * d), ent(Tq), lse(Tq);
+    posenc::kernels::attention_scores_softmax(Q.data(), K.data(), P.data(), Tq, Tk, d, 0.5f, true, 0.0f, nullptr, sink);
+    posenc::kernels::matmul(P.data(), V.data(), O1.data(), Tq, Tk, d, false);
+    const posenc::kernels::RowStats st{ent.data(), nullptr, lse.data()};
+    posenc::kernels::attention_forward(Q.data(), K.data(), V.data(), O2.data(), Tq, Tk, d, d, d, 0.5f, true, 0.0f,
+                                       nullptr, &st, 0, nullptr, sink);
+    for (int i = 0; i < Tq * d; ++i) ASSERT_NEAR(O1[i], O2[i], 2e-6) << "sink " << sink << " at " << i;
+    double least = 1;
+    for (int i = 0; i < Tq; ++i) {
+      double row = 0, e = 0;
+      for (int j = 0; j < Tk; ++j) {
+        row += P[i * Tk + j];
+        if (P[i * Tk + j] > 0.0f) e -= P[i * Tk + j] * std::log(double(P[i * Tk + j]));
+      }
+      const double p_sink = std::exp(double(sink) - lse[i]);
+      if (p_sink > 0) e -= p_sink * std::log(p_sink);
+      ASSERT_NEAR(row + p_sink, 1.0, 2e-6) << "sink " << sink << " row " << i;
+      ASSERT_NEAR(ent[i], e, 2e-5) << "sink " << sink << " row " << i;
+      least = std::min(least, row);
+    }
+    if (sink == 25.0f) EXPECT_LT(least, 1e-6);  // the sink takes the weight: the output shrinks to 0
+    if (sink == -30.0f) EXPECT_GT(least, 1 - 1e-6);
+  }
+}
+
 // --- the model: streaming inference (no maps) against the materialised path (maps requested)
 
 posenc::ModelConfig config(Encoding e) {

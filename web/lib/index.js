@@ -64,7 +64,7 @@ export async function loadPosenc(options = {}) {
     createModel: models.createModel,
     loadModel: models.loadModel,
     readCheckpoint: models.readCheckpoint,
-    /** The module's encoding registry: [{ name, id, label, blurb, fields, positionTable, scoreBias, qkTransform, streaming }]. */
+    /** The module's encoding registry: [{ name, id, label, blurb, fields, positionTable, scoreBias, qkTransform, streaming, prefixStable, sink }]. */
     encodings: mod.encodingList(),
     ...tasks,
     ...createTrainer(mod, tasks),

@@ -36,6 +36,7 @@ struct EncodingInfo {
   bool prefix_stable;   // the logits of a prefix do not depend on the sequence's length (causal
                         // models: true unless positions depend on T, as randomized positions do)
   EncodingModel* (*make)(const ModelConfig&);  // its model hooks (owned by the caller)
+  bool sink = false;  // a learned sink logit joins each softmax: attention rows sum to less than 1
 };
 
 // Every encoding, in id order (encodings()[i].id == Encoding(i)).

@@ -1,6 +1,7 @@
 // posenc: the SIMD hot paths, written once with posenc::simd (xsimd).
 #pragma once
 #include <cstddef>
+#include <limits>
 
 namespace posenc::kernels {
 
@@ -32,8 +33,11 @@ void matmul_at(const float* A, const float* B, float* C, int M, int K, int N, bo
 // then a row softmax in place. Query i sits at position i_pos = i + (Tk - Tq).
 // causal: keys j > i_pos are masked and end as exactly 0. Requires 0 <= Tq <= Tk and d >= 1 (unchecked:
 // callers validate; d = 0 is undefined behaviour, found by fuzz_encodings).
+// sink (finite: an attention sink, as gpt-oss's): one more logit in every row's softmax denominator, with no
+// value, so a row's probabilities sum to 1 / (1 + exp(sink) / sum_j exp(s_ij)) < 1. -inf: none.
 void attention_scores_softmax(const float* Q, const float* K, float* S, int Tq, int Tk, int d, float scale,
-                              bool causal, float alibi_slope, const float* bias);
+                              bool causal, float alibi_slope, const float* bias,
+                              float sink = -std::numeric_limits<float>::infinity());
 // Position bias for attention_forward, a function of the query row and of the key's offset from
 // it, so that it is never materialised as [Tq, Tk]:
 //   bias(i, j) = table[i * row_stride + clamp(j - i_pos + offset, 0, len - 1)].
@@ -70,9 +74,12 @@ struct FarScores {
   const float* K = nullptr;
   int distance = 0;
 };
+// sink: as in attention_scores_softmax; the stats then count it as one more outcome (its mass is in the entropy,
+// and lse is the log of the whole denominator, so p_ij = exp(s_ij - lse[i]) still holds).
 void attention_forward(const float* Q, const float* K, const float* V, float* O, int Tq, int Tk, int d, int dv,
                        int ldo, float scale, bool causal, float alibi_slope, const RelativeBias* bias,
-                       const RowStats* stats = nullptr, int window = 0, const FarScores* far = nullptr);
+                       const RowStats* stats = nullptr, int window = 0, const FarScores* far = nullptr,
+                       float sink = -std::numeric_limits<float>::infinity());
 
 // Row softmax in place. With causal, row i uses entries j <= i + (cols - rows) and zeroes the rest.
 void softmax_rows(float* S, int rows, int cols, bool causal);

@@ -23,12 +23,14 @@ EncodingModel* make_prope_model(const ModelConfig&);       // prope.cpp
 EncodingModel* make_fire_model(const ModelConfig&);        // fire.cpp
 EncodingModel* make_random_rope_model(const ModelConfig&);     // randomized.cpp
 EncodingModel* make_random_learned_model(const ModelConfig&);  // randomized.cpp
+EncodingModel* make_ssmax_model(const ModelConfig&);           // ssmax.cpp
+EncodingModel* make_sinks_model(const ModelConfig&);           // sinks.cpp
 
 namespace {
 EncodingModel* make_none_model(const ModelConfig& c) { return new EncodingModel(c); }  // every hook a no-op
 
 //  id (its place: the checkpoint id), name, label, blurb, fields (config fields only it reads), position_table, score_bias, qk_transform, streaming,
-//  prefix_stable, make
+//  prefix_stable, make, sink (default false)
 constexpr EncodingInfo kEncodings[] = {
     {Encoding{0}, "none", "NoPE",
      "No position signal at all. Each token sees only the tokens before it, and that alone lets it count them.", "", false,
@@ -73,6 +75,14 @@ constexpr EncodingInfo kEncodings[] = {
      "A learned table over a long range, read at sorted random positions, so every row gets trained, not only the "
      "first ones.",
      "randomLength", true, false, false, true, false, make_random_learned_model},
+    {Encoding{12}, "ssmax", "RoPE + SSMax",
+     "RoPE whose scores are multiplied by a learned number times the log of how many tokens the query sees, so "
+     "attention does not spread thinner as the text grows.",
+     "ropeLayout,ropeBase,rotaryDim", false, false, true, true, true, make_ssmax_model},
+    {Encoding{13}, "sinks", "RoPE + sinks",
+     "RoPE with one learned score per head that takes part in every softmax but carries nothing, so a token can "
+     "attend to nothing instead of piling its attention on the first token.",
+     "ropeLayout,ropeBase,rotaryDim", false, false, true, true, true, make_sinks_model, true},
 };
 static_assert(std::size(kEncodings) > 0);
 

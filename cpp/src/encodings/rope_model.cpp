@@ -123,14 +123,14 @@ void rotate(RopeLayout layout, float* x, const float* c, const float* s, int row
 }
 }  // namespace
 
-void RopeModel::qk_forward(ModelImpl& m, float* q, float* k) {
+void RopeModel::qk_forward(ModelImpl& m, int, float* q, float* k) {
   const int rows = m.B * m.H * m.T;
   rotate(cfg.rope_layout, q, q_cos.data(), q_sin.data(), rows, m.hd, rd, false);
   rotate(cfg.rope_layout, k, separate_k ? k_cos.data() : q_cos.data(), separate_k ? k_sin.data() : q_sin.data(),
          rows, m.hd, rd, false);
 }
 
-void RopeModel::qk_backward(ModelImpl& m, float* dq, float* dk) {
+void RopeModel::qk_backward(ModelImpl& m, int, float* dq, float* dk) {
   const int rows = m.B * m.H * m.T;
   rotate(cfg.rope_layout, dq, q_cos.data(), q_sin.data(), rows, m.hd, rd, true);
   rotate(cfg.rope_layout, dk, separate_k ? k_cos.data() : q_cos.data(),

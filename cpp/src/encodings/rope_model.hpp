@@ -15,8 +15,8 @@ class RopeModel : public EncodingModel {
   void validate() const override;
   bool accepts_rope_scaling() const override { return cfg.encoding == parse_encoding("rope"); }
   void prepare(ModelImpl& m, int T, const ForwardOptions& opt) override;
-  void qk_forward(ModelImpl& m, float* q, float* k) override;
-  void qk_backward(ModelImpl& m, float* dq, float* dk) override;
+  void qk_forward(ModelImpl& m, int l, float* q, float* k) override;
+  void qk_backward(ModelImpl& m, int l, float* dq, float* dk) override;
 
  protected:
   // The training frequencies [rd/2] (p-RoPE zeroes some).

@@ -4,6 +4,7 @@
 // Shapes: Q [Tq, d], K [Tk, d], S [Tq, Tk], bias [Tq, Tk] (optional).
 // Query i sits at position i_pos = i + (Tk - Tq), so a short query block
 // lines up with the end of a longer key block (as with a KV cache).
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <vector>
@@ -28,13 +29,15 @@ inline int visible(int i, int rows, int cols, bool causal) {
   return v < 0 ? 0 : (v > cols ? cols : v);
 }
 
-// Row softmax over the first n entries; entries n..cols-1 are set to 0.
-// exp(s - max) <= 1: detail::exp_nonpositive (a third cheaper than simd::exp).
-void softmax_row(float* s, int n, int cols, const detail::ExpNonposConstants& ek) {
+// Row softmax over the first n entries; entries n..cols-1 are set to 0. A finite sink adds exp(sink) to the
+// denominator only. exp(s - max) <= 1: detail::exp_nonpositive (a third cheaper than simd::exp).
+void softmax_row(float* s, int n, int cols, const detail::ExpNonposConstants& ek,
+                 float sink = -std::numeric_limits<float>::infinity()) {
   if (n > 0) {
-    float m = detail::row_max(s, n);
+    float m = std::max(detail::row_max(s, n), sink);
     if (m == -std::numeric_limits<float>::infinity()) m = 0.0f;  // every score masked by a -inf bias
-    const float sum = detail::exp_nonpositive_shift_sum(s, n, m, ek);
+    float sum = detail::exp_nonpositive_shift_sum(s, n, m, ek);
+    if (sink != -std::numeric_limits<float>::infinity()) sum += std::exp(sink - m);
     const float inv = sum > 0.0f ? 1.0f / sum : 0.0f;
     const fbatch vinv = simd::splat(inv);
     int j = 0;
@@ -80,7 +83,7 @@ void scores_block(const float* Q, const float* KT, float* S, int r0, int ncols, 
 }  // namespace
 
 void attention_scores_softmax(const float* Q, const float* K, float* S, int Tq, int Tk, int d, float scale,
-                              bool causal, float alibi_slope, const float* bias) {
+                              bool causal, float alibi_slope, const float* bias, float sink) {
   thread_local std::vector<float> KT;
   KT.resize(static_cast<size_t>(d) * Tk);
   detail::transpose(K, Tk, d, KT.data());
@@ -121,7 +124,7 @@ void attention_scores_softmax(const float* Q, const float* K, float* S, int Tq, 
         }
         for (; j < n; ++j) srow[j] = srow[j] * scale + (brow ? brow[j] : 0.0f);
       }
-      softmax_row(srow, n, Tk, ek);
+      softmax_row(srow, n, Tk, ek, sink);
     }
   }
 }

@@ -119,7 +119,7 @@ void scale_row(float* o, int n, float k) {
 
 void attention_forward(const float* Q, const float* K, const float* V, float* O, int Tq, int Tk, int d, int dv,
                        int ldo, float scale, bool causal, float alibi_slope, const RelativeBias* bias,
-                       const RowStats* stats, int window, const FarScores* far) {
+                       const RowStats* stats, int window, const FarScores* far, float sink) {
   if (Tq <= 0 || dv <= 0) return;
   if (!causal) far = nullptr;
   const bool want = stats && (stats->entropy || stats->first || stats->lse);
@@ -143,6 +143,16 @@ void attention_forward(const float* Q, const float* K, const float* V, float* O,
   float* S = sc.s.data();
   const float* kt = sc.kt.data();
   const detail::ExpNonposConstants ek = detail::exp_nonpositive_constants();
+  // A sink: one more term of each row's denominator (and of its entropy's sum), with no value.
+  auto add_sink = [&](int rb) {
+    if (sink == kNegInf) return;
+    for (int r = 0; r < rb; ++r) {
+      if (sc.m[r] == kNegInf) sc.m[r] = sink;  // no key counted yet (o is 0)
+      const float e = std::exp(sink - sc.m[r]);
+      if (tilt) sc.t[r] += e * (sink - sc.m[r]);
+      sc.l[r] += e;
+    }
+  };
 
   for (int r0 = 0; r0 < Tq; r0 += kBr) {
     const int rb = std::min(kBr, Tq - r0);
@@ -158,6 +168,7 @@ void attention_forward(const float* Q, const float* K, const float* V, float* O,
     float* Ob = O + static_cast<idx>(r0) * ldo;
     if (c_end <= 0) {  // no key visible (Tk = 0): zero output
       for (int r = 0; r < rb; ++r) std::memset(Ob + static_cast<idx>(r) * ldo, 0, sizeof(float) * dv);
+      add_sink(rb);
       if (want) finish_stats(*stats, r0, rb, sc);
       continue;
     }
@@ -229,6 +240,7 @@ void attention_forward(const float* Q, const float* K, const float* V, float* O,
       }
       detail::matmul_strided(S, kBc, V + static_cast<idx>(c0) * dv, dv, Ob, ldo, rb, nc, dv, !first);
     }
+    add_sink(rb);
     for (int r = 0; r < rb; ++r) {
       const float l = sc.l[r];
       scale_row(Ob + static_cast<idx>(r) * ldo, dv, l > 0.0f ? 1.0f / l : 0.0f);

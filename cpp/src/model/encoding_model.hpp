@@ -7,10 +7,12 @@
 // The model calls, in order:
 //   validate, parameters           config checks; extra parameter count (before any Model exists)
 //   add_tensors / add_layer_tensors   its tensors, at their fixed place in the tensor table
+//   init_tensors                   after the model's random draws: tensors that start at a constant
 //   prepare(T)                     per forward: position tables for length T
 //   embed_forward / embed_backward x0 += position(t)  (absolute encodings)
-//   qk_forward / qk_backward       q, k transformed per position (rotary encodings)
+//   qk_forward / qk_backward       q, k of layer l transformed per position (rotary encodings, SSMax)
 //   alibi_slope(h)                 a fixed linear distance penalty per head
+//   sink(l, h)                     a learned logit in every row's softmax denominator (attention sinks)
 //   bias / stream_bias             an additive score bias per head: materialised rows or a
 //                                  function of distance for the streaming kernel
 //   bias_backward                  gradient of its bias parameters from dS (before the
@@ -19,6 +21,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -49,6 +52,8 @@ class EncodingModel {
   virtual uint64_t layer_parameters() const { return 0; }   // per block
   virtual void add_tensors(const AddTensor&) {}             // after wte
   virtual void add_layer_tensors(const AddTensor&, int /*layer*/, const std::string& /*prefix "h<l>."*/) {}
+  // After init_weights' draws (which an encoding tensor added with init_std 0 does not consume).
+  virtual void init_tensors(ModelImpl&) {}
 
   // --- per forward
   // Refuses lengths it cannot run (RangeError), before any work.
@@ -62,12 +67,15 @@ class EncodingModel {
   virtual void embed_forward(ModelImpl&, int /*b*/, int /*t*/, float* /*x*/) {}
   virtual void embed_backward(ModelImpl&, int /*b*/, int /*t*/, const float* /*dx*/) {}
 
-  // --- q, k [B, H, T, hd], in place
-  virtual void qk_forward(ModelImpl&, float* /*q*/, float* /*k*/) {}
-  virtual void qk_backward(ModelImpl&, float* /*dq*/, float* /*dk*/) {}
+  // --- q, k [B, H, T, hd] of layer l, in place
+  virtual void qk_forward(ModelImpl&, int /*l*/, float* /*q*/, float* /*k*/) {}
+  virtual void qk_backward(ModelImpl&, int /*l*/, float* /*dq*/, float* /*dk*/) {}
 
   // --- score biases, per head h of layer l
   virtual float alibi_slope(int /*h*/) const { return 0.0f; }
+  // The sink logit of head h in layer l (kernels::attention_scores_softmax), or -inf for none. Its gradient is
+  // -sum_ij dS_ij (bias_backward's dS): adding c to every logit, the sink's too, changes no probability.
+  virtual float sink(ModelImpl&, int /*l*/, int /*h*/) { return -std::numeric_limits<float>::infinity(); }
   // Floats of Acts::bias / Acts::rel scratch it needs (streaming: without [T, T]).
   virtual uint64_t bias_floats(int /*T*/, bool /*streaming*/) const { return 0; }
   virtual uint64_t rel_floats(int /*T*/) const { return 0; }

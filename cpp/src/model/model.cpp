@@ -178,6 +178,7 @@ void ModelImpl::init_weights() {
       for (std::size_t i = 0; i < t.size; ++i) p[i] = static_cast<float>(rng.normal() * std);
     }
   }
+  enc->init_tensors(*this);
 }
 
 // ===========================================================================
@@ -511,20 +512,21 @@ void transpose(const float* x, float* xt, int rows, int cols) {  // x [rows, col
 // the queries t >= q0 (q0 = 0 except in the last layer of training and evaluate, see Impl::q0). Tq = T - q0.
 //   forward:  q, k, v [B,H,T,hd] (q, k rotated for RoPE)
 //             P[b,h] = softmax(scale q k^T - alibi_h |p - j| + bias, mask)  [Tq, T], query i at p = i + q0,
+//             (with a sink z_lh: exp(z_lh) joins each row's denominator, so rows sum to less than 1)
 //             mask: causal keys j <= p; bidirectional: none
 //             atty[b, i, h*hd..] = (P v)[i]                                  [B, Tq, C]
 
 // One head (b, h) through kernels::attention_forward, which never forms [Tq, T]; the
 // encoding's bias, if any, is a function of distance (kernels::RelativeBias). The output goes
 // straight into the head's columns of atty.
-void stream_head(ModelImpl& m, const LayerActs& la, int l, int b, int h, int q0, float slope) {
+void stream_head(ModelImpl& m, const LayerActs& la, int l, int b, int h, int q0, float slope, float sink) {
   const int T = m.T, hd = m.hd, Tq = T - q0;
   const idx bh = static_cast<idx>(b) * m.H + h, head = static_cast<idx>(T) * hd;
   const float* q = la.q + bh * head + static_cast<idx>(q0) * hd;  // the Tq queries kept
   const kernels::RelativeBias* bias = m.enc->stream_bias(m, l, h, b, q0, q);
   kernels::attention_forward(q, la.k + bh * head, la.v + bh * head,
                              la.atty + static_cast<idx>(b) * Tq * m.C + static_cast<idx>(h) * hd, Tq, T, hd, hd, m.C,
-                             m.scale, m.cfg.causal, slope, bias);
+                             m.scale, m.cfg.causal, slope, bias, nullptr, 0, nullptr, sink);
 }
 
 // Inference materialises only what it returns (the maps of sequence 0) and streams every
@@ -536,12 +538,12 @@ void attention_forward(ModelImpl& m, int l, int q0, bool first_whole, float* map
   LayerActs& la = m.acts.layer[l];
   const int T = m.T, H = m.H, hd = m.hd, Tq = T - q0;
   const idx TT = static_cast<idx>(T) * T, head = static_cast<idx>(T) * hd;
-  m.enc->qk_forward(m, la.q, la.k);  // e.g. RoPE rotates q and k
+  m.enc->qk_forward(m, l, la.q, la.k);  // e.g. RoPE rotates q and k
   for (int h = 0; h < H; ++h) {
-    const float slope = m.enc->alibi_slope(h);
+    const float slope = m.enc->alibi_slope(h), sink = m.enc->sink(m, l, h);
     for (int b = 0; b < m.B; ++b) {
       if (!m.training && !(first_whole && b == 0) && m.can_stream) {
-        stream_head(m, la, l, b, h, q0, slope);
+        stream_head(m, la, l, b, h, q0, slope, sink);
         continue;
       }
       const idx bh = static_cast<idx>(b) * H + h;
@@ -551,7 +553,7 @@ void attention_forward(ModelImpl& m, int l, int q0, bool first_whole, float* map
       float* S = m.training ? la.att + bh * TT : la.att;  // [Tq, T]
       const float* bias = m.enc->bias(m, l, h, b, q0, q);  // [Tq, T] or none
       kernels::attention_scores_softmax(q + static_cast<idx>(q0) * hd, k, S, Tq, T, hd, m.scale, m.cfg.causal, slope,
-                                        bias);
+                                        bias, sink);
       if (maps && b == 0)  // (inference only: q0 = 0)
         std::memcpy(maps + static_cast<idx>(h) * TT, S, sizeof(float) * TT);
       attention_pv(S, v, m.acts.yh, Tq, T, hd, m.cfg.causal);  // [Tq, T] @ [T, hd]
@@ -563,7 +565,7 @@ void attention_forward(ModelImpl& m, int l, int q0, bool first_whole, float* map
 //   backward, per head, from datty [B, Tq, C]:
 //     dy = datty[b, :, h]                       [Tq, hd]
 //     dP = dy v^T;  dv = P^T dy                 [Tq, T], [T, hd]
-//     dS = softmax_backward(P, dP)              (a bias table: its gradient from dS)
+//     dS = softmax_backward(P, dP)              (a bias table or a sink: its gradient from dS)
 //     dS *= scale;  dq = dS k;  dk = dS^T q     (a q-dependent bias: + its terms; q/k transform: back)
 //   dq of the queries t < q0 is 0.
 void attention_backward(ModelImpl& m, int l, int q0) {
@@ -596,7 +598,7 @@ void attention_backward(ModelImpl& m, int l, int q0) {
       m.enc->bias_backward_scaled(m, l, h, b, q0, q, a.dP, dq);
     }
   m.enc->bias_backward_end(m, l);
-  m.enc->qk_backward(m, a.dq, a.dk);  // e.g. RoPE rotates the gradients back
+  m.enc->qk_backward(m, l, a.dq, a.dk);  // e.g. RoPE rotates the gradients back
   merge_dqkv(m, a.dq, a.dk, a.dv, a.dqkv);
 }
 
