@@ -56,7 +56,8 @@ if (!native) console.log(`shipped-arithmetic: skipped (the recorded hashes are o
   for (const line of out.trim().split('\n')) {
     const [task, encoding, , seed, , steps, hash] = line.split(' ');
     expect([task, encoding, seed, steps]).toEqual([task, encoding, '0', String(STEPS)]);
-    (got[task] ??= {})[encoding] = hash;
+    // a registry row with no shipped checkpoint (a new encoding before its runs are shipped) has nothing to guard
+    if (existsSync(new URL(`../../web/checkpoints/${task}-${encoding}.ckpt`, import.meta.url))) (got[task] ??= {})[encoding] = hash;
   }
   // on failure the diff names the (task, encoding) runs whose training arithmetic changed
   expect(got).toEqual(RECORDED);
