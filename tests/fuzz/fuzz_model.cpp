@@ -115,7 +115,11 @@ void check_attention_maps(const Model& m, int T) {
       FUZZ_CHECK(j <= i || p == 0.0f, "attention to a future position");
       sum += p;
     }
-    FUZZ_CHECK(std::fabs(sum - 1.0) <= 1e-3, "attention row does not sum to 1");
+    // a learned sink logit (the registry's `sink` column) takes the rest of the row's mass
+    if (const EncodingInfo* e = find_encoding(c.encoding); e && e->sink)
+      FUZZ_CHECK(sum <= 1.0 + 1e-3, "attention row sums past 1");
+    else
+      FUZZ_CHECK(std::fabs(sum - 1.0) <= 1e-3, "attention row does not sum to 1");
   }
 }
 
