@@ -5,13 +5,27 @@
 // own ImageDecoder; one is written to build/export/ to look at.
 import { jest } from '@jest/globals';
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { useBrowser } from './harness.js';
 import { waitFor, waitReady, waitTrained } from './page-helpers.js';
 
 jest.setTimeout(90000);
 const root = new URL('../..', import.meta.url).pathname;
+
+// A download's bytes, saved to a temporary file: a browser shared over a connection (one per Jest worker) gives
+// the test no local path for it.
+async function downloaded(d) {
+  const dir = mkdtempSync(join(tmpdir(), 'posenc-download-'));
+  try {
+    const f = join(dir, d.suggestedFilename());
+    await d.saveAs(f);
+    return readFileSync(f);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
 const outDir = join(root, 'build', 'export');
 mkdirSync(outDir, { recursive: true });
 const browser = useBrowser();
@@ -193,12 +207,12 @@ test("the page's sweep buttons: GIF downloads an animation, SVG a labelled still
   const [download] = await Promise.all([page.waitForEvent('download', { timeout: 60000 }),
     page.click('.export[data-view=sweep] button[data-format=gif]')]);
   expect(download.suggestedFilename()).toBe('posenc-sweep-rope-alibi-32-128.gif');
-  const g = gifStructure(readFileSync(await download.path()));
+  const g = gifStructure(await downloaded(download));
   expect(g).toMatchObject({ header: 'GIF89a', width: 720, loop: 0, images: 25, trailer: true }); // the grid from 32 to 128, step 4
   await waitFor(page, () => !document.querySelector('.export[data-view=sweep] button[data-format=gif]').disabled, { what: 'the buttons to come back' });
 
   const [still] = await Promise.all([page.waitForEvent('download'), page.click('.export[data-view=sweep] button[data-format=svg]')]);
-  const svgText = readFileSync(await still.path(), 'utf8');
+  const svgText = (await downloaded(still)).toString('utf8');
   expect(still.suggestedFilename()).toBe('posenc-sweep-rope-alibi-T32.svg');
   expect(svgText).toMatch(/<text [^>]*>RoPE<\/text>/);
 

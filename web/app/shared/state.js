@@ -5,6 +5,11 @@
 import { ENCODINGS, TASKS, ROPE_TYPE_INFO, SCALING_FIELDS } from '../../lib/index.js';
 import { SHIPPED_IDS } from '../../configs/index.js';
 import { EXPERIMENT } from './experiment.js';
+import CHECKPOINTS from '../../checkpoints/index.js';
+
+// The rows a page shows unless its link names others: the encodings with shipped checkpoints. A registry row with
+// none yet (a new encoding before its runs are shipped) is one a reader adds by name, since it trains in the page.
+const SHIPPED_ENCODINGS = ENCODINGS.filter((e) => Object.keys(CHECKPOINTS).some((f) => f.endsWith(`-${e}.ckpt`)));
 
 // The RoPE scalings the page offers and their sliders, from the core's table.
 export const ROPE_SCALINGS = ['none', ...ROPE_TYPE_INFO.filter((t) => t.page).map((t) => t.name)];
@@ -30,7 +35,7 @@ export const SCHEMA = {
   // by default the experiment's, as `npm run train` (index.html's steps input has max 5000 too)
   steps: int(EXPERIMENT.steps, 20, Math.max(5000, EXPERIMENT.steps)),
   // sweep
-  encodings: subset(ENCODINGS, ENCODINGS),
+  encodings: subset(SHIPPED_ENCODINGS, ENCODINGS),
   // the first screen: the encodings whose attention is shown beside the hero figure (at most 4, among the rows),
   // and the narrative's step (1-based; 0: none chosen)
   // (empty: chosen from the data, story.js contrastPicks)
