@@ -8,7 +8,6 @@ import { jest } from '@jest/globals';
 import { useBrowser } from './harness.js';
 import { waitFor, waitReady, canvasStats } from './page-helpers.js';
 import { SCHEMA } from '../../web/app/shared/state.js';
-import { ENCODINGS } from '../../web/lib/index.js';
 
 jest.setTimeout(180000);
 const browser = useBrowser();
@@ -66,7 +65,7 @@ test.each(Object.entries(PAYLOADS))('every parameter set to %s: defaults, no scr
   expect(dom.controls).toMatchObject({ seed: '1', task: 'copy', trainLength: '32', layers: String(SCHEMA.layers.def), steps: String(SCHEMA.steps.def), sinDim: '64', ropePos: '10',
     alibiHeads: '8', theme: 'auto', speed: '1', sweepFactor: '16', perf: false });
   expect(await page.evaluate(() => posenc.state.play)).toBe(true);
-  expect(await page.evaluate(() => posenc.state.encodings)).toEqual(ENCODINGS); // the default: every encoding of the registry
+  expect(await page.evaluate(() => posenc.state.encodings)).toEqual(SCHEMA.encodings.def); // the default: the rows with shipped checkpoints
   // Non-blank canvases: encoding views and every sweep row.
   await page.evaluate(() => posenc.drawAll()); // (the lab's rows off screen are otherwise drawn when they come into view)
   for (const s of await canvasStats(page, '#sinusoid canvas, #alibi canvas, #t5 canvas, #sweep canvas.maps')) {
